@@ -1,0 +1,143 @@
+# gpuprof — one Makefile. `make` builds everything into build/; `make V=1` shows the commands.
+# Targets: all test demo bench gpu-check fuzz install clean deps.
+
+PREFIX ?= /usr/local
+CC ?= cc
+CFLAGS ?= -O2 -g
+WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wwrite-strings -Wformat=2 \
+       -Wno-format-nonliteral
+ifdef WERROR
+WARN += -Werror
+endif
+ifdef SANITIZE
+CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=$(SANITIZE)
+endif
+PKGS = sqlite3 libcjson libpcre2-8 xlsxwriter zlib
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ilib -Ianalyze -Iingest -Ibuild/gen -MMD -MP
+LIBS = -lsqlite3 -lpcre2-8 -lz -lm
+
+B = build
+ifeq ($(V),1)
+Q =
+else
+Q = @
+endif
+
+EMBED = schemas/session.sql schemas/views.sql $(wildcard analyze/*.sql)
+
+LIB_SRC = $(filter-out lib/gpuprof.c,$(wildcard lib/*.c))
+LIB_OBJ = $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/embedded.o
+INGEST_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(wildcard ingest/*.c))
+ANALYZE_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(filter-out analyze/main.c,$(wildcard analyze/*.c)))
+REPORT_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(wildcard report/*.c))
+UNIT_SRC = $(wildcard tests/unit/*.c)
+
+PROGRAMS = $(B)/bin/gpuprof $(B)/bin/gpuprof-ingest $(B)/bin/gpuprof-analyze $(B)/bin/gpuprof-report \
+	   $(B)/bin/gpuprof-synth
+UNITS = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+all: $(PROGRAMS)
+
+$(B)/bin/bin2c: scripts/bin2c.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) -O1 -o $@ $<
+
+$(B)/gen/embedded.c: $(B)/bin/bin2c $(EMBED)
+	@mkdir -p $(@D)
+	@echo "  GEN     $@"
+	$(Q)$(B)/bin/bin2c $@ $(EMBED)
+
+$(B)/obj/gen/embedded.o: $(B)/gen/embedded.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/libcommon.a: $(LIB_OBJ)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/bin/gpuprof: $(B)/obj/lib/gpuprof.o $(B)/libcommon.a
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(B)/bin/gpuprof-ingest: $(INGEST_OBJ) $(B)/libcommon.a
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(B)/bin/gpuprof-analyze: $(B)/obj/analyze/main.o $(ANALYZE_OBJ) $(B)/libcommon.a
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(B)/bin/gpuprof-report: $(REPORT_OBJ) $(ANALYZE_OBJ) $(B)/libcommon.a
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+
+$(B)/bin/gpuprof-synth: tests/synth/gpuprof-synth.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -lm
+
+$(B)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(B)/libcommon.a
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -Ianalyze $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# Fuzzing needs clang's libFuzzer; FUZZ_SECONDS bounds each target's run.
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS = $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/*.c))
+$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(B)/gen/embedded.c $(wildcard ingest/*.c)
+	@mkdir -p $(@D)
+	@echo "  FUZZ    $@"
+	$(Q)clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Ilib -Ibuild/gen \
+		-Iingest -o $@ $< $(LIB_SRC) $(B)/gen/embedded.c $(filter-out ingest/main.c,$(wildcard ingest/*.c)) $(LIBS)
+
+deps:
+	@scripts/deps.sh
+
+test: deps all $(UNITS)
+	@tests/run.sh
+
+demo: deps all
+	@scripts/demo.sh
+
+bench: deps all
+	@scripts/bench.sh
+
+fuzz: deps $(FUZZ_TARGETS)
+	@scripts/deps.sh fuzz
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(B)/fuzz/corpus-$${t##*/}; \
+		echo "  RUN     $$t ($(FUZZ_SECONDS) s)"; \
+		$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(B)/fuzz/corpus-$${t##*/} tests/fuzz/seeds \
+			2>$(B)/fuzz/$${t##*/}.log || { tail -40 $(B)/fuzz/$${t##*/}.log; exit 1; }; \
+		tail -1 $(B)/fuzz/$${t##*/}.log; \
+	done
+
+gpu-check: all
+	@tests/gpu/run.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(filter-out $(B)/bin/gpuprof-synth,$(PROGRAMS)) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(DESTDIR)$(PREFIX)/share/gpuprof
+	install -m 644 schemas/session.sql schemas/views.sql schemas/wire-format.md \
+		$(DESTDIR)$(PREFIX)/share/gpuprof/
+
+clean:
+	rm -rf $(B) demo/session.db demo/session
+
+.PHONY: all deps test demo bench fuzz gpu-check install clean
+.DELETE_ON_ERROR:
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,300 @@
+#include "analysis.h"
+#include "db.h"
+#include "embed.h"
+#include "stats.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Statements of one SQL file, prepared one after another with the options bound by name. */
+struct script {
+	sqlite3 *db;
+	const char *tail;
+	const struct analysis_opts *o;
+};
+
+static void bind_opts(sqlite3_stmt *st, const struct analysis_opts *o)
+{
+	int i;
+	if ((i = sqlite3_bind_parameter_index(st, ":session")))
+		sqlite3_bind_int64(st, i, o->session);
+	if ((i = sqlite3_bind_parameter_index(st, ":match")) && o->match)
+		sqlite3_bind_text(st, i, o->match, -1, SQLITE_STATIC);
+	if ((i = sqlite3_bind_parameter_index(st, ":exclude")) && o->exclude)
+		sqlite3_bind_text(st, i, o->exclude, -1, SQLITE_STATIC);
+	if ((i = sqlite3_bind_parameter_index(st, ":top")))
+		sqlite3_bind_int(st, i, o->top > 0 ? o->top : -1);
+}
+
+/* The next statement of the script, bound; NULL with a message when there is none or it fails. */
+static sqlite3_stmt *script_next(struct script *sc)
+{
+	sqlite3_stmt *st = NULL;
+	while (!st) {
+		if (!sc->tail || !*sc->tail) {
+			error("internal: analysis script has too few statements");
+			return NULL;
+		}
+		if (sqlite3_prepare_v2(sc->db, sc->tail, -1, &st, &sc->tail) != SQLITE_OK) {
+			error("sqlite: %s", sqlite3_errmsg(sc->db));
+			return NULL;
+		}
+	}
+	bind_opts(st, sc->o);
+	return st;
+}
+
+static int step_error(sqlite3_stmt *st)
+{
+	error("sqlite: %s", sqlite3_errmsg(sqlite3_db_handle(st)));
+	sqlite3_finalize(st);
+	return -1;
+}
+
+static void set_col_text(struct table *t, size_t r, int c, sqlite3_stmt *st, int i)
+{
+	table_set_text(t, r, c, (const char *)sqlite3_column_text(st, i));
+}
+
+struct device_busy {
+	int64_t id;
+	struct interval *v;
+	size_t n, alloc;
+	int64_t kernel_ns, first, last;
+};
+
+static int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
+{
+	struct script sc = { db, sql, o };
+	struct table *t = table_new("summary", "Session summary"), *dt;
+	struct device_busy *dev = NULL;
+	size_t ndev = 0, dalloc = 0, i, r;
+	sqlite3_stmt *st;
+	int64_t kernels = 0, kernel_ns = 0, busy_ns = 0, span_sum = 0;
+	int rc, c;
+
+	t->vertical = 1;
+	tables_add(out, t);
+	table_col(t, "session_id", "Session", C_INT);
+	table_col(t, "session", "Session id", C_TEXT);
+	table_col(t, "source", "Source", C_TEXT);
+	table_col(t, "program", "Program", C_TEXT);
+	table_col(t, "hostname", "Host", C_TEXT);
+	table_col(t, "engine", "Engine", C_TEXT);
+	table_col(t, "start_ns", "Start (epoch ns)", C_INT);
+	table_col(t, "end_ns", "End (epoch ns)", C_INT);
+	table_col(t, "span_ns", "Wall span", C_NS);
+	table_col(t, "clean_end", "Ended cleanly", C_INT);
+	table_col(t, "processes", "Processes", C_INT);
+	table_col(t, "devices", "Devices", C_INT);
+	table_col(t, "memcpys", "Memcpys", C_INT);
+	table_col(t, "memcpy_bytes", "Memcpy bytes", C_BYTES);
+	table_col(t, "memsets", "Memsets", C_INT);
+	table_col(t, "memset_bytes", "Memset bytes", C_BYTES);
+	table_col(t, "ranges", "Ranges", C_INT);
+	table_col(t, "dropped_records", "Dropped by collector", C_INT);
+	table_col(t, "missing_batches", "Missing batches", C_INT);
+	table_col(t, "ingest_errors", "Rejected input lines", C_INT);
+	table_col(t, "kernels", "Kernels", C_INT);
+	table_col(t, "kernel_ns", "Kernel time (sum)", C_NS);
+	table_col(t, "busy_ns", "GPU busy (union)", C_NS);
+	table_col(t, "busy_pct", "GPU busy %", C_PCT);
+
+	if (!(st = script_next(&sc)))
+		return -1;
+	if ((rc = sqlite3_step(st)) != SQLITE_ROW)
+		return rc == SQLITE_DONE ? (sqlite3_finalize(st), error("no session %lld", (long long)o->session))
+					 : step_error(st);
+	r = table_row(t);
+	for (c = 0; c < 20; c++) {
+		if (sqlite3_column_type(st, c) == SQLITE_NULL)
+			continue;
+		if (t->cols[c].type == C_TEXT)
+			set_col_text(t, r, c, st, c);
+		else
+			table_set_int(t, r, c, sqlite3_column_int64(st, c));
+	}
+	sqlite3_finalize(st);
+
+	/* Busy time: the union of kernel intervals per device, never a plain sum. */
+	if (!(st = script_next(&sc)))
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t d = sqlite3_column_int64(st, 0), s0 = sqlite3_column_int64(st, 1),
+			e0 = sqlite3_column_int64(st, 2);
+		struct device_busy *db_;
+		for (i = 0; i < ndev && dev[i].id != d; i++)
+			;
+		if (i == ndev) {
+			ALLOC_GROW(dev, ndev + 1, dalloc);
+			memset(&dev[ndev], 0, sizeof(dev[ndev]));
+			dev[ndev].id = d;
+			dev[ndev].first = INT64_MAX;
+			dev[ndev].last = INT64_MIN;
+			ndev++;
+		}
+		db_ = &dev[i];
+		ALLOC_GROW(db_->v, db_->n + 1, db_->alloc);
+		db_->v[db_->n].start = s0;
+		db_->v[db_->n].end = e0;
+		db_->n++;
+		db_->kernel_ns += e0 - s0;
+		if (s0 < db_->first)
+			db_->first = s0;
+		if (e0 > db_->last)
+			db_->last = e0;
+	}
+	if (rc != SQLITE_DONE)
+		return step_error(st);
+	sqlite3_finalize(st);
+
+	dt = table_new("devices", "GPU busy time per device (union of kernel intervals)");
+	tables_add(out, dt);
+	table_col(dt, "device", "Device", C_INT);
+	table_col(dt, "kernels", "Kernels", C_INT);
+	table_col(dt, "kernel_ns", "Kernel time (sum)", C_NS);
+	table_col(dt, "busy_ns", "Busy (union)", C_NS);
+	table_col(dt, "span_ns", "Span", C_NS);
+	table_col(dt, "busy_pct", "Busy %", C_PCT);
+	table_col(dt, "name", "Name", C_TEXT);
+	if (!(st = script_next(&sc)))
+		return -1;
+	for (i = 0; i < ndev; i++) {
+		int64_t busy = interval_union(dev[i].v, dev[i].n), span = dev[i].last - dev[i].first;
+		size_t dr = table_row(dt);
+		table_set_int(dt, dr, 0, dev[i].id);
+		table_set_int(dt, dr, 1, (int64_t)dev[i].n);
+		table_set_int(dt, dr, 2, dev[i].kernel_ns);
+		table_set_int(dt, dr, 3, busy);
+		table_set_int(dt, dr, 4, span);
+		if (span > 0)
+			table_set_real(dt, dr, 5, 100.0 * (double)busy / (double)span);
+		sqlite3_reset(st);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			if (sqlite3_column_int64(st, 0) == dev[i].id)
+				set_col_text(dt, dr, 6, st, 1);
+		kernels += (int64_t)dev[i].n;
+		kernel_ns += dev[i].kernel_ns;
+		busy_ns += busy;
+		span_sum += span;
+		free(dev[i].v);
+	}
+	sqlite3_finalize(st);
+	free(dev);
+	table_set_int(t, r, 20, kernels);
+	table_set_int(t, r, 21, kernel_ns);
+	table_set_int(t, r, 22, busy_ns);
+	if (span_sum > 0)
+		table_set_real(t, r, 23, 100.0 * (double)busy_ns / (double)span_sum);
+	return 0;
+}
+
+static int run_hotspots(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
+{
+	struct script sc = { db, sql, o };
+	struct table *t = table_new("hotspots", "Top kernels by total GPU time");
+	struct dstats *s = NULL;
+	sqlite3_stmt *st, *name;
+	size_t n = 0, i;
+	int64_t all = 0;
+
+	tables_add(out, t);
+	table_col(t, "time_pct", "Time %", C_PCT);
+	table_col(t, "total_ns", "Total", C_NS);
+	table_col(t, "calls", "Calls", C_INT);
+	table_col(t, "avg_ns", "Avg", C_NS);
+	table_col(t, "med_ns", "Med", C_NS);
+	table_col(t, "min_ns", "Min", C_NS);
+	table_col(t, "max_ns", "Max", C_NS);
+	table_col(t, "stddev_ns", "StdDev", C_NS);
+	table_col(t, "name", "Name", C_TEXT);
+
+	if (!(st = script_next(&sc)))
+		return -1;
+	if (stats_by_key(st, &s, &n)) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	if (!(st = script_next(&sc)))
+		goto fail;
+	if (o->match || o->exclude) {
+		if (sqlite3_step(st) != SQLITE_ROW)
+			goto fail_st;
+		all = sqlite3_column_int64(st, 0);
+	} else {
+		for (i = 0; i < n; i++)
+			all += s[i].total;
+	}
+	sqlite3_finalize(st);
+	if (!(name = script_next(&sc)))
+		goto fail;
+	for (i = 0; i < n && (o->top <= 0 || i < (size_t)o->top); i++) {
+		size_t r = table_row(t);
+		if (all > 0)
+			table_set_real(t, r, 0, 100.0 * (double)s[i].total / (double)all);
+		table_set_int(t, r, 1, s[i].total);
+		table_set_int(t, r, 2, s[i].n);
+		table_set_real(t, r, 3, s[i].mean);
+		table_set_real(t, r, 4, s[i].median);
+		table_set_int(t, r, 5, s[i].min);
+		table_set_int(t, r, 6, s[i].max);
+		table_set_real(t, r, 7, s[i].stddev);
+		sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":id"), s[i].key);
+		if (sqlite3_step(name) == SQLITE_ROW)
+			set_col_text(t, r, 8, name, 0);
+		else
+			table_set_text(t, r, 8, "(unknown)");
+		sqlite3_reset(name);
+	}
+	sqlite3_finalize(name);
+	free(s);
+	return 0;
+fail_st:
+	step_error(st);
+fail:
+	free(s);
+	return -1;
+}
+
+const struct analysis analyses[] = {
+	{ "summary", "analyze/summary.sql", "The session, its devices and GPU busy time (union of kernels)",
+	  run_summary },
+	{ "hotspots", "analyze/hotspots.sql", "Kernels by total GPU time: count, total, avg, med, min, max, stddev",
+	  run_hotspots },
+	{ NULL, NULL, NULL, NULL }
+};
+
+const struct analysis *analysis_find(const char *name)
+{
+	const struct analysis *a;
+	for (a = analyses; a->name; a++)
+		if (!strcmp(a->name, name))
+			return a;
+	return NULL;
+}
+
+int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_opts *o, struct tables *out)
+{
+	const char *sql = embed_get(a->sql);
+	if (!sql)
+		return error("internal: analysis '%s' has no SQL file %s", a->name, a->sql);
+	return a->run(db, sql, o, out);
+}
+
+void tables_add(struct tables *ts, struct table *t)
+{
+	ts->v = xrealloc(ts->v, (size_t)(ts->n + 1) * sizeof(*ts->v));
+	ts->v[ts->n++] = t;
+}
+
+void tables_free(struct tables *ts)
+{
+	int i;
+	for (i = 0; i < ts->n; i++)
+		table_free(ts->v[i]);
+	free(ts->v);
+	ts->v = NULL;
+	ts->n = 0;
+}

@@ -1,0 +1,42 @@
+/*
+ * analysis: the table of analyses. Each one is an SQL file under analyze/ (embedded at build time) plus
+ * a function that runs its statements in order and fills result tables. gpuprof-analyze runs one;
+ * gpuprof-report runs several and renders them together.
+ *
+ * Ownership: run() appends tables to *out; the caller frees them with tables_free.
+ */
+#ifndef GPUPROF_ANALYSIS_H
+#define GPUPROF_ANALYSIS_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include "table.h"
+
+struct analysis_opts {
+	int64_t session;	/* sessions.id */
+	int top;		/* keep the first N rows of ranked tables, 0 = all */
+	const char *match;	/* PCRE2 pattern names must match, or NULL */
+	const char *exclude;	/* PCRE2 pattern names must not match, or NULL */
+};
+
+struct tables {
+	struct table **v;
+	int n;
+};
+
+struct analysis {
+	const char *name;
+	const char *sql;	/* embedded file, e.g. "analyze/hotspots.sql" */
+	const char *help;
+	int (*run)(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+};
+
+extern const struct analysis analyses[];
+
+const struct analysis *analysis_find(const char *name);
+/* Run analysis a; 0 on success, -1 with a message. */
+int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_opts *o, struct tables *out);
+void tables_add(struct tables *ts, struct table *t);
+void tables_free(struct tables *ts);
+
+#endif

@@ -1,0 +1,148 @@
+/*
+ * gpuprof-analyze: run one analysis over session.db.
+ */
+#include "analysis.h"
+#include "db.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out)
+{
+	const struct analysis *a;
+	fprintf(out,
+		"usage: gpuprof-analyze ANALYSIS session.db [options]\n"
+		"       gpuprof-analyze --list\n"
+		"\n"
+		"  -f, --format FMT     text (default), csv, json or md\n"
+		"  -n, --top N          keep the first N rows of ranked tables\n"
+		"  -m, --match RE       only names matching the PCRE2 expression RE\n"
+		"  -x, --exclude RE     leave out names matching RE\n"
+		"  -s, --session ID     the session (id or session uuid); default the newest\n"
+		"  -w, --wide           text: never shorten names\n"
+		"  -l, --list           list the analyses\n"
+		"  -h, --help           show this help\n"
+		"      --version        show the version\n"
+		"\nAnalyses:\n");
+	for (a = analyses; a->name; a++)
+		fprintf(out, "  %-10s %s\n", a->name, a->help);
+	fprintf(out, "\nExit status: 0 ok, 2 usage, 3 bad input, 4 system error.\n");
+}
+
+/* Print the tables in one format. With JSON, one table is an array of rows; several, an object of them. */
+static int print_tables(const struct tables *ts, int fmt, const struct render_opts *ro)
+{
+	int i, rc = 0;
+	if (fmt == FMT_JSON && ts->n > 1)
+		fputs("{", stdout);
+	for (i = 0; i < ts->n && !rc; i++) {
+		const struct table *t = ts->v[i];
+		switch (fmt) {
+		case FMT_TEXT:
+			if (i)
+				fputc('\n', stdout);
+			rc = render_text(stdout, t, ro);
+			break;
+		case FMT_CSV:
+			if (i)
+				fputs("\r\n", stdout);
+			rc = render_csv(stdout, t);
+			break;
+		case FMT_MD:
+			rc = render_md(stdout, t);
+			break;
+		case FMT_JSON:
+			if (ts->n > 1)
+				printf("%s\"%s\": ", i ? ",\n" : "\n", t->name);
+			rc = render_json(stdout, t);
+			break;
+		}
+	}
+	if (fmt == FMT_JSON)
+		fputs(ts->n > 1 ? "\n}\n" : "\n", stdout);
+	if (fflush(stdout) || rc)
+		return error("write error on standard output");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "top", required_argument, NULL, 'n' },
+		{ "match", required_argument, NULL, 'm' },
+		{ "exclude", required_argument, NULL, 'x' },
+		{ "session", required_argument, NULL, 's' },
+		{ "wide", no_argument, NULL, 'w' },
+		{ "list", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct analysis_opts o = { 0, 0, NULL, NULL };
+	struct render_opts ro = { 0, 0 };
+	struct tables ts = { NULL, 0 };
+	const struct analysis *a;
+	const char *session = NULL, *cols;
+	sqlite3 *db;
+	int c, fmt = FMT_TEXT, status;
+	int64_t top;
+
+	util_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "f:n:m:x:s:wlh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if ((fmt = fmt_parse(optarg)) < 0) {
+				error("unknown format '%s' (text, csv, json, md)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'n':
+			if (parse_i64(optarg, strlen(optarg), &top) || top < 0 || top > 1000000000) {
+				error("--top needs a count, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			o.top = (int)top;
+			break;
+		case 'm': o.match = optarg; break;
+		case 'x': o.exclude = optarg; break;
+		case 's': session = optarg; break;
+		case 'w': ro.wide = 1; break;
+		case 'l':
+			for (a = analyses; a->name; a++)
+				printf("%-10s %s\n", a->name, a->help);
+			return EXIT_OK;
+		case 'h': usage(stdout); return EXIT_OK;
+		case 'V': printf("gpuprof-analyze %s\n", GPUPROF_VERSION); return EXIT_OK;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 2) {
+		error(argc - optind < 2 ? "need an analysis and a database" : "too many arguments");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!(a = analysis_find(argv[optind]))) {
+		error("no analysis '%s' (gpuprof-analyze --list names them)", argv[optind]);
+		return EXIT_USAGE;
+	}
+	if ((o.match && db_regex_check(o.match)) || (o.exclude && db_regex_check(o.exclude)))
+		return EXIT_USAGE;
+	if ((cols = getenv("COLUMNS")))
+		ro.width = atoi(cols);
+	if (!(db = db_open(argv[optind + 1], DB_READ)))
+		return EXIT_DATA;
+	if (db_session(db, session, &o.session)) {
+		db_close(db);
+		return EXIT_DATA;
+	}
+	status = analysis_run(db, a, &o, &ts) ? EXIT_SYSTEM : EXIT_OK;
+	if (status == EXIT_OK && print_tables(&ts, fmt, &ro))
+		status = EXIT_SYSTEM;
+	tables_free(&ts);
+	db_close(db);
+	return status;
+}

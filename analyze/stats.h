@@ -1,0 +1,40 @@
+/*
+ * stats: duration statistics per key and interval unions, in C where SQL is too slow (a median over
+ * millions of rows needs a sort; SQLite's GROUP BY needs one too).
+ *
+ * Conventions follow Nsight Systems: median is the mean of the two middle values for even counts,
+ * stddev the sample standard deviation (n-1), 0 for a single value. Callers own the returned arrays
+ * and free them with free().
+ */
+#ifndef GPUPROF_STATS_H
+#define GPUPROF_STATS_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stddef.h>
+
+struct dstats {
+	int64_t key;		/* the group key (first column of the query) */
+	int64_t n;		/* values */
+	int64_t total;		/* exact sum */
+	int64_t min, max;
+	double mean, median, stddev;
+};
+
+/*
+ * Step st to the end; it yields rows (key INTEGER, value INTEGER). Returns the groups, sorted by total
+ * descending then key, in *out and *n; 0 on success, -1 with a message.
+ */
+int stats_by_key(sqlite3_stmt *st, struct dstats **out, size_t *n);
+
+/* Statistics of one array of values (reordered in place). */
+void stats_of(int64_t *v, size_t n, struct dstats *s);
+
+struct interval {
+	int64_t start, end;
+};
+
+/* Length of the union of the intervals (reordered in place). Empty or inverted intervals add nothing. */
+int64_t interval_union(struct interval *v, size_t n);
+
+#endif

@@ -1,0 +1,140 @@
+/*
+ * gpuprof-ingest: load profiles into session.db.
+ */
+#include "db.h"
+#include "reader.h"
+#include "sink.h"
+#include "util.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+static const struct reader *readers[] = {
+	&ndjson_reader,
+};
+#define NREADERS (sizeof(readers) / sizeof(readers[0]))
+
+static void usage(FILE *out)
+{
+	size_t i;
+	fprintf(out,
+		"usage: gpuprof-ingest [options] INPUT... -o session.db\n"
+		"\n"
+		"Load profiles into a session database (created if missing). INPUT is a gpuprof session\n"
+		"directory or .ndjson[.gz] file; the format is detected from content.\n"
+		"\n"
+		"  -o, --output DB     the database to write (required)\n"
+		"  -f, --format NAME   read every INPUT as NAME instead of detecting it\n"
+		"      --session ID    store the inputs into session ID (merge ranks of one run)\n"
+		"  -q, --quiet         print only warnings and errors\n"
+		"  -h, --help          show this help\n"
+		"      --version       show the version\n"
+		"\n"
+		"Formats:\n");
+	for (i = 0; i < NREADERS; i++)
+		fprintf(out, "  %-10s %s\n", readers[i]->name, readers[i]->help);
+	fprintf(out,
+		"\n"
+		"Ingesting the same input again changes nothing. Exit status: 0 ok, 2 usage, 3 bad input\n"
+		"(all valid records were kept; rejected lines are in table ingest_errors), 4 system error.\n");
+}
+
+/* The reader for input `path`, by --format or by content; NULL with a message. */
+static const struct reader *pick_reader(const char *path, const char *format)
+{
+	char head[4097];
+	struct stat st;
+	size_t i;
+	int n = 0, is_dir;
+
+	if (format) {
+		for (i = 0; i < NREADERS; i++)
+			if (!strcmp(readers[i]->name, format))
+				return readers[i];
+		error("unknown format '%s' (see --help)", format);
+		return NULL;
+	}
+	if (stat(path, &st)) {
+		error("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	is_dir = S_ISDIR(st.st_mode);
+	if (!is_dir) {
+		gzFile f = gzopen(path, "rb");
+		if (!f) {
+			error("%s: cannot open: %s", path, strerror(errno));
+			return NULL;
+		}
+		n = gzread(f, head, sizeof(head) - 1);
+		gzclose(f);
+		if (n < 0)
+			n = 0;
+	}
+	head[n] = '\0';
+	for (i = 0; i < NREADERS; i++)
+		if (readers[i]->detect(path, is_dir, head, (size_t)n))
+			return readers[i];
+	error("%s: unrecognised input format (use --format)", path);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "session", required_argument, NULL, 'S' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *out = NULL, *format = NULL;
+	struct reader_opts ro = { NULL };
+	struct sink *sink;
+	sqlite3 *db;
+	int c, i, status = EXIT_OK;
+	int64_t t0 = now_ns();
+
+	util_init(argv[0]);
+	while ((c = getopt_long(argc, argv, "o:f:qh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'f': format = optarg; break;
+		case 'S': ro.session = optarg; break;
+		case 'q': util_set_quiet(1); break;
+		case 'h': usage(stdout); return EXIT_OK;
+		case 'V': printf("gpuprof-ingest %s\n", GPUPROF_VERSION); return EXIT_OK;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (!out || optind == argc) {
+		error(!out ? "no output database given (-o session.db)" : "no input given");
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	for (i = optind; i < argc; i++)
+		if (!pick_reader(argv[i], format))
+			return format ? EXIT_USAGE : EXIT_DATA;
+	if (!(db = db_open(out, DB_WRITE)))
+		return EXIT_SYSTEM;
+	if (!(sink = sink_open(db))) {
+		db_close(db);
+		return EXIT_SYSTEM;
+	}
+	for (i = optind; i < argc && status != EXIT_SYSTEM; i++) {
+		const struct reader *r = pick_reader(argv[i], format);
+		int rc = r->ingest(sink, argv[i], &ro);
+		if (rc > status)
+			status = rc;
+	}
+	sink_free(sink);
+	db_close(db);
+	info("%s: done in %.2f s%s", out, (now_ns() - t0) / 1e9,
+	     status == EXIT_DATA ? " (with rejected input, see above)" : "");
+	return status;
+}

@@ -1,0 +1,609 @@
+/*
+ * ndjson: the gpuprof wire format (schemas/wire-format.md) from a session directory, .ndjson or
+ * .ndjson.gz file. Lines are parsed one at a time with lib/json, so memory stays bounded by the longest
+ * line whatever the file size.
+ */
+#include "reader.h"
+#include "json.h"
+#include "lines.h"
+#include "util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define WIRE_VERSION 1
+#define MAX_PRINTED_ERRORS 20
+#define EXCERPT 120
+
+/* Wire string id -> database string id, open addressing. */
+struct idmap {
+	int64_t *keys, *vals;	/* key 0 = empty (wire ids are positive) */
+	size_t cap, used;
+};
+
+static void idmap_release(struct idmap *m)
+{
+	free(m->keys);
+	free(m->vals);
+	memset(m, 0, sizeof(*m));
+}
+
+static size_t idmap_slot(const struct idmap *m, int64_t key)
+{
+	uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ULL;
+	size_t j = (size_t)(h >> 20) & (m->cap - 1);
+	while (m->keys[j] && m->keys[j] != key)
+		j = (j + 1) & (m->cap - 1);
+	return j;
+}
+
+static void idmap_put(struct idmap *m, int64_t key, int64_t val)
+{
+	size_t j;
+	if ((m->used + 1) * 2 > m->cap) {
+		struct idmap old = *m;
+		size_t i;
+		m->cap = old.cap ? old.cap * 2 : 256;
+		m->keys = xcalloc(m->cap, sizeof(*m->keys));
+		m->vals = xcalloc(m->cap, sizeof(*m->vals));
+		m->used = 0;
+		for (i = 0; i < old.cap; i++)
+			if (old.keys[i])
+				idmap_put(m, old.keys[i], old.vals[i]);
+		idmap_release(&old);
+	}
+	j = idmap_slot(m, key);
+	if (!m->keys[j])
+		m->used++;
+	m->keys[j] = key;
+	m->vals[j] = val;
+}
+
+/* Database id for wire id `key`, or -1 when undeclared. */
+static int64_t idmap_get(const struct idmap *m, int64_t key)
+{
+	size_t j;
+	if (!m->cap)
+		return -1;
+	j = idmap_slot(m, key);
+	return m->keys[j] ? m->vals[j] : -1;
+}
+
+/* State of one file being read. */
+struct file {
+	struct sink *sink;
+	const struct reader_opts *opts;
+	const char *path;
+	int64_t line;
+	char excerpt[EXCERPT + 1];
+	int header_seen;
+	int64_t version;
+	int64_t origin;
+	struct idmap strings;
+	int64_t next_seq[R_COUNT];
+	int64_t rejected_rows[R_COUNT];
+	int clean_end;
+	int64_t end_ns;
+	int errors;		/* rejected lines */
+	int newer;		/* header names a newer version: nothing may be written */
+	struct value vals[REC_MAX_FIELDS];
+};
+
+/* Reject the current line: print FILE:LINE: reason and record it. Returns 0 unless recording fails. */
+static int reject(struct file *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int reject(struct file *f, const char *fmt, ...)
+{
+	char reason[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	if (f->errors < MAX_PRINTED_ERRORS)
+		error("%s:%lld: %s", f->path, (long long)f->line, reason);
+	else if (f->errors == MAX_PRINTED_ERRORS)
+		error("%s: more rejected lines follow; all are recorded in table ingest_errors", f->path);
+	f->errors++;
+	return sink_ingest_error(f->sink, f->path, f->line, reason, f->excerpt);
+}
+
+static int add_time(struct file *f, int64_t rel, int64_t *out)
+{
+	if (__builtin_add_overflow(f->origin, rel, out))
+		return -1;
+	return 0;
+}
+
+static const char *kind_name(enum field_kind k)
+{
+	switch (k) {
+	case F_TIME: case F_INT: case F_OPT: return "integer";
+	case F_TIMEN: case F_INTN: return "integer or null";
+	case F_NUM: return "number or null";
+	case F_STR: case F_STRTEXT: return "string id";
+	case F_TEXT: return "string";
+	}
+	return "value";
+}
+
+static int kind_accepts(enum field_kind k, const struct jnode *v)
+{
+	switch (k) {
+	case F_TIME: case F_INT: case F_OPT: case F_STR: case F_STRTEXT:
+		return v->type == J_INT;
+	case F_TIMEN: case F_INTN:
+		return v->type == J_INT || v->type == J_NULL;
+	case F_NUM:
+		return v->type == J_INT || v->type == J_REAL || v->type == J_NULL;
+	case F_TEXT:
+		return v->type == J_STRING;
+	}
+	return 0;
+}
+
+/* A batch line: check every field of every row first, then add the rows. Returns -1 on sink failure. */
+static int read_batch(struct file *f, struct json_doc *d, const struct jnode *root, enum rec_type t)
+{
+	const struct rec_spec *r = &rec_specs[t];
+	const struct jnode *cols[REC_MAX_FIELDS];
+	int64_t seq, n, i;
+	int c;
+
+	if (json_get_i64(d, root, "seq", &seq) || seq < 0)
+		return reject(f, "%s batch: missing or bad \"seq\"", r->wire);
+	if (json_get_i64(d, root, "n", &n) || n < 1 || n > UINT32_MAX)
+		return reject(f, "%s batch: missing or bad \"n\"", r->wire);
+	for (c = 0; c < r->nfields; c++) {
+		const struct field *fd = &r->fields[c];
+		const struct jnode *a = json_get(d, root, fd->wire);
+		const struct jnode *v;
+		if (!a)
+			return reject(f, "%s batch: missing field \"%s\"", r->wire, fd->wire);
+		if (a->type != J_ARRAY)
+			return reject(f, "%s batch: field \"%s\" is not an array", r->wire, fd->wire);
+		if (a->len != n)
+			return reject(f, "%s batch: field \"%s\" has %u values, expected n = %lld", r->wire,
+				      fd->wire, a->len, (long long)n);
+		for (i = 0, v = json_first(d, a); v; v = json_next(d, v), i++) {
+			if (!kind_accepts(fd->kind, v))
+				return reject(f, "%s batch: field \"%s\" value %lld is not a %s", r->wire,
+					      fd->wire, (long long)i, kind_name(fd->kind));
+			if ((fd->kind == F_STR || fd->kind == F_STRTEXT) && v->u.i != 0 &&
+			    idmap_get(&f->strings, v->u.i) < 0)
+				return reject(f, "%s batch: field \"%s\" uses undeclared string id %lld", r->wire,
+					      fd->wire, (long long)v->u.i);
+			if ((fd->kind == F_TIME || (fd->kind == F_TIMEN && v->type == J_INT)) &&
+			    (v->u.i > 0 ? f->origin > INT64_MAX - v->u.i : f->origin < INT64_MIN - v->u.i))
+				return reject(f, "%s batch: field \"%s\" value %lld overflows the time origin",
+					      r->wire, fd->wire, (long long)i);
+		}
+		cols[c] = json_first(d, a);
+	}
+	if (seq < f->next_seq[t]) {
+		f->rejected_rows[t] += n;
+		return reject(f, "%s batch: seq %lld repeats or goes back (expected %lld)", r->wire,
+			      (long long)seq, (long long)f->next_seq[t]);
+	}
+	if (seq > f->next_seq[t]) {
+		int64_t lost = seq - f->next_seq[t];
+		warning("%s:%lld: %lld %s batch(es) missing before seq %lld", f->path, (long long)f->line,
+			(long long)lost, r->wire, (long long)seq);
+		if (sink_drop(f->sink, 0, "wire", "batches", lost))
+			return -1;
+	}
+	f->next_seq[t] = seq + 1;
+
+	/* Scalars of one array are consecutive nodes, so row i of column c is cols[c] + i. */
+	for (i = 0; i < n; i++) {
+		for (c = 0; c < r->nfields; c++) {
+			const struct jnode *v = cols[c] + i;
+			struct value *out = &f->vals[c];
+			enum field_kind k = r->fields[c].kind;
+			out->null = v->type == J_NULL;
+			if (out->null)
+				continue;
+			switch (k) {
+			case F_TIME:
+			case F_TIMEN:
+				add_time(f, v->u.i, &out->i);
+				break;
+			case F_OPT:
+				out->i = v->u.i;
+				out->null = v->u.i < 0;
+				break;
+			case F_NUM:
+				out->d = v->num;
+				break;
+			case F_STR:
+			case F_STRTEXT:
+				out->i = v->u.i ? idmap_get(&f->strings, v->u.i) : 0;
+				out->null = v->u.i == 0;
+				break;
+			case F_TEXT:
+				out->s = v->u.s;
+				break;
+			default:
+				out->i = v->u.i;
+			}
+		}
+		if (sink_add(f->sink, t, f->vals))
+			return -1;
+	}
+	return 0;
+}
+
+static int read_strings(struct file *f, struct json_doc *d, const struct jnode *root)
+{
+	const struct jnode *ids = json_get(d, root, "ids"), *vals = json_get(d, root, "values");
+	const struct jnode *a, *b;
+	if (!ids || !vals || ids->type != J_ARRAY || vals->type != J_ARRAY)
+		return reject(f, "strings: \"ids\" and \"values\" must be arrays");
+	if (ids->len != vals->len)
+		return reject(f, "strings: %u ids but %u values", ids->len, vals->len);
+	for (a = json_first(d, ids), b = json_first(d, vals); a; a = json_next(d, a), b = json_next(d, b)) {
+		if (a->type != J_INT || a->u.i <= 0)
+			return reject(f, "strings: ids must be positive integers");
+		if (b->type != J_STRING)
+			return reject(f, "strings: values must be strings");
+	}
+	for (a = json_first(d, ids), b = json_first(d, vals); a; a = json_next(d, a), b = json_next(d, b)) {
+		int64_t old = idmap_get(&f->strings, a->u.i), id = sink_string(f->sink, b->u.s, b->len);
+		if (id < 0)
+			return -1;
+		if (old >= 0 && old != id)
+			return reject(f, "strings: id %lld declared again with another value", (long long)a->u.i);
+		idmap_put(&f->strings, a->u.i, id);
+	}
+	return 0;
+}
+
+static int read_drops(struct file *f, struct json_doc *d, const struct jnode *root)
+{
+	const char *source = json_get_str(d, root, "source"), *what = json_get_str(d, root, "what");
+	int64_t count, ts = 0, abs_ts = 0;
+	if (!source || json_get_i64(d, root, "count", &count) || count < 0)
+		return reject(f, "drops: needs \"source\" (string) and \"count\" (integer >= 0)");
+	if (!json_get_i64(d, root, "ts", &ts) && add_time(f, ts, &abs_ts))
+		return reject(f, "drops: \"ts\" overflows the time origin");
+	if (count > 0)
+		warning("%s: the collector lost %lld %s (%s)", f->path, (long long)count,
+			what ? what : "records", source);
+	return sink_drop(f->sink, abs_ts, source, what ? what : "records", count);
+}
+
+static int read_error(struct file *f, struct json_doc *d, const struct jnode *root)
+{
+	const char *reason = json_get_str(d, root, "reason");
+	int64_t ts = 0, abs_ts = 0;
+	if (!reason)
+		return reject(f, "error: needs \"reason\" (string)");
+	if (!json_get_i64(d, root, "ts", &ts) && add_time(f, ts, &abs_ts))
+		return reject(f, "error: \"ts\" overflows the time origin");
+	return sink_collector_error(f->sink, abs_ts, json_get_str(d, root, "what"), reason);
+}
+
+static int read_end(struct file *f, struct json_doc *d, const struct jnode *root)
+{
+	const struct jnode *totals = json_get(d, root, "totals"), *c;
+	int64_t ts;
+	if (json_get_i64(d, root, "ts", &ts) || add_time(f, ts, &f->end_ns))
+		return reject(f, "end: missing or bad \"ts\"");
+	if (totals && totals->type != J_OBJECT)
+		return reject(f, "end: \"totals\" must be an object");
+	for (c = totals ? json_first(d, totals) : NULL; c; c = json_next(d, c)) {
+		int t = rec_by_wire(c->key);
+		int64_t seen, lost;
+		if (t < 0 || c->type != J_INT)
+			continue;
+		seen = sink_count(f->sink, t) + f->rejected_rows[t];
+		lost = c->u.i - seen;
+		if (lost > 0) {
+			warning("%s: %lld %s record(s) written by the collector are missing from the file",
+				f->path, (long long)lost, c->key);
+			if (sink_drop(f->sink, f->end_ns, "wire", "records", lost))
+				return -1;
+		}
+	}
+	f->clean_end = 1;
+	return 0;
+}
+
+/* The first line. Returns 0 when the process may be read, 1 to skip the file, -1 on failure. */
+static int read_header(struct file *f, struct json_doc *d, const struct jnode *root, const char *input)
+{
+	const char *uuid = json_get_str(d, root, "session"), *origin = json_get_str(d, root, "origin_ns");
+	const struct jnode *args = json_get(d, root, "args"), *opts = json_get(d, root, "options");
+	struct sink_process p;
+	struct buf a, o;
+	int64_t pid, ppid = 0;
+	int rc;
+
+	if (!uuid || !*uuid || strlen(uuid) > 128)
+		return reject(f, "header: missing or bad \"session\""), 1;
+	if (json_get_i64(d, root, "pid", &pid))
+		return reject(f, "header: missing or bad \"pid\""), 1;
+	if (!origin || parse_i64(origin, strlen(origin), &f->origin))
+		return reject(f, "header: \"origin_ns\" must be a string of decimal nanoseconds"), 1;
+	json_get_i64(d, root, "ppid", &ppid);
+
+	memset(&p, 0, sizeof(p));
+	buf_init(&a);
+	buf_init(&o);
+	if (args && args->type == J_ARRAY)
+		json_write(&a, d, args);
+	if (opts && opts->type == J_OBJECT)
+		json_write(&o, d, opts);
+	p.uuid = f->opts->session ? f->opts->session : uuid;
+	p.source = "ndjson";
+	p.path = input;
+	p.file = f->path;
+	p.program = json_get_str(d, root, "program");
+	p.args_json = a.len ? a.s : NULL;
+	p.hostname = json_get_str(d, root, "hostname");
+	p.engine = json_get_str(d, root, "engine");
+	p.collector = json_get_str(d, root, "collector");
+	p.options_json = o.len ? o.s : NULL;
+	p.format_version = f->version;
+	p.origin_ns = f->origin;
+	p.pid = pid;
+	p.ppid = ppid;
+	p.rank = -1;
+	rc = sink_process_begin(f->sink, &p);
+	buf_release(&a);
+	buf_release(&o);
+	if (rc == 1)
+		info("%s: session %s, process %lld is already in the database; skipped", f->path, p.uuid,
+		     (long long)pid);
+	if (rc == 0)
+		f->header_seen = 1;
+	return rc;
+}
+
+enum line_kind { L_HEADER, L_STRINGS, L_DROPS, L_ERROR, L_END };
+
+static const struct {
+	const char *type;
+	enum line_kind kind;
+} line_kinds[] = {
+	{ "header", L_HEADER }, { "strings", L_STRINGS }, { "drops", L_DROPS }, { "error", L_ERROR },
+	{ "end", L_END },
+};
+
+/*
+ * One file. Returns EXIT_OK, EXIT_DATA (lines rejected, the rest kept) or EXIT_SYSTEM. Sets *newer when
+ * the file is of a newer format version, in which case the caller must write nothing.
+ */
+static int read_file(struct sink *sink, const char *path, const char *input, const struct reader_opts *o,
+		     int *newer)
+{
+	struct file f;
+	struct json_doc d;
+	struct lines *in;
+	char *line;
+	size_t len;
+	int complete, rc, status = EXIT_OK, skip = 0;
+
+	if (!(in = lines_open(path)))
+		return EXIT_SYSTEM;
+	memset(&f, 0, sizeof(f));
+	f.sink = sink;
+	f.opts = o;
+	f.path = path;
+	json_doc_init(&d);
+
+	while ((rc = lines_next(in, &line, &len, &complete)) == 1) {
+		const struct jnode *root;
+		const char *type;
+		int64_t v;
+		size_t i;
+		int t, fail = 0;
+
+		f.line = lines_number(in);
+		if (strspn(line, " \t\r") == len)
+			continue;
+		snprintf(f.excerpt, sizeof(f.excerpt), "%.*s", (int)(len < EXCERPT ? len : EXCERPT), line);
+		if (json_parse(&d, line, len)) {
+			if (!complete) {
+				warning("%s:%lld: last line is cut off (the process was killed?); kept %lld "
+					"complete lines", path, (long long)f.line, (long long)f.line - 1);
+				break;
+			}
+			if (!f.header_seen) {
+				reject(&f, "not a gpuprof wire-format file: %s at byte %zu", d.err, d.err_off);
+				status = EXIT_DATA;
+				goto out;
+			}
+			fail = reject(&f, "invalid JSON: %s at byte %zu", d.err, d.err_off + 1);
+			goto next;
+		}
+		root = json_root(&d);
+		type = root->type == J_OBJECT ? json_get_str(&d, root, "type") : NULL;
+		if (!type || json_get_i64(&d, root, "v", &v)) {
+			if (!f.header_seen) {
+				reject(&f, "not a gpuprof wire-format file: the first line has no \"type\" and \"v\"");
+				status = EXIT_DATA;
+				goto out;
+			}
+			fail = reject(&f, "record has no \"type\" (string) and \"v\" (integer)");
+			goto next;
+		}
+		if (!f.header_seen) {
+			if (strcmp(type, "header")) {
+				reject(&f, "the first line must be the session header, not \"%s\"", type);
+				status = EXIT_DATA;
+				goto out;
+			}
+			if (v > WIRE_VERSION || v < 1) {
+				error("%s: wire format version %lld is not supported (this gpuprof reads version %d); "
+				      "nothing was ingested", path, (long long)v, WIRE_VERSION);
+				*newer = 1;
+				status = EXIT_DATA;
+				goto out;
+			}
+			f.version = v;
+			rc = read_header(&f, &d, root, input);
+			if (rc) {
+				skip = rc == 1;
+				status = rc < 0 ? EXIT_SYSTEM : f.errors ? EXIT_DATA : EXIT_OK;
+				goto out;
+			}
+			continue;
+		}
+		if (v > f.version || v < 1) {
+			fail = reject(&f, "record version %lld is newer than the file's header (%lld)", (long long)v,
+				      (long long)f.version);
+			goto next;
+		}
+		if (f.clean_end) {
+			fail = reject(&f, "record after the session-end record");
+			goto next;
+		}
+		if ((t = rec_by_wire(type)) >= 0) {
+			fail = read_batch(&f, &d, root, t);
+			goto next;
+		}
+		for (i = 0; i < sizeof(line_kinds) / sizeof(line_kinds[0]); i++)
+			if (!strcmp(line_kinds[i].type, type))
+				break;
+		if (i == sizeof(line_kinds) / sizeof(line_kinds[0])) {
+			fail = reject(&f, "unknown record type \"%s\"", type);
+			goto next;
+		}
+		switch (line_kinds[i].kind) {
+		case L_HEADER: fail = reject(&f, "a second session header"); break;
+		case L_STRINGS: fail = read_strings(&f, &d, root); break;
+		case L_DROPS: fail = read_drops(&f, &d, root); break;
+		case L_ERROR: fail = read_error(&f, &d, root); break;
+		case L_END: fail = read_end(&f, &d, root); break;
+		}
+next:
+		if (fail) {
+			status = EXIT_SYSTEM;
+			goto out;
+		}
+	}
+	if (rc < 0) {
+		status = EXIT_SYSTEM;
+		goto out;
+	}
+	if (!f.header_seen && !f.errors && !skip) {
+		f.line = 0;
+		f.excerpt[0] = '\0';
+		reject(&f, "empty file: no session header");
+	}
+	if (f.errors)
+		status = EXIT_DATA;
+	if (f.header_seen) {
+		if (!f.clean_end)
+			warning("%s: no session-end record: the process did not finish cleanly (clean_end = 0)", path);
+		if (sink_process_end(sink, f.clean_end, f.clean_end ? f.end_ns : 0))
+			status = EXIT_SYSTEM;
+		else
+			info("%s: %lld kernels, %lld memcpys, %lld ranges%s", path,
+			     (long long)sink_count(sink, R_KERNEL), (long long)sink_count(sink, R_MEMCPY),
+			     (long long)sink_count(sink, R_RANGE),
+			     f.errors ? "; rejected lines are in table ingest_errors" : "");
+	}
+out:
+	lines_close(in);
+	json_doc_release(&d);
+	idmap_release(&f.strings);
+	return status;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int is_wire_file(const char *name)
+{
+	return ends_with(name, ".ndjson") || ends_with(name, ".ndjson.gz");
+}
+
+/* The wire-format files of a session directory, sorted; NULL-terminated, caller frees. */
+static char **list_dir(const char *dir, size_t *count)
+{
+	DIR *dh = opendir(dir);
+	struct dirent *e;
+	char **names = NULL;
+	size_t n = 0, alloc = 0;
+	if (!dh) {
+		error("%s: cannot open directory: %s", dir, strerror(errno));
+		return NULL;
+	}
+	while ((e = readdir(dh))) {
+		struct buf p;
+		if (e->d_name[0] == '.' || !is_wire_file(e->d_name))
+			continue;
+		buf_init(&p);
+		buf_addf(&p, "%s/%s", dir, e->d_name);
+		ALLOC_GROW(names, n + 2, alloc);
+		names[n++] = p.s;
+	}
+	closedir(dh);
+	ALLOC_GROW(names, n + 1, alloc);
+	names[n] = NULL;
+	qsort(names, n, sizeof(*names), cmp_str);
+	*count = n;
+	return names;
+}
+
+static int ndjson_ingest(struct sink *s, const char *path, const struct reader_opts *o)
+{
+	struct stat st;
+	char **files, *single[2] = { NULL, NULL };
+	size_t i, n = 1;
+	int status = EXIT_OK, newer = 0;
+
+	if (stat(path, &st))
+		return error("%s: %s", path, strerror(errno)), EXIT_SYSTEM;
+	if (S_ISDIR(st.st_mode)) {
+		if (!(files = list_dir(path, &n)))
+			return EXIT_SYSTEM;
+		if (!n) {
+			error("%s: no .ndjson or .ndjson.gz files in this directory", path);
+			free(files);
+			return EXIT_DATA;
+		}
+	} else {
+		single[0] = (char *)path;
+		files = single;
+	}
+	if (sink_tx_begin(s)) {
+		status = EXIT_SYSTEM;
+		goto out;
+	}
+	for (i = 0; i < n && status != EXIT_SYSTEM && !newer; i++) {
+		int rc = read_file(s, files[i], path, o, &newer);
+		if (rc > status)
+			status = rc;
+	}
+	if (status == EXIT_SYSTEM || newer)
+		sink_tx_rollback(s);
+	else if (sink_tx_commit(s))
+		status = EXIT_SYSTEM;
+out:
+	if (files != single) {
+		for (i = 0; i < n; i++)
+			free(files[i]);
+		free(files);
+	}
+	return status;
+}
+
+static int ndjson_detect(const char *path, int is_dir, const char *head, size_t n)
+{
+	(void)n;
+	if (is_dir || is_wire_file(path))
+		return 1;
+	return strstr(head, "\"type\"") && strstr(head, "\"header\"") && strstr(head, "\"origin_ns\"");
+}
+
+const struct reader ndjson_reader = {
+	"ndjson", "gpuprof wire format: a session directory, .ndjson or .ndjson.gz",
+	ndjson_detect, ndjson_ingest
+};

@@ -1,0 +1,216 @@
+#include "db.h"
+#include "embed.h"
+#include "util.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static void free_regex(void *p)
+{
+	pcre2_code_free(p);
+}
+
+/* regexp(pattern, text): 1 when text matches the PCRE2 pattern anywhere, NULL when text is NULL. */
+static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	pcre2_code *re = sqlite3_get_auxdata(ctx, 0);
+	const unsigned char *text;
+	pcre2_match_data *md;
+	int rc;
+	(void)argc;
+	if (!re) {
+		const unsigned char *pat = sqlite3_value_text(argv[0]);
+		int errcode;
+		PCRE2_SIZE erroff;
+		if (!pat) {
+			sqlite3_result_error(ctx, "regexp: NULL pattern", -1);
+			return;
+		}
+		re = pcre2_compile(pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode, &erroff, NULL);
+		if (!re) {
+			char msg[256], full[400];
+			pcre2_get_error_message(errcode, (PCRE2_UCHAR *)msg, sizeof(msg));
+			snprintf(full, sizeof(full), "bad regular expression '%s': %s at offset %zu",
+				 (const char *)pat, msg, (size_t)erroff);
+			sqlite3_result_error(ctx, full, -1);
+			return;
+		}
+		pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
+		sqlite3_set_auxdata(ctx, 0, re, free_regex);
+		re = sqlite3_get_auxdata(ctx, 0);
+		if (!re) {
+			sqlite3_result_error_nomem(ctx);
+			return;
+		}
+	}
+	text = sqlite3_value_text(argv[1]);
+	if (!text)
+		return;
+	md = pcre2_match_data_create_from_pattern(re, NULL);
+	rc = pcre2_match(re, text, (PCRE2_SIZE)sqlite3_value_bytes(argv[1]), 0, 0, md, NULL);
+	pcre2_match_data_free(md);
+	sqlite3_result_int(ctx, rc >= 0);
+}
+
+int db_exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		error("sqlite: %s", msg ? msg : sqlite3_errmsg(db));
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+sqlite3_stmt *db_prepare(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		error("sqlite: %s", sqlite3_errmsg(db));
+		return NULL;
+	}
+	return st;
+}
+
+static int schema_version(sqlite3 *db, int64_t *version)
+{
+	sqlite3_stmt *st;
+	int rc;
+	*version = 0;
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st, NULL)
+	    != SQLITE_OK)
+		return -1;	/* no meta table: not one of ours, or empty */
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*version = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+sqlite3 *db_open(const char *path, enum db_mode mode)
+{
+	sqlite3 *db = NULL;
+	int flags = mode == DB_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+	int64_t version;
+
+	if (mode == DB_READ && access(path, F_OK)) {
+		error("%s: no such file", path);
+		return NULL;
+	}
+	if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
+		error("%s: cannot open database: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_busy_timeout(db, 5000);
+	sqlite3_create_function(db, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_regexp,
+				NULL, NULL);
+	if (sqlite3_exec(db, "PRAGMA cache_size = -32768", NULL, NULL, NULL) != SQLITE_OK) {
+		error("%s: not a database: %s", path, sqlite3_errmsg(db));
+		goto fail;
+	}
+	if (schema_version(db, &version) == 0) {
+		if (version > DB_SCHEMA_VERSION) {
+			error("%s: schema version %lld is newer than this gpuprof understands (%d)", path,
+			      (long long)version, DB_SCHEMA_VERSION);
+			goto fail;
+		}
+	} else if (mode == DB_READ) {
+		error("%s: not a gpuprof session database (no schema version in table 'meta')", path);
+		goto fail;
+	} else {
+		/* New or foreign file: a fresh database gets big pages, which suit bulk event tables. */
+		sqlite3_stmt *st = db_prepare(db, "SELECT count(*) FROM sqlite_master");
+		int empty = st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 0;
+		sqlite3_finalize(st);
+		if (!st)
+			goto fail;
+		if (!empty) {
+			error("%s: exists and is not a gpuprof session database", path);
+			goto fail;
+		}
+		if (db_exec(db, "PRAGMA page_size = 65536"))
+			goto fail;
+	}
+	if (mode == DB_WRITE) {
+		if (db_exec(db, "PRAGMA synchronous = NORMAL") ||
+		    db_exec(db, "BEGIN") ||
+		    db_exec(db, embed_get("schemas/session.sql")) ||
+		    db_exec(db, embed_get("schemas/views.sql")) ||
+		    db_exec(db, "COMMIT"))
+			goto fail;
+	}
+	return db;
+fail:
+	sqlite3_close(db);
+	return NULL;
+}
+
+void db_close(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	if (!db)
+		return;
+	while ((st = sqlite3_next_stmt(db, NULL)))
+		sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+int db_session(sqlite3 *db, const char *want, int64_t *id)
+{
+	sqlite3_stmt *st;
+	int64_t n;
+	int rc;
+	if (!want)
+		st = db_prepare(db, "SELECT max(id) FROM sessions");
+	else if (!parse_i64(want, strlen(want), &n))
+		st = db_prepare(db, "SELECT id FROM sessions WHERE id = ?1 OR uuid = ?2");
+	else
+		st = db_prepare(db, "SELECT id FROM sessions WHERE uuid = ?2");
+	if (!st)
+		return -1;
+	if (want) {
+		if (!parse_i64(want, strlen(want), &n))
+			sqlite3_bind_int64(st, 1, n);
+		sqlite3_bind_text(st, 2, want, -1, SQLITE_TRANSIENT);
+	}
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL) {
+		sqlite3_finalize(st);
+		if (want)
+			return error("no session '%s' in the database", want);
+		return error("the database holds no session");
+	}
+	*id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+void db_timestamp(char out[32])
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int db_regex_check(const char *pattern)
+{
+	int errcode;
+	PCRE2_SIZE erroff;
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode, &erroff,
+				       NULL);
+	char msg[256];
+	if (re) {
+		pcre2_code_free(re);
+		return 0;
+	}
+	pcre2_get_error_message(errcode, (PCRE2_UCHAR *)msg, sizeof(msg));
+	return error("bad regular expression '%s': %s at offset %zu", pattern, msg, (size_t)erroff);
+}

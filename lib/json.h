@@ -1,0 +1,69 @@
+/*
+ * json: a small, fast JSON parser for one line (or one object) at a time.
+ *
+ * json_parse() parses text in place: strings are unescaped inside the caller's buffer and NUL-terminated
+ * there, so node strings point into `text` and stay valid until the caller reuses that buffer or calls
+ * json_parse again on the same json_doc (which reuses its node array). Integers without fraction or
+ * exponent are kept exactly as int64 (cJSON and other double-based parsers round above 2^53).
+ * The caller owns the json_doc and frees it with json_doc_release.
+ */
+#ifndef GPUPROF_JSON_H
+#define GPUPROF_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum json_type { J_NULL, J_FALSE, J_TRUE, J_INT, J_REAL, J_STRING, J_ARRAY, J_OBJECT };
+
+struct jnode {
+	const char *key;	/* member name when the parent is an object, else NULL */
+	union {
+		int64_t i;	/* J_INT */
+		double d;	/* J_INT (converted) and J_REAL */
+		const char *s;	/* J_STRING, NUL-terminated */
+	} u;
+	double num;		/* numeric value of J_INT and J_REAL */
+	uint32_t len;		/* string bytes, or number of children */
+	uint32_t first;		/* index of the first child (arrays, objects) */
+	uint32_t next;		/* index of the next sibling, 0 = none */
+	uint8_t type;		/* enum json_type */
+};
+
+struct json_doc {
+	struct jnode *nodes;	/* nodes[0] is the root after a successful parse */
+	size_t n, alloc;
+	const char *err;	/* static description of the first error */
+	size_t err_off;		/* byte offset of the error in the text */
+};
+
+void json_doc_init(struct json_doc *d);
+void json_doc_release(struct json_doc *d);
+
+/* Parse text[0..len) (text[len] must be writable; it becomes a NUL). Returns 0, or -1 with d->err set. */
+int json_parse(struct json_doc *d, char *text, size_t len);
+
+static inline const struct jnode *json_root(const struct json_doc *d)
+{
+	return &d->nodes[0];
+}
+
+/* First child of an array or object, or NULL. */
+const struct jnode *json_first(const struct json_doc *d, const struct jnode *n);
+/* Next sibling, or NULL. */
+const struct jnode *json_next(const struct json_doc *d, const struct jnode *n);
+/* Member `key` of object n, or NULL when absent or n is no object. */
+const struct jnode *json_get(const struct json_doc *d, const struct jnode *n, const char *key);
+/* Convenience: member as int64 (0 and returns -1 if missing or not an integer). */
+int json_get_i64(const struct json_doc *d, const struct jnode *obj, const char *key, int64_t *out);
+/* Member as string, or NULL. */
+const char *json_get_str(const struct json_doc *d, const struct jnode *obj, const char *key);
+
+/* Append s as a JSON string literal (quoted, escaped) to a struct buf. */
+struct buf;
+void json_quote(struct buf *b, const char *s, size_t n);
+
+
+
+/* Append node n (and its children) as compact JSON text. */
+void json_write(struct buf *b, const struct json_doc *d, const struct jnode *n);
+#endif

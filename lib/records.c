@@ -1,0 +1,98 @@
+#include "records.h"
+
+#include <string.h>
+
+const struct rec_spec rec_specs[R_COUNT] = {
+	[R_KERNEL] = { "kernel", "kernels", 23, {
+		{ "start", "start_ns", F_TIME }, { "end", "end_ns", F_TIME },
+		{ "device", "device_id", F_INT }, { "context", "context_id", F_INT },
+		{ "stream", "stream_id", F_INT }, { "correlation", "correlation_id", F_INT },
+		{ "name", "name_id", F_STR }, { "mangled", "mangled_id", F_STR },
+		{ "grid_x", "grid_x", F_INT }, { "grid_y", "grid_y", F_INT }, { "grid_z", "grid_z", F_INT },
+		{ "block_x", "block_x", F_INT }, { "block_y", "block_y", F_INT }, { "block_z", "block_z", F_INT },
+		{ "cluster_x", "cluster_x", F_INT }, { "cluster_y", "cluster_y", F_INT },
+		{ "cluster_z", "cluster_z", F_INT }, { "registers", "registers", F_INT },
+		{ "static_smem", "static_smem", F_INT }, { "dynamic_smem", "dynamic_smem", F_INT },
+		{ "local_mem", "local_mem", F_INT }, { "graph_id", "graph_id", F_INT },
+		{ "graph_node", "graph_node_id", F_INT } } },
+	[R_MEMCPY] = { "memcpy", "memcpys", 13, {
+		{ "start", "start_ns", F_TIME }, { "end", "end_ns", F_TIME },
+		{ "device", "device_id", F_INT }, { "context", "context_id", F_INT },
+		{ "stream", "stream_id", F_INT }, { "correlation", "correlation_id", F_INT },
+		{ "kind", "kind", F_INT }, { "src_kind", "src_kind", F_INT }, { "dst_kind", "dst_kind", F_INT },
+		{ "bytes", "bytes", F_INT }, { "src_device", "src_device", F_OPT },
+		{ "dst_device", "dst_device", F_OPT }, { "async", "async", F_INT } } },
+	[R_MEMSET] = { "memset", "memsets", 9, {
+		{ "start", "start_ns", F_TIME }, { "end", "end_ns", F_TIME },
+		{ "device", "device_id", F_INT }, { "context", "context_id", F_INT },
+		{ "stream", "stream_id", F_INT }, { "correlation", "correlation_id", F_INT },
+		{ "bytes", "bytes", F_INT }, { "value", "value", F_INT }, { "mem_kind", "mem_kind", F_INT } } },
+	[R_SYNC] = { "sync", "syncs", 9, {
+		{ "start", "start_ns", F_TIME }, { "end", "end_ns", F_TIME },
+		{ "device", "device_id", F_OPT }, { "context", "context_id", F_INT },
+		{ "stream", "stream_id", F_OPT }, { "correlation", "correlation_id", F_INT },
+		{ "kind", "kind", F_INT }, { "event", "event_id", F_INT }, { "thread", "thread_id", F_INT } } },
+	[R_MEMORY] = { "memory", "memory_events", 13, {
+		{ "ts", "ts_ns", F_TIME }, { "device", "device_id", F_OPT },
+		{ "context", "context_id", F_INT }, { "stream", "stream_id", F_OPT },
+		{ "correlation", "correlation_id", F_INT }, { "op", "op", F_INT },
+		{ "mem_kind", "mem_kind", F_INT }, { "address", "address", F_INT },
+		{ "bytes", "bytes", F_INT }, { "pc", "pc", F_INT }, { "site", "site_id", F_STR },
+		{ "thread", "thread_id", F_INT }, { "async", "async", F_INT } } },
+	[R_API] = { "api", "api_calls", 7, {
+		{ "start", "start_ns", F_TIME }, { "end", "end_ns", F_TIME },
+		{ "thread", "thread_id", F_INT }, { "correlation", "correlation_id", F_INT },
+		{ "name", "name_id", F_STR }, { "cbid", "cbid", F_INT }, { "domain", "domain", F_INT } } },
+	[R_RANGE] = { "range", "ranges", 8, {
+		{ "start", "start_ns", F_TIME }, { "end", "end_ns", F_TIMEN },
+		{ "thread", "thread_id", F_INT }, { "name", "name_id", F_STR },
+		{ "domain", "domain_id", F_STR }, { "kind", "kind", F_INT },
+		{ "depth", "depth", F_INTN }, { "id", "range_id", F_INT } } },
+	[R_MARKER] = { "marker", "markers", 4, {
+		{ "ts", "ts_ns", F_TIME }, { "thread", "thread_id", F_INT },
+		{ "name", "name_id", F_STR }, { "domain", "domain_id", F_STR } } },
+	[R_PC_SAMPLE] = { "pc_sample", "pc_samples", 10, {
+		{ "ts", "ts_ns", F_TIME }, { "device", "device_id", F_INT },
+		{ "function", "function_id", F_STR }, { "cubin_crc", "cubin_crc", F_INT },
+		{ "pc_offset", "pc_offset", F_INT }, { "reason", "stall_reason_id", F_INT },
+		{ "samples", "samples", F_INT }, { "correlation", "correlation_id", F_INT },
+		{ "file", "file_id", F_STR }, { "line", "line", F_INT } } },
+	[R_STALL_REASON] = { "stall_reason", "stall_reasons", 3, {
+		{ "device", "device_id", F_INT }, { "id", "id", F_INT }, { "name", "name", F_STRTEXT } } },
+	[R_DEVICE] = { "device", "devices", 12, {
+		{ "id", "id", F_INT }, { "name", "name", F_TEXT }, { "uuid", "uuid", F_TEXT },
+		{ "cc_major", "cc_major", F_INT }, { "cc_minor", "cc_minor", F_INT }, { "sms", "sms", F_INT },
+		{ "memory_bytes", "memory_bytes", F_INT }, { "core_clock_khz", "core_clock_khz", F_INT },
+		{ "mem_bandwidth_kbs", "mem_bandwidth_kbs", F_INT },
+		{ "max_threads_per_sm", "max_threads_per_sm", F_INT },
+		{ "max_regs_per_sm", "max_regs_per_sm", F_INT },
+		{ "max_smem_per_sm", "max_smem_per_sm", F_INT } } },
+	[R_DEVICE_METRIC] = { "device_metric", "device_metrics", 10, {
+		{ "ts", "ts_ns", F_TIME }, { "device", "device_id", F_INT },
+		{ "gpu_util", "gpu_util", F_INTN }, { "mem_util", "mem_util", F_INTN },
+		{ "mem_used", "mem_used", F_INTN }, { "mem_total", "mem_total", F_INTN },
+		{ "temp_c", "temp_c", F_INTN }, { "power_mw", "power_mw", F_INTN },
+		{ "sm_clock_mhz", "sm_clock_mhz", F_INTN }, { "energy_mj", "energy_mj", F_INTN } } },
+	[R_HOST_METRIC] = { "host_metric", "host_metrics", 5, {
+		{ "ts", "ts_ns", F_TIME }, { "cpu_pct", "cpu_pct", F_NUM },
+		{ "rss_bytes", "rss_bytes", F_INTN }, { "sys_mem_used", "sys_mem_used", F_INTN },
+		{ "sys_mem_total", "sys_mem_total", F_INTN } } },
+};
+
+int rec_by_wire(const char *wire)
+{
+	int t;
+	for (t = 0; t < R_COUNT; t++)
+		if (!strcmp(rec_specs[t].wire, wire))
+			return t;
+	return -1;
+}
+
+int rec_field(enum rec_type t, const char *wire)
+{
+	int i;
+	for (i = 0; i < rec_specs[t].nfields; i++)
+		if (!strcmp(rec_specs[t].fields[i].wire, wire))
+			return i;
+	return -1;
+}

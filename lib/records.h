@@ -1,0 +1,61 @@
+/*
+ * records: the typed event records every reader produces and the sink stores.
+ *
+ * One table row per record type names its wire-format batch type, its session.db table and its fields
+ * in column order. The wire format (schemas/wire-format.md), the SQL tables (schemas/session.sql) and
+ * this table agree field for field; tests/unit checks that every column named here exists.
+ * Everything here is static data.
+ */
+#ifndef GPUPROF_RECORDS_H
+#define GPUPROF_RECORDS_H
+
+#include <stdint.h>
+
+enum field_kind {
+	F_TIME,		/* int, relative ns in the wire format, absolute ns in the database */
+	F_TIMEN,	/* F_TIME or null */
+	F_INT,		/* int */
+	F_INTN,		/* int or null */
+	F_OPT,		/* int; negative means "none" and is stored as NULL */
+	F_NUM,		/* number or null, stored as REAL */
+	F_STR,		/* string id; 0 means none and is stored as NULL */
+	F_STRTEXT,	/* string id, stored as the string itself (small lookup tables) */
+	F_TEXT		/* inline JSON string */
+};
+
+enum rec_type {
+	R_KERNEL, R_MEMCPY, R_MEMSET, R_SYNC, R_MEMORY, R_API, R_RANGE, R_MARKER, R_PC_SAMPLE,
+	R_STALL_REASON, R_DEVICE, R_DEVICE_METRIC, R_HOST_METRIC, R_COUNT
+};
+
+#define REC_MAX_FIELDS 32
+
+struct field {
+	const char *wire;	/* key in the wire-format batch */
+	const char *column;	/* column in the database table */
+	enum field_kind kind;
+};
+
+struct rec_spec {
+	const char *wire;	/* batch type in the wire format */
+	const char *table;	/* table in session.db */
+	int nfields;
+	struct field fields[REC_MAX_FIELDS];
+};
+
+extern const struct rec_spec rec_specs[R_COUNT];
+
+/* The record type whose wire name is `wire`, or -1. */
+int rec_by_wire(const char *wire);
+/* Index of field `wire` in type t, or -1. */
+int rec_field(enum rec_type t, const char *wire);
+
+/* One value of a record; the sink binds it by kind. */
+struct value {
+	int null;		/* 1: SQL NULL */
+	int64_t i;		/* integers, times (absolute ns), string ids (database ids) */
+	double d;		/* F_NUM */
+	const char *s;		/* F_TEXT, NUL-terminated, owned by the caller */
+};
+
+#endif

@@ -1,0 +1,498 @@
+#include "sink.h"
+#include "db.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* An open-addressing map from string to database id, for the current session. */
+struct strmap_entry {
+	char *s;
+	size_t len;
+	uint64_t hash;
+	int64_t id;
+};
+
+struct sink {
+	sqlite3 *db;
+	sqlite3_stmt *insert[R_COUNT];
+	sqlite3_stmt *str_find, *str_add, *err_add, *drop_add, *cerr_add;
+	int in_tx;
+
+	int64_t session_id;	/* current session, 0 outside a process */
+	int session_is_new;	/* created by this process: no earlier strings to look up */
+	int64_t pid;
+	const char *hostname;
+	int64_t next_string_id;
+	int64_t min_ns, max_ns;	/* event times seen in this process */
+	int64_t counts[R_COUNT];
+
+	struct strmap_entry *map;
+	size_t map_cap, map_used;
+	char **by_id;		/* id -> string, for sink_string_value */
+	size_t by_id_alloc;
+};
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+	for (i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 1099511628211ULL;
+	}
+	return h | 1;	/* never 0: 0 marks an empty slot */
+}
+
+static void map_clear(struct sink *s)
+{
+	size_t i;
+	for (i = 0; i < s->map_cap; i++)
+		free(s->map[i].s);
+	free(s->map);
+	s->map = NULL;
+	s->map_cap = s->map_used = 0;
+	free(s->by_id);
+	s->by_id = NULL;
+	s->by_id_alloc = 0;
+}
+
+static void map_grow(struct sink *s)
+{
+	struct strmap_entry *old = s->map;
+	size_t i, oldcap = s->map_cap, mask;
+	s->map_cap = oldcap ? oldcap * 2 : 1024;
+	s->map = xcalloc(s->map_cap, sizeof(*s->map));
+	mask = s->map_cap - 1;
+	for (i = 0; i < oldcap; i++) {
+		size_t j;
+		if (!old[i].hash)
+			continue;
+		j = old[i].hash & mask;
+		while (s->map[j].hash)
+			j = (j + 1) & mask;
+		s->map[j] = old[i];
+	}
+	free(old);
+}
+
+static void map_put(struct sink *s, const char *v, size_t len, uint64_t h, int64_t id)
+{
+	size_t j;
+	if ((s->map_used + 1) * 2 > s->map_cap)
+		map_grow(s);
+	j = h & (s->map_cap - 1);
+	while (s->map[j].hash)
+		j = (j + 1) & (s->map_cap - 1);
+	s->map[j].s = xstrndup(v, len);
+	s->map[j].len = len;
+	s->map[j].hash = h;
+	s->map[j].id = id;
+	s->map_used++;
+	if (id >= 0 && (uint64_t)id < (1ULL << 31)) {
+		size_t old = s->by_id_alloc;
+		if ((size_t)id >= s->by_id_alloc) {
+			ALLOC_GROW(s->by_id, (size_t)id + 1, s->by_id_alloc);
+			memset(s->by_id + old, 0, (s->by_id_alloc - old) * sizeof(*s->by_id));
+		}
+		s->by_id[id] = s->map[j].s;
+	}
+}
+
+static int64_t map_get(struct sink *s, const char *v, size_t len, uint64_t h)
+{
+	size_t j;
+	if (!s->map_cap)
+		return -1;
+	j = h & (s->map_cap - 1);
+	while (s->map[j].hash) {
+		if (s->map[j].hash == h && s->map[j].len == len && !memcmp(s->map[j].s, v, len))
+			return s->map[j].id;
+		j = (j + 1) & (s->map_cap - 1);
+	}
+	return -1;
+}
+
+/* Tables whose rows have a primary key: a repeated declaration replaces the earlier one. */
+static int replaces(enum rec_type t)
+{
+	return t == R_DEVICE || t == R_STALL_REASON;
+}
+
+static sqlite3_stmt *prepare_insert(sqlite3 *db, enum rec_type t)
+{
+	const struct rec_spec *r = &rec_specs[t];
+	struct buf sql;
+	sqlite3_stmt *st;
+	int i;
+	buf_init(&sql);
+	buf_addf(&sql, "INSERT %sINTO %s (session_id, pid", replaces(t) ? "OR REPLACE " : "", r->table);
+	for (i = 0; i < r->nfields; i++)
+		buf_addf(&sql, ", %s", r->fields[i].column);
+	buf_addstr(&sql, ") VALUES (?, ?");
+	for (i = 0; i < r->nfields; i++)
+		buf_addstr(&sql, ", ?");
+	buf_addstr(&sql, ")");
+	st = db_prepare(db, sql.s);
+	buf_release(&sql);
+	return st;
+}
+
+struct sink *sink_open(sqlite3 *db)
+{
+	struct sink *s = xcalloc(1, sizeof(*s));
+	int t;
+	s->db = db;
+	for (t = 0; t < R_COUNT; t++)
+		if (!(s->insert[t] = prepare_insert(db, t)))
+			goto fail;
+	s->str_find = db_prepare(db, "SELECT id FROM strings WHERE session_id = ? AND value = ?");
+	s->str_add = db_prepare(db, "INSERT INTO strings (session_id, id, value) VALUES (?, ?, ?)");
+	s->err_add = db_prepare(db, "INSERT INTO ingest_errors (session_id, file, line, reason, excerpt, "
+				"ingested_at) VALUES (?, ?, ?, ?, ?, ?)");
+	s->drop_add = db_prepare(db, "INSERT INTO drops (session_id, pid, ts_ns, source, what, count) "
+				 "VALUES (?, ?, ?, ?, ?, ?)");
+	s->cerr_add = db_prepare(db, "INSERT INTO collector_errors (session_id, pid, ts_ns, what, reason) "
+				 "VALUES (?, ?, ?, ?, ?)");
+	if (!s->str_find || !s->str_add || !s->err_add || !s->drop_add || !s->cerr_add)
+		goto fail;
+	return s;
+fail:
+	sink_free(s);
+	return NULL;
+}
+
+void sink_free(struct sink *s)
+{
+	int t;
+	if (!s)
+		return;
+	if (s->in_tx)
+		sink_tx_rollback(s);
+	for (t = 0; t < R_COUNT; t++)
+		sqlite3_finalize(s->insert[t]);
+	sqlite3_finalize(s->str_find);
+	sqlite3_finalize(s->str_add);
+	sqlite3_finalize(s->err_add);
+	sqlite3_finalize(s->drop_add);
+	sqlite3_finalize(s->cerr_add);
+	map_clear(s);
+	free(s);
+}
+
+int sink_tx_begin(struct sink *s)
+{
+	if (db_exec(s->db, "BEGIN IMMEDIATE"))
+		return -1;
+	s->in_tx = 1;
+	return 0;
+}
+
+int sink_tx_commit(struct sink *s)
+{
+	s->in_tx = 0;
+	if (db_exec(s->db, "COMMIT")) {
+		db_exec(s->db, "ROLLBACK");
+		return -1;
+	}
+	return 0;
+}
+
+void sink_tx_rollback(struct sink *s)
+{
+	s->in_tx = 0;
+	s->session_id = 0;
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int step_done(struct sink *s, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return error("sqlite: %s", sqlite3_errmsg(s->db));
+	return 0;
+}
+
+/* Run a one-row, one-column query with up to two bound values; -1 on error, 0 if no row, 1 with *out. */
+static int query_i64(struct sink *s, const char *sql, const char *text, int64_t a, int64_t *out)
+{
+	sqlite3_stmt *st = db_prepare(s->db, sql);
+	int rc;
+	if (!st)
+		return -1;
+	if (text)
+		sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_int64(st, 1, a);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*out = sqlite3_column_int64(st, 0);
+		rc = 1;
+	} else {
+		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : error("sqlite: %s", sqlite3_errmsg(s->db));
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static void bind_opt_text(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+int sink_process_begin(struct sink *s, const struct sink_process *p)
+{
+	sqlite3_stmt *st;
+	char when[32];
+	int64_t sid = 0, n = 0;
+	int rc;
+
+	map_clear(s);
+	memset(s->counts, 0, sizeof(s->counts));
+	s->min_ns = INT64_MAX;
+	s->max_ns = INT64_MIN;
+	s->pid = p->pid;
+	s->hostname = p->hostname ? p->hostname : "";
+
+	rc = query_i64(s, "SELECT id FROM sessions WHERE uuid = ?", p->uuid, 0, &sid);
+	if (rc < 0)
+		return -1;
+	if (rc == 1) {
+		st = db_prepare(s->db, "SELECT count(*) FROM processes WHERE session_id = ? AND hostname = ? "
+				"AND pid = ?");
+		if (!st)
+			return -1;
+		sqlite3_bind_int64(st, 1, sid);
+		sqlite3_bind_text(st, 2, s->hostname, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 3, p->pid);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		if (n)
+			return 1;
+		s->session_is_new = 0;
+	} else {
+		db_timestamp(when);
+		st = db_prepare(s->db, "INSERT INTO sessions (uuid, source, path, program, args, hostname, "
+				"engine, collector, options, format_version, origin_ns, clean_end, ingested_at) "
+				"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)");
+		if (!st)
+			return -1;
+		bind_opt_text(st, 1, p->uuid);
+		bind_opt_text(st, 2, p->source);
+		bind_opt_text(st, 3, p->path);
+		bind_opt_text(st, 4, p->program);
+		bind_opt_text(st, 5, p->args_json);
+		bind_opt_text(st, 6, p->hostname);
+		bind_opt_text(st, 7, p->engine);
+		bind_opt_text(st, 8, p->collector);
+		bind_opt_text(st, 9, p->options_json);
+		sqlite3_bind_int64(st, 10, p->format_version);
+		sqlite3_bind_int64(st, 11, p->origin_ns);
+		bind_opt_text(st, 12, when);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return error("sqlite: %s", sqlite3_errmsg(s->db));
+		sid = sqlite3_last_insert_rowid(s->db);
+		s->session_is_new = 1;
+	}
+	s->session_id = sid;
+	if (query_i64(s, "SELECT coalesce(max(id), 0) + 1 FROM strings WHERE session_id = ?", NULL, sid,
+		      &s->next_string_id) < 0)
+		return -1;
+
+	st = db_prepare(s->db, "INSERT INTO processes (session_id, pid, ppid, hostname, program, args, file, "
+			"origin_ns, rank) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, sid);
+	sqlite3_bind_int64(st, 2, p->pid);
+	sqlite3_bind_int64(st, 3, p->ppid);
+	sqlite3_bind_text(st, 4, s->hostname, -1, SQLITE_TRANSIENT);
+	bind_opt_text(st, 5, p->program);
+	bind_opt_text(st, 6, p->args_json);
+	bind_opt_text(st, 7, p->file);
+	sqlite3_bind_int64(st, 8, p->origin_ns);
+	if (p->rank >= 0)
+		sqlite3_bind_int64(st, 9, p->rank);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("sqlite: %s", sqlite3_errmsg(s->db));
+	return 0;
+}
+
+int sink_process_end(struct sink *s, int clean_end, int64_t end_ns)
+{
+	sqlite3_stmt *st;
+	int rc;
+	int64_t first = s->min_ns, last = s->max_ns;
+	if (end_ns > last)
+		last = end_ns;
+	if (first == INT64_MAX)
+		first = last = end_ns;
+	st = db_prepare(s->db, "UPDATE processes SET end_ns = ?, clean_end = ? WHERE session_id = ? AND "
+			"hostname = ? AND pid = ?");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, last);
+	sqlite3_bind_int(st, 2, clean_end);
+	sqlite3_bind_int64(st, 3, s->session_id);
+	sqlite3_bind_text(st, 4, s->hostname, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 5, s->pid);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("sqlite: %s", sqlite3_errmsg(s->db));
+
+	st = db_prepare(s->db, "UPDATE sessions SET start_ns = min(coalesce(start_ns, ?1), ?1), "
+			"end_ns = max(coalesce(end_ns, ?2), ?2), clean_end = min(clean_end, ?3) WHERE id = ?4");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, first);
+	sqlite3_bind_int64(st, 2, last);
+	sqlite3_bind_int(st, 3, clean_end);
+	sqlite3_bind_int64(st, 4, s->session_id);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("sqlite: %s", sqlite3_errmsg(s->db));
+	s->session_id = 0;
+	map_clear(s);
+	return 0;
+}
+
+int64_t sink_session_id(const struct sink *s)
+{
+	return s->session_id;
+}
+
+int64_t sink_string(struct sink *s, const char *v, size_t len)
+{
+	uint64_t h = hash_bytes(v, len);
+	int64_t id = map_get(s, v, len, h);
+	if (id >= 0)
+		return id;
+	if (!s->session_is_new) {
+		sqlite3_bind_int64(s->str_find, 1, s->session_id);
+		sqlite3_bind_text(s->str_find, 2, v, (int)len, SQLITE_STATIC);
+		if (sqlite3_step(s->str_find) == SQLITE_ROW)
+			id = sqlite3_column_int64(s->str_find, 0);
+		sqlite3_reset(s->str_find);
+	}
+	if (id < 0) {
+		id = s->next_string_id++;
+		sqlite3_bind_int64(s->str_add, 1, s->session_id);
+		sqlite3_bind_int64(s->str_add, 2, id);
+		sqlite3_bind_text(s->str_add, 3, v, (int)len, SQLITE_STATIC);
+		if (step_done(s, s->str_add))
+			return -1;
+	}
+	map_put(s, v, len, h, id);
+	return id;
+}
+
+const char *sink_string_value(struct sink *s, int64_t id)
+{
+	if (id < 0 || (size_t)id >= s->by_id_alloc)
+		return NULL;
+	return s->by_id[id];
+}
+
+int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
+{
+	const struct rec_spec *r = &rec_specs[t];
+	sqlite3_stmt *st = s->insert[t];
+	int i;
+	sqlite3_bind_int64(st, 1, s->session_id);
+	sqlite3_bind_int64(st, 2, s->pid);
+	for (i = 0; i < r->nfields; i++) {
+		const struct value *v = &vals[i];
+		int col = i + 3;
+		if (v->null) {
+			sqlite3_bind_null(st, col);
+			continue;
+		}
+		switch (r->fields[i].kind) {
+		case F_TIME:
+		case F_TIMEN:
+			if (v->i < s->min_ns)
+				s->min_ns = v->i;
+			if (v->i > s->max_ns)
+				s->max_ns = v->i;
+			sqlite3_bind_int64(st, col, v->i);
+			break;
+		case F_NUM:
+			sqlite3_bind_double(st, col, v->d);
+			break;
+		case F_TEXT:
+			sqlite3_bind_text(st, col, v->s, -1, SQLITE_STATIC);
+			break;
+		case F_STRTEXT: {
+			const char *str = sink_string_value(s, v->i);
+			if (str)
+				sqlite3_bind_text(st, col, str, -1, SQLITE_STATIC);
+			else
+				sqlite3_bind_null(st, col);
+			break;
+		}
+		default:
+			sqlite3_bind_int64(st, col, v->i);
+		}
+	}
+	if (step_done(s, st))
+		return -1;
+	s->counts[t]++;
+	return 0;
+}
+
+int64_t sink_count(const struct sink *s, enum rec_type t)
+{
+	return s->counts[t];
+}
+
+int sink_drop(struct sink *s, int64_t ts_ns, const char *source, const char *what, int64_t count)
+{
+	sqlite3_stmt *st = s->drop_add;
+	sqlite3_bind_int64(st, 1, s->session_id);
+	sqlite3_bind_int64(st, 2, s->pid);
+	sqlite3_bind_int64(st, 3, ts_ns);
+	sqlite3_bind_text(st, 4, source, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, what, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, count);
+	return step_done(s, st);
+}
+
+int sink_collector_error(struct sink *s, int64_t ts_ns, const char *what, const char *reason)
+{
+	sqlite3_stmt *st = s->cerr_add;
+	sqlite3_bind_int64(st, 1, s->session_id);
+	sqlite3_bind_int64(st, 2, s->pid);
+	sqlite3_bind_int64(st, 3, ts_ns);
+	bind_opt_text(st, 4, what);
+	sqlite3_bind_text(st, 5, reason, -1, SQLITE_TRANSIENT);
+	return step_done(s, st);
+}
+
+int sink_ingest_error(struct sink *s, const char *file, int64_t line, const char *reason, const char *excerpt)
+{
+	sqlite3_stmt *st = s->err_add;
+	char when[32];
+	db_timestamp(when);
+	if (s->session_id)
+		sqlite3_bind_int64(st, 1, s->session_id);
+	else
+		sqlite3_bind_null(st, 1);
+	sqlite3_bind_text(st, 2, file, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, line);
+	sqlite3_bind_text(st, 4, reason, -1, SQLITE_TRANSIENT);
+	bind_opt_text(st, 5, excerpt);
+	sqlite3_bind_text(st, 6, when, -1, SQLITE_TRANSIENT);
+	return step_done(s, st);
+}

@@ -1,0 +1,64 @@
+/*
+ * sink: the one way into session.db. Every reader (wire format, Kineto, nsys) hands typed records to a
+ * sink, which writes them with prepared statements inside one transaction per input.
+ *
+ * Ownership: sink_open borrows the sqlite3 connection (the caller closes it after sink_free). Strings
+ * passed in are copied when kept. Functions return 0 on success, -1 with a message printed.
+ *
+ * Order of calls for one input:
+ *   sink_tx_begin; { sink_process_begin; sink_string/sink_add/sink_drop...; sink_process_end }...;
+ *   sink_tx_commit (or sink_tx_rollback to leave the database as it was).
+ */
+#ifndef GPUPROF_SINK_H
+#define GPUPROF_SINK_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stddef.h>
+#include "records.h"
+
+struct sink;
+
+/* What a reader knows about the session and the process it is reading. */
+struct sink_process {
+	const char *uuid;	/* session id; required */
+	const char *source;	/* "ndjson", "kineto", "nsys" */
+	const char *path;	/* the input as given */
+	const char *file;	/* the file this process came from */
+	const char *program, *args_json, *hostname, *engine, *collector, *options_json;
+	int64_t format_version;
+	int64_t origin_ns;
+	int64_t pid, ppid;
+	int64_t rank;		/* -1 when unknown */
+};
+
+struct sink *sink_open(sqlite3 *db);
+void sink_free(struct sink *s);
+
+int sink_tx_begin(struct sink *s);
+int sink_tx_commit(struct sink *s);
+void sink_tx_rollback(struct sink *s);
+
+/* Start a process: 1 when it is already in the database (the caller skips it), 0 to go on, -1 error. */
+int sink_process_begin(struct sink *s, const struct sink_process *p);
+/* Finish it: clean_end 1 when its session-end record was read; end_ns 0 to use the last event. */
+int sink_process_end(struct sink *s, int clean_end, int64_t end_ns);
+/* The session id the current process writes to. */
+int64_t sink_session_id(const struct sink *s);
+
+/* The database id of string `v` in the current session (added if new); -1 on error. */
+int64_t sink_string(struct sink *s, const char *v, size_t len);
+/* The string for a database id seen in this process, or NULL. */
+const char *sink_string_value(struct sink *s, int64_t id);
+
+/* Add one record: vals[] in the field order of rec_specs[t], string ids already database ids. */
+int sink_add(struct sink *s, enum rec_type t, const struct value *vals);
+/* Records added per type in the current process. */
+int64_t sink_count(const struct sink *s, enum rec_type t);
+
+int sink_drop(struct sink *s, int64_t ts_ns, const char *source, const char *what, int64_t count);
+int sink_collector_error(struct sink *s, int64_t ts_ns, const char *what, const char *reason);
+/* Record a rejected line; works inside or outside a transaction. session_id is NULL outside a process. */
+int sink_ingest_error(struct sink *s, const char *file, int64_t line, const char *reason, const char *excerpt);
+
+#endif

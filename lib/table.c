@@ -1,0 +1,419 @@
+#include "table.h"
+#include "json.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct table *table_new(const char *name, const char *title)
+{
+	struct table *t = xcalloc(1, sizeof(*t));
+	t->name = xstrdup(name);
+	t->title = xstrdup(title);
+	return t;
+}
+
+void table_free(struct table *t)
+{
+	size_t i;
+	int c;
+	if (!t)
+		return;
+	for (i = 0; i < t->nrows * (size_t)t->ncols; i++)
+		free(t->cells[i].s);
+	for (c = 0; c < t->ncols; c++) {
+		free(t->cols[c].key);
+		free(t->cols[c].title);
+	}
+	free(t->cols);
+	free(t->cells);
+	free(t->name);
+	free(t->title);
+	free(t);
+}
+
+int table_col(struct table *t, const char *key, const char *title, enum col_type type)
+{
+	t->cols = xrealloc(t->cols, (size_t)(t->ncols + 1) * sizeof(*t->cols));
+	t->cols[t->ncols].key = xstrdup(key);
+	t->cols[t->ncols].title = xstrdup(title);
+	t->cols[t->ncols].type = type;
+	return t->ncols++;
+}
+
+size_t table_row(struct table *t)
+{
+	size_t n = (size_t)t->ncols;
+	size_t i;
+	ALLOC_GROW(t->cells, (t->nrows + 1) * n, t->alloc);
+	for (i = 0; i < n; i++) {
+		memset(&t->cells[t->nrows * n + i], 0, sizeof(struct cell));
+		t->cells[t->nrows * n + i].null = 1;
+	}
+	return t->nrows++;
+}
+
+struct cell *table_cell(struct table *t, size_t row, int col)
+{
+	return &t->cells[row * (size_t)t->ncols + (size_t)col];
+}
+
+void table_set_int(struct table *t, size_t row, int col, int64_t v)
+{
+	struct cell *c = table_cell(t, row, col);
+	c->null = 0;
+	c->is_real = 0;
+	c->i = v;
+	c->d = (double)v;
+}
+
+void table_set_real(struct table *t, size_t row, int col, double v)
+{
+	struct cell *c = table_cell(t, row, col);
+	c->null = !isfinite(v);
+	c->is_real = 1;
+	c->d = v;
+	c->i = (int64_t)v;
+}
+
+void table_set_text(struct table *t, size_t row, int col, const char *s)
+{
+	struct cell *c = table_cell(t, row, col);
+	free(c->s);
+	c->s = s ? xstrdup(s) : NULL;
+	c->null = !s;
+}
+
+int table_find_col(const struct table *t, const char *key)
+{
+	int c;
+	for (c = 0; c < t->ncols; c++)
+		if (!strcmp(t->cols[c].key, key))
+			return c;
+	return -1;
+}
+
+int fmt_parse(const char *name)
+{
+	static const char *names[] = { "text", "csv", "json", "md" };
+	int i;
+	for (i = 0; i < 4; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	if (!strcmp(name, "markdown"))
+		return FMT_MD;
+	return -1;
+}
+
+void fmt_ns(char *out, size_t n, double ns)
+{
+	double a = fabs(ns);
+	if (a < 1e3)
+		snprintf(out, n, "%.0f ns", ns);
+	else if (a < 1e6)
+		snprintf(out, n, "%.3f us", ns / 1e3);
+	else if (a < 1e9)
+		snprintf(out, n, "%.3f ms", ns / 1e6);
+	else
+		snprintf(out, n, "%.3f s", ns / 1e9);
+}
+
+void fmt_bytes(char *out, size_t n, double bytes)
+{
+	static const char *units[] = { "B", "kB", "MB", "GB", "TB", "PB" };
+	int u = 0;
+	while (fabs(bytes) >= 1000 && u < 5) {
+		bytes /= 1000;
+		u++;
+	}
+	if (u == 0)
+		snprintf(out, n, "%.0f B", bytes);
+	else
+		snprintf(out, n, "%.2f %s", bytes, units[u]);
+}
+
+/* A cell as people read it (text and Markdown). */
+static void human(char *out, size_t n, const struct column *col, const struct cell *c)
+{
+	if (c->null) {
+		snprintf(out, n, "-");
+		return;
+	}
+	switch (col->type) {
+	case C_NS:
+		fmt_ns(out, n, c->d);
+		break;
+	case C_BYTES:
+		fmt_bytes(out, n, c->d);
+		break;
+	case C_PCT:
+		snprintf(out, n, "%.1f", c->d);
+		break;
+	case C_REAL:
+		snprintf(out, n, "%.3f", c->d);
+		break;
+	case C_INT:
+		if (c->is_real)
+			snprintf(out, n, "%.3f", c->d);
+		else
+			snprintf(out, n, "%lld", (long long)c->i);
+		break;
+	case C_TEXT:
+		snprintf(out, n, "%s", c->s);
+		break;
+	}
+}
+
+/* A cell as machines read it (CSV, JSON): exact integers, reals with 17 significant digits. */
+static void raw(struct buf *b, const struct cell *c)
+{
+	if (c->is_real) {
+		double r = round(c->d);
+		if (r == c->d && fabs(c->d) < 9e15)
+			buf_addi64(b, (int64_t)r);
+		else
+			buf_addf(b, "%.17g", c->d);
+	} else {
+		buf_addi64(b, c->i);
+	}
+}
+
+static int utf8_width(const char *s)
+{
+	int w = 0;
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			w++;
+	return w;
+}
+
+/* Copy s shortened to at most `max` display columns, ending in "..." when cut. */
+static void shorten(char *out, size_t n, const char *s, int max)
+{
+	int w = 0;
+	size_t i = 0;
+	if (utf8_width(s) <= max || max < 4) {
+		snprintf(out, n, "%s", s);
+		return;
+	}
+	while (s[i] && i + 4 < n) {
+		if (((unsigned char)s[i] & 0xC0) != 0x80 && ++w > max - 3)
+			break;
+		i++;
+	}
+	snprintf(out, n, "%.*s...", (int)i, s);
+}
+
+int render_text(FILE *out, const struct table *t, const struct render_opts *o)
+{
+	int width = o && o->width > 0 ? o->width : 120;
+	int *w = xcalloc((size_t)t->ncols, sizeof(int));
+	char cellbuf[4096];
+	size_t r;
+	int c, used = 0;
+
+	fprintf(out, "%s\n", t->title);
+	if (t->vertical) {
+		int kw = 0;
+		for (c = 0; c < t->ncols; c++)
+			if (utf8_width(t->cols[c].title) > kw)
+				kw = utf8_width(t->cols[c].title);
+		for (r = 0; r < t->nrows; r++) {
+			for (c = 0; c < t->ncols; c++) {
+				human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
+				fprintf(out, "  %-*s  %s\n", kw, t->cols[c].title, cellbuf);
+			}
+			if (r + 1 < t->nrows)
+				fputc('\n', out);
+		}
+		free(w);
+		return ferror(out) ? -1 : 0;
+	}
+	for (c = 0; c < t->ncols; c++) {
+		w[c] = utf8_width(t->cols[c].title);
+		for (r = 0; r < t->nrows; r++) {
+			int cw;
+			human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
+			cw = utf8_width(cellbuf);
+			if (cw > w[c])
+				w[c] = cw;
+		}
+	}
+	/* The last text column takes what is left of the terminal width. */
+	for (c = 0; c < t->ncols - 1; c++)
+		used += w[c] + 2;
+	if (t->ncols && t->cols[t->ncols - 1].type == C_TEXT && !(o && o->wide) && used + w[t->ncols - 1] > width)
+		w[t->ncols - 1] = width - used > 20 ? width - used : 20;
+	for (c = 0; c < t->ncols; c++) {
+		int last = c == t->ncols - 1;
+		if (t->cols[c].type == C_TEXT)
+			if (last)
+				fputs(t->cols[c].title, out);
+			else
+				fprintf(out, "%-*s  ", w[c], t->cols[c].title);
+		else
+			fprintf(out, "%*s%s", w[c], t->cols[c].title, last ? "" : "  ");
+	}
+	fputc('\n', out);
+	for (c = 0; c < t->ncols; c++) {
+		int i, n = c == t->ncols - 1 && t->cols[c].type == C_TEXT ? utf8_width(t->cols[c].title) : w[c];
+		for (i = 0; i < n; i++)
+			fputc('-', out);
+		fputs(c == t->ncols - 1 ? "\n" : "  ", out);
+	}
+	for (r = 0; r < t->nrows; r++) {
+		for (c = 0; c < t->ncols; c++) {
+			int last = c == t->ncols - 1;
+			human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
+			if (t->cols[c].type == C_TEXT) {
+				char cut[4096];
+				if (o && o->wide)
+					snprintf(cut, sizeof(cut), "%s", cellbuf);
+				else
+					shorten(cut, sizeof(cut), cellbuf, w[c]);
+				if (last)
+					fputs(cut, out);
+				else
+					fprintf(out, "%s%*s  ", cut, w[c] - utf8_width(cut), "");
+			} else {
+				fprintf(out, "%*s%s", w[c], cellbuf, last ? "" : "  ");
+			}
+		}
+		fputc('\n', out);
+	}
+	free(w);
+	return ferror(out) ? -1 : 0;
+}
+
+/* RFC 4180 quoting; a text cell a spreadsheet would run as a formula gets a leading apostrophe. */
+static void csv_text(struct buf *b, const char *s)
+{
+	buf_addch(b, '"');
+	if (strchr("=+-@\t\r", s[0]) && s[0])
+		buf_addch(b, '\'');
+	for (; *s; s++) {
+		if (*s == '"')
+			buf_addch(b, '"');
+		buf_addch(b, *s);
+	}
+	buf_addch(b, '"');
+}
+
+int render_csv(FILE *out, const struct table *t)
+{
+	struct buf b;
+	size_t r;
+	int c;
+	buf_init(&b);
+	for (c = 0; c < t->ncols; c++) {
+		if (c)
+			buf_addch(&b, ',');
+		csv_text(&b, t->cols[c].key);
+	}
+	buf_addstr(&b, "\r\n");
+	for (r = 0; r < t->nrows; r++) {
+		for (c = 0; c < t->ncols; c++) {
+			const struct cell *cl = &t->cells[r * (size_t)t->ncols + c];
+			if (c)
+				buf_addch(&b, ',');
+			if (cl->null)
+				continue;
+			if (t->cols[c].type == C_TEXT)
+				csv_text(&b, cl->s);
+			else
+				raw(&b, cl);
+		}
+		buf_addstr(&b, "\r\n");
+	}
+	fwrite(b.s, 1, b.len, out);
+	buf_release(&b);
+	return ferror(out) ? -1 : 0;
+}
+
+static void md_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|' || *s == '\\' || *s == '`' || *s == '*' || *s == '_' || *s == '<' || *s == '>' ||
+		    *s == '[' || *s == ']')
+			fputc('\\', out);
+		if (*s == '\n' || *s == '\r')
+			fputc(' ', out);
+		else
+			fputc(*s, out);
+	}
+}
+
+int render_md(FILE *out, const struct table *t)
+{
+	char cellbuf[4096];
+	size_t r;
+	int c;
+	fprintf(out, "### %s\n\n", t->title);
+	if (t->vertical) {
+		fprintf(out, "| | |\n|---|---|\n");
+		for (r = 0; r < t->nrows; r++)
+			for (c = 0; c < t->ncols; c++) {
+				human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
+				fputs("| ", out);
+				md_text(out, t->cols[c].title);
+				fputs(" | ", out);
+				md_text(out, cellbuf);
+				fputs(" |\n", out);
+			}
+		fputc('\n', out);
+		return ferror(out) ? -1 : 0;
+	}
+	fputc('|', out);
+	for (c = 0; c < t->ncols; c++) {
+		fputc(' ', out);
+		md_text(out, t->cols[c].title);
+		fputs(" |", out);
+	}
+	fputs("\n|", out);
+	for (c = 0; c < t->ncols; c++)
+		fputs(t->cols[c].type == C_TEXT ? "---|" : "---:|", out);
+	fputc('\n', out);
+	for (r = 0; r < t->nrows; r++) {
+		fputc('|', out);
+		for (c = 0; c < t->ncols; c++) {
+			human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
+			fputc(' ', out);
+			md_text(out, cellbuf);
+			fputs(" |", out);
+		}
+		fputc('\n', out);
+	}
+	fputc('\n', out);
+	return ferror(out) ? -1 : 0;
+}
+
+int render_json(FILE *out, const struct table *t)
+{
+	struct buf b;
+	size_t r;
+	int c;
+	buf_init(&b);
+	buf_addch(&b, '[');
+	for (r = 0; r < t->nrows; r++) {
+		buf_addstr(&b, r ? ",\n  {" : "\n  {");
+		for (c = 0; c < t->ncols; c++) {
+			const struct cell *cl = &t->cells[r * (size_t)t->ncols + c];
+			if (c)
+				buf_addstr(&b, ", ");
+			json_quote(&b, t->cols[c].key, strlen(t->cols[c].key));
+			buf_addstr(&b, ": ");
+			if (cl->null)
+				buf_addstr(&b, "null");
+			else if (t->cols[c].type == C_TEXT)
+				json_quote(&b, cl->s, strlen(cl->s));
+			else
+				raw(&b, cl);
+		}
+		buf_addch(&b, '}');
+	}
+	buf_addstr(&b, t->nrows ? "\n]" : "]");
+	fwrite(b.s, 1, b.len, out);
+	buf_release(&b);
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,80 @@
+/*
+ * table: the result-table model. Every analysis produces tables; every output format renders them.
+ *
+ * Ownership: a table owns its name, columns' strings and text cells (copied in). table_free frees all.
+ * Renderers write to a FILE and return 0, or -1 on a write error.
+ */
+#ifndef GPUPROF_TABLE_H
+#define GPUPROF_TABLE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stddef.h>
+
+enum col_type {
+	C_INT,		/* plain integer (counts, ids) */
+	C_NS,		/* integer or real nanoseconds: shown as time to people, raw ns to machines */
+	C_BYTES,	/* integer bytes */
+	C_REAL,		/* real number */
+	C_PCT,		/* percentage, 0..100 */
+	C_TEXT		/* text */
+};
+
+struct column {
+	char *key;		/* JSON/CSV key, e.g. "total_ns" */
+	char *title;		/* heading for people, e.g. "Total" */
+	enum col_type type;
+};
+
+struct cell {
+	int null;
+	int is_real;		/* numeric cells: d holds the value, else i */
+	int64_t i;
+	double d;
+	char *s;		/* C_TEXT */
+};
+
+struct table {
+	char *name;		/* machine name: "hotspots" */
+	char *title;		/* for people: "Top kernels by total GPU time" */
+	int vertical;		/* text: one "title: value" line per column (single-row tables) */
+	int ncols;
+	struct column *cols;
+	struct cell *cells;	/* row-major, nrows * ncols */
+	size_t nrows, alloc;
+};
+
+struct table *table_new(const char *name, const char *title);
+void table_free(struct table *t);
+/* Add a column; returns its index. */
+int table_col(struct table *t, const char *key, const char *title, enum col_type type);
+/* Start a new row (all cells NULL); returns its index. */
+size_t table_row(struct table *t);
+struct cell *table_cell(struct table *t, size_t row, int col);
+void table_set_int(struct table *t, size_t row, int col, int64_t v);
+void table_set_real(struct table *t, size_t row, int col, double v);
+void table_set_text(struct table *t, size_t row, int col, const char *s);
+/* Index of column `key`, or -1. */
+int table_find_col(const struct table *t, const char *key);
+
+/* Output formats. */
+enum fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_MD };
+/* Parse a format name (text, csv, json, md); -1 if unknown. */
+int fmt_parse(const char *name);
+
+struct render_opts {
+	int wide;		/* text: never shorten names */
+	int width;		/* text: terminal width, 0 = 120 */
+};
+
+int render_text(FILE *out, const struct table *t, const struct render_opts *o);
+int render_csv(FILE *out, const struct table *t);
+int render_md(FILE *out, const struct table *t);
+/* One table as a JSON array of row objects (no trailing newline). */
+int render_json(FILE *out, const struct table *t);
+
+/* Human forms used by text and Markdown: "1.234 ms", "12.3 MB". out must hold 32 bytes. */
+void fmt_ns(char *out, size_t n, double ns);
+void fmt_bytes(char *out, size_t n, double bytes);
+
+#endif

@@ -1,0 +1,241 @@
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <limits.h>
+
+static const char *progname = "gpuprof";
+static int quiet;
+
+void util_init(const char *argv0)
+{
+	const char *slash = strrchr(argv0, '/');
+	progname = slash ? slash + 1 : argv0;
+}
+
+const char *util_progname(void)
+{
+	return progname;
+}
+
+void util_set_quiet(int q)
+{
+	quiet = q;
+}
+
+static void vreport(const char *level, const char *fmt, va_list ap)
+{
+	char msg[4096];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (level)
+		fprintf(stderr, "%s: %s: %s\n", progname, level, msg);
+	else
+		fprintf(stderr, "%s: %s\n", progname, msg);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("error", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("warning", fmt, ap);
+	va_end(ap);
+}
+
+void info(const char *fmt, ...)
+{
+	va_list ap;
+	if (quiet)
+		return;
+	va_start(ap, fmt);
+	vreport(NULL, fmt, ap);
+	va_end(ap);
+}
+
+static void *oom(size_t n)
+{
+	fprintf(stderr, "%s: fatal: out of memory allocating %zu bytes\n", progname, n);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	return p ? p : oom(n);
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	return p ? p : oom(n * size);
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	return q ? q : oom(n);
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+void grow_array(void **p, size_t *alloc, size_t need, size_t size)
+{
+	size_t n;
+	if (need <= *alloc)
+		return;
+	n = *alloc ? *alloc : 16;
+	while (n < need)
+		n = n / 2 * 3 + 16;
+	if (n > SIZE_MAX / size)
+		oom(SIZE_MAX);
+	*p = xrealloc(*p, n * size);
+	*alloc = n;
+}
+
+void buf_init(struct buf *b)
+{
+	b->alloc = 64;
+	b->s = xmalloc(b->alloc);
+	b->s[0] = '\0';
+	b->len = 0;
+}
+
+void buf_release(struct buf *b)
+{
+	free(b->s);
+	buf_init(b);
+}
+
+void buf_reset(struct buf *b)
+{
+	b->len = 0;
+	b->s[0] = '\0';
+}
+
+static void buf_need(struct buf *b, size_t extra)
+{
+	size_t need = b->len + extra + 1;
+	if (need > b->alloc) {
+		size_t n = b->alloc * 2;
+		while (n < need)
+			n *= 2;
+		b->s = xrealloc(b->s, n);
+		b->alloc = n;
+	}
+}
+
+void buf_add(struct buf *b, const void *data, size_t n)
+{
+	buf_need(b, n);
+	memcpy(b->s + b->len, data, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void buf_addstr(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+void buf_addch(struct buf *b, char c)
+{
+	buf_need(b, 1);
+	b->s[b->len++] = c;
+	b->s[b->len] = '\0';
+}
+
+void buf_vaddf(struct buf *b, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+	va_copy(cp, ap);
+	n = vsnprintf(b->s + b->len, b->alloc - b->len, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	if ((size_t)n >= b->alloc - b->len) {
+		buf_need(b, (size_t)n);
+		vsnprintf(b->s + b->len, b->alloc - b->len, fmt, ap);
+	}
+	b->len += (size_t)n;
+}
+
+void buf_addf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	buf_vaddf(b, fmt, ap);
+	va_end(ap);
+}
+
+void buf_addi64(struct buf *b, int64_t v)
+{
+	char tmp[24];
+	int i = (int)sizeof(tmp);
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	do {
+		tmp[--i] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	if (v < 0)
+		tmp[--i] = '-';
+	buf_add(b, tmp + i, sizeof(tmp) - (size_t)i);
+}
+
+int parse_i64(const char *s, size_t n, int64_t *out)
+{
+	size_t i = 0;
+	int neg = 0;
+	uint64_t u = 0, limit;
+	if (n && s[0] == '-') {
+		neg = 1;
+		i = 1;
+	}
+	if (i == n)
+		return -1;
+	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+	for (; i < n; i++) {
+		unsigned d = (unsigned char)s[i] - '0';
+		if (d > 9)
+			return -1;
+		if (u > (limit - d) / 10)
+			return -1;
+		u = u * 10 + d;
+	}
+	*out = neg ? (int64_t)(0 - u) : (int64_t)u;
+	return 0;
+}
+
+int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !memcmp(s + a - b, suffix, b);
+}

@@ -1,0 +1,71 @@
+/*
+ * util: messages, exit codes, memory and a growable byte buffer.
+ *
+ * Ownership: xmalloc/xrealloc/xstrdup never return NULL (they abort the program on out-of-memory, the one
+ * place library code may end it). A struct buf owns its bytes; buf_release frees them and leaves an empty
+ * buffer. Messages go to stderr as "PROGNAME: error: ..." with the program name set by util_init.
+ */
+#ifndef GPUPROF_UTIL_H
+#define GPUPROF_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+#define GPUPROF_VERSION "0.1.0"
+
+/* Exit codes, the same in every program (see README "Exit codes"). */
+enum {
+	EXIT_OK = 0,	/* success */
+	EXIT_GATE = 1,	/* a gate the user asked for failed */
+	EXIT_USAGE = 2,	/* usage error */
+	EXIT_DATA = 3,	/* bad input data; all valid data was kept */
+	EXIT_SYSTEM = 4	/* system or I/O error */
+};
+
+void util_init(const char *argv0);
+const char *util_progname(void);
+
+/* Print "prog: error: ..." and return -1, so library code can `return error(...)`. */
+int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Silence info() (warnings and errors still print). */
+void util_set_quiet(int quiet);
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* Grow *p (holding *alloc elements of size `size`) to hold at least `need` elements. */
+void grow_array(void **p, size_t *alloc, size_t need, size_t size);
+#define ALLOC_GROW(p, need, alloc) grow_array((void **)&(p), &(alloc), (need), sizeof(*(p)))
+
+struct buf {
+	char *s;	/* NUL-terminated bytes, never NULL after buf_init */
+	size_t len;	/* bytes used, not counting the NUL */
+	size_t alloc;	/* bytes allocated */
+};
+
+void buf_init(struct buf *b);
+void buf_release(struct buf *b);
+void buf_reset(struct buf *b);
+void buf_add(struct buf *b, const void *data, size_t n);
+void buf_addstr(struct buf *b, const char *s);
+void buf_addch(struct buf *b, char c);
+void buf_addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void buf_vaddf(struct buf *b, const char *fmt, va_list ap);
+/* Append a decimal integer (faster than buf_addf). */
+void buf_addi64(struct buf *b, int64_t v);
+
+/* Parse a whole decimal int64 from s[0..n): returns 0 and sets *out, or -1 if not exactly an integer. */
+int parse_i64(const char *s, size_t n, int64_t *out);
+
+/* Time on the monotonic clock in ns, for progress and benchmarks. */
+int64_t now_ns(void);
+
+/* Match a glob-free suffix: 1 if s ends with suffix. */
+int ends_with(const char *s, const char *suffix);
+
+#endif

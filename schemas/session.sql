@@ -1,0 +1,295 @@
+-- gpuprof session database, schema version 1.
+-- A public interface: users query these tables with plain sqlite3. Times are absolute Unix-epoch
+-- nanoseconds (INTEGER), durations nanoseconds, sizes bytes. Every event row carries its session_id and
+-- the pid of the process that recorded it. Names are ids into `strings`, scoped per session:
+-- join with (session_id, id). The views in views.sql do those joins for you.
+
+CREATE TABLE IF NOT EXISTS meta (
+	key TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS sessions (
+	id INTEGER PRIMARY KEY,		-- session_id in every other table
+	uuid TEXT NOT NULL UNIQUE,	-- the session id of the source (wire header "session", or derived)
+	source TEXT NOT NULL,		-- ndjson, kineto or nsys
+	path TEXT,			-- what was ingested
+	program TEXT,
+	args TEXT,			-- JSON array
+	hostname TEXT,
+	engine TEXT,
+	collector TEXT,
+	options TEXT,			-- JSON object
+	format_version INTEGER,
+	origin_ns INTEGER,		-- time origin of the source
+	start_ns INTEGER,		-- first event
+	end_ns INTEGER,			-- last event or session-end record
+	clean_end INTEGER NOT NULL DEFAULT 0,	-- 1 when every process wrote its session-end record
+	ingested_at TEXT NOT NULL	-- UTC, ISO 8601
+);
+
+CREATE TABLE IF NOT EXISTS processes (
+	session_id INTEGER NOT NULL REFERENCES sessions(id),
+	pid INTEGER NOT NULL,
+	ppid INTEGER,
+	hostname TEXT NOT NULL DEFAULT '',
+	program TEXT,
+	args TEXT,
+	file TEXT,			-- the file it came from
+	origin_ns INTEGER,
+	end_ns INTEGER,
+	clean_end INTEGER NOT NULL DEFAULT 0,
+	rank INTEGER,			-- distributed rank when known
+	PRIMARY KEY (session_id, hostname, pid)
+);
+
+CREATE TABLE IF NOT EXISTS devices (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL DEFAULT 0,
+	id INTEGER NOT NULL,		-- CUDA ordinal (source device id)
+	name TEXT,
+	uuid TEXT,
+	cc_major INTEGER,
+	cc_minor INTEGER,
+	sms INTEGER,
+	memory_bytes INTEGER,
+	core_clock_khz INTEGER,
+	mem_bandwidth_kbs INTEGER,
+	max_threads_per_sm INTEGER,
+	max_regs_per_sm INTEGER,
+	max_smem_per_sm INTEGER,
+	PRIMARY KEY (session_id, pid, id)
+);
+
+CREATE TABLE IF NOT EXISTS strings (
+	session_id INTEGER NOT NULL,
+	id INTEGER NOT NULL,
+	value TEXT NOT NULL,
+	PRIMARY KEY (session_id, id)
+);
+CREATE UNIQUE INDEX IF NOT EXISTS strings_value ON strings(session_id, value);
+
+CREATE TABLE IF NOT EXISTS kernels (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	start_ns INTEGER NOT NULL,
+	end_ns INTEGER NOT NULL,
+	device_id INTEGER NOT NULL,
+	context_id INTEGER,
+	stream_id INTEGER,
+	correlation_id INTEGER,
+	name_id INTEGER NOT NULL,	-- strings.id: demangled name
+	mangled_id INTEGER,		-- strings.id: mangled name, NULL when unknown
+	grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,
+	block_x INTEGER, block_y INTEGER, block_z INTEGER,
+	cluster_x INTEGER, cluster_y INTEGER, cluster_z INTEGER,
+	registers INTEGER,		-- per thread
+	static_smem INTEGER,		-- bytes per block
+	dynamic_smem INTEGER,		-- bytes per block
+	local_mem INTEGER,		-- bytes per thread
+	graph_id INTEGER,
+	graph_node_id INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS memcpys (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	start_ns INTEGER NOT NULL,
+	end_ns INTEGER NOT NULL,
+	device_id INTEGER NOT NULL,
+	context_id INTEGER,
+	stream_id INTEGER,
+	correlation_id INTEGER,
+	kind INTEGER NOT NULL,		-- 1 HtoD, 2 DtoH, 8 DtoD, 9 HtoH, 10 PtoP (CUPTI numbering; see copy_kinds)
+	src_kind INTEGER,		-- memory kinds (see memory_kinds)
+	dst_kind INTEGER,
+	bytes INTEGER NOT NULL,
+	src_device INTEGER,		-- peer copies; NULL otherwise
+	dst_device INTEGER,
+	async INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS memsets (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	start_ns INTEGER NOT NULL,
+	end_ns INTEGER NOT NULL,
+	device_id INTEGER NOT NULL,
+	context_id INTEGER,
+	stream_id INTEGER,
+	correlation_id INTEGER,
+	bytes INTEGER NOT NULL,
+	value INTEGER,
+	mem_kind INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS syncs (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	start_ns INTEGER NOT NULL,
+	end_ns INTEGER NOT NULL,
+	device_id INTEGER,		-- NULL when unknown
+	context_id INTEGER,
+	stream_id INTEGER,		-- NULL for context syncs
+	correlation_id INTEGER,
+	kind INTEGER NOT NULL,		-- 1 event sync, 2 stream wait event, 3 stream sync, 4 context sync
+	event_id INTEGER,
+	thread_id INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS memory_events (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	ts_ns INTEGER NOT NULL,
+	device_id INTEGER,
+	context_id INTEGER,
+	stream_id INTEGER,
+	correlation_id INTEGER,
+	op INTEGER NOT NULL,		-- 1 allocation, 2 free
+	mem_kind INTEGER,		-- see memory_kinds
+	address INTEGER,
+	bytes INTEGER NOT NULL,
+	pc INTEGER,
+	site_id INTEGER,		-- strings.id of the allocating site, NULL when unknown
+	thread_id INTEGER,
+	async INTEGER,
+	total_allocated INTEGER,	-- the source's running total after this event, when it has one
+	total_reserved INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS api_calls (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	start_ns INTEGER NOT NULL,
+	end_ns INTEGER NOT NULL,
+	thread_id INTEGER,
+	correlation_id INTEGER,
+	name_id INTEGER,		-- strings.id, e.g. cudaLaunchKernel
+	cbid INTEGER,
+	domain INTEGER			-- 1 runtime, 2 driver
+);
+
+CREATE TABLE IF NOT EXISTS ranges (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	start_ns INTEGER NOT NULL,
+	end_ns INTEGER,			-- NULL when the range never ended
+	thread_id INTEGER,
+	name_id INTEGER NOT NULL,
+	domain_id INTEGER,		-- NULL for the default domain
+	kind INTEGER NOT NULL,		-- 1 push/pop, 2 start/end
+	depth INTEGER,			-- push/pop nesting depth, 0 outermost
+	range_id INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS markers (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	ts_ns INTEGER NOT NULL,
+	thread_id INTEGER,
+	name_id INTEGER NOT NULL,
+	domain_id INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS stall_reasons (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL DEFAULT 0,
+	device_id INTEGER NOT NULL,
+	id INTEGER NOT NULL,		-- the device's reason index
+	name TEXT NOT NULL,		-- raw CUPTI name
+	PRIMARY KEY (session_id, pid, device_id, id)
+);
+
+CREATE TABLE IF NOT EXISTS pc_samples (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	ts_ns INTEGER,
+	device_id INTEGER NOT NULL,
+	function_id INTEGER,		-- strings.id
+	cubin_crc INTEGER,
+	pc_offset INTEGER,
+	stall_reason_id INTEGER NOT NULL,	-- joins stall_reasons on (session_id, pid, device_id, id)
+	samples INTEGER NOT NULL,
+	correlation_id INTEGER,
+	file_id INTEGER,		-- strings.id of the source file, NULL when unknown
+	line INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS device_metrics (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	ts_ns INTEGER NOT NULL,
+	device_id INTEGER NOT NULL,
+	gpu_util INTEGER,		-- percent
+	mem_util INTEGER,		-- percent
+	mem_used INTEGER,		-- bytes
+	mem_total INTEGER,
+	temp_c INTEGER,
+	power_mw INTEGER,
+	sm_clock_mhz INTEGER,
+	energy_mj INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS host_metrics (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	ts_ns INTEGER NOT NULL,
+	cpu_pct REAL,			-- percent of one core, process tree
+	rss_bytes INTEGER,
+	sys_mem_used INTEGER,
+	sys_mem_total INTEGER
+);
+
+CREATE TABLE IF NOT EXISTS drops (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	ts_ns INTEGER,
+	source TEXT NOT NULL,		-- cupti, ring, pcsampling, hwbuffer, wire (missing batches), ingest
+	what TEXT NOT NULL,		-- records, samples, events, batches
+	count INTEGER NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS collector_errors (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	ts_ns INTEGER,
+	what TEXT,
+	reason TEXT NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS ingest_errors (
+	id INTEGER PRIMARY KEY,
+	session_id INTEGER,		-- NULL when the session itself could not be read
+	file TEXT NOT NULL,
+	line INTEGER,			-- 1-based line (NDJSON), or 0 when not line-based
+	reason TEXT NOT NULL,
+	excerpt TEXT,			-- the start of the offending line
+	ingested_at TEXT NOT NULL
+);
+
+-- Lookup tables for the CUPTI enumerations used above.
+CREATE TABLE IF NOT EXISTS copy_kinds (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+INSERT OR IGNORE INTO copy_kinds VALUES
+	(0, 'unknown'), (1, 'HtoD'), (2, 'DtoH'), (3, 'HtoA'), (4, 'AtoH'), (5, 'AtoA'), (6, 'AtoD'),
+	(7, 'DtoA'), (8, 'DtoD'), (9, 'HtoH'), (10, 'PtoP');
+CREATE TABLE IF NOT EXISTS memory_kinds (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+INSERT OR IGNORE INTO memory_kinds VALUES
+	(0, 'unknown'), (1, 'pageable'), (2, 'pinned'), (3, 'device'), (4, 'array'), (5, 'managed'),
+	(6, 'device static'), (7, 'managed static');
+CREATE TABLE IF NOT EXISTS sync_kinds (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+INSERT OR IGNORE INTO sync_kinds VALUES
+	(0, 'unknown'), (1, 'event sync'), (2, 'stream wait event'), (3, 'stream sync'), (4, 'context sync');
+
+-- Indexes for the per-session lookups every analysis makes.
+CREATE INDEX IF NOT EXISTS kernels_session ON kernels(session_id);
+CREATE INDEX IF NOT EXISTS memcpys_session ON memcpys(session_id);
+CREATE INDEX IF NOT EXISTS memsets_session ON memsets(session_id);
+CREATE INDEX IF NOT EXISTS syncs_session ON syncs(session_id);
+CREATE INDEX IF NOT EXISTS memory_events_session ON memory_events(session_id);
+CREATE INDEX IF NOT EXISTS api_calls_session ON api_calls(session_id, pid, correlation_id);
+CREATE INDEX IF NOT EXISTS ranges_session ON ranges(session_id);
+CREATE INDEX IF NOT EXISTS pc_samples_session ON pc_samples(session_id);
+CREATE INDEX IF NOT EXISTS device_metrics_session ON device_metrics(session_id);
+CREATE INDEX IF NOT EXISTS host_metrics_session ON host_metrics(session_id);
+
+INSERT OR IGNORE INTO meta VALUES ('schema_version', '1');

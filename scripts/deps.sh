@@ -1,0 +1,22 @@
+#!/bin/sh
+# Install the Debian packages gpuprof needs; a fast no-op when all are present.
+#   scripts/deps.sh         build and test dependencies
+#   scripts/deps.sh fuzz    also clang with libFuzzer
+set -e
+pkgs="build-essential pkg-config libsqlite3-dev sqlite3 libcjson-dev libpcre2-dev libxlsxwriter-dev
+zlib1g-dev python3"
+[ "$1" = fuzz ] && pkgs="$pkgs clang libclang-rt-dev"
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed' || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+	echo "scripts/deps.sh: missing packages:$missing" >&2
+	echo "scripts/deps.sh: run as root, or: sudo apt-get install$missing" >&2
+	exit 4
+fi
+echo "scripts/deps.sh: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+apt-get install -y -qq --no-install-recommends $missing >&2
