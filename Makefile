@@ -86,12 +86,13 @@ $(B)/bin/gpuprof-report: $(REPORT_OBJ) $(ANALYZE_OBJ) $(B)/libcommon.a
 $(B)/bin/gpuprof-synth: tests/synth/gpuprof-synth.c
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< -lm
+	$(Q)$(CC) $(ALL_CFLAGS) -MF $(B)/obj/gpuprof-synth.d $(LDFLAGS) -o $@ $< -lm
 
 $(B)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(B)/libcommon.a
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
-	$(Q)$(CC) $(ALL_CFLAGS) -Ianalyze $(LDFLAGS) -o $@ $^ $(LIBS)
+	@mkdir -p $(B)/obj/tests
+	$(Q)$(CC) $(ALL_CFLAGS) -MF $(B)/obj/tests/$*.d $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # Fuzzing needs clang's libFuzzer; FUZZ_SECONDS bounds each target's run.
 FUZZ_SECONDS ?= 60
@@ -112,7 +113,7 @@ demo: deps all
 	@scripts/demo.sh
 
 bench: deps all
-	@scripts/bench.sh
+	@scripts/bench.py
 
 fuzz: deps $(FUZZ_TARGETS)
 	@scripts/deps.sh fuzz

@@ -59,10 +59,32 @@ static void set_col_text(struct table *t, size_t r, int c, sqlite3_stmt *st, int
 
 struct device_busy {
 	int64_t id;
-	struct interval *v;
+	char *name;		/* from the devices table, or NULL */
+	struct interval *v;	/* kernel intervals */
 	size_t n, alloc;
 	int64_t kernel_ns, first, last;
 };
+
+/* The entry for device id, added if new. */
+static struct device_busy *device_get(struct device_busy **dev, size_t *n, size_t *alloc, int64_t id)
+{
+	size_t i;
+	for (i = 0; i < *n; i++)
+		if ((*dev)[i].id == id)
+			return &(*dev)[i];
+	ALLOC_GROW(*dev, *n + 1, *alloc);
+	memset(&(*dev)[*n], 0, sizeof(**dev));
+	(*dev)[*n].id = id;
+	(*dev)[*n].first = INT64_MAX;
+	(*dev)[*n].last = INT64_MIN;
+	return &(*dev)[(*n)++];
+}
+
+static int cmp_device(const void *a, const void *b)
+{
+	const struct device_busy *x = a, *y = b;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
 
 static int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
@@ -117,33 +139,37 @@ static int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts 
 	}
 	sqlite3_finalize(st);
 
-	/* Busy time: the union of kernel intervals per device, never a plain sum. */
+	/* Devices the source declared, then busy time: the union of kernel intervals per device. */
 	if (!(st = script_next(&sc)))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t d = sqlite3_column_int64(st, 0), s0 = sqlite3_column_int64(st, 1),
-			e0 = sqlite3_column_int64(st, 2);
-		struct device_busy *db_;
-		for (i = 0; i < ndev && dev[i].id != d; i++)
-			;
-		if (i == ndev) {
-			ALLOC_GROW(dev, ndev + 1, dalloc);
-			memset(&dev[ndev], 0, sizeof(dev[ndev]));
-			dev[ndev].id = d;
-			dev[ndev].first = INT64_MAX;
-			dev[ndev].last = INT64_MIN;
-			ndev++;
+		const char *nm = (const char *)sqlite3_column_text(st, 1);
+		struct device_busy *d = device_get(&dev, &ndev, &dalloc, sqlite3_column_int64(st, 0));
+		if (nm && !d->name)
+			d->name = xstrdup(nm);
+	}
+	if (rc != SQLITE_DONE)
+		return step_error(st);
+	sqlite3_finalize(st);
+	if (!(st = script_next(&sc)))
+		return -1;
+	{
+		struct device_busy *d = NULL;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(st, 0), s0 = sqlite3_column_int64(st, 1),
+				e0 = sqlite3_column_int64(st, 2);
+			if (!d || d->id != id)
+				d = device_get(&dev, &ndev, &dalloc, id);
+			ALLOC_GROW(d->v, d->n + 1, d->alloc);
+			d->v[d->n].start = s0;
+			d->v[d->n].end = e0;
+			d->n++;
+			d->kernel_ns += e0 - s0;
+			if (s0 < d->first)
+				d->first = s0;
+			if (e0 > d->last)
+				d->last = e0;
 		}
-		db_ = &dev[i];
-		ALLOC_GROW(db_->v, db_->n + 1, db_->alloc);
-		db_->v[db_->n].start = s0;
-		db_->v[db_->n].end = e0;
-		db_->n++;
-		db_->kernel_ns += e0 - s0;
-		if (s0 < db_->first)
-			db_->first = s0;
-		if (e0 > db_->last)
-			db_->last = e0;
 	}
 	if (rc != SQLITE_DONE)
 		return step_error(st);
@@ -158,10 +184,9 @@ static int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts 
 	table_col(dt, "span_ns", "Span", C_NS);
 	table_col(dt, "busy_pct", "Busy %", C_PCT);
 	table_col(dt, "name", "Name", C_TEXT);
-	if (!(st = script_next(&sc)))
-		return -1;
+	qsort(dev, ndev, sizeof(*dev), cmp_device);
 	for (i = 0; i < ndev; i++) {
-		int64_t busy = interval_union(dev[i].v, dev[i].n), span = dev[i].last - dev[i].first;
+		int64_t busy = interval_union(dev[i].v, dev[i].n), span = dev[i].n ? dev[i].last - dev[i].first : 0;
 		size_t dr = table_row(dt);
 		table_set_int(dt, dr, 0, dev[i].id);
 		table_set_int(dt, dr, 1, (int64_t)dev[i].n);
@@ -170,17 +195,14 @@ static int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts 
 		table_set_int(dt, dr, 4, span);
 		if (span > 0)
 			table_set_real(dt, dr, 5, 100.0 * (double)busy / (double)span);
-		sqlite3_reset(st);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-			if (sqlite3_column_int64(st, 0) == dev[i].id)
-				set_col_text(dt, dr, 6, st, 1);
+		table_set_text(dt, dr, 6, dev[i].name);
 		kernels += (int64_t)dev[i].n;
 		kernel_ns += dev[i].kernel_ns;
 		busy_ns += busy;
 		span_sum += span;
 		free(dev[i].v);
+		free(dev[i].name);
 	}
-	sqlite3_finalize(st);
 	free(dev);
 	table_set_int(t, r, 20, kernels);
 	table_set_int(t, r, 21, kernel_ns);

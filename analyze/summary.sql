@@ -14,8 +14,8 @@ SELECT s.id, s.uuid, s.source, s.program, s.hostname, s.engine, s.start_ns, s.en
        (SELECT count(*) FROM ingest_errors e WHERE e.session_id = s.id)
 FROM sessions s WHERE s.id = :session;
 
--- Statement 2: every kernel's interval, for the busy-time union per device (computed in C).
-SELECT device_id, start_ns, end_ns FROM kernels WHERE session_id = :session;
+-- Statement 2: the devices the source declared (a device that ran nothing is shown too).
+SELECT id, min(name) FROM devices WHERE session_id = :session GROUP BY id ORDER BY id;
 
--- Statement 3: device names.
-SELECT id, min(name) FROM devices WHERE session_id = :session GROUP BY id;
+-- Statement 3: every kernel's interval, for the busy-time union per device (computed in C).
+SELECT device_id, start_ns, end_ns FROM kernels WHERE session_id = :session;

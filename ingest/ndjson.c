@@ -85,6 +85,7 @@ struct file {
 	int64_t origin;
 	struct idmap strings;
 	int64_t next_seq[R_COUNT];
+	int errors_at_batch[R_COUNT];	/* f->errors when the last batch of the type was read */
 	int64_t rejected_rows[R_COUNT];
 	int clean_end;
 	int64_t end_ns;
@@ -120,11 +121,11 @@ static int add_time(struct file *f, int64_t rel, int64_t *out)
 static const char *kind_name(enum field_kind k)
 {
 	switch (k) {
-	case F_TIME: case F_INT: case F_OPT: return "integer";
-	case F_TIMEN: case F_INTN: return "integer or null";
-	case F_NUM: return "number or null";
-	case F_STR: case F_STRTEXT: return "string id";
-	case F_TEXT: return "string";
+	case F_TIME: case F_INT: case F_OPT: return "an integer";
+	case F_TIMEN: case F_INTN: return "an integer or null";
+	case F_NUM: return "a number or null";
+	case F_STR: case F_STRTEXT: return "a string id";
+	case F_TEXT: return "a string";
 	}
 	return "value";
 }
@@ -169,7 +170,7 @@ static int read_batch(struct file *f, struct json_doc *d, const struct jnode *ro
 				      fd->wire, a->len, (long long)n);
 		for (i = 0, v = json_first(d, a); v; v = json_next(d, v), i++) {
 			if (!kind_accepts(fd->kind, v))
-				return reject(f, "%s batch: field \"%s\" value %lld is not a %s", r->wire,
+				return reject(f, "%s batch: field \"%s\" value %lld is not %s", r->wire,
 					      fd->wire, (long long)i, kind_name(fd->kind));
 			if ((fd->kind == F_STR || fd->kind == F_STRTEXT) && v->u.i != 0 &&
 			    idmap_get(&f->strings, v->u.i) < 0)
@@ -187,7 +188,8 @@ static int read_batch(struct file *f, struct json_doc *d, const struct jnode *ro
 		return reject(f, "%s batch: seq %lld repeats or goes back (expected %lld)", r->wire,
 			      (long long)seq, (long long)f->next_seq[t]);
 	}
-	if (seq > f->next_seq[t]) {
+	if (seq > f->next_seq[t] && f->errors_at_batch[t] == f->errors) {
+		/* Only when no rejected line since the previous batch explains the gap. */
 		int64_t lost = seq - f->next_seq[t];
 		warning("%s:%lld: %lld %s batch(es) missing before seq %lld", f->path, (long long)f->line,
 			(long long)lost, r->wire, (long long)seq);
@@ -195,6 +197,7 @@ static int read_batch(struct file *f, struct json_doc *d, const struct jnode *ro
 			return -1;
 	}
 	f->next_seq[t] = seq + 1;
+	f->errors_at_batch[t] = f->errors;
 
 	/* Scalars of one array are consecutive nodes, so row i of column c is cols[c] + i. */
 	for (i = 0; i < n; i++) {
@@ -300,7 +303,7 @@ static int read_end(struct file *f, struct json_doc *d, const struct jnode *root
 			continue;
 		seen = sink_count(f->sink, t) + f->rejected_rows[t];
 		lost = c->u.i - seen;
-		if (lost > 0) {
+		if (lost > 0 && !f->errors) {
 			warning("%s: %lld %s record(s) written by the collector are missing from the file",
 				f->path, (long long)lost, c->key);
 			if (sink_drop(f->sink, f->end_ns, "wire", "records", lost))
@@ -412,11 +415,11 @@ static int read_file(struct sink *sink, const char *path, const char *input, con
 				break;
 			}
 			if (!f.header_seen) {
-				reject(&f, "not a gpuprof wire-format file: %s at byte %zu", d.err, d.err_off);
+				reject(&f, "not a gpuprof wire-format file: %s at column %zu", d.err, d.err_off + 1);
 				status = EXIT_DATA;
 				goto out;
 			}
-			fail = reject(&f, "invalid JSON: %s at byte %zu", d.err, d.err_off + 1);
+			fail = reject(&f, "invalid JSON: %s at column %zu", d.err, d.err_off + 1);
 			goto next;
 		}
 		root = json_root(&d);

@@ -96,7 +96,8 @@ static int schema_version(sqlite3 *db, int64_t *version)
 sqlite3 *db_open(const char *path, enum db_mode mode)
 {
 	sqlite3 *db = NULL;
-	int flags = mode == DB_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
+	int flags = (mode == DB_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) |
+		    SQLITE_OPEN_NOMUTEX;
 	int64_t version;
 
 	if (mode == DB_READ && access(path, F_OK)) {
@@ -111,10 +112,6 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	sqlite3_busy_timeout(db, 5000);
 	sqlite3_create_function(db, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_regexp,
 				NULL, NULL);
-	if (sqlite3_exec(db, "PRAGMA cache_size = -32768", NULL, NULL, NULL) != SQLITE_OK) {
-		error("%s: not a database: %s", path, sqlite3_errmsg(db));
-		goto fail;
-	}
 	if (schema_version(db, &version) == 0) {
 		if (version > DB_SCHEMA_VERSION) {
 			error("%s: schema version %lld is newer than this gpuprof understands (%d)", path,
@@ -138,6 +135,9 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 		if (db_exec(db, "PRAGMA page_size = 65536"))
 			goto fail;
 	}
+	/* After page_size: a cache size in KiB is turned into pages with the page size in force. */
+	if (db_exec(db, "PRAGMA cache_size = -16384"))
+		goto fail;
 	if (mode == DB_WRITE) {
 		if (db_exec(db, "PRAGMA synchronous = NORMAL") ||
 		    db_exec(db, "BEGIN") ||

@@ -329,6 +329,8 @@ static int parse_value(struct parser *ps, uint32_t *out)
 		*out = new_node(ps, J_NULL);
 		return match_word(ps, "null", 4);
 	default:
+		if (*ps->p != '-' && (*ps->p < '0' || *ps->p > '9'))
+			return fail(ps, "unexpected character");
 		self = new_node(ps, J_INT);
 		*out = self;
 		return parse_number(ps, &ps->d->nodes[self]);

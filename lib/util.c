@@ -28,6 +28,8 @@ void util_set_quiet(int q)
 static void vreport(const char *level, const char *fmt, va_list ap)
 {
 	char msg[4096];
+	if (quiet > 1)
+		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (level)
 		fprintf(stderr, "%s: %s: %s\n", progname, level, msg);
@@ -113,34 +115,40 @@ void grow_array(void **p, size_t *alloc, size_t need, size_t size)
 	*alloc = n;
 }
 
+/* An empty buffer points here until it first grows, so init and release never allocate (git's slopbuf). */
+static char empty_buf[1];
+
 void buf_init(struct buf *b)
 {
-	b->alloc = 64;
-	b->s = xmalloc(b->alloc);
-	b->s[0] = '\0';
+	b->alloc = 0;
+	b->s = empty_buf;
 	b->len = 0;
 }
 
 void buf_release(struct buf *b)
 {
-	free(b->s);
+	if (b->alloc)
+		free(b->s);
 	buf_init(b);
 }
 
 void buf_reset(struct buf *b)
 {
 	b->len = 0;
-	b->s[0] = '\0';
+	if (b->alloc)
+		b->s[0] = '\0';
 }
 
 static void buf_need(struct buf *b, size_t extra)
 {
 	size_t need = b->len + extra + 1;
 	if (need > b->alloc) {
-		size_t n = b->alloc * 2;
+		size_t n = b->alloc ? b->alloc * 2 : 64;
 		while (n < need)
 			n *= 2;
-		b->s = xrealloc(b->s, n);
+		b->s = b->alloc ? xrealloc(b->s, n) : xmalloc(n);
+		if (!b->alloc)
+			b->s[0] = '\0';
 		b->alloc = n;
 	}
 }
@@ -169,6 +177,7 @@ void buf_vaddf(struct buf *b, const char *fmt, va_list ap)
 {
 	va_list cp;
 	int n;
+	buf_need(b, 64);
 	va_copy(cp, ap);
 	n = vsnprintf(b->s + b->len, b->alloc - b->len, fmt, cp);
 	va_end(cp);
@@ -214,6 +223,17 @@ int parse_i64(const char *s, size_t n, int64_t *out)
 	}
 	if (i == n)
 		return -1;
+	if (n - i <= 18) {
+		/* Up to 18 digits cannot overflow: no checks per digit. */
+		for (; i < n; i++) {
+			unsigned d = (unsigned char)s[i] - '0';
+			if (d > 9)
+				return -1;
+			u = u * 10 + d;
+		}
+		*out = neg ? -(int64_t)u : (int64_t)u;
+		return 0;
+	}
 	limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
 	for (; i < n; i++) {
 		unsigned d = (unsigned char)s[i] - '0';

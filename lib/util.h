@@ -30,7 +30,7 @@ const char *util_progname(void);
 int error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Silence info() (warnings and errors still print). */
+/* 1: silence info() (warnings and errors still print); 2: silence everything (fuzzing). */
 void util_set_quiet(int quiet);
 
 void *xmalloc(size_t n);

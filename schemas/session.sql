@@ -280,16 +280,4 @@ CREATE TABLE IF NOT EXISTS sync_kinds (id INTEGER PRIMARY KEY, name TEXT NOT NUL
 INSERT OR IGNORE INTO sync_kinds VALUES
 	(0, 'unknown'), (1, 'event sync'), (2, 'stream wait event'), (3, 'stream sync'), (4, 'context sync');
 
--- Indexes for the per-session lookups every analysis makes.
-CREATE INDEX IF NOT EXISTS kernels_session ON kernels(session_id);
-CREATE INDEX IF NOT EXISTS memcpys_session ON memcpys(session_id);
-CREATE INDEX IF NOT EXISTS memsets_session ON memsets(session_id);
-CREATE INDEX IF NOT EXISTS syncs_session ON syncs(session_id);
-CREATE INDEX IF NOT EXISTS memory_events_session ON memory_events(session_id);
-CREATE INDEX IF NOT EXISTS api_calls_session ON api_calls(session_id, pid, correlation_id);
-CREATE INDEX IF NOT EXISTS ranges_session ON ranges(session_id);
-CREATE INDEX IF NOT EXISTS pc_samples_session ON pc_samples(session_id);
-CREATE INDEX IF NOT EXISTS device_metrics_session ON device_metrics(session_id);
-CREATE INDEX IF NOT EXISTS host_metrics_session ON host_metrics(session_id);
-
 INSERT OR IGNORE INTO meta VALUES ('schema_version', '1');

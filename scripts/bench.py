@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""make bench: speed and memory of the pipeline on a large synthetic session, against the targets.
+
+Measures (wall time, and peak RSS of each child process from getrusage):
+  ingest of a 5M-kernel session: events/s (every record: kernels, launch calls, copies, ranges...)
+  gpuprof-analyze summary and hotspots on the resulting database
+  gpuprof-report (text)
+BENCH_KERNELS overrides the size (default 5,000,000). The session is cached in build/bench/.
+"""
+import os
+import resource
+import sqlite3
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, "build/bin")
+KERNELS = int(os.environ.get("BENCH_KERNELS", "5000000"))
+OUT = os.path.join(ROOT, "build/bench")
+
+
+def run_measured(args):
+    """Run args with wait4 so the peak RSS is this child's own. Returns (seconds, MiB)."""
+    t0 = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.execv(args[0], args)
+    _, status, ru = os.wait4(pid, 0)
+    dt = time.perf_counter() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"bench: {' '.join(args)} failed with status {status}")
+    return dt, ru.ru_maxrss / 1024.0
+
+
+def verdict(ok):
+    return "ok  " if ok else "MISS"
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    session = os.path.join(OUT, f"synth-{KERNELS}")
+    db = os.path.join(OUT, f"synth-{KERNELS}.db")
+    if not os.path.isdir(session):
+        print(f"bench: generating a {KERNELS:,}-kernel session (cached in {os.path.relpath(session, ROOT)})")
+        run_measured([os.path.join(BIN, "gpuprof-synth"), "--kernels", str(KERNELS), "--seed", "1",
+                      "--no-expected", "-o", session])
+    size = sum(os.path.getsize(os.path.join(session, f)) for f in os.listdir(session))
+    if os.path.exists(db):
+        os.remove(db)
+    t, rss = run_measured([os.path.join(BIN, "gpuprof-ingest"), "-q", session, "-o", db])
+    con = sqlite3.connect(db)
+    tables = ["kernels", "memcpys", "memsets", "syncs", "memory_events", "api_calls", "ranges", "markers",
+              "pc_samples", "stall_reasons", "devices", "device_metrics", "host_metrics"]
+    events = sum(con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables)
+    con.close()
+    rate = events / t
+    print(f"input: {KERNELS:,} kernels, {events:,} records, {size / 2**20:.0f} MiB of NDJSON")
+    print(f"{verdict(rate >= 1.5e6)} ingest      {t:6.2f} s  {rate / 1e6:5.2f} M events/s  peak RSS {rss:5.1f} MiB"
+          f"   (targets: >= 1.5 M events/s, < 100 MiB)")
+    for name, args, target in [
+        ("hotspots", ["gpuprof-analyze", "hotspots", db], 1.0),
+        ("summary", ["gpuprof-analyze", "summary", db], None),
+        ("report", ["gpuprof-report", db], 2.0),
+    ]:
+        t, rss = run_measured([os.path.join(BIN, args[0])] + args[1:])
+        ok = target is None or t < target
+        goal = f"(target: < {target} s)" if target else ""
+        print(f"{verdict(ok)} {name:<11} {t:6.2f} s  peak RSS {rss:6.1f} MiB   {goal}")
+
+
+if __name__ == "__main__":
+    main()

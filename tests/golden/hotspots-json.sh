@@ -1,0 +1,1 @@
+gpuprof-analyze hotspots "$DB" --format json --top 3

@@ -1,0 +1,1 @@
+gpuprof analyze hotspots "$DB" --top 4 --wide --match 'cutlass|nccl'

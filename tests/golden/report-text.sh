@@ -1,0 +1,1 @@
+gpuprof-report "$DB"

@@ -1,0 +1,1 @@
+gpuprof-analyze summary "$DB" --format json

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# make test: every test that needs no GPU, quietly. Each suite prints "NAME: N passed, M failed";
+# this script adds them up and ends with "N passed, M failed". Exit status 1 if anything failed.
+set -u
+export LC_ALL=C TZ=UTC
+cd "$(dirname "$0")/.."
+passed=0 failed=0
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+
+# suite NAME COMMAND...: run one suite, show its output only when it fails.
+suite() {
+	local name=$1 line p f rc
+	shift
+	"$@" >"$log" 2>&1
+	rc=$?
+	line=$(grep -E '^[A-Za-z0-9_.-]+: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
+	p=$(printf '%s' "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+	f=$(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+	[ -n "$line" ] || { p=0; f=1; }
+	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+	passed=$((passed + p))
+	failed=$((failed + f))
+	if [ "$f" -ne 0 ]; then
+		echo "--- $name failed (exit $rc):"
+		tail -60 "$log"
+	else
+		printf '%-12s %s\n' "$name" "${line#*: }"
+	fi
+}
+
+for t in build/tests/*; do
+	case $t in *.d) continue ;; esac
+	suite "${t##*/}" "$t"
+done
+suite cases python3 tests/cases.py
+suite golden tests/golden.sh
+suite truth python3 tests/truth.py
+suite atomic tests/atomic.sh
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,96 @@
+/* Unit tests for lib/json: exact integers, escapes, errors. */
+#include "check.h"
+#include "json.h"
+#include "util.h"
+
+#include <stdlib.h>
+
+static int parse(struct json_doc *d, const char *text, char **keep)
+{
+	*keep = xstrdup(text);
+	return json_parse(d, *keep, strlen(*keep));
+}
+
+int main(void)
+{
+	struct json_doc d;
+	const struct jnode *r, *a, *v;
+	struct buf b;
+	char *s;
+	int64_t i;
+
+	util_init("test_json");
+	json_doc_init(&d);
+
+	/* Integers above 2^53 stay exact (a double would round 1763822038123456789 to ...456768). */
+	CHECK(parse(&d, "{\"t\":1763822038123456789,\"neg\":-9223372036854775808}", &s) == 0);
+	r = json_root(&d);
+	CHECK(json_get_i64(&d, r, "t", &i) == 0);
+	CHECK_EQ_I64(i, 1763822038123456789LL);
+	CHECK(json_get_i64(&d, r, "neg", &i) == 0);
+	CHECK(i == INT64_MIN);
+	free(s);
+
+	/* Beyond int64 becomes a real, not a wrapped integer. */
+	CHECK(parse(&d, "[9223372036854775808, 1.5, -2e3]", &s) == 0);
+	r = json_root(&d);
+	a = json_first(&d, r);
+	CHECK(a->type == J_REAL);
+	v = json_next(&d, a);
+	CHECK(v->type == J_REAL && v->num == 1.5);
+	v = json_next(&d, v);
+	CHECK(v->type == J_REAL && v->num == -2000);
+	free(s);
+
+	/* Escapes, including a surrogate pair, decode to UTF-8 in place. */
+	CHECK(parse(&d, "{\"k\":\"a\\\"b\\\\c\\n\\u00e9\\ud83d\\ude00<&>\"}", &s) == 0);
+	CHECK_EQ_STR(json_get_str(&d, json_root(&d), "k"), "a\"b\\c\n\xc3\xa9\xf0\x9f\x98\x80<&>");
+	free(s);
+
+	/* Scalars of one array are consecutive nodes (the batch reader relies on it). */
+	CHECK(parse(&d, "{\"x\":[1,2,3],\"y\":[4,5,6]}", &s) == 0);
+	a = json_first(&d, json_get(&d, json_root(&d), "y"));
+	CHECK_EQ_I64(a[0].u.i, 4);
+	CHECK_EQ_I64(a[2].u.i, 6);
+	free(s);
+
+	/* Errors. */
+	{
+		static const char *bad[] = { "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "\"abc", "nul",
+					     "\"\\x\"", "\"\\ud800\"", "[1] x", "{\"a\":1,}", "\"\t\"", "1e",
+					     "\"\\u0000\"" };
+		size_t k;
+		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			int rc = parse(&d, bad[k], &s);
+			if (rc != -1)
+				fprintf(stderr, "accepted bad JSON: %s\n", bad[k]);
+			CHECK(rc == -1 && d.err);
+			free(s);
+		}
+	}
+	/* Nesting is bounded, so hostile input cannot overflow the stack. */
+	{
+		char deep[300];
+		memset(deep, '[', sizeof(deep) - 1);
+		deep[sizeof(deep) - 1] = '\0';
+		CHECK(parse(&d, deep, &s) == -1);
+		free(s);
+	}
+
+	/* Writing back round-trips. */
+	CHECK(parse(&d, "{\"a\":[1,-2,\"x\\\"y\"],\"b\":{\"c\":null,\"d\":true},\"e\":0.25}", &s) == 0);
+	buf_init(&b);
+	json_write(&b, &d, json_root(&d));
+	CHECK_EQ_STR(b.s, "{\"a\":[1,-2,\"x\\\"y\"],\"b\":{\"c\":null,\"d\":true},\"e\":0.25}");
+	buf_release(&b);
+	free(s);
+
+	/* parse_i64 rejects overflow and junk. */
+	CHECK(parse_i64("9223372036854775807", 19, &i) == 0 && i == INT64_MAX);
+	CHECK(parse_i64("9223372036854775808", 19, &i) == -1);
+	CHECK(parse_i64("12a", 3, &i) == -1);
+	CHECK(parse_i64("-", 1, &i) == -1);
+
+	json_doc_release(&d);
+	return check_done("test_json");
+}
