@@ -1,11 +1,11 @@
 /*
  * ndjson: the gpuprof wire format (schemas/wire-format.md) from a session directory, .ndjson or
- * .ndjson.gz file. Lines are parsed one at a time with lib/json, so memory stays bounded by the longest
- * line whatever the file size.
+ * .ndjson.gz file. A decoder thread (decode.c) parses and checks lines while this thread writes them,
+ * so memory stays bounded by a few lines whatever the file size.
  */
 #include "reader.h"
+#include "decode.h"
 #include "json.h"
-#include "lines.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -17,7 +17,6 @@
 
 #define WIRE_VERSION 1
 #define MAX_PRINTED_ERRORS 20
-#define EXCERPT 120
 
 /* Wire string id -> database string id, open addressing. */
 struct idmap {
@@ -118,118 +117,50 @@ static int add_time(struct file *f, int64_t rel, int64_t *out)
 	return 0;
 }
 
-static const char *kind_name(enum field_kind k)
+/* A decoded batch: sequence checks, string ids to database ids, one sink row per record. */
+static int write_batch(struct file *f, const struct item *it)
 {
-	switch (k) {
-	case F_TIME: case F_INT: case F_OPT: return "an integer";
-	case F_TIMEN: case F_INTN: return "an integer or null";
-	case F_NUM: return "a number or null";
-	case F_STR: case F_STRTEXT: return "a string id";
-	case F_TEXT: return "a string";
-	}
-	return "value";
-}
+	const struct rec_spec *r = &rec_specs[it->type];
+	int t = it->type, nf = r->nfields, c;
+	int64_t i;
 
-static int kind_accepts(enum field_kind k, const struct jnode *v)
-{
-	switch (k) {
-	case F_TIME: case F_INT: case F_OPT: case F_STR: case F_STRTEXT:
-		return v->type == J_INT;
-	case F_TIMEN: case F_INTN:
-		return v->type == J_INT || v->type == J_NULL;
-	case F_NUM:
-		return v->type == J_INT || v->type == J_REAL || v->type == J_NULL;
-	case F_TEXT:
-		return v->type == J_STRING;
-	}
-	return 0;
-}
-
-/* A batch line: check every field of every row first, then add the rows. Returns -1 on sink failure. */
-static int read_batch(struct file *f, struct json_doc *d, const struct jnode *root, enum rec_type t)
-{
-	const struct rec_spec *r = &rec_specs[t];
-	const struct jnode *cols[REC_MAX_FIELDS];
-	int64_t seq, n, i;
-	int c;
-
-	if (json_get_i64(d, root, "seq", &seq) || seq < 0)
-		return reject(f, "%s batch: missing or bad \"seq\"", r->wire);
-	if (json_get_i64(d, root, "n", &n) || n < 1 || n > UINT32_MAX)
-		return reject(f, "%s batch: missing or bad \"n\"", r->wire);
-	for (c = 0; c < r->nfields; c++) {
-		const struct field *fd = &r->fields[c];
-		const struct jnode *a = json_get(d, root, fd->wire);
-		const struct jnode *v;
-		if (!a)
-			return reject(f, "%s batch: missing field \"%s\"", r->wire, fd->wire);
-		if (a->type != J_ARRAY)
-			return reject(f, "%s batch: field \"%s\" is not an array", r->wire, fd->wire);
-		if (a->len != n)
-			return reject(f, "%s batch: field \"%s\" has %u values, expected n = %lld", r->wire,
-				      fd->wire, a->len, (long long)n);
-		for (i = 0, v = json_first(d, a); v; v = json_next(d, v), i++) {
-			if (!kind_accepts(fd->kind, v))
-				return reject(f, "%s batch: field \"%s\" value %lld is not %s", r->wire,
-					      fd->wire, (long long)i, kind_name(fd->kind));
-			if ((fd->kind == F_STR || fd->kind == F_STRTEXT) && v->u.i != 0 &&
-			    idmap_get(&f->strings, v->u.i) < 0)
-				return reject(f, "%s batch: field \"%s\" uses undeclared string id %lld", r->wire,
-					      fd->wire, (long long)v->u.i);
-			if ((fd->kind == F_TIME || (fd->kind == F_TIMEN && v->type == J_INT)) &&
-			    (v->u.i > 0 ? f->origin > INT64_MAX - v->u.i : f->origin < INT64_MIN - v->u.i))
-				return reject(f, "%s batch: field \"%s\" value %lld overflows the time origin",
-					      r->wire, fd->wire, (long long)i);
-		}
-		cols[c] = json_first(d, a);
-	}
-	if (seq < f->next_seq[t]) {
-		f->rejected_rows[t] += n;
+	if (it->seq < f->next_seq[t]) {
+		f->rejected_rows[t] += it->n;
 		return reject(f, "%s batch: seq %lld repeats or goes back (expected %lld)", r->wire,
-			      (long long)seq, (long long)f->next_seq[t]);
+			      (long long)it->seq, (long long)f->next_seq[t]);
 	}
-	if (seq > f->next_seq[t] && f->errors_at_batch[t] == f->errors) {
+	if (it->seq > f->next_seq[t] && f->errors_at_batch[t] == f->errors) {
 		/* Only when no rejected line since the previous batch explains the gap. */
-		int64_t lost = seq - f->next_seq[t];
+		int64_t lost = it->seq - f->next_seq[t];
 		warning("%s:%lld: %lld %s batch(es) missing before seq %lld", f->path, (long long)f->line,
-			(long long)lost, r->wire, (long long)seq);
+			(long long)lost, r->wire, (long long)it->seq);
 		if (sink_drop(f->sink, 0, "wire", "batches", lost))
 			return -1;
 	}
-	f->next_seq[t] = seq + 1;
+	f->next_seq[t] = it->seq + 1;
 	f->errors_at_batch[t] = f->errors;
 
-	/* Scalars of one array are consecutive nodes, so row i of column c is cols[c] + i. */
-	for (i = 0; i < n; i++) {
-		for (c = 0; c < r->nfields; c++) {
-			const struct jnode *v = cols[c] + i;
+	for (i = 0; i < it->n; i++) {
+		const int64_t *v = it->vals + i * nf;
+		const uint8_t *null = it->nulls + i * nf;
+		for (c = 0; c < nf; c++) {
 			struct value *out = &f->vals[c];
-			enum field_kind k = r->fields[c].kind;
-			out->null = v->type == J_NULL;
+			out->null = null[c];
 			if (out->null)
 				continue;
-			switch (k) {
-			case F_TIME:
-			case F_TIMEN:
-				add_time(f, v->u.i, &out->i);
-				break;
-			case F_OPT:
-				out->i = v->u.i;
-				out->null = v->u.i < 0;
-				break;
-			case F_NUM:
-				out->d = v->num;
-				break;
+			switch (r->fields[c].kind) {
 			case F_STR:
 			case F_STRTEXT:
-				out->i = v->u.i ? idmap_get(&f->strings, v->u.i) : 0;
-				out->null = v->u.i == 0;
+				out->i = idmap_get(&f->strings, v[c]);
+				break;
+			case F_NUM:
+				memcpy(&out->d, &v[c], sizeof(double));
 				break;
 			case F_TEXT:
-				out->s = v->u.s;
+				out->s = it->texts.s + v[c];
 				break;
 			default:
-				out->i = v->u.i;
+				out->i = v[c];
 			}
 		}
 		if (sink_add(f->sink, t, f->vals))
@@ -375,6 +306,31 @@ static const struct {
 	{ "end", L_END },
 };
 
+/* A record that is no batch, already checked for JSON, type and version by the decoder. */
+static int write_line(struct file *f, struct json_doc *d, const struct item *it)
+{
+	const struct jnode *root;
+	const char *type;
+	size_t i;
+	if (json_parse(d, it->text.s, it->text.len))
+		return reject(f, "invalid JSON: %s at column %zu", d->err, d->err_off + 1);
+	root = json_root(d);
+	type = json_get_str(d, root, "type");
+	for (i = 0; i < sizeof(line_kinds) / sizeof(line_kinds[0]); i++)
+		if (!strcmp(line_kinds[i].type, type))
+			break;
+	if (i == sizeof(line_kinds) / sizeof(line_kinds[0]))
+		return reject(f, "unknown record type \"%s\"", type);
+	switch (line_kinds[i].kind) {
+	case L_HEADER: return reject(f, "a second session header");
+	case L_STRINGS: return read_strings(f, d, root);
+	case L_DROPS: return read_drops(f, d, root);
+	case L_ERROR: return read_error(f, d, root);
+	case L_END: return read_end(f, d, root);
+	}
+	return 0;
+}
+
 /*
  * One file. Returns EXIT_OK, EXIT_DATA (lines rejected, the rest kept) or EXIT_SYSTEM. Sets *newer when
  * the file is of a newer format version, in which case the caller must write nothing.
@@ -384,12 +340,11 @@ static int read_file(struct sink *sink, const char *path, const char *input, con
 {
 	struct file f;
 	struct json_doc d;
-	struct lines *in;
-	char *line;
-	size_t len;
-	int complete, rc, status = EXIT_OK, skip = 0;
+	struct decoder *dec;
+	const struct item *it;
+	int status = EXIT_OK, skip = 0, done = 0;
 
-	if (!(in = lines_open(path)))
+	if (!(dec = decode_start(path)))
 		return EXIT_SYSTEM;
 	memset(&f, 0, sizeof(f));
 	f.sink = sink;
@@ -397,100 +352,72 @@ static int read_file(struct sink *sink, const char *path, const char *input, con
 	f.path = path;
 	json_doc_init(&d);
 
-	while ((rc = lines_next(in, &line, &len, &complete)) == 1) {
-		const struct jnode *root;
-		const char *type;
-		int64_t v;
-		size_t i;
-		int t, fail = 0;
-
-		f.line = lines_number(in);
-		if (strspn(line, " \t\r") == len)
+	while (!done && (it = decode_next(dec))) {
+		int fail = 0;
+		f.line = it->line;
+		memcpy(f.excerpt, it->excerpt, sizeof(f.excerpt));
+		switch (it->kind) {
+		case IT_EOF:
+			done = 1;
 			continue;
-		snprintf(f.excerpt, sizeof(f.excerpt), "%.*s", (int)(len < EXCERPT ? len : EXCERPT), line);
-		if (json_parse(&d, line, len)) {
-			if (!complete) {
-				warning("%s:%lld: last line is cut off (the process was killed?); kept %lld "
-					"complete lines", path, (long long)f.line, (long long)f.line - 1);
+		case IT_FAIL:
+			status = EXIT_SYSTEM;
+			goto out;
+		case IT_CUT:
+			warning("%s:%lld: last line is cut off (the process was killed?); kept %lld complete lines",
+				path, (long long)f.line, (long long)f.line - 1);
+			done = 1;
+			continue;
+		case IT_REJECT:
+			fail = reject(&f, "%s", it->reason);
+			if (it->first) {
+				status = EXIT_DATA;
+				goto out;
+			}
+			break;
+		case IT_LINE:
+			if (!f.header_seen) {
+				int rc;
+				if (json_parse(&d, it->text.s, it->text.len) ||
+				    json_get_i64(&d, json_root(&d), "v", &f.version))
+				{
+					error("%s: internal error: the header does not parse twice", path);
+					status = EXIT_SYSTEM;
+					goto out;
+				}
+				if (f.version > WIRE_VERSION || f.version < 1) {
+					error("%s: wire format version %lld is not supported (this gpuprof reads version "
+					      "%d); nothing was ingested", path, (long long)f.version, WIRE_VERSION);
+					*newer = 1;
+					status = EXIT_DATA;
+					goto out;
+				}
+				rc = read_header(&f, &d, json_root(&d), input);
+				if (rc) {
+					skip = rc == 1;
+					status = rc < 0 ? EXIT_SYSTEM : f.errors ? EXIT_DATA : EXIT_OK;
+					goto out;
+				}
 				break;
 			}
-			if (!f.header_seen) {
-				reject(&f, "not a gpuprof wire-format file: %s at column %zu", d.err, d.err_off + 1);
-				status = EXIT_DATA;
-				goto out;
-			}
-			fail = reject(&f, "invalid JSON: %s at column %zu", d.err, d.err_off + 1);
-			goto next;
-		}
-		root = json_root(&d);
-		type = root->type == J_OBJECT ? json_get_str(&d, root, "type") : NULL;
-		if (!type || json_get_i64(&d, root, "v", &v)) {
-			if (!f.header_seen) {
-				reject(&f, "not a gpuprof wire-format file: the first line has no \"type\" and \"v\"");
-				status = EXIT_DATA;
-				goto out;
-			}
-			fail = reject(&f, "record has no \"type\" (string) and \"v\" (integer)");
-			goto next;
-		}
-		if (!f.header_seen) {
-			if (strcmp(type, "header")) {
-				reject(&f, "the first line must be the session header, not \"%s\"", type);
-				status = EXIT_DATA;
-				goto out;
-			}
-			if (v > WIRE_VERSION || v < 1) {
-				error("%s: wire format version %lld is not supported (this gpuprof reads version %d); "
-				      "nothing was ingested", path, (long long)v, WIRE_VERSION);
-				*newer = 1;
-				status = EXIT_DATA;
-				goto out;
-			}
-			f.version = v;
-			rc = read_header(&f, &d, root, input);
-			if (rc) {
-				skip = rc == 1;
-				status = rc < 0 ? EXIT_SYSTEM : f.errors ? EXIT_DATA : EXIT_OK;
-				goto out;
-			}
-			continue;
-		}
-		if (v > f.version || v < 1) {
-			fail = reject(&f, "record version %lld is newer than the file's header (%lld)", (long long)v,
-				      (long long)f.version);
-			goto next;
-		}
-		if (f.clean_end) {
-			fail = reject(&f, "record after the session-end record");
-			goto next;
-		}
-		if ((t = rec_by_wire(type)) >= 0) {
-			fail = read_batch(&f, &d, root, t);
-			goto next;
-		}
-		for (i = 0; i < sizeof(line_kinds) / sizeof(line_kinds[0]); i++)
-			if (!strcmp(line_kinds[i].type, type))
+			if (f.clean_end) {
+				fail = reject(&f, "record after the session-end record");
 				break;
-		if (i == sizeof(line_kinds) / sizeof(line_kinds[0])) {
-			fail = reject(&f, "unknown record type \"%s\"", type);
-			goto next;
+			}
+			fail = write_line(&f, &d, it);
+			break;
+		case IT_BATCH:
+			if (f.clean_end) {
+				fail = reject(&f, "record after the session-end record");
+				break;
+			}
+			fail = write_batch(&f, it);
+			break;
 		}
-		switch (line_kinds[i].kind) {
-		case L_HEADER: fail = reject(&f, "a second session header"); break;
-		case L_STRINGS: fail = read_strings(&f, &d, root); break;
-		case L_DROPS: fail = read_drops(&f, &d, root); break;
-		case L_ERROR: fail = read_error(&f, &d, root); break;
-		case L_END: fail = read_end(&f, &d, root); break;
-		}
-next:
 		if (fail) {
 			status = EXIT_SYSTEM;
 			goto out;
 		}
-	}
-	if (rc < 0) {
-		status = EXIT_SYSTEM;
-		goto out;
 	}
 	if (!f.header_seen && !f.errors && !skip) {
 		f.line = 0;
@@ -511,7 +438,7 @@ next:
 			     f.errors ? "; rejected lines are in table ingest_errors" : "");
 	}
 out:
-	lines_close(in);
+	decode_finish(dec);
 	json_doc_release(&d);
 	idmap_release(&f.strings);
 	return status;

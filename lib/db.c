@@ -100,6 +100,16 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 		    SQLITE_OPEN_NOMUTEX;
 	int64_t version;
 
+	static int configured;
+	if (!configured) {
+		/*
+		 * Every program uses SQLite from one thread only (ingest's decoder thread never touches it),
+		 * so SQLite's own mutexes and allocation statistics are pure cost on the insert path.
+		 */
+		sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+		configured = 1;
+	}
 	if (mode == DB_READ && access(path, F_OK)) {
 		error("%s: no such file", path);
 		return NULL;

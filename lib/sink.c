@@ -17,6 +17,12 @@ struct strmap_entry {
 struct sink {
 	sqlite3 *db;
 	sqlite3_stmt *insert[R_COUNT];
+	/*
+	 * SQLite keeps bindings across sqlite3_reset, so a value equal to the one already bound in that
+	 * column is not bound again (launch configurations, devices and streams repeat row after row).
+	 */
+	struct value bound[R_COUNT][REC_MAX_FIELDS];
+	int bound_valid[R_COUNT];
 	sqlite3_stmt *str_find, *str_add, *err_add, *drop_add, *cerr_add;
 	int in_tx;
 
@@ -303,6 +309,14 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 		s->session_is_new = 1;
 	}
 	s->session_id = sid;
+	{
+		int t;
+		for (t = 0; t < R_COUNT; t++) {
+			sqlite3_bind_int64(s->insert[t], 1, sid);
+			sqlite3_bind_int64(s->insert[t], 2, p->pid);
+			s->bound_valid[t] = 0;
+		}
+	}
 	if (query_i64(s, "SELECT coalesce(max(id), 0) + 1 FROM strings WHERE session_id = ?", NULL, sid,
 		      &s->next_string_id) < 0)
 		return -1;
@@ -409,17 +423,22 @@ int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
 {
 	const struct rec_spec *r = &rec_specs[t];
 	sqlite3_stmt *st = s->insert[t];
-	int i;
-	sqlite3_bind_int64(st, 1, s->session_id);
-	sqlite3_bind_int64(st, 2, s->pid);
+	struct value *bound = s->bound[t];
+	int i, valid = s->bound_valid[t];
 	for (i = 0; i < r->nfields; i++) {
 		const struct value *v = &vals[i];
+		enum field_kind kind = r->fields[i].kind;
 		int col = i + 3;
+		if (valid && kind != F_TEXT && kind != F_STRTEXT && kind != F_NUM && v->null == bound[i].null &&
+		    (v->null || v->i == bound[i].i))
+			continue;
+		bound[i].null = v->null;
+		bound[i].i = v->i;
 		if (v->null) {
 			sqlite3_bind_null(st, col);
 			continue;
 		}
-		switch (r->fields[i].kind) {
+		switch (kind) {
 		case F_TIME:
 		case F_TIMEN:
 			if (v->i < s->min_ns)
@@ -446,6 +465,7 @@ int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
 			sqlite3_bind_int64(st, col, v->i);
 		}
 	}
+	s->bound_valid[t] = 1;
 	if (step_done(s, st))
 		return -1;
 	s->counts[t]++;
