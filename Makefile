@@ -17,7 +17,13 @@ PKGS = sqlite3 libcjson libpcre2-8 xlsxwriter zlib
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ilib -Ianalyze -Iingest -Ibuild/gen -MMD -MP
 LIBS = -lsqlite3 -lpcre2-8 -lz -lm -pthread
 
+# Sanitizer builds live apart, so switching SANITIZE never mixes objects.
+ifdef SANITIZE
+B = build/sanitize
+else
 B = build
+endif
+export GPUPROF_BUILD = $(B)
 ifeq ($(V),1)
 Q =
 else
@@ -126,7 +132,8 @@ fuzz: deps $(FUZZ_TARGETS)
 	done
 
 gpu-check: all
-	@tests/gpu/run.sh
+	@if [ -x tests/gpu/run.sh ]; then tests/gpu/run.sh; else \
+		echo "gpu-check: there is no collector yet, so nothing to check on a GPU"; exit 2; fi
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
@@ -136,7 +143,7 @@ install: all
 		$(DESTDIR)$(PREFIX)/share/gpuprof/
 
 clean:
-	rm -rf $(B) demo/session.db demo/session
+	rm -rf build demo
 
 .PHONY: all deps test demo bench fuzz gpu-check install clean
 .DELETE_ON_ERROR:

@@ -153,6 +153,46 @@ static int cmp_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/*
+ * Sort by start with an LSD radix sort, 16 bits a pass; passes in which every key has the same digit
+ * (the high bits of epoch nanoseconds) are skipped. Millions of kernels sort in a few memory passes.
+ */
+static void radix_sort(struct interval *v, size_t n)
+{
+	size_t (*count)[65536] = xcalloc(4, sizeof(*count));
+	struct interval *tmp = xmalloc(n * sizeof(*tmp)), *src = v, *dst = tmp;
+	size_t i;
+	int p;
+	for (i = 0; i < n; i++) {
+		uint64_t key = (uint64_t)v[i].start ^ (1ULL << 63);	/* signed order as unsigned */
+		for (p = 0; p < 4; p++)
+			count[p][(key >> (16 * p)) & 0xFFFF]++;
+	}
+	for (p = 0; p < 4; p++) {
+		size_t sum = 0, d;
+		uint64_t first = (uint64_t)src[0].start ^ (1ULL << 63);
+		struct interval *swap;
+		if (count[p][(first >> (16 * p)) & 0xFFFF] == n)
+			continue;
+		for (d = 0; d < 65536; d++) {
+			size_t c = count[p][d];
+			count[p][d] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++) {
+			uint64_t key = (uint64_t)src[i].start ^ (1ULL << 63);
+			dst[count[p][(key >> (16 * p)) & 0xFFFF]++] = src[i];
+		}
+		swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != v)
+		memcpy(v, src, n * sizeof(*v));
+	free(tmp);
+	free(count);
+}
+
 int64_t interval_union(struct interval *v, size_t n)
 {
 	int64_t total = 0, cs = 0, ce = 0;
@@ -161,8 +201,12 @@ int64_t interval_union(struct interval *v, size_t n)
 	for (i = 1; i < n && sorted; i++)
 		if (v[i].start < v[i - 1].start)
 			sorted = 0;
-	if (!sorted)
-		qsort(v, n, sizeof(*v), cmp_start);
+	if (!sorted) {
+		if (n < 4096)
+			qsort(v, n, sizeof(*v), cmp_start);
+		else
+			radix_sort(v, n);
+	}
 	for (i = 0; i < n; i++) {
 		if (v[i].end <= v[i].start)
 			continue;

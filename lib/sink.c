@@ -29,7 +29,7 @@ struct sink {
 	int64_t session_id;	/* current session, 0 outside a process */
 	int session_is_new;	/* created by this process: no earlier strings to look up */
 	int64_t pid;
-	const char *hostname;
+	char *hostname;		/* of the current process, owned */
 	int64_t next_string_id;
 	int64_t min_ns, max_ns;	/* event times seen in this process */
 	int64_t counts[R_COUNT];
@@ -184,6 +184,7 @@ void sink_free(struct sink *s)
 	sqlite3_finalize(s->drop_add);
 	sqlite3_finalize(s->cerr_add);
 	map_clear(s);
+	free(s->hostname);
 	free(s);
 }
 
@@ -263,7 +264,8 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 	s->min_ns = INT64_MAX;
 	s->max_ns = INT64_MIN;
 	s->pid = p->pid;
-	s->hostname = p->hostname ? p->hostname : "";
+	free(s->hostname);
+	s->hostname = xstrdup(p->hostname ? p->hostname : "");
 
 	rc = query_i64(s, "SELECT id FROM sessions WHERE uuid = ?", p->uuid, 0, &sid);
 	if (rc < 0)

@@ -4,7 +4,7 @@
 set -u
 export LC_ALL=C TZ=UTC
 cd "$(dirname "$0")/.."
-export PATH="$PWD/build/bin:$PATH"
+export PATH="$PWD/${GPUPROF_BUILD:-build}/bin:$PATH"
 tmp=$(mktemp -d)
 trap 'exec 3>&- 2>/dev/null; kill -9 $pid 2>/dev/null; rm -rf "$tmp"' EXIT
 passed=0 failed=0

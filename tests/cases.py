@@ -42,7 +42,7 @@ def run_case(path):
     """Returns a list of failure messages (empty when the case passes) and the number of checks."""
     failures, checks = [], 0
     tmp = tempfile.mkdtemp(prefix="gpuprof-case-")
-    env = dict(os.environ, LC_ALL="C", TZ="UTC", PATH=os.path.join(ROOT, "build/bin") + ":" + os.environ["PATH"])
+    env = dict(os.environ, LC_ALL="C", TZ="UTC", PATH=os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "bin") + ":" + os.environ["PATH"])
     try:
         sections = parse(path)
         result = None

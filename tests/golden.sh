@@ -10,7 +10,7 @@ approve=0
 [ "${1:-}" = --approve ] && approve=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-export PATH="$root/build/bin:$PATH"
+export PATH="$root/${GPUPROF_BUILD:-build}/bin:$PATH"
 
 # The fixed session every golden test reads: a small synthetic run, seed 7.
 gpuprof-synth --kernels 3000 --seed 7 -o "$tmp/session" --no-expected >/dev/null &&

@@ -29,7 +29,7 @@ suite() {
 	fi
 }
 
-for t in build/tests/*; do
+for t in "${GPUPROF_BUILD:-build}"/tests/*; do
 	case $t in *.d) continue ;; esac
 	suite "${t##*/}" "$t"
 done

@@ -10,7 +10,7 @@ import sys
 import tempfile
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "build/bin")
+BIN = os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "bin")
 passed = failed = 0
 
 
@@ -39,6 +39,14 @@ def run(*args):
 
 def analyze(name, db, *extra):
     return json.loads(run("gpuprof-analyze", name, db, "--format", "json", *extra))
+
+
+def con_rows(db, sql):
+    con = sqlite3.connect(db)
+    try:
+        return con.execute(sql).fetchall()
+    finally:
+        con.close()
 
 
 def one_seed(tmp, seed, kernels, leaks):
@@ -89,6 +97,8 @@ def one_seed(tmp, seed, kernels, leaks):
     if exp["kernels"]["count"] > 100:
         check(f"{tag} busy < summed time (streams overlap)", sum(busy.values()) < exp["kernels"]["total_ns"], True)
     check(f"{tag} devices", len(s["devices"]), exp["devices"])
+    check(f"{tag} process row finished", con_rows(db, "SELECT clean_end, end_ns IS NOT NULL, hostname FROM processes"),
+          [(1, 1, "synth-host")])
 
     # Tables straight from session.db.
     q = lambda sql: con.execute(sql).fetchall()

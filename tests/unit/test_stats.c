@@ -56,5 +56,39 @@ int main(void)
 	/* Union: [0,5) + [10,40) + [45,48); the empty [50,50) adds nothing. */
 	CHECK_EQ_I64(interval_union(iv, 6), 5 + 30 + 3);
 	CHECK_EQ_I64(interval_union(iv, 0), 0);
+
+	/* Large shuffled input takes the radix path; the union must equal a brute-force count. */
+	{
+		size_t n = 20000, i;
+		struct interval *big = malloc(n * sizeof(*big));
+		static unsigned char covered[3000000];
+		int64_t want = 0, base = 1763822038000000000LL;
+		memset(covered, 0, sizeof(covered));
+		for (i = 0; i < n; i++) {
+			int64_t st, len;
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			st = (int64_t)((seed >> 33) % 2900000);
+			len = (int64_t)((seed >> 13) % 97);
+			big[i].start = base + st;
+			big[i].end = base + st + len;
+			memset(covered + st, 1, (size_t)len);
+		}
+		for (i = 0; i < sizeof(covered); i++)
+			want += covered[i];
+		CHECK_EQ_I64(interval_union(big, n), want);
+		for (i = 1; i < n; i++)
+			if (big[i].start < big[i - 1].start)
+				break;
+		CHECK(i == n);
+		/* Negative starts sort below positive ones. */
+		for (i = 0; i < n; i++)
+			big[i].start = big[i].end = (i % 2 ? (int64_t)i : -(int64_t)i) * 1000003;
+		interval_union(big, n);
+		for (i = 1; i < n; i++)
+			if (big[i].start < big[i - 1].start)
+				break;
+		CHECK(i == n);
+		free(big);
+	}
 	return check_done("test_stats");
 }
