@@ -57,12 +57,12 @@ static void set_col_text(struct table *t, size_t r, int c, sqlite3_stmt *st, int
 	table_set_text(t, r, c, (const char *)sqlite3_column_text(st, i));
 }
 
+/* Busy time of one device: the union of its kernel intervals. */
 struct device_busy {
 	int64_t id;
-	char *name;		/* from the devices table, or NULL */
-	struct interval *v;	/* kernel intervals */
-	size_t n, alloc;
-	int64_t kernel_ns, first, last;
+	int64_t kernels, kernel_ns, busy_ns, span_ns;
+	struct interval *v;	/* kernel intervals while loading */
+	size_t alloc;
 };
 
 /* The entry for device id, added if new. */
@@ -75,8 +75,6 @@ static struct device_busy *device_get(struct device_busy **dev, size_t *n, size_
 	ALLOC_GROW(*dev, *n + 1, *alloc);
 	memset(&(*dev)[*n], 0, sizeof(**dev));
 	(*dev)[*n].id = id;
-	(*dev)[*n].first = INT64_MAX;
-	(*dev)[*n].last = INT64_MIN;
 	return &(*dev)[(*n)++];
 }
 
@@ -86,12 +84,71 @@ static int cmp_device(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/*
+ * Busy time per device from analyze/busy.sql: every declared device (one that ran nothing shows too),
+ * then every kernel interval, merged per device. Returns the devices sorted by id, or -1.
+ */
+static int busy_load(sqlite3 *db, const struct analysis_opts *o, struct device_busy **out, size_t *nout)
+{
+	struct script sc = { db, embed_get("analyze/busy.sql"), o };
+	struct device_busy *dev = NULL, *d = NULL;
+	size_t ndev = 0, dalloc = 0, i;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (!(st = script_next(&sc)))
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		device_get(&dev, &ndev, &dalloc, sqlite3_column_int64(st, 0));
+	if (rc != SQLITE_DONE || !(sqlite3_finalize(st), st = script_next(&sc)))
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0), s0 = sqlite3_column_int64(st, 1),
+			e0 = sqlite3_column_int64(st, 2);
+		if (!d || d->id != id)
+			d = device_get(&dev, &ndev, &dalloc, id);
+		if ((size_t)d->kernels == d->alloc)
+			ALLOC_GROW(d->v, (size_t)d->kernels + 1, d->alloc);
+		d->v[d->kernels].start = s0;
+		d->v[d->kernels].end = e0;
+		d->kernels++;
+		d->kernel_ns += e0 - s0;
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	for (i = 0; i < ndev; i++) {
+		int64_t first = INT64_MAX, last = INT64_MIN, k;
+		for (k = 0; k < dev[i].kernels; k++) {
+			if (dev[i].v[k].start < first)
+				first = dev[i].v[k].start;
+			if (dev[i].v[k].end > last)
+				last = dev[i].v[k].end;
+		}
+		dev[i].busy_ns = interval_union(dev[i].v, (size_t)dev[i].kernels);
+		dev[i].span_ns = dev[i].kernels ? last - first : 0;
+		free(dev[i].v);
+		dev[i].v = NULL;
+	}
+	qsort(dev, ndev, sizeof(*dev), cmp_device);
+	*out = dev;
+	*nout = ndev;
+	return 0;
+fail:
+	if (st)
+		step_error(st);
+	for (i = 0; i < ndev; i++)
+		free(dev[i].v);
+	free(dev);
+	return -1;
+}
+
 static int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
 	struct script sc = { db, sql, o };
-	struct table *t = table_new("summary", "Session summary"), *dt;
+	struct table *t = table_new("summary", "Session summary");
 	struct device_busy *dev = NULL;
-	size_t ndev = 0, dalloc = 0, i, r;
+	size_t ndev = 0, i, r;
 	sqlite3_stmt *st;
 	int64_t kernels = 0, kernel_ns = 0, busy_ns = 0, span_sum = 0;
 	int rc, c;
@@ -104,8 +161,8 @@ static int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts 
 	table_col(t, "program", "Program", C_TEXT);
 	table_col(t, "hostname", "Host", C_TEXT);
 	table_col(t, "engine", "Engine", C_TEXT);
-	table_col(t, "start_ns", "Start (epoch ns)", C_INT);
-	table_col(t, "end_ns", "End (epoch ns)", C_INT);
+	table_col(t, "start_ns", "Start", C_TIME);
+	table_col(t, "end_ns", "End", C_TIME);
 	table_col(t, "span_ns", "Wall span", C_NS);
 	table_col(t, "clean_end", "Ended cleanly", C_INT);
 	table_col(t, "processes", "Processes", C_INT);
@@ -139,69 +196,13 @@ static int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts 
 	}
 	sqlite3_finalize(st);
 
-	/* Devices the source declared, then busy time: the union of kernel intervals per device. */
-	if (!(st = script_next(&sc)))
+	if (busy_load(db, o, &dev, &ndev))
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *nm = (const char *)sqlite3_column_text(st, 1);
-		struct device_busy *d = device_get(&dev, &ndev, &dalloc, sqlite3_column_int64(st, 0));
-		if (nm && !d->name)
-			d->name = xstrdup(nm);
-	}
-	if (rc != SQLITE_DONE)
-		return step_error(st);
-	sqlite3_finalize(st);
-	if (!(st = script_next(&sc)))
-		return -1;
-	{
-		struct device_busy *d = NULL;
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			int64_t id = sqlite3_column_int64(st, 0), s0 = sqlite3_column_int64(st, 1),
-				e0 = sqlite3_column_int64(st, 2);
-			if (!d || d->id != id)
-				d = device_get(&dev, &ndev, &dalloc, id);
-			ALLOC_GROW(d->v, d->n + 1, d->alloc);
-			d->v[d->n].start = s0;
-			d->v[d->n].end = e0;
-			d->n++;
-			d->kernel_ns += e0 - s0;
-			if (s0 < d->first)
-				d->first = s0;
-			if (e0 > d->last)
-				d->last = e0;
-		}
-	}
-	if (rc != SQLITE_DONE)
-		return step_error(st);
-	sqlite3_finalize(st);
-
-	dt = table_new("devices", "GPU busy time per device (union of kernel intervals)");
-	tables_add(out, dt);
-	table_col(dt, "device", "Device", C_INT);
-	table_col(dt, "kernels", "Kernels", C_INT);
-	table_col(dt, "kernel_ns", "Kernel time (sum)", C_NS);
-	table_col(dt, "busy_ns", "Busy (union)", C_NS);
-	table_col(dt, "span_ns", "Span", C_NS);
-	table_col(dt, "busy_pct", "Busy %", C_PCT);
-	table_col(dt, "name", "Name", C_TEXT);
-	qsort(dev, ndev, sizeof(*dev), cmp_device);
 	for (i = 0; i < ndev; i++) {
-		int64_t busy = interval_union(dev[i].v, dev[i].n), span = dev[i].n ? dev[i].last - dev[i].first : 0;
-		size_t dr = table_row(dt);
-		table_set_int(dt, dr, 0, dev[i].id);
-		table_set_int(dt, dr, 1, (int64_t)dev[i].n);
-		table_set_int(dt, dr, 2, dev[i].kernel_ns);
-		table_set_int(dt, dr, 3, busy);
-		table_set_int(dt, dr, 4, span);
-		if (span > 0)
-			table_set_real(dt, dr, 5, 100.0 * (double)busy / (double)span);
-		table_set_text(dt, dr, 6, dev[i].name);
-		kernels += (int64_t)dev[i].n;
+		kernels += dev[i].kernels;
 		kernel_ns += dev[i].kernel_ns;
-		busy_ns += busy;
-		span_sum += span;
-		free(dev[i].v);
-		free(dev[i].name);
+		busy_ns += dev[i].busy_ns;
+		span_sum += dev[i].span_ns;
 	}
 	free(dev);
 	table_set_int(t, r, 20, kernels);
@@ -209,6 +210,57 @@ static int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts 
 	table_set_int(t, r, 22, busy_ns);
 	if (span_sum > 0)
 		table_set_real(t, r, 23, 100.0 * (double)busy_ns / (double)span_sum);
+	return 0;
+}
+
+static int run_devices(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
+{
+	struct script sc = { db, sql, o };
+	struct table *t = table_new("devices", "GPU busy time per device (union of kernel intervals)");
+	struct device_busy *dev = NULL;
+	size_t ndev = 0, i;
+	sqlite3_stmt *st;
+	int rc, c;
+
+	tables_add(out, t);
+	table_col(t, "device", "Device", C_INT);
+	table_col(t, "kernels", "Kernels", C_INT);
+	table_col(t, "kernel_ns", "Kernel time (sum)", C_NS);
+	table_col(t, "busy_ns", "Busy (union)", C_NS);
+	table_col(t, "span_ns", "Span", C_NS);
+	table_col(t, "busy_pct", "Busy %", C_PCT);
+	table_col(t, "sms", "SMs", C_INT);
+	table_col(t, "memory_bytes", "Memory", C_BYTES);
+	table_col(t, "cc", "CC", C_TEXT);
+	table_col(t, "name", "Name", C_TEXT);
+	if (busy_load(db, o, &dev, &ndev) || !(st = script_next(&sc))) {
+		free(dev);
+		return -1;
+	}
+	for (i = 0; i < ndev; i++) {
+		size_t r = table_row(t);
+		table_set_int(t, r, 0, dev[i].id);
+		table_set_int(t, r, 1, dev[i].kernels);
+		table_set_int(t, r, 2, dev[i].kernel_ns);
+		table_set_int(t, r, 3, dev[i].busy_ns);
+		table_set_int(t, r, 4, dev[i].span_ns);
+		if (dev[i].span_ns > 0)
+			table_set_real(t, r, 5, 100.0 * (double)dev[i].busy_ns / (double)dev[i].span_ns);
+		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":device"), dev[i].id);
+		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			for (c = 0; c < 4; c++) {
+				if (sqlite3_column_type(st, c) == SQLITE_NULL)
+					continue;
+				if (t->cols[6 + c].type == C_TEXT)
+					set_col_text(t, r, 6 + c, st, c);
+				else
+					table_set_int(t, r, 6 + c, sqlite3_column_int64(st, c));
+			}
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	free(dev);
 	return 0;
 }
 
@@ -283,6 +335,8 @@ fail:
 const struct analysis analyses[] = {
 	{ "summary", "analyze/summary.sql", "The session, its devices and GPU busy time (union of kernels)",
 	  run_summary },
+	{ "devices", "analyze/devices.sql", "GPUs: busy time as the union of kernel intervals, span, properties",
+	  run_devices },
 	{ "hotspots", "analyze/hotspots.sql", "Kernels by total GPU time: count, total, avg, med, min, max, stddev",
 	  run_hotspots },
 	{ NULL, NULL, NULL, NULL }

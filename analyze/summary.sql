@@ -1,5 +1,4 @@
--- summary: what the session is and how busy its GPUs were.
--- Statement 1: the session row and cheap counts.
+-- summary: what the session is and how busy its GPUs were (busy time comes from busy.sql, in C).
 SELECT s.id, s.uuid, s.source, s.program, s.hostname, s.engine, s.start_ns, s.end_ns,
        s.end_ns - s.start_ns AS span_ns, s.clean_end,
        (SELECT count(*) FROM processes p WHERE p.session_id = s.id),
@@ -13,9 +12,3 @@ SELECT s.id, s.uuid, s.source, s.program, s.hostname, s.engine, s.start_ns, s.en
        (SELECT coalesce(sum(count), 0) FROM drops x WHERE x.session_id = s.id AND x.source = 'wire'),
        (SELECT count(*) FROM ingest_errors e WHERE e.session_id = s.id)
 FROM sessions s WHERE s.id = :session;
-
--- Statement 2: the devices the source declared (a device that ran nothing is shown too).
-SELECT id, min(name) FROM devices WHERE session_id = :session GROUP BY id ORDER BY id;
-
--- Statement 3: every kernel's interval, for the busy-time union per device (computed in C).
-SELECT device_id, start_ns, end_ns FROM kernels WHERE session_id = :session;

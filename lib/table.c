@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct table *table_new(const char *name, const char *title)
 {
@@ -144,6 +145,20 @@ static void human(char *out, size_t n, const struct column *col, const struct ce
 	case C_NS:
 		fmt_ns(out, n, c->d);
 		break;
+	case C_TIME: {
+		time_t secs = (time_t)(c->i / 1000000000);
+		int64_t frac = c->i % 1000000000;
+		struct tm tm;
+		char date[32];
+		if (frac < 0) {
+			frac += 1000000000;
+			secs--;
+		}
+		gmtime_r(&secs, &tm);
+		strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
+		snprintf(out, n, "%s.%09lld UTC", date, (long long)frac);
+		break;
+	}
 	case C_BYTES:
 		fmt_bytes(out, n, c->d);
 		break;
@@ -188,21 +203,58 @@ static int utf8_width(const char *s)
 	return w;
 }
 
-/* Copy s shortened to at most `max` display columns, ending in "..." when cut. */
+/* Byte offset where the top-level parameter list "(...)" at the end of a C++ name begins, or len. */
+static size_t params_start(const char *s, size_t len)
+{
+	int depth = 0;
+	size_t i;
+	if (!len || s[len - 1] != ')')
+		return len;
+	for (i = len; i-- > 0;) {
+		if (s[i] == ')')
+			depth++;
+		else if (s[i] == '(' && --depth == 0)
+			return i;
+	}
+	return len;
+}
+
+/*
+ * Copy s shortened to at most `max` display columns, losing the least: first the return type "void "
+ * and the parameter list of a C++ kernel name, then the middle ("head...tail"), so names that differ only
+ * in their template arguments stay apart.
+ */
 static void shorten(char *out, size_t n, const char *s, int max)
 {
-	int w = 0;
-	size_t i = 0;
-	if (utf8_width(s) <= max || max < 4) {
+	size_t len = strlen(s), p, head, tail, i;
+	int w;
+	if (utf8_width(s) <= max || max < 8) {
 		snprintf(out, n, "%s", s);
 		return;
 	}
-	while (s[i] && i + 4 < n) {
-		if (((unsigned char)s[i] & 0xC0) != 0x80 && ++w > max - 3)
-			break;
-		i++;
+	if (!strncmp(s, "void ", 5)) {
+		s += 5;
+		len -= 5;
 	}
-	snprintf(out, n, "%.*s...", (int)i, s);
+	p = params_start(s, len);
+	if (p > 0 && p < len)
+		len = p;
+	snprintf(out, n, "%.*s", (int)len, s);
+	if (utf8_width(out) <= max)
+		return;
+	/* Keep two thirds from the head, one third from the tail, on character boundaries. */
+	head = (size_t)(max - 3) * 2 / 3;
+	tail = (size_t)(max - 3) - head;
+	for (i = 0, w = 0; i < len && (size_t)w < head; i++)
+		if (((unsigned char)s[i] & 0xC0) != 0x80)
+			w++;
+	while (i < len && ((unsigned char)s[i] & 0xC0) == 0x80)
+		i++;
+	head = i;
+	for (i = len, w = 0; i > head && (size_t)w < tail; i--)
+		if (((unsigned char)s[i - 1] & 0xC0) != 0x80)
+			w++;
+	snprintf(out, n, "%.*s...%.*s", (int)head, s, (int)(len - i), s + i);
 }
 
 int render_text(FILE *out, const struct table *t, const struct render_opts *o)

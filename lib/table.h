@@ -14,6 +14,7 @@
 enum col_type {
 	C_INT,		/* plain integer (counts, ids) */
 	C_NS,		/* integer or real nanoseconds: shown as time to people, raw ns to machines */
+	C_TIME,		/* Unix-epoch nanoseconds: a UTC date and time to people, raw ns to machines */
 	C_BYTES,	/* integer bytes */
 	C_REAL,		/* real number */
 	C_PCT,		/* percentage, 0..100 */

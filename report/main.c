@@ -16,6 +16,7 @@ static const struct section {
 	int top;
 } sections[] = {
 	{ "summary", 0 },
+	{ "devices", 0 },
 	{ "hotspots", 10 },
 };
 

@@ -1,0 +1,1 @@
+gpuprof-analyze devices "$DB" --format csv
