@@ -103,11 +103,11 @@ $(B)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(B)/libcommon.a
 # Fuzzing needs clang's libFuzzer; FUZZ_SECONDS bounds each target's run.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/*.c))
-$(B)/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(B)/gen/embedded.c $(wildcard ingest/*.c)
+$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/harness.h $(LIB_SRC) $(B)/gen/embedded.c $(wildcard ingest/*.c)
 	@mkdir -p $(@D)
 	@echo "  FUZZ    $@"
 	$(Q)clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Ilib -Ibuild/gen \
-		-Iingest -o $@ $< $(LIB_SRC) $(B)/gen/embedded.c $(filter-out ingest/main.c,$(wildcard ingest/*.c)) $(LIBS)
+		-Iingest -Itests/fuzz -o $@ $< $(LIB_SRC) $(B)/gen/embedded.c $(filter-out ingest/main.c,$(wildcard ingest/*.c)) $(LIBS)
 
 deps:
 	@scripts/deps.sh
@@ -121,12 +121,14 @@ demo: deps all
 bench: deps all
 	@scripts/bench.py
 
-fuzz: deps $(FUZZ_TARGETS)
+fuzz:
 	@scripts/deps.sh fuzz
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS)
 	@for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(B)/fuzz/corpus-$${t##*/}; \
 		echo "  RUN     $$t ($(FUZZ_SECONDS) s)"; \
-		$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(B)/fuzz/corpus-$${t##*/} tests/fuzz/seeds \
+		$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(B)/fuzz/corpus-$${t##*/} \
+			tests/fuzz/seeds-$${t##*/fuzz_} \
 			2>$(B)/fuzz/$${t##*/}.log || { tail -40 $(B)/fuzz/$${t##*/}.log; exit 1; }; \
 		tail -1 $(B)/fuzz/$${t##*/}.log; \
 	done

@@ -15,6 +15,7 @@
 
 static const struct reader *readers[] = {
 	&ndjson_reader,
+	&kineto_reader,
 };
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))
 

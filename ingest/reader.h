@@ -25,5 +25,6 @@ struct reader {
 };
 
 extern const struct reader ndjson_reader;
+extern const struct reader kineto_reader;
 
 #endif

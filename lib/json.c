@@ -219,8 +219,9 @@ static int parse_number(struct parser *ps, struct jnode *n)
 			num = xstrndup(s, len);
 		}
 		n->type = J_REAL;
-		n->u.d = strtod(num, NULL);
-		n->num = n->u.d;
+		n->num = strtod(num, NULL);
+		n->u.s = s;	/* the number's text, for exact decimal conversions */
+		n->len = (uint32_t)len;
 		if (num != tmp)
 			free(num);
 		if (!isfinite(n->num))
@@ -431,7 +432,7 @@ void json_write(struct buf *b, const struct json_doc *d, const struct jnode *n)
 	case J_FALSE: buf_addstr(b, "false"); break;
 	case J_TRUE: buf_addstr(b, "true"); break;
 	case J_INT: buf_addi64(b, n->u.i); break;
-	case J_REAL: buf_addf(b, "%.17g", n->u.d); break;
+	case J_REAL: buf_add(b, n->u.s, n->len); break;
 	case J_STRING: json_quote(b, n->u.s, n->len); break;
 	case J_ARRAY:
 	case J_OBJECT:
@@ -448,4 +449,66 @@ void json_write(struct buf *b, const struct json_doc *d, const struct jnode *n)
 		buf_addch(b, n->type == J_ARRAY ? ']' : '}');
 		break;
 	}
+}
+
+int json_decimal_scaled(const struct jnode *n, int digits, int64_t *out)
+{
+	char d[64];
+	size_t nd = 0, i;
+	const char *p, *end;
+	int point = -1, neg = 0, exp10 = 0, round_up;
+	uint64_t v = 0;
+
+	if (n->type == J_INT) {
+		int64_t scale = 1;
+		for (i = 0; i < (size_t)digits; i++)
+			scale *= 10;
+		return __builtin_mul_overflow(n->u.i, scale, out) ? -1 : 0;
+	}
+	if (n->type != J_REAL)
+		return -1;
+	p = n->u.s;
+	end = p + n->len;
+	if (p < end && *p == '-') {
+		neg = 1;
+		p++;
+	}
+	/* Significant digits into d[], remembering where the decimal point falls. */
+	for (; p < end && ((*p >= '0' && *p <= '9') || *p == '.'); p++) {
+		if (*p == '.') {
+			point = (int)nd;
+			continue;
+		}
+		if (nd == 0 && *p == '0' && point < 0)
+			continue;	/* leading zeros of the integer part */
+		if (nd < sizeof(d))
+			d[nd++] = *p;
+		else if (point < 0)
+			return -1;	/* more integer digits than any int64 holds */
+	}
+	if (point < 0)
+		point = (int)nd;
+	if (p < end && (*p == 'e' || *p == 'E')) {
+		int64_t e;
+		p++;
+		if (parse_i64(p, (size_t)(end - p), &e) && !(*p == '+' && !parse_i64(p + 1, (size_t)(end - p - 1), &e)))
+			return -1;
+		if (e > 400 || e < -400)
+			return -1;
+		exp10 = (int)e;
+	}
+	point += exp10 + digits;	/* digits before the point of the scaled value */
+	for (i = 0; (int)i < point; i++) {
+		unsigned dig = i < nd ? (unsigned)(d[i] - '0') : 0;
+		if (v > (UINT64_MAX - dig) / 10)
+			return -1;
+		v = v * 10 + dig;
+	}
+	/* Round half away from zero on the first dropped digit. */
+	round_up = point >= 0 && (size_t)point < nd && d[point] >= '5';
+	v += (uint64_t)round_up;
+	if (v > (uint64_t)INT64_MAX)
+		return -1;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
 }

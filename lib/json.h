@@ -19,11 +19,10 @@ struct jnode {
 	const char *key;	/* member name when the parent is an object, else NULL */
 	union {
 		int64_t i;	/* J_INT */
-		double d;	/* J_INT (converted) and J_REAL */
-		const char *s;	/* J_STRING, NUL-terminated */
+		const char *s;	/* J_STRING: NUL-terminated; J_REAL: the number's text (len bytes) */
 	} u;
 	double num;		/* numeric value of J_INT and J_REAL */
-	uint32_t len;		/* string bytes, or number of children */
+	uint32_t len;		/* string or J_REAL text bytes, or number of children */
 	uint32_t first;		/* index of the first child (arrays, objects) */
 	uint32_t next;		/* index of the next sibling, 0 = none */
 	uint8_t type;		/* enum json_type */
@@ -63,6 +62,13 @@ struct buf;
 void json_quote(struct buf *b, const char *s, size_t n);
 
 
+
+/*
+ * The number n times 10^digits, rounded to the nearest integer (halves away from zero), computed from
+ * its decimal text so nothing is lost to binary floating point: microseconds "1712195495505543.2" with
+ * digits 3 give exactly 1712195495505543200 ns. 0, or -1 when n is no number or the result overflows.
+ */
+int json_decimal_scaled(const struct jnode *n, int digits, int64_t *out);
 
 /* Append node n (and its children) as compact JSON text. */
 void json_write(struct buf *b, const struct json_doc *d, const struct jnode *n);

@@ -518,3 +518,55 @@ int sink_ingest_error(struct sink *s, const char *file, int64_t line, const char
 	sqlite3_bind_text(st, 6, when, -1, SQLITE_TRANSIENT);
 	return step_done(s, st);
 }
+
+int sink_shift_times(struct sink *s, int64_t offset_ns)
+{
+	int t, i;
+	if (!offset_ns)
+		return 0;
+	for (t = 0; t < R_COUNT; t++) {
+		const struct rec_spec *r = &rec_specs[t];
+		for (i = 0; i < r->nfields; i++) {
+			struct buf sql;
+			sqlite3_stmt *st;
+			int rc;
+			if (r->fields[i].kind != F_TIME && r->fields[i].kind != F_TIMEN)
+				continue;
+			buf_init(&sql);
+			buf_addf(&sql, "UPDATE %s SET %s = %s + ? WHERE session_id = ? AND pid = ?", r->table,
+				 r->fields[i].column, r->fields[i].column);
+			st = db_prepare(s->db, sql.s);
+			buf_release(&sql);
+			if (!st)
+				return -1;
+			sqlite3_bind_int64(st, 1, offset_ns);
+			sqlite3_bind_int64(st, 2, s->session_id);
+			sqlite3_bind_int64(st, 3, s->pid);
+			rc = sqlite3_step(st);
+			sqlite3_finalize(st);
+			if (rc != SQLITE_DONE)
+				return error("sqlite: %s", sqlite3_errmsg(s->db));
+		}
+	}
+	if (s->min_ns != INT64_MAX) {
+		s->min_ns += offset_ns;
+		s->max_ns += offset_ns;
+	}
+	return 0;
+}
+
+int sink_set_rank(struct sink *s, int64_t rank)
+{
+	sqlite3_stmt *st = db_prepare(s->db, "UPDATE processes SET rank = ? WHERE session_id = ? AND hostname = ? "
+				      "AND pid = ?");
+	int rc;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, rank);
+	sqlite3_bind_int64(st, 2, s->session_id);
+	sqlite3_bind_text(st, 3, s->hostname, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 4, s->pid);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : error("sqlite: %s", sqlite3_errmsg(s->db));
+}

@@ -56,6 +56,14 @@ int sink_add(struct sink *s, enum rec_type t, const struct value *vals);
 /* Records added per type in the current process. */
 int64_t sink_count(const struct sink *s, enum rec_type t);
 
+/*
+ * Add offset_ns to every time the current process has written so far (a format whose time base comes
+ * after its events, like Kineto's baseTimeNanoseconds). Returns 0 or -1.
+ */
+int sink_shift_times(struct sink *s, int64_t offset_ns);
+/* Set the current process's distributed rank. */
+int sink_set_rank(struct sink *s, int64_t rank);
+
 int sink_drop(struct sink *s, int64_t ts_ns, const char *source, const char *what, int64_t count);
 int sink_collector_error(struct sink *s, int64_t ts_ns, const char *what, const char *reason);
 /* Record a rejected line; works inside or outside a transaction. session_id is NULL outside a process. */

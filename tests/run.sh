@@ -36,6 +36,7 @@ done
 suite cases python3 tests/cases.py
 suite golden tests/golden.sh
 suite truth python3 tests/truth.py
+suite kineto python3 tests/traces_kineto.py
 suite atomic tests/atomic.sh
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

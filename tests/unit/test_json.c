@@ -54,6 +54,41 @@ int main(void)
 	CHECK_EQ_I64(a[2].u.i, 6);
 	free(s);
 
+	/* Exact decimal scaling: microseconds to nanoseconds without binary rounding. */
+	{
+		static const struct { const char *text; int64_t want; int ok; } cases[] = {
+			{ "1712195495505543.2", 1712195495505543200LL, 1 },
+			{ "1712195495505543.0", 1712195495505543000LL, 1 },
+			{ "22.545", 22545, 1 },
+			{ "1.2345", 1235, 1 },		/* the half rounds away from zero */
+			{ "1.2344", 1234, 1 },
+			{ "-1.2345", -1235, 1 },
+			{ "0.0004", 0, 1 },
+			{ "0.0005", 1, 1 },
+			{ "4203669603187.439", 4203669603187439LL, 1 },
+			{ "1.5e3", 1500000, 1 },
+			{ "25e-4", 3, 1 },
+			{ "1e30", 0, 0 },
+			{ "42", 42000, 1 },
+		};
+		size_t k;
+		for (k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+			char text[64];
+			snprintf(text, sizeof(text), "[%s]", cases[k].text);
+			CHECK(json_parse(&d, text, strlen(text)) == 0);
+			i = -7;
+			if (cases[k].ok) {
+				CHECK(json_decimal_scaled(json_first(&d, json_root(&d)), 3, &i) == 0);
+				if (i != cases[k].want)
+					fprintf(stderr, "%s -> %lld, want %lld\n", cases[k].text, (long long)i,
+						(long long)cases[k].want);
+				CHECK(i == cases[k].want);
+			} else {
+				CHECK(json_decimal_scaled(json_first(&d, json_root(&d)), 3, &i) == -1);
+			}
+		}
+	}
+
 	/* Errors. */
 	{
 		static const char *bad[] = { "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "\"abc", "nul",

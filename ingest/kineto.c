@@ -1,0 +1,744 @@
+/*
+ * kineto: PyTorch profiler (Kineto) traces, Chrome trace JSON (.json or .json.gz), AMD ROCm ones too.
+ *
+ * The document is streamed: a small scanner walks the top-level object and hands each element of
+ * "traceEvents" (and each other top-level value) to lib/json one at a time, so memory stays bounded by
+ * the largest single event whatever the trace size. Times are microseconds in the trace, converted to
+ * nanoseconds from their decimal text (json_decimal_scaled), rounding to the nearest ns, never
+ * truncating; end = start + duration, so per-name totals are sums of the rounded durations.
+ */
+#include "reader.h"
+#include "json.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#define CHUNK (1 << 20)
+
+/* A buffered reader over a (possibly gzipped) file, for the scanner below. */
+struct jin {
+	gzFile f;
+	char *buf;
+	size_t pos, end;
+	int64_t consumed;	/* bytes before buf[0], for messages */
+	int eof, err;
+};
+
+static int jin_fill(struct jin *in)
+{
+	int n;
+	if (in->eof || in->err)
+		return 0;
+	in->consumed += (int64_t)in->end;
+	in->pos = in->end = 0;
+	n = gzread(in->f, in->buf, CHUNK);
+	if (n < 0) {
+		int errnum;
+		gzerror(in->f, &errnum);
+		in->err = errnum == Z_BUF_ERROR ? 1 : 2;	/* 1: cut-off gzip; 2: read error */
+		return 0;
+	}
+	if (n == 0)
+		in->eof = 1;
+	in->end = (size_t)n;
+	return n;
+}
+
+static int64_t jin_offset(const struct jin *in)
+{
+	return in->consumed + (int64_t)in->pos;
+}
+
+/* The next character that is not white space, consumed; -1 at the end of input. */
+static int jin_next(struct jin *in)
+{
+	for (;;) {
+		while (in->pos < in->end) {
+			char c = in->buf[in->pos++];
+			if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+				return (unsigned char)c;
+		}
+		if (!jin_fill(in))
+			return -1;
+	}
+}
+
+/* Like jin_next, without consuming it. */
+static int jin_peek(struct jin *in)
+{
+	int c = jin_next(in);
+	if (c >= 0)
+		in->pos--;
+	return c;
+}
+
+/*
+ * Copy one complete JSON value (object, array, string or scalar) into out, without parsing it: only
+ * nesting and strings are tracked. Returns 0, or -1 when the input ends first.
+ */
+static int jin_value(struct jin *in, struct buf *out)
+{
+	int depth = 0, in_str = 0, esc = 0, scalar = 0, c;
+	buf_reset(out);
+	if ((c = jin_peek(in)) < 0)
+		return -1;
+	if (c != '{' && c != '[' && c != '"')
+		scalar = 1;
+	for (;;) {
+		char *p, *q, *e;
+		int done = 0;
+		if (in->pos == in->end && !jin_fill(in))
+			return scalar && out->len ? 0 : -1;
+		p = in->buf + in->pos;
+		e = in->buf + in->end;
+		for (q = p; q < e && !done; q++) {
+			char ch = *q;
+			if (in_str) {
+				if (esc)
+					esc = 0;
+				else if (ch == '\\')
+					esc = 1;
+				else if (ch == '"') {
+					in_str = 0;
+					done = depth == 0;
+				}
+			} else if (scalar) {
+				if (ch == ',' || ch == '}' || ch == ']' || ch == ' ' || ch == '\n' || ch == '\r' ||
+				    ch == '\t') {
+					done = 1;
+					q--;	/* the delimiter is not part of the value */
+				}
+			} else if (ch == '"') {
+				in_str = 1;
+			} else if (ch == '{' || ch == '[') {
+				depth++;
+			} else if (ch == '}' || ch == ']') {
+				done = --depth == 0;
+			}
+		}
+		buf_add(out, p, (size_t)(q - p));
+		in->pos += (size_t)(q - p);
+		if (done)
+			return 0;
+	}
+}
+
+/* Column indices of the fields this reader fills, looked up once. */
+struct idx {
+	int k_start, k_end, k_device, k_context, k_stream, k_corr, k_name, k_grid, k_block, k_regs, k_smem;
+	int c_start, c_end, c_device, c_context, c_stream, c_corr, c_kind, c_src, c_dst, c_bytes, c_srcdev,
+	    c_dstdev;
+	int s_start, s_end, s_device, s_context, s_stream, s_corr, s_bytes, s_kind;
+	int y_start, y_end, y_device, y_context, y_stream, y_corr, y_kind, y_event;
+	int a_start, a_end, a_thread, a_corr, a_name, a_cbid, a_domain;
+	int r_start, r_end, r_thread, r_name, r_kind, r_depth;
+	int m_ts, m_device, m_stream, m_op, m_kind, m_addr, m_bytes;
+};
+
+struct state {
+	struct sink *sink;
+	const struct reader_opts *opts;
+	const char *path;
+	struct json_doc doc;
+	struct idx ix;
+	struct value vals[REC_MAX_FIELDS];
+	int begun;		/* sink_process_begin was called */
+	int skipped;		/* the process is already in the database */
+	int64_t base;		/* baseTimeNanoseconds, added to every time */
+	int64_t late_base;	/* one that came after the events: applied by sink_shift_times at the end */
+	int base_seen, events_seen;
+	int64_t rank;
+	uint64_t file_hash;
+	char *trace_id, *hostname, *trace_name, *schema;
+	struct buf devices;	/* deviceProperties, kept until the process begins */
+	int64_t n_kernel, n_memcpy, n_memset, n_sync, n_api, n_range, n_memory, n_other;
+};
+
+static void init_idx(struct idx *x)
+{
+	x->k_start = rec_field(R_KERNEL, "start"); x->k_end = rec_field(R_KERNEL, "end");
+	x->k_device = rec_field(R_KERNEL, "device"); x->k_context = rec_field(R_KERNEL, "context");
+	x->k_stream = rec_field(R_KERNEL, "stream"); x->k_corr = rec_field(R_KERNEL, "correlation");
+	x->k_name = rec_field(R_KERNEL, "name"); x->k_grid = rec_field(R_KERNEL, "grid_x");
+	x->k_block = rec_field(R_KERNEL, "block_x"); x->k_regs = rec_field(R_KERNEL, "registers");
+	x->k_smem = rec_field(R_KERNEL, "static_smem");
+	x->c_start = rec_field(R_MEMCPY, "start"); x->c_end = rec_field(R_MEMCPY, "end");
+	x->c_device = rec_field(R_MEMCPY, "device"); x->c_context = rec_field(R_MEMCPY, "context");
+	x->c_stream = rec_field(R_MEMCPY, "stream"); x->c_corr = rec_field(R_MEMCPY, "correlation");
+	x->c_kind = rec_field(R_MEMCPY, "kind"); x->c_src = rec_field(R_MEMCPY, "src_kind");
+	x->c_dst = rec_field(R_MEMCPY, "dst_kind"); x->c_bytes = rec_field(R_MEMCPY, "bytes");
+	x->c_srcdev = rec_field(R_MEMCPY, "src_device"); x->c_dstdev = rec_field(R_MEMCPY, "dst_device");
+	x->s_start = rec_field(R_MEMSET, "start"); x->s_end = rec_field(R_MEMSET, "end");
+	x->s_device = rec_field(R_MEMSET, "device"); x->s_context = rec_field(R_MEMSET, "context");
+	x->s_stream = rec_field(R_MEMSET, "stream"); x->s_corr = rec_field(R_MEMSET, "correlation");
+	x->s_bytes = rec_field(R_MEMSET, "bytes"); x->s_kind = rec_field(R_MEMSET, "mem_kind");
+	x->y_start = rec_field(R_SYNC, "start"); x->y_end = rec_field(R_SYNC, "end");
+	x->y_device = rec_field(R_SYNC, "device"); x->y_context = rec_field(R_SYNC, "context");
+	x->y_stream = rec_field(R_SYNC, "stream"); x->y_corr = rec_field(R_SYNC, "correlation");
+	x->y_kind = rec_field(R_SYNC, "kind"); x->y_event = rec_field(R_SYNC, "event");
+	x->a_start = rec_field(R_API, "start"); x->a_end = rec_field(R_API, "end");
+	x->a_thread = rec_field(R_API, "thread"); x->a_corr = rec_field(R_API, "correlation");
+	x->a_name = rec_field(R_API, "name"); x->a_cbid = rec_field(R_API, "cbid");
+	x->a_domain = rec_field(R_API, "domain");
+	x->r_start = rec_field(R_RANGE, "start"); x->r_end = rec_field(R_RANGE, "end");
+	x->r_thread = rec_field(R_RANGE, "thread"); x->r_name = rec_field(R_RANGE, "name");
+	x->r_kind = rec_field(R_RANGE, "kind"); x->r_depth = rec_field(R_RANGE, "depth");
+	x->m_ts = rec_field(R_MEMORY, "ts"); x->m_device = rec_field(R_MEMORY, "device");
+	x->m_stream = rec_field(R_MEMORY, "stream"); x->m_op = rec_field(R_MEMORY, "op");
+	x->m_kind = rec_field(R_MEMORY, "mem_kind"); x->m_addr = rec_field(R_MEMORY, "address");
+	x->m_bytes = rec_field(R_MEMORY, "bytes");
+}
+
+/* Start a record of type t: every field 0 (NULL for nullable kinds). */
+static struct value *blank(struct state *st, enum rec_type t)
+{
+	int i;
+	for (i = 0; i < rec_specs[t].nfields; i++) {
+		enum field_kind k = rec_specs[t].fields[i].kind;
+		st->vals[i].null = k == F_TIMEN || k == F_INTN || k == F_NUM || k == F_STR || k == F_STRTEXT;
+		st->vals[i].i = 0;
+		st->vals[i].d = 0;
+		st->vals[i].s = "";
+	}
+	return st->vals;
+}
+
+static void put(struct value *v, int i, int64_t x)
+{
+	v[i].null = 0;
+	v[i].i = x;
+}
+
+/* An integer member of obj (numbers, and numeric strings as ROCm writes them); def when absent. */
+static int64_t arg_i64(const struct json_doc *d, const struct jnode *obj, const char *key, int64_t def)
+{
+	const struct jnode *n = obj ? json_get(d, obj, key) : NULL;
+	int64_t v;
+	if (!n)
+		return def;
+	if (n->type == J_INT)
+		return n->u.i;
+	if (n->type == J_REAL)
+		return (int64_t)n->num;
+	if (n->type == J_STRING && !parse_i64(n->u.s, n->len, &v))
+		return v;
+	return def;
+}
+
+/* Member i (0..2) of a [x, y, z] array, or 0. */
+static int64_t dim(const struct json_doc *d, const struct jnode *obj, const char *key, int i)
+{
+	const struct jnode *a = obj ? json_get(d, obj, key) : NULL, *c;
+	if (!a || a->type != J_ARRAY)
+		return 0;
+	for (c = json_first(d, a); c && i > 0; c = json_next(d, c))
+		i--;
+	return c && c->type == J_INT ? c->u.i : 0;
+}
+
+static int64_t str_id(struct state *st, const char *s)
+{
+	return sink_string(st->sink, s, strlen(s));
+}
+
+/* Copy kind from "Memcpy HtoD (Pageable -> Device)" (CUPTI numbering as in copy_kinds). */
+static int copy_kind(const char *name)
+{
+	static const struct { const char *tag; int kind; } kinds[] = {
+		{ "HtoD", 1 }, { "DtoH", 2 }, { "HtoA", 3 }, { "AtoH", 4 }, { "AtoA", 5 }, { "AtoD", 6 },
+		{ "DtoA", 7 }, { "DtoD", 8 }, { "HtoH", 9 }, { "PtoP", 10 },
+	};
+	size_t i;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strstr(name, kinds[i].tag))
+			return kinds[i].kind;
+	return 0;
+}
+
+/* Memory kind from a word such as "Pageable" or "Device" (CUPTI numbering as in memory_kinds). */
+static int mem_kind(const char *word, size_t n)
+{
+	static const struct { const char *name; int kind; } kinds[] = {
+		{ "Pageable", 1 }, { "Pinned", 2 }, { "Device", 3 }, { "Array", 4 }, { "Managed", 5 },
+	};
+	size_t i;
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (strlen(kinds[i].name) == n && !strncmp(kinds[i].name, word, n))
+			return kinds[i].kind;
+	return 0;
+}
+
+/* Source and destination memory kinds from "(Pageable -> Device)". */
+static void copy_sides(const char *name, int *src, int *dst)
+{
+	const char *open = strchr(name, '('), *arrow = strstr(name, " -> "), *close = strrchr(name, ')');
+	*src = *dst = 0;
+	if (!open || !arrow || !close || arrow < open || close < arrow)
+		return;
+	*src = mem_kind(open + 1, (size_t)(arrow - open - 1));
+	*dst = mem_kind(arrow + 4, (size_t)(close - arrow - 4));
+}
+
+static int sync_kind(const char *s)
+{
+	if (!s)
+		return 0;
+	if (strstr(s, "Event Sync"))
+		return 1;
+	if (strstr(s, "Wait Event"))
+		return 2;
+	if (strstr(s, "Stream Sync"))
+		return 3;
+	if (strstr(s, "Context Sync") || strstr(s, "Device Sync"))
+		return 4;
+	return 0;
+}
+
+/* Add deviceProperties (kept as text) as device records. */
+static int add_devices(struct state *st)
+{
+	const struct jnode *c;
+	struct json_doc d;
+	int rc = 0;
+	if (!st->devices.len)
+		return 0;
+	json_doc_init(&d);
+	if (json_parse(&d, st->devices.s, st->devices.len) || json_root(&d)->type != J_ARRAY) {
+		json_doc_release(&d);
+		return 0;
+	}
+	for (c = json_first(&d, json_root(&d)); c && !rc; c = json_next(&d, c)) {
+		struct value *v = blank(st, R_DEVICE);
+		const char *name = json_get_str(&d, c, "name");
+		put(v, rec_field(R_DEVICE, "id"), arg_i64(&d, c, "id", 0));
+		v[rec_field(R_DEVICE, "name")].s = name ? name : "";
+		put(v, rec_field(R_DEVICE, "cc_major"), arg_i64(&d, c, "computeMajor", 0));
+		put(v, rec_field(R_DEVICE, "cc_minor"), arg_i64(&d, c, "computeMinor", 0));
+		put(v, rec_field(R_DEVICE, "sms"), arg_i64(&d, c, "numSms", 0));
+		put(v, rec_field(R_DEVICE, "memory_bytes"), arg_i64(&d, c, "totalGlobalMem", 0));
+		put(v, rec_field(R_DEVICE, "max_threads_per_sm"), arg_i64(&d, c, "maxThreadsPerMultiprocessor", 0));
+		put(v, rec_field(R_DEVICE, "max_regs_per_sm"), arg_i64(&d, c, "regsPerMultiprocessor", 0));
+		put(v, rec_field(R_DEVICE, "max_smem_per_sm"),
+		    arg_i64(&d, c, "sharedMemPerMultiprocessor", arg_i64(&d, c, "maxSharedMemoryPerMultiProcessor", 0)));
+		rc = sink_add(st->sink, R_DEVICE, v);
+	}
+	json_doc_release(&d);
+	buf_reset(&st->devices);
+	return rc;
+}
+
+/* Begin the process at the first event (the metadata before traceEvents is known by then). */
+static int begin(struct state *st)
+{
+	struct sink_process p;
+	char uuid[160];
+	int rc;
+	if (st->begun)
+		return st->skipped ? 1 : 0;
+	st->begun = 1;
+	if (st->trace_id)
+		snprintf(uuid, sizeof(uuid), "kineto:%s", st->trace_id);
+	else
+		snprintf(uuid, sizeof(uuid), "kineto:%016llx", (unsigned long long)st->file_hash);
+	memset(&p, 0, sizeof(p));
+	p.uuid = st->opts->session ? st->opts->session : uuid;
+	p.source = "kineto";
+	p.path = st->path;
+	p.file = st->path;
+	p.program = st->trace_name;
+	p.hostname = st->hostname;
+	p.engine = "pytorch-profiler";
+	p.collector = st->schema;
+	p.pid = st->rank >= 0 ? st->rank : 0;
+	p.rank = st->rank;
+	rc = sink_process_begin(st->sink, &p);
+	if (rc == 1) {
+		info("%s: session %s, rank %lld is already in the database; skipped", st->path, p.uuid,
+		     (long long)p.pid);
+		st->skipped = 1;
+		return 1;
+	}
+	if (rc < 0 || add_devices(st))
+		return -1;
+	return 0;
+}
+
+/* Start and end of an "X" event in absolute ns; -1 when ts or dur is missing or bad. */
+static int span(struct state *st, const struct jnode *ev, int64_t *start, int64_t *end)
+{
+	const struct jnode *ts = json_get(&st->doc, ev, "ts"), *dur = json_get(&st->doc, ev, "dur");
+	int64_t s, d = 0;
+	if (!ts || json_decimal_scaled(ts, 3, &s))
+		return -1;
+	if (dur && json_decimal_scaled(dur, 3, &d))
+		return -1;
+	*start = s + st->base;
+	*end = *start + d;
+	return 0;
+}
+
+/* One trace event. Returns 0 (also for events it skips), 1 when the process is skipped, -1 on failure. */
+static int event(struct state *st, struct buf *text)
+{
+	struct json_doc *d = &st->doc;
+	const struct jnode *ev, *args;
+	const char *ph, *cat, *name;
+	struct value *v;
+	struct idx *x = &st->ix;
+	int64_t start, end;
+	int rc;
+
+	if (json_parse(d, text->s, text->len) || json_root(d)->type != J_OBJECT) {
+		st->n_other++;
+		return 0;
+	}
+	ev = json_root(d);
+	ph = json_get_str(d, ev, "ph");
+	cat = json_get_str(d, ev, "cat");
+	name = json_get_str(d, ev, "name");
+	args = json_get(d, ev, "args");
+	if (args && args->type != J_OBJECT)
+		args = NULL;
+	if (!ph || !name) {
+		st->n_other++;
+		return 0;
+	}
+	st->events_seen = 1;
+	if ((rc = begin(st)))
+		return rc;
+	if (!strcmp(ph, "i") && !strcmp(name, "[memory]")) {
+		int64_t bytes = arg_i64(d, args, "Bytes", 0), ts;
+		const struct jnode *t = json_get(d, ev, "ts");
+		if (arg_i64(d, args, "Device Type", 0) != 1 || !t || json_decimal_scaled(t, 3, &ts)) {
+			st->n_other++;	/* CPU memory, or no time */
+			return 0;
+		}
+		v = blank(st, R_MEMORY);
+		put(v, x->m_ts, ts + st->base);
+		put(v, x->m_device, arg_i64(d, args, "Device Id", 0));
+		v[x->m_stream].null = 1;
+		put(v, x->m_op, bytes < 0 ? 2 : 1);
+		put(v, x->m_kind, 3);
+		put(v, x->m_addr, arg_i64(d, args, "Addr", 0));
+		put(v, x->m_bytes, bytes < 0 ? -bytes : bytes);
+		st->n_memory++;
+		return sink_add(st->sink, R_MEMORY, v);
+	}
+	if (strcmp(ph, "X") || !cat || span(st, ev, &start, &end)) {
+		st->n_other++;
+		return 0;
+	}
+	if (!strcmp(cat, "kernel")) {
+		int i;
+		v = blank(st, R_KERNEL);
+		put(v, x->k_start, start);
+		put(v, x->k_end, end);
+		put(v, x->k_device, arg_i64(d, args, "device", arg_i64(d, ev, "pid", 0)));
+		put(v, x->k_context, arg_i64(d, args, "context", 0));
+		put(v, x->k_stream, arg_i64(d, args, "stream", arg_i64(d, ev, "tid", 0)));
+		put(v, x->k_corr, arg_i64(d, args, "correlation", 0));
+		put(v, x->k_name, str_id(st, name));
+		for (i = 0; i < 3; i++) {
+			put(v, x->k_grid + i, dim(d, args, "grid", i));
+			put(v, x->k_block + i, dim(d, args, "block", i));
+		}
+		put(v, x->k_regs, arg_i64(d, args, "registers per thread", 0));
+		put(v, x->k_smem, arg_i64(d, args, "shared memory", 0));
+		st->n_kernel++;
+		return sink_add(st->sink, R_KERNEL, v);
+	}
+	if (!strcmp(cat, "gpu_memcpy")) {
+		int src, dst;
+		v = blank(st, R_MEMCPY);
+		copy_sides(name, &src, &dst);
+		put(v, x->c_start, start);
+		put(v, x->c_end, end);
+		put(v, x->c_device, arg_i64(d, args, "device", arg_i64(d, ev, "pid", 0)));
+		put(v, x->c_context, arg_i64(d, args, "context", 0));
+		put(v, x->c_stream, arg_i64(d, args, "stream", arg_i64(d, ev, "tid", 0)));
+		put(v, x->c_corr, arg_i64(d, args, "correlation", 0));
+		put(v, x->c_kind, copy_kind(name));
+		put(v, x->c_src, src);
+		put(v, x->c_dst, dst);
+		put(v, x->c_bytes, arg_i64(d, args, "bytes", 0));
+		v[x->c_srcdev].null = v[x->c_dstdev].null = 1;
+		st->n_memcpy++;
+		return sink_add(st->sink, R_MEMCPY, v);
+	}
+	if (!strcmp(cat, "gpu_memset")) {
+		const char *open = strchr(name, '(');
+		v = blank(st, R_MEMSET);
+		put(v, x->s_start, start);
+		put(v, x->s_end, end);
+		put(v, x->s_device, arg_i64(d, args, "device", arg_i64(d, ev, "pid", 0)));
+		put(v, x->s_context, arg_i64(d, args, "context", 0));
+		put(v, x->s_stream, arg_i64(d, args, "stream", arg_i64(d, ev, "tid", 0)));
+		put(v, x->s_corr, arg_i64(d, args, "correlation", 0));
+		put(v, x->s_bytes, arg_i64(d, args, "bytes", 0));
+		put(v, x->s_kind, open ? mem_kind(open + 1, strcspn(open + 1, ")")) : 0);
+		st->n_memset++;
+		return sink_add(st->sink, R_MEMSET, v);
+	}
+	if (!strcmp(cat, "cuda_runtime") || !strcmp(cat, "cuda_driver")) {
+		v = blank(st, R_API);
+		put(v, x->a_start, start);
+		put(v, x->a_end, end);
+		put(v, x->a_thread, arg_i64(d, ev, "tid", 0));
+		put(v, x->a_corr, arg_i64(d, args, "correlation", 0));
+		put(v, x->a_name, str_id(st, name));
+		put(v, x->a_cbid, arg_i64(d, args, "cbid", arg_i64(d, args, "cid", 0)));
+		put(v, x->a_domain, !strcmp(cat, "cuda_driver") ? 2 : 1);
+		st->n_api++;
+		return sink_add(st->sink, R_API, v);
+	}
+	if (!strcmp(cat, "cuda_sync")) {
+		const char *kind = args ? json_get_str(d, args, "cuda_sync_kind") : NULL;
+		int64_t stream = arg_i64(d, args, "stream", -1);
+		v = blank(st, R_SYNC);
+		put(v, x->y_start, start);
+		put(v, x->y_end, end);
+		put(v, x->y_device, arg_i64(d, args, "device", -1));
+		v[x->y_device].null = v[x->y_device].i < 0;
+		put(v, x->y_context, arg_i64(d, args, "context", 0));
+		put(v, x->y_stream, stream);
+		v[x->y_stream].null = stream < 0;
+		put(v, x->y_corr, arg_i64(d, args, "correlation", 0));
+		put(v, x->y_kind, sync_kind(kind ? kind : name));
+		put(v, x->y_event, arg_i64(d, args, "wait_on_cuda_event_record_corr_id", 0));
+		st->n_sync++;
+		return sink_add(st->sink, R_SYNC, v);
+	}
+	if (!strcmp(cat, "user_annotation") || !strcmp(cat, "gpu_user_annotation")) {
+		int gpu = cat[0] == 'g';
+		v = blank(st, R_RANGE);
+		put(v, x->r_start, start);
+		put(v, x->r_end, end);
+		/* CPU ranges carry the thread; GPU annotations the stream they ran on (kind 3). */
+		put(v, x->r_thread, arg_i64(d, ev, "tid", 0));
+		put(v, x->r_name, str_id(st, name));
+		put(v, x->r_kind, gpu ? 3 : 1);
+		st->n_range++;
+		return sink_add(st->sink, R_RANGE, v);
+	}
+	st->n_other++;
+	return 0;
+}
+
+/* A top-level member other than traceEvents. */
+static void meta(struct state *st, const char *key, struct buf *text)
+{
+	struct json_doc *d = &st->doc;
+	const struct jnode *n;
+	if (!strcmp(key, "deviceProperties")) {
+		buf_reset(&st->devices);
+		buf_add(&st->devices, text->s, text->len);
+		return;
+	}
+	if (json_parse(d, text->s, text->len))
+		return;
+	n = json_root(d);
+	if (!strcmp(key, "distributedInfo"))
+		st->rank = arg_i64(d, n, "rank", -1);
+	else if (!strcmp(key, "baseTimeNanoseconds") && !st->base_seen) {
+		int64_t b;
+		if (n->type == J_INT || (n->type == J_STRING && !parse_i64(n->u.s, n->len, &b))) {
+			*(st->events_seen ? &st->late_base : &st->base) = n->type == J_INT ? n->u.i : b;
+			st->base_seen = 1;
+		}
+	} else if (n->type == J_STRING) {
+		char **slot = !strcmp(key, "trace_id") ? &st->trace_id : !strcmp(key, "host_name") ? &st->hostname
+			      : !strcmp(key, "traceName") ? &st->trace_name : NULL;
+		if (slot && !*slot && !st->events_seen)
+			*slot = xstrdup(n->u.s);
+	} else if (!strcmp(key, "schemaVersion") && n->type == J_INT && !st->schema) {
+		char s[48];
+		snprintf(s, sizeof(s), "kineto schema %lld", (long long)n->u.i);
+		st->schema = xstrdup(s);
+	}
+}
+
+/* FNV-1a over the file's bytes: a session id for traces that carry none. */
+static int hash_file(const char *path, uint64_t *out)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char buf[65536];
+	uint64_t h = 1469598103934665603ULL;
+	size_t n, i;
+	if (!f)
+		return error("%s: cannot open: %s", path, strerror(errno));
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		for (i = 0; i < n; i++)
+			h = (h ^ buf[i]) * 1099511628211ULL;
+	fclose(f);
+	*out = h;
+	return 0;
+}
+
+/* Walk the document. Returns EXIT_OK, EXIT_DATA (malformed: caller rolls back) or EXIT_SYSTEM. */
+static int walk(struct state *st, struct jin *in)
+{
+	struct buf key, val;
+	int c, status = EXIT_OK, rc;
+	const char *what = NULL;
+
+	buf_init(&key);
+	buf_init(&val);
+	if (jin_next(in) != '{') {
+		what = "not a JSON object (a Chrome trace starts with '{')";
+		goto bad;
+	}
+	if (jin_peek(in) == '}')
+		goto out;
+	for (;;) {
+		if (jin_peek(in) != '"' || jin_value(in, &key) || jin_next(in) != ':') {
+			what = "expected a member name";
+			goto bad;
+		}
+		if (!strcmp(key.s, "\"traceEvents\"")) {
+			if (jin_next(in) != '[') {
+				what = "\"traceEvents\" is not an array";
+				goto bad;
+			}
+			if (jin_peek(in) == ']') {
+				jin_next(in);
+			} else {
+				for (;;) {
+					if (jin_value(in, &val)) {
+						what = "the trace ends inside \"traceEvents\"";
+						goto bad;
+					}
+					rc = event(st, &val);
+					if (rc < 0) {
+						status = EXIT_SYSTEM;
+						goto out;
+					}
+					if (rc == 1)
+						goto out;	/* already ingested */
+					c = jin_next(in);
+					if (c == ']')
+						break;
+					if (c != ',') {
+						what = "expected ',' or ']' between trace events";
+						goto bad;
+					}
+				}
+			}
+		} else {
+			char name[64];
+			if (jin_value(in, &val)) {
+				what = "the trace ends inside a top-level value";
+				goto bad;
+			}
+			snprintf(name, sizeof(name), "%.*s", key.len > 2 ? (int)key.len - 2 : 0, key.s + 1);
+			meta(st, name, &val);
+		}
+		c = jin_next(in);
+		if (c == '}')
+			break;
+		if (c != ',') {
+			what = c < 0 ? "the trace ends early" : "expected ',' or '}' after a top-level member";
+			goto bad;
+		}
+	}
+	goto out;
+bad:
+	if (in->err == 2) {
+		error("%s: read error", st->path);
+		status = EXIT_SYSTEM;
+	} else {
+		error("%s: byte %lld: %s%s", st->path, (long long)jin_offset(in), what,
+		      in->err == 1 ? " (the compressed file is cut off)" : "");
+		status = EXIT_DATA;
+	}
+out:
+	buf_release(&key);
+	buf_release(&val);
+	return status;
+}
+
+static int kineto_ingest(struct sink *s, const char *path, const struct reader_opts *o)
+{
+	struct state st;
+	struct jin in;
+	int status;
+
+	memset(&st, 0, sizeof(st));
+	memset(&in, 0, sizeof(in));
+	st.sink = s;
+	st.opts = o;
+	st.path = path;
+	st.rank = -1;
+	json_doc_init(&st.doc);
+	buf_init(&st.devices);
+	init_idx(&st.ix);
+	if (hash_file(path, &st.file_hash))
+		return EXIT_SYSTEM;
+	if (!(in.f = gzopen(path, "rb")))
+		return error("%s: cannot open: %s", path, strerror(errno)), EXIT_SYSTEM;
+	gzbuffer(in.f, CHUNK);
+	in.buf = xmalloc(CHUNK);
+
+	if (sink_tx_begin(s)) {
+		status = EXIT_SYSTEM;
+		goto out;
+	}
+	status = walk(&st, &in);
+	if (status == EXIT_OK && !st.skipped) {
+		if (!st.begun && begin(&st) < 0)
+			status = EXIT_SYSTEM;
+		else if (!st.skipped && sink_shift_times(s, st.late_base))
+			status = EXIT_SYSTEM;
+	}
+	if (status == EXIT_OK && !st.skipped) {
+		if (st.rank >= 0 && sink_set_rank(s, st.rank))
+			status = EXIT_SYSTEM;
+		else if (add_devices(&st) || sink_process_end(s, 1, 0))
+			status = EXIT_SYSTEM;
+	}
+	if (status == EXIT_OK) {
+		if (sink_tx_commit(s))
+			status = EXIT_SYSTEM;
+	} else {
+		sink_tx_rollback(s);
+		if (status == EXIT_DATA)
+			error("%s: nothing was ingested", path);
+	}
+	if (status == EXIT_OK && !st.skipped) {
+		info("%s: %lld kernels, %lld memcpys, %lld memsets, %lld syncs, %lld runtime calls, %lld ranges, "
+		     "%lld memory events; %lld other events skipped", path, (long long)st.n_kernel,
+		     (long long)st.n_memcpy, (long long)st.n_memset, (long long)st.n_sync, (long long)st.n_api,
+		     (long long)st.n_range, (long long)st.n_memory, (long long)st.n_other);
+		if (!st.n_kernel && !st.n_memcpy && !st.n_memset)
+			info("%s: the trace holds no GPU activity", path);
+	}
+out:
+	gzclose(in.f);
+	free(in.buf);
+	json_doc_release(&st.doc);
+	buf_release(&st.devices);
+	free(st.trace_id);
+	free(st.hostname);
+	free(st.trace_name);
+	free(st.schema);
+	return status;
+}
+
+static int kineto_detect(const char *path, int is_dir, const char *head, size_t n)
+{
+	(void)path;
+	(void)n;
+	if (is_dir)
+		return 0;
+	head += strspn(head, " \t\r\n");
+	return head[0] == '{' && (strstr(head, "\"traceEvents\"") || strstr(head, "\"schemaVersion\"") ||
+				  strstr(head, "\"deviceProperties\"") || strstr(head, "\"ph\""));
+}
+
+const struct reader kineto_reader = {
+	"kineto", "PyTorch profiler (Kineto) / Chrome trace JSON, .json or .json.gz",
+	kineto_detect, kineto_ingest
+};

@@ -1,0 +1,173 @@
+#!/usr/bin/env python3
+"""Real PyTorch profiler (Kineto) traces from ../shared/traces/kineto: every one ingests, and what
+session.db and gpuprof-analyze say equals what this script computes straight from the JSON with the
+standard library (exact decimals: ts/dur are microseconds, nanoseconds are rounded half up).
+Skipped, with the reason printed, when ../shared/traces is absent."""
+import decimal
+import gzip
+import json
+import os
+import shutil
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "bin")
+TRACES = os.path.join(ROOT, "..", "shared", "traces", "kineto")
+passed = failed = 0
+
+
+def check(what, got, want):
+    global passed, failed
+    if got == want:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL {what}: got {str(got)[:300]}, want {str(want)[:300]}")
+
+
+def close(what, got, want, rel=1e-9):
+    check(what, got if abs(got - want) > rel * max(1.0, abs(want)) else want, want)
+
+
+def ns(x):
+    return int((decimal.Decimal(x) * 1000).quantize(decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP))
+
+
+def ingest(path, db, *extra):
+    return subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", path, "-o", db] + list(extra),
+                          capture_output=True, text=True)
+
+
+def analyze(name, db):
+    out = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), name, db, "--format", "json"],
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def expected(path):
+    with gzip.open(path, "rt", encoding="utf-8") as f:
+        doc = json.load(f, parse_float=decimal.Decimal)
+    durs = defaultdict(list)
+    copies = defaultdict(lambda: [0, 0])
+    memsets = [0, 0]
+    ranges = defaultdict(int)
+    mem = 0
+    for e in doc.get("traceEvents", []):
+        cat, ph, args = e.get("cat"), e.get("ph"), e.get("args", {})
+        if ph == "i" and e.get("name") == "[memory]" and args.get("Device Type") == 1:
+            mem += 1
+        if ph != "X" or "ts" not in e:
+            continue
+        if cat == "kernel":
+            durs[e["name"]].append(ns(e.get("dur", 0)))
+        elif cat == "gpu_memcpy":
+            kind = next((k for k in ("HtoD", "DtoH", "DtoD", "HtoH", "PtoP") if k in e["name"]), "?")
+            copies[kind][0] += 1
+            copies[kind][1] += int(args.get("bytes", 0))
+        elif cat == "gpu_memset":
+            memsets[0] += 1
+            memsets[1] += int(args.get("bytes", 0))
+        elif cat in ("user_annotation", "gpu_user_annotation"):
+            ranges[e["name"]] += 1
+    return doc, durs, copies, memsets, ranges, mem
+
+
+def one(tmp, path):
+    name = os.path.basename(path)
+    db = os.path.join(tmp, name + ".db")
+    r = ingest(path, db)
+    check(f"{name} ingests (exit 0)", (r.returncode, r.stderr), (0, ""))
+    doc, durs, copies, memsets, ranges, mem = expected(path)
+
+    hot = {h["name"]: h for h in analyze("hotspots", db)}
+    check(f"{name} kernel names", sorted(hot), sorted(durs))
+    total_all = sum(sum(v) for v in durs.values())
+    for kname, v in durs.items():
+        h = hot.get(kname)
+        if not h:
+            continue
+        tag = f"{name} {kname[:50]}"
+        check(f"{tag} calls", h["calls"], len(v))
+        check(f"{tag} total_ns", h["total_ns"], sum(v))
+        check(f"{tag} min/max", (h["min_ns"], h["max_ns"]), (min(v), max(v)))
+        check(f"{tag} median", h["med_ns"], statistics.median(v))
+        close(f"{tag} stddev", h["stddev_ns"], statistics.stdev(v) if len(v) > 1 else 0.0)
+        close(f"{tag} time_pct", h["time_pct"], 100.0 * sum(v) / total_all)
+
+    con = sqlite3.connect(db)
+    q = lambda sql: con.execute(sql).fetchall()
+    names = {1: "HtoD", 2: "DtoH", 8: "DtoD", 9: "HtoH", 10: "PtoP", 0: "?"}
+    got = {names.get(k, str(k)): [c, b] for k, c, b in q("SELECT kind, count(*), sum(bytes) FROM memcpys GROUP BY kind")}
+    check(f"{name} memcpy count and bytes per kind", got, {k: v for k, v in copies.items()})
+    check(f"{name} memsets", list(q("SELECT count(*), coalesce(sum(bytes), 0) FROM memsets")[0]), memsets)
+    check(f"{name} ranges per name", dict(q("SELECT name, count(*) FROM range_events GROUP BY name")), dict(ranges))
+    check(f"{name} GPU memory events", q("SELECT count(*) FROM memory_events")[0][0], mem)
+    check(f"{name} devices", q("SELECT count(*) FROM devices")[0][0], len(doc.get("deviceProperties", [])))
+    rank = doc.get("distributedInfo", {}).get("rank")
+    check(f"{name} rank", q("SELECT rank FROM processes")[0][0], rank)
+    # Kernel start times are exact: the earliest equals the file's earliest, in epoch ns.
+    kts = [ns(e["ts"]) for e in doc["traceEvents"] if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    if kts:
+        base = int(doc.get("baseTimeNanoseconds", 0))
+        check(f"{name} first kernel start (ns, exact)", q("SELECT min(start_ns) FROM kernels")[0][0], base + min(kts))
+    before = q("SELECT (SELECT count(*) FROM kernels), (SELECT count(*) FROM api_calls), (SELECT count(*) FROM strings)")
+    con.close()
+    r = ingest(path, db)
+    con = sqlite3.connect(db)
+    check(f"{name} re-ingest changes nothing", (r.returncode, q(
+        "SELECT (SELECT count(*) FROM kernels), (SELECT count(*) FROM api_calls), (SELECT count(*) FROM strings)")),
+          (0, before))
+    con.close()
+
+
+def corrupt(tmp):
+    """A cut-off trace and a non-trace: exit 3, and the database keeps what it had."""
+    src = os.path.join(TRACES, "a100_alexnet.json.gz")
+    db = os.path.join(tmp, "corrupt.db")
+    check("good trace first", ingest(os.path.join(TRACES, "a100_triton.json.gz"), db).returncode, 0)
+    con = sqlite3.connect(db)
+    before = con.execute("SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM kernels)").fetchall()
+    con.close()
+    raw = gzip.open(src).read()
+    cut = os.path.join(tmp, "cut.json")
+    open(cut, "wb").write(raw[: len(raw) // 2])
+    r = ingest(cut, db, "--format", "kineto")
+    check("cut-off trace exit", r.returncode, 3)
+    check("cut-off trace message", "cut.json: byte" in r.stderr and "nothing was ingested" in r.stderr, True)
+    cutgz = os.path.join(tmp, "cut.json.gz")
+    data = open(src, "rb").read()
+    open(cutgz, "wb").write(data[: len(data) // 2])
+    check("cut-off .gz exit", ingest(cutgz, db, "--format", "kineto").returncode, 3)
+    junk = os.path.join(tmp, "junk.json")
+    open(junk, "w").write("[1, 2, 3]\n")
+    check("non-trace exit", ingest(junk, db, "--format", "kineto").returncode, 3)
+    con = sqlite3.connect(db)
+    check("database unchanged after bad traces",
+          con.execute("SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM kernels)").fetchall(), before)
+    con.close()
+
+
+def main():
+    if not os.path.isdir(TRACES):
+        print("traces_kineto: skipped: ../shared/traces not found")
+        print("traces_kineto: 0 passed, 0 failed")
+        return 0
+    tmp = tempfile.mkdtemp(prefix="gpuprof-kineto-")
+    try:
+        for f in sorted(os.listdir(TRACES)):
+            if f.endswith(".json.gz"):
+                one(tmp, os.path.join(TRACES, f))
+        corrupt(tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print(f"traces_kineto: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
