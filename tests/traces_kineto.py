@@ -152,6 +152,27 @@ def corrupt(tmp):
     con.close()
 
 
+def merge(tmp):
+    """Two ranks of one run into one session with --session: one session, a process per rank."""
+    db = os.path.join(tmp, "merged.db")
+    a = os.path.join(TRACES, "a100_sxm4_rank0.json.gz")
+    b = os.path.join(TRACES, "v100_memory_events.json.gz")
+    check("merge rank 0", ingest(a, db, "--session", "run-1").returncode, 0)
+    check("merge rank 1", ingest(b, db, "--session", "run-1").returncode, 0)
+    con = sqlite3.connect(db)
+    check("merged: one session", con.execute("SELECT count(*) FROM sessions").fetchall(), [(1,)])
+    check("merged: ranks", con.execute("SELECT rank FROM processes ORDER BY rank").fetchall(), [(0,), (1,)])
+    con.close()
+    kernels = sum(len(v) for v in expected(a)[1].values()) + sum(len(v) for v in expected(b)[1].values())
+    check("merged: all kernels", sum(h["calls"] for h in analyze("hotspots", db)), kernels)
+    db2 = os.path.join(tmp, "separate.db")
+    ingest(a, db2)
+    ingest(b, db2)
+    con = sqlite3.connect(db2)
+    check("without --session: a session per trace", con.execute("SELECT count(*) FROM sessions").fetchall(), [(2,)])
+    con.close()
+
+
 def main():
     if not os.path.isdir(TRACES):
         print("traces_kineto: skipped: ../shared/traces not found")
@@ -163,6 +184,7 @@ def main():
             if f.endswith(".json.gz"):
                 one(tmp, os.path.join(TRACES, f))
         corrupt(tmp)
+        merge(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     print(f"traces_kineto: {passed} passed, {failed} failed")
