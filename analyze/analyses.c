@@ -57,6 +57,20 @@ static void set_col_text(struct table *t, size_t r, int c, sqlite3_stmt *st, int
 	table_set_text(t, r, c, (const char *)sqlite3_column_text(st, i));
 }
 
+/* Copy result columns 0..n-1 of st into row r from table column `first` on, typed by the table. */
+static void cells_from_row(struct table *t, size_t r, int first, sqlite3_stmt *st, int n)
+{
+	int c;
+	for (c = 0; c < n; c++) {
+		if (sqlite3_column_type(st, c) == SQLITE_NULL)
+			continue;
+		if (t->cols[first + c].type == C_TEXT)
+			set_col_text(t, r, first + c, st, c);
+		else
+			table_set_int(t, r, first + c, sqlite3_column_int64(st, c));
+	}
+}
+
 /* Busy time of one device: the union of its kernel intervals. */
 struct device_busy {
 	int64_t id;
@@ -143,6 +157,33 @@ fail:
 	return -1;
 }
 
+static const struct colspec summary_cols[] = {
+	{ "session_id", "Session", C_INT },
+	{ "session", "Session id", C_TEXT },
+	{ "source", "Source", C_TEXT },
+	{ "program", "Program", C_TEXT },
+	{ "hostname", "Host", C_TEXT },
+	{ "engine", "Engine", C_TEXT },
+	{ "start_ns", "Start", C_TIME },
+	{ "end_ns", "End", C_TIME },
+	{ "span_ns", "Wall span", C_NS },
+	{ "clean_end", "Ended cleanly", C_INT },
+	{ "processes", "Processes", C_INT },
+	{ "devices", "Devices", C_INT },
+	{ "memcpys", "Memcpys", C_INT },
+	{ "memcpy_bytes", "Memcpy bytes", C_BYTES },
+	{ "memsets", "Memsets", C_INT },
+	{ "memset_bytes", "Memset bytes", C_BYTES },
+	{ "ranges", "Ranges", C_INT },
+	{ "dropped_records", "Dropped by collector", C_INT },
+	{ "missing_batches", "Missing batches", C_INT },
+	{ "ingest_errors", "Rejected input lines", C_INT },
+	{ "kernels", "Kernels", C_INT },
+	{ "kernel_ns", "Kernel time (sum)", C_NS },
+	{ "busy_ns", "GPU busy (union)", C_NS },
+	{ "busy_pct", "GPU busy %", C_PCT },
+};
+
 static int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
 	struct script sc = { db, sql, o };
@@ -151,34 +192,11 @@ static int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts 
 	size_t ndev = 0, i, r;
 	sqlite3_stmt *st;
 	int64_t kernels = 0, kernel_ns = 0, busy_ns = 0, span_sum = 0;
-	int rc, c;
+	int rc;
 
 	t->vertical = 1;
 	tables_add(out, t);
-	table_col(t, "session_id", "Session", C_INT);
-	table_col(t, "session", "Session id", C_TEXT);
-	table_col(t, "source", "Source", C_TEXT);
-	table_col(t, "program", "Program", C_TEXT);
-	table_col(t, "hostname", "Host", C_TEXT);
-	table_col(t, "engine", "Engine", C_TEXT);
-	table_col(t, "start_ns", "Start", C_TIME);
-	table_col(t, "end_ns", "End", C_TIME);
-	table_col(t, "span_ns", "Wall span", C_NS);
-	table_col(t, "clean_end", "Ended cleanly", C_INT);
-	table_col(t, "processes", "Processes", C_INT);
-	table_col(t, "devices", "Devices", C_INT);
-	table_col(t, "memcpys", "Memcpys", C_INT);
-	table_col(t, "memcpy_bytes", "Memcpy bytes", C_BYTES);
-	table_col(t, "memsets", "Memsets", C_INT);
-	table_col(t, "memset_bytes", "Memset bytes", C_BYTES);
-	table_col(t, "ranges", "Ranges", C_INT);
-	table_col(t, "dropped_records", "Dropped by collector", C_INT);
-	table_col(t, "missing_batches", "Missing batches", C_INT);
-	table_col(t, "ingest_errors", "Rejected input lines", C_INT);
-	table_col(t, "kernels", "Kernels", C_INT);
-	table_col(t, "kernel_ns", "Kernel time (sum)", C_NS);
-	table_col(t, "busy_ns", "GPU busy (union)", C_NS);
-	table_col(t, "busy_pct", "GPU busy %", C_PCT);
+	table_cols(t, summary_cols, NCOLS(summary_cols));
 
 	if (!(st = script_next(&sc)))
 		return -1;
@@ -186,14 +204,7 @@ static int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts 
 		return rc == SQLITE_DONE ? (sqlite3_finalize(st), error("no session %lld", (long long)o->session))
 					 : step_error(st);
 	r = table_row(t);
-	for (c = 0; c < 20; c++) {
-		if (sqlite3_column_type(st, c) == SQLITE_NULL)
-			continue;
-		if (t->cols[c].type == C_TEXT)
-			set_col_text(t, r, c, st, c);
-		else
-			table_set_int(t, r, c, sqlite3_column_int64(st, c));
-	}
+	cells_from_row(t, r, 0, st, 20);
 	sqlite3_finalize(st);
 
 	if (busy_load(db, o, &dev, &ndev))
@@ -213,6 +224,19 @@ static int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts 
 	return 0;
 }
 
+static const struct colspec devices_cols[] = {
+	{ "device", "Device", C_INT },
+	{ "kernels", "Kernels", C_INT },
+	{ "kernel_ns", "Kernel time (sum)", C_NS },
+	{ "busy_ns", "Busy (union)", C_NS },
+	{ "span_ns", "Span", C_NS },
+	{ "busy_pct", "Busy %", C_PCT },
+	{ "sms", "SMs", C_INT },
+	{ "memory_bytes", "Memory", C_BYTES },
+	{ "cc", "CC", C_TEXT },
+	{ "name", "Name", C_TEXT },
+};
+
 static int run_devices(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
 	struct script sc = { db, sql, o };
@@ -220,19 +244,9 @@ static int run_devices(sqlite3 *db, const char *sql, const struct analysis_opts 
 	struct device_busy *dev = NULL;
 	size_t ndev = 0, i;
 	sqlite3_stmt *st;
-	int rc, c;
 
 	tables_add(out, t);
-	table_col(t, "device", "Device", C_INT);
-	table_col(t, "kernels", "Kernels", C_INT);
-	table_col(t, "kernel_ns", "Kernel time (sum)", C_NS);
-	table_col(t, "busy_ns", "Busy (union)", C_NS);
-	table_col(t, "span_ns", "Span", C_NS);
-	table_col(t, "busy_pct", "Busy %", C_PCT);
-	table_col(t, "sms", "SMs", C_INT);
-	table_col(t, "memory_bytes", "Memory", C_BYTES);
-	table_col(t, "cc", "CC", C_TEXT);
-	table_col(t, "name", "Name", C_TEXT);
+	table_cols(t, devices_cols, NCOLS(devices_cols));
 	if (busy_load(db, o, &dev, &ndev) || !(st = script_next(&sc))) {
 		free(dev);
 		return -1;
@@ -247,22 +261,26 @@ static int run_devices(sqlite3 *db, const char *sql, const struct analysis_opts 
 		if (dev[i].span_ns > 0)
 			table_set_real(t, r, 5, 100.0 * (double)dev[i].busy_ns / (double)dev[i].span_ns);
 		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":device"), dev[i].id);
-		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			for (c = 0; c < 4; c++) {
-				if (sqlite3_column_type(st, c) == SQLITE_NULL)
-					continue;
-				if (t->cols[6 + c].type == C_TEXT)
-					set_col_text(t, r, 6 + c, st, c);
-				else
-					table_set_int(t, r, 6 + c, sqlite3_column_int64(st, c));
-			}
-		}
+		if (sqlite3_step(st) == SQLITE_ROW)
+			cells_from_row(t, r, 6, st, 4);
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
 	free(dev);
 	return 0;
 }
+
+static const struct colspec hotspots_cols[] = {
+	{ "time_pct", "Time %", C_PCT },
+	{ "total_ns", "Total", C_NS },
+	{ "calls", "Calls", C_INT },
+	{ "avg_ns", "Avg", C_NS },
+	{ "med_ns", "Med", C_NS },
+	{ "min_ns", "Min", C_NS },
+	{ "max_ns", "Max", C_NS },
+	{ "stddev_ns", "StdDev", C_NS },
+	{ "name", "Name", C_TEXT },
+};
 
 static int run_hotspots(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
@@ -274,15 +292,7 @@ static int run_hotspots(sqlite3 *db, const char *sql, const struct analysis_opts
 	int64_t all = 0;
 
 	tables_add(out, t);
-	table_col(t, "time_pct", "Time %", C_PCT);
-	table_col(t, "total_ns", "Total", C_NS);
-	table_col(t, "calls", "Calls", C_INT);
-	table_col(t, "avg_ns", "Avg", C_NS);
-	table_col(t, "med_ns", "Med", C_NS);
-	table_col(t, "min_ns", "Min", C_NS);
-	table_col(t, "max_ns", "Max", C_NS);
-	table_col(t, "stddev_ns", "StdDev", C_NS);
-	table_col(t, "name", "Name", C_TEXT);
+	table_cols(t, hotspots_cols, NCOLS(hotspots_cols));
 
 	if (!(st = script_next(&sc)))
 		return -1;

@@ -12,6 +12,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,39 +159,78 @@ struct state {
 	int64_t n_kernel, n_memcpy, n_memset, n_sync, n_api, n_range, n_memory, n_other;
 };
 
+/* Which field of which record type each index names. */
+static const struct {
+	size_t off;
+	enum rec_type type;
+	const char *field;
+} idx_fields[] = {
+	{ offsetof(struct idx, k_start), R_KERNEL, "start" },
+	{ offsetof(struct idx, k_end), R_KERNEL, "end" },
+	{ offsetof(struct idx, k_device), R_KERNEL, "device" },
+	{ offsetof(struct idx, k_context), R_KERNEL, "context" },
+	{ offsetof(struct idx, k_stream), R_KERNEL, "stream" },
+	{ offsetof(struct idx, k_corr), R_KERNEL, "correlation" },
+	{ offsetof(struct idx, k_name), R_KERNEL, "name" },
+	{ offsetof(struct idx, k_grid), R_KERNEL, "grid_x" },
+	{ offsetof(struct idx, k_block), R_KERNEL, "block_x" },
+	{ offsetof(struct idx, k_regs), R_KERNEL, "registers" },
+	{ offsetof(struct idx, k_smem), R_KERNEL, "static_smem" },
+	{ offsetof(struct idx, c_start), R_MEMCPY, "start" },
+	{ offsetof(struct idx, c_end), R_MEMCPY, "end" },
+	{ offsetof(struct idx, c_device), R_MEMCPY, "device" },
+	{ offsetof(struct idx, c_context), R_MEMCPY, "context" },
+	{ offsetof(struct idx, c_stream), R_MEMCPY, "stream" },
+	{ offsetof(struct idx, c_corr), R_MEMCPY, "correlation" },
+	{ offsetof(struct idx, c_kind), R_MEMCPY, "kind" },
+	{ offsetof(struct idx, c_src), R_MEMCPY, "src_kind" },
+	{ offsetof(struct idx, c_dst), R_MEMCPY, "dst_kind" },
+	{ offsetof(struct idx, c_bytes), R_MEMCPY, "bytes" },
+	{ offsetof(struct idx, c_srcdev), R_MEMCPY, "src_device" },
+	{ offsetof(struct idx, c_dstdev), R_MEMCPY, "dst_device" },
+	{ offsetof(struct idx, s_start), R_MEMSET, "start" },
+	{ offsetof(struct idx, s_end), R_MEMSET, "end" },
+	{ offsetof(struct idx, s_device), R_MEMSET, "device" },
+	{ offsetof(struct idx, s_context), R_MEMSET, "context" },
+	{ offsetof(struct idx, s_stream), R_MEMSET, "stream" },
+	{ offsetof(struct idx, s_corr), R_MEMSET, "correlation" },
+	{ offsetof(struct idx, s_bytes), R_MEMSET, "bytes" },
+	{ offsetof(struct idx, s_kind), R_MEMSET, "mem_kind" },
+	{ offsetof(struct idx, y_start), R_SYNC, "start" },
+	{ offsetof(struct idx, y_end), R_SYNC, "end" },
+	{ offsetof(struct idx, y_device), R_SYNC, "device" },
+	{ offsetof(struct idx, y_context), R_SYNC, "context" },
+	{ offsetof(struct idx, y_stream), R_SYNC, "stream" },
+	{ offsetof(struct idx, y_corr), R_SYNC, "correlation" },
+	{ offsetof(struct idx, y_kind), R_SYNC, "kind" },
+	{ offsetof(struct idx, y_event), R_SYNC, "event" },
+	{ offsetof(struct idx, a_start), R_API, "start" },
+	{ offsetof(struct idx, a_end), R_API, "end" },
+	{ offsetof(struct idx, a_thread), R_API, "thread" },
+	{ offsetof(struct idx, a_corr), R_API, "correlation" },
+	{ offsetof(struct idx, a_name), R_API, "name" },
+	{ offsetof(struct idx, a_cbid), R_API, "cbid" },
+	{ offsetof(struct idx, a_domain), R_API, "domain" },
+	{ offsetof(struct idx, r_start), R_RANGE, "start" },
+	{ offsetof(struct idx, r_end), R_RANGE, "end" },
+	{ offsetof(struct idx, r_thread), R_RANGE, "thread" },
+	{ offsetof(struct idx, r_name), R_RANGE, "name" },
+	{ offsetof(struct idx, r_kind), R_RANGE, "kind" },
+	{ offsetof(struct idx, r_depth), R_RANGE, "depth" },
+	{ offsetof(struct idx, m_ts), R_MEMORY, "ts" },
+	{ offsetof(struct idx, m_device), R_MEMORY, "device" },
+	{ offsetof(struct idx, m_stream), R_MEMORY, "stream" },
+	{ offsetof(struct idx, m_op), R_MEMORY, "op" },
+	{ offsetof(struct idx, m_kind), R_MEMORY, "mem_kind" },
+	{ offsetof(struct idx, m_addr), R_MEMORY, "address" },
+	{ offsetof(struct idx, m_bytes), R_MEMORY, "bytes" },
+};
+
 static void init_idx(struct idx *x)
 {
-	x->k_start = rec_field(R_KERNEL, "start"); x->k_end = rec_field(R_KERNEL, "end");
-	x->k_device = rec_field(R_KERNEL, "device"); x->k_context = rec_field(R_KERNEL, "context");
-	x->k_stream = rec_field(R_KERNEL, "stream"); x->k_corr = rec_field(R_KERNEL, "correlation");
-	x->k_name = rec_field(R_KERNEL, "name"); x->k_grid = rec_field(R_KERNEL, "grid_x");
-	x->k_block = rec_field(R_KERNEL, "block_x"); x->k_regs = rec_field(R_KERNEL, "registers");
-	x->k_smem = rec_field(R_KERNEL, "static_smem");
-	x->c_start = rec_field(R_MEMCPY, "start"); x->c_end = rec_field(R_MEMCPY, "end");
-	x->c_device = rec_field(R_MEMCPY, "device"); x->c_context = rec_field(R_MEMCPY, "context");
-	x->c_stream = rec_field(R_MEMCPY, "stream"); x->c_corr = rec_field(R_MEMCPY, "correlation");
-	x->c_kind = rec_field(R_MEMCPY, "kind"); x->c_src = rec_field(R_MEMCPY, "src_kind");
-	x->c_dst = rec_field(R_MEMCPY, "dst_kind"); x->c_bytes = rec_field(R_MEMCPY, "bytes");
-	x->c_srcdev = rec_field(R_MEMCPY, "src_device"); x->c_dstdev = rec_field(R_MEMCPY, "dst_device");
-	x->s_start = rec_field(R_MEMSET, "start"); x->s_end = rec_field(R_MEMSET, "end");
-	x->s_device = rec_field(R_MEMSET, "device"); x->s_context = rec_field(R_MEMSET, "context");
-	x->s_stream = rec_field(R_MEMSET, "stream"); x->s_corr = rec_field(R_MEMSET, "correlation");
-	x->s_bytes = rec_field(R_MEMSET, "bytes"); x->s_kind = rec_field(R_MEMSET, "mem_kind");
-	x->y_start = rec_field(R_SYNC, "start"); x->y_end = rec_field(R_SYNC, "end");
-	x->y_device = rec_field(R_SYNC, "device"); x->y_context = rec_field(R_SYNC, "context");
-	x->y_stream = rec_field(R_SYNC, "stream"); x->y_corr = rec_field(R_SYNC, "correlation");
-	x->y_kind = rec_field(R_SYNC, "kind"); x->y_event = rec_field(R_SYNC, "event");
-	x->a_start = rec_field(R_API, "start"); x->a_end = rec_field(R_API, "end");
-	x->a_thread = rec_field(R_API, "thread"); x->a_corr = rec_field(R_API, "correlation");
-	x->a_name = rec_field(R_API, "name"); x->a_cbid = rec_field(R_API, "cbid");
-	x->a_domain = rec_field(R_API, "domain");
-	x->r_start = rec_field(R_RANGE, "start"); x->r_end = rec_field(R_RANGE, "end");
-	x->r_thread = rec_field(R_RANGE, "thread"); x->r_name = rec_field(R_RANGE, "name");
-	x->r_kind = rec_field(R_RANGE, "kind"); x->r_depth = rec_field(R_RANGE, "depth");
-	x->m_ts = rec_field(R_MEMORY, "ts"); x->m_device = rec_field(R_MEMORY, "device");
-	x->m_stream = rec_field(R_MEMORY, "stream"); x->m_op = rec_field(R_MEMORY, "op");
-	x->m_kind = rec_field(R_MEMORY, "mem_kind"); x->m_addr = rec_field(R_MEMORY, "address");
-	x->m_bytes = rec_field(R_MEMORY, "bytes");
+	size_t i;
+	for (i = 0; i < sizeof(idx_fields) / sizeof(idx_fields[0]); i++)
+		*(int *)((char *)x + idx_fields[i].off) = rec_field(idx_fields[i].type, idx_fields[i].field);
 }
 
 /* Start a record of type t: every field 0 (NULL for nullable kinds). */

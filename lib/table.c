@@ -43,6 +43,13 @@ int table_col(struct table *t, const char *key, const char *title, enum col_type
 	return t->ncols++;
 }
 
+void table_cols(struct table *t, const struct colspec *c, int n)
+{
+	int i;
+	for (i = 0; i < n; i++)
+		table_col(t, c[i].key, c[i].title, c[i].type);
+}
+
 size_t table_row(struct table *t)
 {
 	size_t n = (size_t)t->ncols;

@@ -49,6 +49,14 @@ struct table *table_new(const char *name, const char *title);
 void table_free(struct table *t);
 /* Add a column; returns its index. */
 int table_col(struct table *t, const char *key, const char *title, enum col_type type);
+/* A column declaration, so an analysis lists its columns as a table. */
+struct colspec {
+	const char *key, *title;
+	enum col_type type;
+};
+#define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+/* Add n columns. */
+void table_cols(struct table *t, const struct colspec *c, int n);
 /* Start a new row (all cells NULL); returns its index. */
 size_t table_row(struct table *t);
 struct cell *table_cell(struct table *t, size_t row, int col);

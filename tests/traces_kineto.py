@@ -13,25 +13,15 @@ import statistics
 import subprocess
 import sys
 import tempfile
+
+import checks
+from checks import BIN, check, close
 from collections import defaultdict
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "bin")
-TRACES = os.path.join(ROOT, "..", "shared", "traces", "kineto")
-passed = failed = 0
+TRACES = os.path.join(checks.TRACES, "kineto")
 
 
-def check(what, got, want):
-    global passed, failed
-    if got == want:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {what}: got {str(got)[:300]}, want {str(want)[:300]}")
 
-
-def close(what, got, want, rel=1e-9):
-    check(what, got if abs(got - want) > rel * max(1.0, abs(want)) else want, want)
 
 
 def ns(x):
@@ -187,8 +177,7 @@ def main():
         merge(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"traces_kineto: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return checks.summary("traces_kineto")
 
 
 if __name__ == "__main__":

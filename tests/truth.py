@@ -9,27 +9,12 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "bin")
-passed = failed = 0
+import checks
+from checks import BIN, check, close
 
 
-def check(what, got, want):
-    global passed, failed
-    if got == want:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {what}: got {got!r}, want {want!r}")
 
 
-def close(what, got, want, rel=1e-9):
-    global passed, failed
-    if abs(got - want) <= rel * max(1.0, abs(want)):
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {what}: got {got!r}, want {want!r}")
 
 
 def run(*args):
@@ -143,8 +128,7 @@ def main():
         one_seed(tmp, 1, 5000, 3)
         one_seed(tmp, 2, 20000, 5)
         one_seed(tmp, 3, 1, 0)
-    print(f"truth: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    return checks.summary("truth")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,27 @@
+"""Shared by the Python test suites: counted checks and the final "NAME: N passed, M failed" line."""
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "bin")
+TRACES = os.path.join(ROOT, "..", "shared", "traces")
+counts = {"passed": 0, "failed": 0}
+
+
+def check(what, got, want):
+    """Pass when got == want, else print both."""
+    if got == want:
+        counts["passed"] += 1
+    else:
+        counts["failed"] += 1
+        print(f"FAIL {what}: got {str(got)[:300]}, want {str(want)[:300]}")
+
+
+def close(what, got, want, rel=1e-9):
+    """Pass when got is within a relative tolerance of want (floating-point statistics)."""
+    check(what, got if abs(got - want) > rel * max(1.0, abs(want)) else want, want)
+
+
+def summary(name):
+    """Print the closing line run.sh reads; returns the exit status."""
+    print(f"{name}: {counts['passed']} passed, {counts['failed']} failed")
+    return 1 if counts["failed"] else 0
