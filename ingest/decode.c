@@ -1,4 +1,5 @@
 #include "decode.h"
+#include "intmap.h"
 #include "json.h"
 #include "lines.h"
 
@@ -23,43 +24,13 @@ struct decoder {
 	struct json_doc doc;
 	int header_seen;
 	int64_t version, origin;
-	/* Declared wire string ids, an open-addressing set (0 = empty). */
-	int64_t *ids;
-	size_t ids_cap, ids_used;
+	struct intmap ids;		/* declared wire string ids */
 };
-
-static size_t id_slot(const struct decoder *d, int64_t id)
-{
-	size_t j = (size_t)(((uint64_t)id * 0x9E3779B97F4A7C15ULL) >> 20) & (d->ids_cap - 1);
-	while (d->ids[j] && d->ids[j] != id)
-		j = (j + 1) & (d->ids_cap - 1);
-	return j;
-}
 
 static int id_declared(const struct decoder *d, int64_t id)
 {
-	return d->ids_cap && d->ids[id_slot(d, id)] == id;
-}
-
-static void id_declare(struct decoder *d, int64_t id)
-{
-	size_t j;
-	if ((d->ids_used + 1) * 2 > d->ids_cap) {
-		int64_t *old = d->ids;
-		size_t i, oldcap = d->ids_cap;
-		d->ids_cap = oldcap ? oldcap * 2 : 1024;
-		d->ids = xcalloc(d->ids_cap, sizeof(*d->ids));
-		d->ids_used = 0;
-		for (i = 0; i < oldcap; i++)
-			if (old[i])
-				d->ids[id_slot(d, old[i])] = old[i], d->ids_used++;
-		free(old);
-	}
-	j = id_slot(d, id);
-	if (!d->ids[j]) {
-		d->ids[j] = id;
-		d->ids_used++;
-	}
+	int64_t unused;
+	return intmap_get(&d->ids, id, &unused);
 }
 
 static int rejectf(struct item *it, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -216,7 +187,7 @@ static void check_strings(struct decoder *d, struct item *it, const struct jnode
 		}
 	}
 	for (a = json_first(doc, ids); a; a = json_next(doc, a))
-		id_declare(d, a->u.i);
+		intmap_put(&d->ids, a->u.i, 1);
 }
 
 /* Fill one item from the next line(s); returns 0 to go on, 1 after the last item. */
@@ -382,7 +353,7 @@ void decode_finish(struct decoder *d)
 	pthread_cond_destroy(&d->filled);
 	pthread_cond_destroy(&d->emptied);
 	json_doc_release(&d->doc);
-	free(d->ids);
+	intmap_release(&d->ids);
 	lines_close(d->in);
 	free(d);
 }

@@ -5,6 +5,7 @@
  */
 #include "reader.h"
 #include "decode.h"
+#include "intmap.h"
 #include "json.h"
 #include "util.h"
 
@@ -18,58 +19,11 @@
 #define WIRE_VERSION 1
 #define MAX_PRINTED_ERRORS 20
 
-/* Wire string id -> database string id, open addressing. */
-struct idmap {
-	int64_t *keys, *vals;	/* key 0 = empty (wire ids are positive) */
-	size_t cap, used;
-};
-
-static void idmap_release(struct idmap *m)
+/* Database id of wire string id `key`, or -1 when undeclared. */
+static int64_t idmap_get(const struct intmap *m, int64_t key)
 {
-	free(m->keys);
-	free(m->vals);
-	memset(m, 0, sizeof(*m));
-}
-
-static size_t idmap_slot(const struct idmap *m, int64_t key)
-{
-	uint64_t h = (uint64_t)key * 0x9E3779B97F4A7C15ULL;
-	size_t j = (size_t)(h >> 20) & (m->cap - 1);
-	while (m->keys[j] && m->keys[j] != key)
-		j = (j + 1) & (m->cap - 1);
-	return j;
-}
-
-static void idmap_put(struct idmap *m, int64_t key, int64_t val)
-{
-	size_t j;
-	if ((m->used + 1) * 2 > m->cap) {
-		struct idmap old = *m;
-		size_t i;
-		m->cap = old.cap ? old.cap * 2 : 256;
-		m->keys = xcalloc(m->cap, sizeof(*m->keys));
-		m->vals = xcalloc(m->cap, sizeof(*m->vals));
-		m->used = 0;
-		for (i = 0; i < old.cap; i++)
-			if (old.keys[i])
-				idmap_put(m, old.keys[i], old.vals[i]);
-		idmap_release(&old);
-	}
-	j = idmap_slot(m, key);
-	if (!m->keys[j])
-		m->used++;
-	m->keys[j] = key;
-	m->vals[j] = val;
-}
-
-/* Database id for wire id `key`, or -1 when undeclared. */
-static int64_t idmap_get(const struct idmap *m, int64_t key)
-{
-	size_t j;
-	if (!m->cap)
-		return -1;
-	j = idmap_slot(m, key);
-	return m->keys[j] ? m->vals[j] : -1;
+	int64_t v;
+	return intmap_get(m, key, &v) ? v : -1;
 }
 
 /* State of one file being read. */
@@ -82,7 +36,7 @@ struct file {
 	int header_seen;
 	int64_t version;
 	int64_t origin;
-	struct idmap strings;
+	struct intmap strings;		/* wire string id -> database id */
 	int64_t next_seq[R_COUNT];
 	int errors_at_batch[R_COUNT];	/* f->errors when the last batch of the type was read */
 	int64_t rejected_rows[R_COUNT];
@@ -189,7 +143,7 @@ static int read_strings(struct file *f, struct json_doc *d, const struct jnode *
 			return -1;
 		if (old >= 0 && old != id)
 			return reject(f, "strings: id %lld declared again with another value", (long long)a->u.i);
-		idmap_put(&f->strings, a->u.i, id);
+		intmap_put(&f->strings, a->u.i, id);
 	}
 	return 0;
 }
@@ -440,7 +394,7 @@ static int read_file(struct sink *sink, const char *path, const char *input, con
 out:
 	decode_finish(dec);
 	json_doc_release(&d);
-	idmap_release(&f.strings);
+	intmap_release(&f.strings);
 	return status;
 }
 
