@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 	struct render_opts ro = { 0, 0 };
 	struct tables ts = { NULL, 0 };
 	const struct analysis *a;
-	const char *session = NULL, *cols;
+	const char *session = NULL;
 	sqlite3 *db;
 	int c, fmt = FMT_TEXT, status;
 	int64_t top;
@@ -131,8 +131,7 @@ int main(int argc, char **argv)
 	}
 	if ((o.match && db_regex_check(o.match)) || (o.exclude && db_regex_check(o.exclude)))
 		return EXIT_USAGE;
-	if ((cols = getenv("COLUMNS")))
-		ro.width = atoi(cols);
+	ro.width = render_width();
 	if (!(db = db_open(argv[optind + 1], DB_READ)))
 		return EXIT_DATA;
 	if (db_session(db, session, &o.session)) {

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 struct table *table_new(const char *name, const char *title)
 {
@@ -264,9 +266,20 @@ static void shorten(char *out, size_t n, const char *s, int max)
 	snprintf(out, n, "%.*s...%.*s", (int)head, s, (int)(len - i), s + i);
 }
 
+int render_width(void)
+{
+	const char *cols = getenv("COLUMNS");
+	struct winsize ws;
+	if (cols && atoi(cols) > 0)
+		return atoi(cols);
+	if (isatty(STDOUT_FILENO) && !ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) && ws.ws_col > 0)
+		return ws.ws_col;
+	return 0;
+}
+
 int render_text(FILE *out, const struct table *t, const struct render_opts *o)
 {
-	int width = o && o->width > 0 ? o->width : 120;
+	int width = o && o->width > 0 && !o->wide ? o->width : INT32_MAX / 2;
 	int *w = xcalloc((size_t)t->ncols, sizeof(int));
 	char cellbuf[4096];
 	size_t r;

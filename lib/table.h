@@ -73,8 +73,11 @@ int fmt_parse(const char *name);
 
 struct render_opts {
 	int wide;		/* text: never shorten names */
-	int width;		/* text: terminal width, 0 = 120 */
+	int width;		/* text: width to fit names in; 0 = never shorten */
 };
+
+/* The width text output should fit: $COLUMNS, else the terminal's, else 0 (not a terminal: no limit). */
+int render_width(void);
 
 int render_text(FILE *out, const struct table *t, const struct render_opts *o);
 int render_csv(FILE *out, const struct table *t);

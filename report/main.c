@@ -81,7 +81,7 @@ int main(int argc, char **argv)
 	struct analysis_opts o = { 0, 0, NULL, NULL };
 	struct render_opts ro = { 0, 0 };
 	struct tables ts = { NULL, 0 };
-	const char *session = NULL, *output = NULL, *cols;
+	const char *session = NULL, *output = NULL;
 	int c, fmt = FMT_TEXT, status = EXIT_OK, top = -1;
 	size_t i;
 	int64_t n;
@@ -117,8 +117,7 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if ((cols = getenv("COLUMNS")))
-		ro.width = atoi(cols);
+	ro.width = render_width();
 	if (!(db = db_open(argv[optind], DB_READ)))
 		return EXIT_DATA;
 	if (db_session(db, session, &o.session)) {

@@ -177,7 +177,7 @@ CREATE TABLE IF NOT EXISTS ranges (
 	thread_id INTEGER,
 	name_id INTEGER NOT NULL,
 	domain_id INTEGER,		-- NULL for the default domain
-	kind INTEGER NOT NULL,		-- 1 push/pop, 2 start/end
+	kind INTEGER NOT NULL,		-- 1 push/pop, 2 start/end, 3 GPU-side annotation (thread_id holds the stream)
 	depth INTEGER,			-- push/pop nesting depth, 0 outermost
 	range_id INTEGER
 );

@@ -45,7 +45,7 @@ LEFT JOIN memory_kinds dk ON dk.id = c.dst_kind;
 
 CREATE VIEW IF NOT EXISTS range_events AS
 SELECT r.session_id, r.pid, r.thread_id, r.start_ns, r.end_ns, r.end_ns - r.start_ns AS dur_ns,
-       n.value AS name, d.value AS domain, CASE r.kind WHEN 1 THEN 'PushPop' ELSE 'StartEnd' END AS style,
+       n.value AS name, d.value AS domain, CASE r.kind WHEN 1 THEN 'PushPop' WHEN 2 THEN 'StartEnd' ELSE 'GPU' END AS style,
        r.depth
 FROM ranges r
 JOIN strings n ON n.session_id = r.session_id AND n.id = r.name_id
