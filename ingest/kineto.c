@@ -160,11 +160,7 @@ struct state {
 };
 
 /* Which field of which record type each index names. */
-static const struct {
-	size_t off;
-	enum rec_type type;
-	const char *field;
-} idx_fields[] = {
+static const struct rec_index idx_fields[] = {
 	{ offsetof(struct idx, k_start), R_KERNEL, "start" },
 	{ offsetof(struct idx, k_end), R_KERNEL, "end" },
 	{ offsetof(struct idx, k_device), R_KERNEL, "device" },
@@ -228,9 +224,7 @@ static const struct {
 
 static void init_idx(struct idx *x)
 {
-	size_t i;
-	for (i = 0; i < sizeof(idx_fields) / sizeof(idx_fields[0]); i++)
-		*(int *)((char *)x + idx_fields[i].off) = rec_field(idx_fields[i].type, idx_fields[i].field);
+	rec_indices(idx_fields, sizeof(idx_fields) / sizeof(idx_fields[0]), x);
 }
 
 /* Start a record of type t: every field 0 (NULL for nullable kinds). */

@@ -16,6 +16,7 @@
 static const struct reader *readers[] = {
 	&ndjson_reader,
 	&kineto_reader,
+	&nsys_reader,
 };
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))
 

@@ -26,5 +26,6 @@ struct reader {
 
 extern const struct reader ndjson_reader;
 extern const struct reader kineto_reader;
+extern const struct reader nsys_reader;
 
 #endif

@@ -96,3 +96,16 @@ int rec_field(enum rec_type t, const char *wire)
 			return i;
 	return -1;
 }
+
+int rec_indices(const struct rec_index *tab, size_t n, void *base)
+{
+	size_t i;
+	int rc = 0;
+	for (i = 0; i < n; i++) {
+		int f = rec_field(tab[i].type, tab[i].field);
+		*(int *)((char *)base + tab[i].off) = f;
+		if (f < 0)
+			rc = -1;
+	}
+	return rc;
+}

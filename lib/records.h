@@ -9,6 +9,7 @@
 #ifndef GPUPROF_RECORDS_H
 #define GPUPROF_RECORDS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum field_kind {
@@ -49,6 +50,16 @@ extern const struct rec_spec rec_specs[R_COUNT];
 int rec_by_wire(const char *wire);
 /* Index of field `wire` in type t, or -1. */
 int rec_field(enum rec_type t, const char *wire);
+
+/* An int member of some struct to fill with a field's index: see rec_indices. */
+struct rec_index {
+	size_t off;		/* offsetof the int in the caller's struct */
+	enum rec_type type;
+	const char *field;	/* wire name */
+};
+
+/* Fill, for each entry, the int at base + off with rec_field(type, field). -1 if one is unknown. */
+int rec_indices(const struct rec_index *tab, size_t n, void *base);
 
 /* One value of a record; the sink binds it by kind. */
 struct value {

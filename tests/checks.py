@@ -16,6 +16,15 @@ def check(what, got, want):
         print(f"FAIL {what}: got {str(got)[:300]}, want {str(want)[:300]}")
 
 
+def ok(what, cond, detail=""):
+    """Pass when cond holds, else print the detail."""
+    if cond:
+        counts["passed"] += 1
+    else:
+        counts["failed"] += 1
+        print(f"FAIL {what}: {detail}")
+
+
 def close(what, got, want, rel=1e-9):
     """Pass when got is within a relative tolerance of want (floating-point statistics)."""
     check(what, got if abs(got - want) > rel * max(1.0, abs(want)) else want, want)

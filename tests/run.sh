@@ -30,13 +30,15 @@ suite() {
 }
 
 for t in "${GPUPROF_BUILD:-build}"/tests/*; do
-	case $t in *.d) continue ;; esac
+	[ -f "$t" ] && [ -x "$t" ] || continue
+
 	suite "${t##*/}" "$t"
 done
 suite cases python3 tests/cases.py
 suite golden tests/golden.sh
 suite truth python3 tests/truth.py
 suite kineto python3 tests/traces_kineto.py
+suite nsys python3 tests/traces_nsys.py
 suite atomic tests/atomic.sh
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,1471 @@
+/*
+ * nsys: Nsight Systems SQLite exports (.sqlite, from `nsys export --type sqlite` or `nsys profile
+ * --export sqlite`).
+ *
+ * The export is opened read-only as a second SQLite connection. Exporter versions from 2022 to 2026
+ * rename, add and drop tables and columns, so nothing is assumed: tables are looked up in sqlite_master,
+ * columns with pragma_table_info, and each SELECT is built from what exists (a missing optional column
+ * reads as NULL, a missing table as no records). The table `sources` says which nsys columns fill which
+ * record field. Each table is read with one SELECT; string ids are joined to StringIds in SQL and mapped
+ * to session.db string ids through a cache keyed by the nsys id.
+ *
+ * Processes: rows carry globalPid or globalTid; pid = (g >> 24) & 0xFFFFFF, thread = g & 0xFFFFFF. Each
+ * pid becomes one sink process of the file's session. With a few, each SELECT is run once per process
+ * with the pid bound (a scan is cheaper than a sort that carries the joined strings); with more than
+ * SCAN_PIDS, each is ordered by pid and the cursors are drained one process at a time.
+ *
+ * Times: nsys stores ns since the session start, and TARGET_INFO_SESSION_START_TIME.utcEpochNs is that
+ * start on the Unix epoch, so absolute = utcEpochNs + t. An export without that table (hand-made
+ * fixtures) keeps its session-relative times: origin 0.
+ *
+ * A file that is no SQLite database, is cut off, or lacks a required column is refused whole (EXIT_DATA,
+ * nothing written). Rows that cannot be stored (a NULL time) are skipped, recorded in ingest_errors and
+ * make the exit EXIT_DATA; the rest is kept.
+ */
+#include "reader.h"
+#include "intmap.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_COLS 28
+#define HASH_SPAN (1 << 20)		/* bytes hashed at each end of the file for the session id */
+#define SCAN_PIDS 8			/* up to this many processes: one scan per process, else one sort */
+#define CUPTI_INVALID 0xFFFFFFFFLL	/* CUPTI's "no stream / no event" value */
+#define NVTX_MARK 34
+#define NVTX_PUSHPOP 59
+#define NVTX_STARTEND 60
+#define NVTX_DOMAIN_CREATE 75
+
+/* How an nsys value becomes a record value. */
+enum xf {
+	X_TIME,		/* origin + value; a NULL skips the row */
+	X_INT,		/* the value; dflt when the column is absent or NULL */
+	X_INTN,		/* the value, or NULL */
+	X_OPT,		/* the value; NULL, negative or CUPTI_INVALID store NULL */
+	X_NONE0,	/* the value; NULL or CUPTI_INVALID store 0 (ids where 0 means none) */
+	X_CONST,	/* dflt, whatever the file holds */
+	X_STR,		/* a StringIds id, stored as our string id; NULL when absent (skips the row if req) */
+	X_MANGLED,	/* X_STR, but NULL when it is the same id as the column before it (the name) */
+	X_INTERN,	/* a StringIds id only added to `strings` (no field): kernel short names */
+	X_API,		/* X_STR for CUDA API names, less nsys's version suffix (cudaMemcpy_v3020) */
+	X_TEXT,		/* an inline TEXT column, stored as our string id */
+	X_TID,		/* globalTid: the thread id in its low 24 bits; dflt when absent */
+	X_MEMKIND,	/* nsys memory kind to CUPTI's numbering */
+	X_SYNCKIND,	/* CUPTI synchronization type: 1..4 kept, others 0 */
+	X_MEMOP		/* memoryOperationType 0 allocation, 1 free to op 1, 2; others skip the row */
+};
+
+struct col {
+	const char *field;	/* record field (wire name), NULL for X_INTERN */
+	const char *names;	/* candidate nsys columns "a|b": the first non-NULL existing one; NULL: none */
+	enum xf xf;
+	int64_t dflt;
+	int req;		/* 1: the table must have one of the candidates */
+};
+
+/* One nsys table and the record type it fills. Record fields no col names are stored as NULL. */
+struct source {
+	const char *table;
+	enum rec_type type;
+	const char *pid_col;	/* the column holding the process: globalPid or globalTid */
+	int ncols;
+	struct col cols[MAX_COLS];
+};
+
+static const struct source sources[] = {
+	{ "CUPTI_ACTIVITY_KIND_KERNEL", R_KERNEL, "globalPid", 24, {
+		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_TIME, 0, 1 },
+		{ "device", "deviceId", X_INT, 0, 1 }, { "context", "contextId", X_INT, 0, 0 },
+		{ "stream", "streamId", X_INT, 0, 0 }, { "correlation", "correlationId", X_INT, 0, 0 },
+		{ "name", "demangledName|shortName", X_STR, 0, 1 }, { "mangled", "mangledName", X_MANGLED, 0, 0 },
+		{ "grid_x", "gridX", X_INT, 0, 0 }, { "grid_y", "gridY", X_INT, 0, 0 },
+		{ "grid_z", "gridZ", X_INT, 0, 0 }, { "block_x", "blockX", X_INT, 0, 0 },
+		{ "block_y", "blockY", X_INT, 0, 0 }, { "block_z", "blockZ", X_INT, 0, 0 },
+		{ "cluster_x", "clusterX", X_INT, 0, 0 }, { "cluster_y", "clusterY", X_INT, 0, 0 },
+		{ "cluster_z", "clusterZ", X_INT, 0, 0 }, { "registers", "registersPerThread", X_INT, 0, 0 },
+		{ "static_smem", "staticSharedMemory", X_INT, 0, 0 },
+		{ "dynamic_smem", "dynamicSharedMemory", X_INT, 0, 0 },
+		{ "local_mem", "localMemoryPerThread", X_INT, 0, 0 }, { "graph_id", "graphId", X_INT, 0, 0 },
+		{ "graph_node", "graphNodeId", X_INT, 0, 0 }, { NULL, "shortName", X_INTERN, 0, 0 } } },
+	{ "CUPTI_ACTIVITY_KIND_MEMCPY", R_MEMCPY, "globalPid", 13, {
+		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_TIME, 0, 1 },
+		{ "device", "deviceId", X_INT, 0, 1 }, { "context", "contextId", X_INT, 0, 0 },
+		{ "stream", "streamId", X_INT, 0, 0 }, { "correlation", "correlationId", X_INT, 0, 0 },
+		{ "kind", "copyKind", X_INT, 0, 1 }, { "src_kind", "srcKind", X_MEMKIND, 0, 0 },
+		{ "dst_kind", "dstKind", X_MEMKIND, 0, 0 }, { "bytes", "bytes", X_INT, 0, 1 },
+		{ "src_device", "srcDeviceId", X_OPT, 0, 0 }, { "dst_device", "dstDeviceId", X_OPT, 0, 0 },
+		{ "async", NULL, X_INTN, 0, 0 } } },	/* not in the export: NULL */
+	{ "CUPTI_ACTIVITY_KIND_MEMSET", R_MEMSET, "globalPid", 9, {
+		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_TIME, 0, 1 },
+		{ "device", "deviceId", X_INT, 0, 1 }, { "context", "contextId", X_INT, 0, 0 },
+		{ "stream", "streamId", X_INT, 0, 0 }, { "correlation", "correlationId", X_INT, 0, 0 },
+		{ "bytes", "bytes", X_INT, 0, 1 }, { "value", "value", X_INT, 0, 0 },
+		{ "mem_kind", "memKind", X_MEMKIND, 0, 0 } } },
+	{ "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", R_SYNC, "globalPid", 9, {
+		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_TIME, 0, 1 },
+		{ "device", "deviceId", X_OPT, 0, 0 }, { "context", "contextId", X_INT, 0, 0 },
+		{ "stream", "streamId", X_OPT, 0, 0 }, { "correlation", "correlationId", X_INT, 0, 0 },
+		{ "kind", "syncType", X_SYNCKIND, 0, 1 }, { "event", "eventId", X_NONE0, 0, 0 },
+		{ "thread", NULL, X_INT, 0, 0 } } },	/* not in the export: 0 = unknown */
+	{ "CUDA_GPU_MEMORY_USAGE_EVENTS", R_MEMORY, "globalPid", 13, {
+		{ "ts", "start", X_TIME, 0, 1 }, { "device", "deviceId", X_OPT, 0, 0 },
+		{ "context", "contextId", X_INT, 0, 0 }, { "stream", "streamId", X_OPT, 0, 0 },
+		{ "correlation", "correlationId", X_INT, 0, 0 }, { "op", "memoryOperationType", X_MEMOP, 0, 1 },
+		{ "mem_kind", "memKind", X_MEMKIND, 0, 0 }, { "address", "address", X_INT, 0, 0 },
+		{ "bytes", "bytes", X_INT, 0, 1 }, { "pc", "pc", X_INT, 0, 0 }, { "site", "name", X_TEXT, 0, 0 },
+		{ "thread", "globalTid", X_TID, 0, 0 }, { "async", NULL, X_INTN, 0, 0 } } },
+	{ "CUPTI_ACTIVITY_KIND_RUNTIME", R_API, "globalTid", 7, {
+		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_TIME, 0, 1 },
+		{ "thread", "globalTid", X_TID, 0, 0 }, { "correlation", "correlationId", X_INT, 0, 0 },
+		{ "name", "nameId", X_API, 0, 0 }, { "cbid", "cbid", X_INT, 0, 0 },
+		{ "domain", NULL, X_CONST, 1, 0 } } },	/* 1: runtime */
+	{ "CUPTI_ACTIVITY_KIND_DRIVER", R_API, "globalTid", 7, {
+		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_TIME, 0, 1 },
+		{ "thread", "globalTid", X_TID, 0, 0 }, { "correlation", "correlationId", X_INT, 0, 0 },
+		{ "name", "nameId", X_API, 0, 0 }, { "cbid", "cbid", X_INT, 0, 0 },
+		{ "domain", NULL, X_CONST, 2, 0 } } },	/* 2: driver */
+};
+#define NSOURCES (sizeof(sources) / sizeof(sources[0]))
+
+/* TARGET_INFO_GPU columns for the numeric device fields, with the factor or divisor to our units. */
+static const struct {
+	const char *field, *column;
+	int64_t mul, div;
+} gpu_cols[] = {
+	{ "cc_major", "computeMajor", 1, 1 }, { "cc_minor", "computeMinor", 1, 1 }, { "sms", "smCount", 1, 1 },
+	{ "memory_bytes", "totalMemory", 1, 1 },
+	{ "core_clock_khz", "clockRate", 1, 1000 },		/* Hz */
+	{ "mem_bandwidth_kbs", "memoryBandwidth", 1, 1000 },	/* bytes/s */
+	{ "max_threads_per_sm", "maxWarpsPerSm", 0, 1 },	/* times threadsPerWarp (0 here) */
+	{ "max_regs_per_sm", "maxRegistersPerSm", 1, 1 }, { "max_smem_per_sm", "maxShmemPerSm", 1, 1 },
+};
+#define NGPU_NUM (sizeof(gpu_cols) / sizeof(gpu_cols[0]))
+
+/* Column names of one table of the export. */
+struct names {
+	char **v;
+	size_t n, alloc;
+};
+
+/* One GPU to declare: from TARGET_INFO_GPU, placed in a process by the CUDA context tables. */
+struct gpu {
+	int64_t pid;		/* -1: the first process */
+	int64_t id;		/* CUDA device id as the process's records use it */
+	int64_t hw;		/* TARGET_INFO_GPU.id */
+	char *name, *uuid;	/* owned, NULL when unknown */
+	int64_t num[NGPU_NUM];
+};
+
+/* An NVTX domain named by an eventType 75 record. */
+struct domain {
+	int64_t pid, id;
+	char *name;		/* owned */
+};
+
+/* A source table being read. */
+struct cursor {
+	const struct source *src;
+	sqlite3_stmt *st;
+	int started, has_row;
+	int64_t pid;			/* of the current row */
+	int text_col[MAX_COLS];		/* result column of the joined StringIds value, or -1 */
+	int field[MAX_COLS];		/* record field of each col, -1 for X_INTERN */
+	int64_t skipped;		/* rows of the current process that could not be stored */
+};
+
+/* The set of device ids of the current process (few: linear search). */
+struct idset {
+	int64_t *v;
+	size_t n, alloc;
+};
+
+struct nsys {
+	struct sink *sink;
+	const struct reader_opts *opts;
+	const char *path;
+	sqlite3 *db;			/* the export, read-only */
+	char uuid[96];
+	struct names tables;
+	int has_strings;		/* StringIds exists */
+	int64_t origin;			/* utcEpochNs, or 0 */
+	int64_t format_version;		/* export schema X.Y.Z as X*10000 + Y*100 + Z */
+	char *hostname, *collector;
+	int memkind[16];		/* nsys memory kind -> CUPTI memory kind */
+	struct intmap strs;
+	int64_t *pids;
+	size_t npids, pids_alloc;
+	struct gpu *gpus;
+	size_t ngpus, gpus_alloc;
+	struct domain *domains;
+	size_t ndomains, domains_alloc;
+	struct cursor cursors[NSOURCES];
+	struct cursor nvtx;
+	int per_pid;			/* cursors take the pid as parameter 1 (see SCAN_PIDS) */
+	sqlite3_stmt *program_st;	/* SELECT name FROM PROCESSES WHERE pid = ? */
+	struct idset seen, declared;	/* devices of the current process */
+	int64_t *stack;			/* NVTX push/pop ends, for depths */
+	size_t nstack, stack_alloc;
+	int64_t stack_tid, stack_domain;
+	const char *map_table;		/* TARGET_INFO_CUDA_CONTEXT_INFO or _CUDA_DEVICE, when used */
+	const char *map_pid;		/* its process column */
+	int err;			/* exit status of the last failure reading the export */
+	int64_t dangling;		/* string ids missing from StringIds */
+	int64_t rejected;		/* rows skipped in all */
+	int64_t totals[R_COUNT];
+	size_t ingested;		/* processes written (not already in the database) */
+	struct value vals[REC_MAX_FIELDS + MAX_COLS];
+	int64_t raw[MAX_COLS];
+	int raw_null[MAX_COLS];
+};
+
+static void names_release(struct names *l)
+{
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static int names_has(const struct names *l, const char *name, size_t len)
+{
+	size_t i;
+	for (i = 0; i < l->n; i++)
+		if (strlen(l->v[i]) == len && !memcmp(l->v[i], name, len))
+			return 1;
+	return 0;
+}
+
+/* Our string id for nsys id `key` (which may be 0, so keys are stored plus one), or -1 when not cached. */
+static int64_t idcache_get(const struct intmap *m, int64_t key)
+{
+	int64_t v;
+	return intmap_get(m, key + 1, &v) ? v : -1;
+}
+
+static int idset_has(const struct idset *s, int64_t v)
+{
+	size_t i;
+	for (i = 0; i < s->n; i++)
+		if (s->v[i] == v)
+			return 1;
+	return 0;
+}
+
+static void idset_add(struct idset *s, int64_t v)
+{
+	if (idset_has(s, v))
+		return;
+	ALLOC_GROW(s->v, s->n + 1, s->alloc);
+	s->v[s->n++] = v;
+}
+
+/*
+ * A failure of the export connection: print FILE: where: what. Returns EXIT_SYSTEM for resource and I/O
+ * failures, EXIT_DATA for everything else (corrupt file, not a database, missing table or column).
+ */
+static int src_error(struct nsys *n, const char *where)
+{
+	int code = sqlite3_errcode(n->db) & 0xff;
+	error("%s: %s: %s", n->path, where, sqlite3_errmsg(n->db));
+	if (code == SQLITE_NOMEM || code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN)
+		n->err = EXIT_SYSTEM;
+	else
+		n->err = EXIT_DATA;
+	return n->err;
+}
+
+/* Prepare a statement on the export; NULL with a message (and *status set) on failure. */
+static sqlite3_stmt *src_prepare(struct nsys *n, const char *sql, const char *where, int *status)
+{
+	sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(n->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		*status = src_error(n, where);
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	return st;
+}
+
+static int has_table(const struct nsys *n, const char *name)
+{
+	return names_has(&n->tables, name, strlen(name));
+}
+
+/* Fill `out` with the tables of the export (table NULL) or the columns of `table`. Returns an exit status. */
+static int load_names(struct nsys *n, const char *table, struct names *out)
+{
+	sqlite3_stmt *st;
+	int rc, status = EXIT_OK;
+	st = src_prepare(n, table ? "SELECT name FROM pragma_table_info(?)" :
+			 "SELECT name FROM sqlite_master WHERE type IN ('table', 'view')", "schema", &status);
+	if (!st)
+		return status;
+	if (table)
+		sqlite3_bind_text(st, 1, table, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *s = (const char *)sqlite3_column_text(st, 0);
+		ALLOC_GROW(out->v, out->n + 1, out->alloc);
+		out->v[out->n++] = xstrdup(s ? s : "");
+	}
+	if (rc != SQLITE_DONE)
+		status = src_error(n, table ? table : "schema");
+	sqlite3_finalize(st);
+	return status;
+}
+
+/*
+ * Append to sql the expression for candidate columns "a|b" of alias t: one column, coalesce() of several,
+ * or NULL when none exists. Returns how many exist.
+ */
+static int add_expr(struct buf *sql, const struct names *cols, const char *cands)
+{
+	const char *p;
+	int found = 0, pass;
+	for (pass = 0; pass < 2; pass++) {
+		int k = 0;
+		if (pass == 1 && found > 1)
+			buf_addstr(sql, "coalesce(");
+		for (p = cands; p && *p;) {
+			size_t len = strcspn(p, "|");
+			if (names_has(cols, p, len)) {
+				if (pass == 0)
+					found++;
+				else
+					buf_addf(sql, "%st.\"%.*s\"", k++ ? ", " : "", (int)len, p);
+			}
+			p += len;
+			if (*p == '|')
+				p++;
+		}
+		if (pass == 1 && found > 1)
+			buf_addch(sql, ')');
+	}
+	if (!found)
+		buf_addstr(sql, "NULL");
+	return found;
+}
+
+/* The pid expression for the process column `col` of alias t (0 when the table has none). */
+static void add_pid_expr(struct buf *sql, const struct names *cols, const char *col)
+{
+	if (col && names_has(cols, col, strlen(col)))
+		buf_addf(sql, "coalesce((t.\"%s\" >> 24) & 16777215, 0)", col);
+	else
+		buf_addstr(sql, "0");
+}
+
+/* Read a one-row, one-column text query with one bound text value into *out (NULL when no row). */
+static int query_text(struct nsys *n, const char *sql, const char *bind, char **out)
+{
+	sqlite3_stmt *st;
+	int rc, status = EXIT_OK;
+	*out = NULL;
+	if (!(st = src_prepare(n, sql, "metadata", &status)))
+		return status;
+	if (bind)
+		sqlite3_bind_text(st, 1, bind, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		*out = xstrdup((const char *)sqlite3_column_text(st, 0));
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		status = src_error(n, "metadata");
+	sqlite3_finalize(st);
+	return status;
+}
+
+/* 1 when table `table` of the export has column `col`, 0 when not, -1 on failure (status in n->err). */
+static int has_column(struct nsys *n, const char *table, const char *col)
+{
+	struct names cols = { NULL, 0, 0 };
+	int yes;
+	if (!has_table(n, table))
+		return 0;
+	if (load_names(n, table, &cols)) {
+		names_release(&cols);
+		return -1;
+	}
+	yes = names_has(&cols, col, strlen(col));
+	names_release(&cols);
+	return yes;
+}
+
+/* Read one integer metadata value (query_text) into *out; leaves *out when absent or not an integer. */
+static int query_i64(struct nsys *n, const char *sql, int64_t *out)
+{
+	char *s = NULL;
+	int status = query_text(n, sql, NULL, &s);
+	int64_t v;
+	if (!status && s && !parse_i64(s, strlen(s), &v))
+		*out = v;
+	free(s);
+	return status;
+}
+
+/*
+ * Session metadata: the time origin, hostname, exporter and schema versions, and the
+ * memory-kind numbering (ENUM_CUDA_MEM_KIND when the export has it). Returns an exit status.
+ */
+static int load_meta(struct nsys *n)
+{
+	static const struct {
+		const char *suffix;
+		int cupti;
+	} kinds[] = {
+		{ "_PAGEABLE", 1 }, { "_PINNED", 2 }, { "_DEVICE", 3 }, { "_ARRAY", 4 }, { "_MANAGED", 5 },
+		{ "_DEVICE_STATIC", 6 }, { "_MANAGED_STATIC", 7 },
+	};
+	const char *meta = has_table(n, "META_DATA_EXPORT") ? "META_DATA_EXPORT" :
+			   has_table(n, "EXPORT_META_DATA") ? "EXPORT_META_DATA" : NULL;
+	char *s = NULL;
+	int status = EXIT_OK, i, yes;
+
+	/* Without the enum table: nsys numbers 0 pageable .. 6 managed static, 7 unknown. */
+	memset(n->memkind, 0, sizeof(n->memkind));
+	for (i = 0; i < 7; i++)
+		n->memkind[i] = i + 1;
+	if ((yes = has_column(n, "ENUM_CUDA_MEM_KIND", "name")) < 0)
+		return n->err;
+	if (yes) {
+		sqlite3_stmt *st = src_prepare(n, "SELECT id, name FROM ENUM_CUDA_MEM_KIND", "ENUM_CUDA_MEM_KIND",
+					       &status);
+		int rc;
+		if (!st)
+			return status;
+		memset(n->memkind, 0, sizeof(n->memkind));
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(st, 0);
+			const char *name = (const char *)sqlite3_column_text(st, 1);
+			size_t k;
+			if (id < 0 || id >= 16 || !name)
+				continue;
+			for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
+				if (ends_with(name, kinds[k].suffix))
+					n->memkind[id] = kinds[k].cupti;
+		}
+		if (rc != SQLITE_DONE)
+			status = src_error(n, "ENUM_CUDA_MEM_KIND");
+		sqlite3_finalize(st);
+		if (status)
+			return status;
+	}
+
+	n->origin = 0;
+	if ((yes = has_column(n, "TARGET_INFO_SESSION_START_TIME", "utcEpochNs")) < 0)
+		return n->err;
+	if (yes && (status = query_i64(n, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1",
+				       &n->origin)))
+		return status;
+	if ((yes = has_column(n, "TARGET_INFO_SYSTEM_ENV", "value")) < 0)
+		return n->err;
+	if (yes && (status = query_text(n, "SELECT value FROM TARGET_INFO_SYSTEM_ENV WHERE name = ? LIMIT 1",
+					"Hostname", &n->hostname)))
+		return status;
+	if (meta) {
+		struct buf sql;
+		buf_init(&sql);
+		buf_addf(&sql, "SELECT value FROM \"%s\" WHERE name = ? LIMIT 1", meta);
+		status = query_text(n, sql.s, "EXPORT_PRODUCT_VERSION", &s);
+		if (!status && s) {
+			struct buf c;
+			buf_init(&c);
+			buf_addf(&c, "Nsight Systems %s", s);
+			n->collector = c.s;
+		}
+		free(s);
+		s = NULL;
+		if (!status)
+			status = query_text(n, sql.s, "EXPORT_SCHEMA_VERSION", &s);
+		if (!status && s) {
+			unsigned a = 0, b = 0, c = 0;
+			if (sscanf(s, "%u.%u.%u", &a, &b, &c) >= 1 && a < 1000 && b < 100 && c < 100)
+				n->format_version = (int64_t)a * 10000 + b * 100 + c;
+		}
+		free(s);
+		buf_release(&sql);
+	}
+	return status;
+}
+
+/* Load TARGET_INFO_GPU, placed in processes by TARGET_INFO_CUDA_CONTEXT_INFO or _CUDA_DEVICE. */
+static int load_gpus(struct nsys *n)
+{
+	struct names cols = { NULL, 0, 0 };
+	struct buf sql;
+	sqlite3_stmt *st;
+	const char *map_sql = NULL;
+	struct gpu *hw = NULL;
+	size_t nhw = 0, hw_alloc = 0, i, k;
+	int status = EXIT_OK, rc, yes;
+
+	if (!has_table(n, "TARGET_INFO_GPU"))
+		goto mapping;
+	if ((status = load_names(n, "TARGET_INFO_GPU", &cols)))
+		return status;
+	if (!names_has(&cols, "id", 2)) {
+		names_release(&cols);
+		error("%s: TARGET_INFO_GPU: no column \"id\"", n->path);
+		return EXIT_DATA;
+	}
+	buf_init(&sql);
+	buf_addstr(&sql, "SELECT t.id, ");
+	add_expr(&sql, &cols, "name");
+	buf_addstr(&sql, ", ");
+	add_expr(&sql, &cols, "uuid");
+	for (i = 0; i < NGPU_NUM; i++) {
+		buf_addstr(&sql, ", ");
+		add_expr(&sql, &cols, gpu_cols[i].column);
+	}
+	buf_addstr(&sql, ", ");
+	add_expr(&sql, &cols, "threadsPerWarp");
+	buf_addstr(&sql, " FROM TARGET_INFO_GPU AS t ORDER BY t.id");
+	names_release(&cols);
+	st = src_prepare(n, sql.s, "TARGET_INFO_GPU", &status);
+	buf_release(&sql);
+	if (!st)
+		return status;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct gpu *g;
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *uuid = (const char *)sqlite3_column_text(st, 2);
+		int64_t warp = sqlite3_column_int64(st, 3 + (int)NGPU_NUM);
+		ALLOC_GROW(hw, nhw + 1, hw_alloc);
+		g = &hw[nhw++];
+		memset(g, 0, sizeof(*g));
+		g->pid = -1;
+		g->id = g->hw = sqlite3_column_int64(st, 0);
+		g->name = name ? xstrdup(name) : NULL;
+		if (uuid && *uuid) {
+			struct buf u;
+			buf_init(&u);
+			buf_addf(&u, "%s%s", strncmp(uuid, "GPU-", 4) ? "GPU-" : "", uuid);
+			g->uuid = u.s;
+		}
+		for (i = 0; i < NGPU_NUM; i++)
+			g->num[i] = sqlite3_column_int64(st, 3 + (int)i) * (gpu_cols[i].mul ? gpu_cols[i].mul :
+					warp ? warp : 32) / gpu_cols[i].div;
+	}
+	if (rc != SQLITE_DONE)
+		status = src_error(n, "TARGET_INFO_GPU");
+	sqlite3_finalize(st);
+	if (status)
+		goto out;
+
+mapping:
+	/* Which process sees which GPU under which CUDA device id. */
+	if ((yes = has_column(n, "TARGET_INFO_CUDA_CONTEXT_INFO", "hwId")) < 0 ||
+	    (yes && (yes = has_column(n, "TARGET_INFO_CUDA_CONTEXT_INFO", "processId")) < 0)) {
+		status = n->err;
+		goto out;
+	}
+	if (yes) {
+		n->map_table = "TARGET_INFO_CUDA_CONTEXT_INFO";
+		n->map_pid = "processId";
+		map_sql = "SELECT DISTINCT processId, deviceId, hwId FROM TARGET_INFO_CUDA_CONTEXT_INFO "
+			  "WHERE processId IS NOT NULL AND deviceId IS NOT NULL ORDER BY 1, 2";
+	} else {
+		if ((yes = has_column(n, "TARGET_INFO_CUDA_DEVICE", "gpuId")) < 0 ||
+		    (yes && (yes = has_column(n, "TARGET_INFO_CUDA_DEVICE", "pid")) < 0)) {
+			status = n->err;
+			goto out;
+		}
+		if (yes) {
+			n->map_table = "TARGET_INFO_CUDA_DEVICE";
+			n->map_pid = "pid";
+			map_sql = "SELECT DISTINCT pid, cudaId, gpuId FROM TARGET_INFO_CUDA_DEVICE "
+				  "WHERE pid IS NOT NULL AND cudaId IS NOT NULL ORDER BY 1, 2";
+		}
+	}
+	if (map_sql && (st = src_prepare(n, map_sql, n->map_table, &status))) {
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			struct gpu *g;
+			int64_t hwid = sqlite3_column_int64(st, 2);
+			ALLOC_GROW(n->gpus, n->ngpus + 1, n->gpus_alloc);
+			g = &n->gpus[n->ngpus++];
+			memset(g, 0, sizeof(*g));
+			g->pid = sqlite3_column_int64(st, 0);
+			g->id = sqlite3_column_int64(st, 1);
+			g->hw = hwid;
+			for (k = 0; k < nhw; k++)
+				if (hw[k].hw == hwid) {
+					g->name = hw[k].name ? xstrdup(hw[k].name) : NULL;
+					g->uuid = hw[k].uuid ? xstrdup(hw[k].uuid) : NULL;
+					memcpy(g->num, hw[k].num, sizeof(g->num));
+					break;
+				}
+		}
+		if (rc != SQLITE_DONE)
+			status = src_error(n, n->map_table);
+		sqlite3_finalize(st);
+	}
+	if (status)
+		goto out;
+	if (!n->ngpus) {
+		n->map_table = NULL;
+		/* No mapping: every GPU of the machine goes to the first process under its nsys id. */
+		n->gpus = hw;
+		n->ngpus = nhw;
+		n->gpus_alloc = hw_alloc;
+		hw = NULL;
+		nhw = 0;
+	}
+out:
+	for (k = 0; k < nhw; k++) {
+		free(hw[k].name);
+		free(hw[k].uuid);
+	}
+	free(hw);
+	return status;
+}
+
+/* NVTX domains named by domain-create events (eventType 75). */
+static int load_domains(struct nsys *n, const struct names *cols)
+{
+	struct buf sql;
+	sqlite3_stmt *st;
+	int rc, status = EXIT_OK;
+	if (!names_has(cols, "domainId", 8) || !names_has(cols, "eventType", 9))
+		return EXIT_OK;
+	buf_init(&sql);
+	buf_addstr(&sql, "SELECT ");
+	add_pid_expr(&sql, cols, "globalTid");
+	buf_addstr(&sql, ", t.domainId, ");
+	add_expr(&sql, cols, "text");
+	buf_addstr(&sql, ", ");
+	buf_addstr(&sql, n->has_strings && names_has(cols, "textId", 6) ? "s.value" : "NULL");
+	buf_addstr(&sql, " FROM NVTX_EVENTS AS t");
+	if (n->has_strings && names_has(cols, "textId", 6))
+		buf_addstr(&sql, " LEFT JOIN StringIds AS s ON s.id = t.textId");
+	buf_addf(&sql, " WHERE t.eventType = %d AND t.domainId IS NOT NULL", NVTX_DOMAIN_CREATE);
+	st = src_prepare(n, sql.s, "NVTX_EVENTS", &status);
+	buf_release(&sql);
+	if (!st)
+		return status;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 2);
+		struct domain *d;
+		if (!name)
+			name = (const char *)sqlite3_column_text(st, 3);
+		if (!name)
+			continue;
+		ALLOC_GROW(n->domains, n->ndomains + 1, n->domains_alloc);
+		d = &n->domains[n->ndomains++];
+		d->pid = sqlite3_column_int64(st, 0);
+		d->id = sqlite3_column_int64(st, 1);
+		d->name = xstrdup(name);
+	}
+	if (rc != SQLITE_DONE)
+		status = src_error(n, "NVTX_EVENTS");
+	sqlite3_finalize(st);
+	return status;
+}
+
+/*
+ * Build and prepare the SELECT of one source: pid first, then one column per col, then the joined
+ * StringIds values. A missing table leaves the cursor without a statement. Returns an exit status.
+ */
+static int open_cursor(struct nsys *n, struct cursor *c, const struct source *src)
+{
+	struct names cols = { NULL, 0, 0 };
+	struct buf sql, joins, pid;
+	int i, status, next_col = src->ncols + 1;
+
+	memset(c, 0, sizeof(*c));
+	c->src = src;
+	if (!has_table(n, src->table))
+		return EXIT_OK;
+	if ((status = load_names(n, src->table, &cols)))
+		return status;
+	buf_init(&sql);
+	buf_init(&joins);
+	buf_init(&pid);
+	add_pid_expr(&pid, &cols, src->pid_col);
+	buf_addf(&sql, "SELECT %s", pid.s);
+	for (i = 0; i < src->ncols; i++) {
+		const struct col *k = &src->cols[i];
+		size_t mark;
+		int found;
+		buf_addstr(&sql, ", ");
+		mark = sql.len;
+		found = add_expr(&sql, &cols, k->names);
+		c->text_col[i] = -1;
+		c->field[i] = k->field ? rec_field(src->type, k->field) : -1;
+		if (k->field && c->field[i] < 0) {
+			error("%s: internal error: record %s has no field \"%s\"", n->path,
+			      rec_specs[src->type].wire, k->field);
+			status = EXIT_SYSTEM;
+			goto out;
+		}
+		if (k->req && !found) {
+			error("%s: %s: no column \"%s\"", n->path, src->table, k->names);
+			status = EXIT_DATA;
+			goto out;
+		}
+		if (found && (k->xf == X_STR || k->xf == X_MANGLED || k->xf == X_INTERN || k->xf == X_API)) {
+			if (!n->has_strings) {
+				error("%s: %s: string ids in \"%s\" but no table StringIds", n->path, src->table,
+				      k->names);
+				status = EXIT_DATA;
+				goto out;
+			}
+			buf_addf(&joins, " LEFT JOIN StringIds AS s%d ON s%d.id = %.*s", i, i,
+				 (int)(sql.len - mark), sql.s + mark);
+			c->text_col[i] = next_col++;
+		}
+	}
+	for (i = 0; i < src->ncols; i++)
+		if (c->text_col[i] >= 0)
+			buf_addf(&sql, ", s%d.value", i);
+	buf_addf(&sql, " FROM \"%s\" AS t%s", src->table, joins.s);
+	if (n->per_pid)
+		buf_addf(&sql, " WHERE %s = ?1", pid.s);
+	else if (n->npids > 1)
+		buf_addstr(&sql, " ORDER BY 1");
+	c->st = src_prepare(n, sql.s, src->table, &status);
+out:
+	buf_release(&sql);
+	buf_release(&joins);
+	buf_release(&pid);
+	names_release(&cols);
+	return status;
+}
+
+/*
+ * The NVTX cursor: ranges and marks sorted by process, thread, domain, start and longest first, so
+ * push/pop depths follow from a stack. Result columns c0..c9: pid, globalTid, eventType, start, end, text,
+ * textId, joined text, domainId, rangeId.
+ */
+static int open_nvtx(struct nsys *n, const struct names *cols)
+{
+	static const char *const names[] = { "globalTid", "eventType", "start", "end", "text", "textId",
+					     NULL, "domainId", "rangeId" };
+	struct buf sql;
+	size_t i;
+	int status = EXIT_OK, join = n->has_strings && names_has(cols, "textId", 6);
+	if (!names_has(cols, "eventType", 9) || !names_has(cols, "start", 5)) {
+		error("%s: NVTX_EVENTS: no column \"%s\"", n->path,
+		      names_has(cols, "start", 5) ? "eventType" : "start");
+		return EXIT_DATA;
+	}
+	buf_init(&sql);
+	buf_addstr(&sql, "SELECT ");
+	add_pid_expr(&sql, cols, "globalTid");
+	buf_addstr(&sql, " AS c0");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		buf_addstr(&sql, ", ");
+		if (names[i])
+			add_expr(&sql, cols, names[i]);
+		else
+			buf_addstr(&sql, join ? "s.value" : "NULL");
+		buf_addf(&sql, " AS c%zu", i + 1);
+	}
+	buf_addstr(&sql, " FROM NVTX_EVENTS AS t");
+	if (join)
+		buf_addstr(&sql, " LEFT JOIN StringIds AS s ON s.id = t.textId");
+	buf_addf(&sql, " WHERE t.eventType IN (%d, %d, %d)%s ORDER BY c0, c1, c8, c3, "
+		 "coalesce(c4, 9223372036854775807) DESC", NVTX_MARK, NVTX_PUSHPOP, NVTX_STARTEND,
+		 n->per_pid ? " AND c0 = ?1" : "");
+	memset(&n->nvtx, 0, sizeof(n->nvtx));
+	n->nvtx.st = src_prepare(n, sql.s, "NVTX_EVENTS", &status);
+	buf_release(&sql);
+	return status;
+}
+
+/* The processes: every pid with records in any source, sorted; {0} when there is none. */
+static int load_pids(struct nsys *n)
+{
+	struct buf sql;
+	sqlite3_stmt *st;
+	size_t i;
+	int k = 0, rc, status = EXIT_OK;
+
+	buf_init(&sql);
+	buf_addstr(&sql, "SELECT DISTINCT p FROM (");
+	for (i = 0; i < NSOURCES; i++) {
+		struct names cols = { NULL, 0, 0 };
+		if (!has_table(n, sources[i].table))
+			continue;
+		if ((status = load_names(n, sources[i].table, &cols)))
+			goto out;
+		buf_addf(&sql, "%sSELECT ", k++ ? " UNION " : "");
+		add_pid_expr(&sql, &cols, sources[i].pid_col);
+		buf_addf(&sql, " AS p FROM \"%s\" AS t", sources[i].table);
+		names_release(&cols);
+	}
+	if (has_table(n, "NVTX_EVENTS")) {
+		struct names cols = { NULL, 0, 0 };
+		if ((status = load_names(n, "NVTX_EVENTS", &cols)))
+			goto out;
+		if (names_has(&cols, "eventType", 9)) {
+			buf_addf(&sql, "%sSELECT ", k++ ? " UNION " : "");
+			add_pid_expr(&sql, &cols, "globalTid");
+			buf_addf(&sql, " AS p FROM NVTX_EVENTS AS t WHERE t.eventType IN (%d, %d, %d)", NVTX_MARK,
+				 NVTX_PUSHPOP, NVTX_STARTEND);
+		}
+		names_release(&cols);
+	}
+	if (n->map_table) {
+		/* Processes that opened a CUDA context, even if they recorded nothing. */
+		buf_addf(&sql, "%sSELECT \"%s\" AS p FROM \"%s\" WHERE \"%s\" IS NOT NULL", k++ ? " UNION " : "",
+			 n->map_pid, n->map_table, n->map_pid);
+	}
+	buf_addstr(&sql, ") ORDER BY p");
+	if (k) {
+		if (!(st = src_prepare(n, sql.s, "processes", &status)))
+			goto out;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			ALLOC_GROW(n->pids, n->npids + 1, n->pids_alloc);
+			n->pids[n->npids++] = sqlite3_column_int64(st, 0);
+		}
+		if (rc != SQLITE_DONE)
+			status = src_error(n, "processes");
+		sqlite3_finalize(st);
+	}
+	if (!status && !n->npids) {
+		ALLOC_GROW(n->pids, 1, n->pids_alloc);
+		n->pids[n->npids++] = 0;
+	}
+out:
+	buf_release(&sql);
+	return status;
+}
+
+/* Length of an API name without its "_v<digits>" suffix (cudaLaunchKernel_v7000 -> cudaLaunchKernel). */
+static size_t api_name_len(const char *s)
+{
+	size_t len = strlen(s), i = len;
+	while (i > 0 && s[i - 1] >= '0' && s[i - 1] <= '9')
+		i--;
+	if (i < len && i >= 3 && s[i - 1] == 'v' && s[i - 2] == '_')
+		return i - 2;
+	return len;
+}
+
+/*
+ * Our string id for nsys string `id` whose text is result column tc of st (api: an API name, its version
+ * suffix dropped); -1 on a sink failure.
+ */
+static int64_t string_id(struct nsys *n, sqlite3_stmt *st, int tc, int64_t id, int api)
+{
+	int64_t db = idcache_get(&n->strs, id);
+	const char *text;
+	char missing[64];
+	if (db >= 0)
+		return db;
+	text = tc >= 0 ? (const char *)sqlite3_column_text(st, tc) : NULL;
+	if (!text) {
+		snprintf(missing, sizeof(missing), "[nsys string %lld]", (long long)id);
+		text = missing;
+		n->dangling++;
+	}
+	db = sink_string(n->sink, text, api ? api_name_len(text) : strlen(text));
+	if (db >= 0)
+		intmap_put(&n->strs, id + 1, db);
+	return db;
+}
+
+/* Convert the current row of c into n->vals. Returns 1 to store it, 0 to skip it, -1 on a sink failure. */
+static int convert(struct nsys *n, struct cursor *c)
+{
+	const struct source *src = c->src;
+	struct value scratch;
+	int i;
+	for (i = 0; i < rec_specs[src->type].nfields; i++) {
+		n->vals[i].null = 1;	/* fields no col fills */
+		n->vals[i].i = 0;
+	}
+	for (i = 0; i < src->ncols; i++) {
+		const struct col *k = &src->cols[i];
+		struct value *v = c->field[i] >= 0 ? &n->vals[c->field[i]] : &scratch;
+		int isnull = sqlite3_column_type(c->st, i + 1) == SQLITE_NULL;
+		int64_t x = isnull ? 0 : sqlite3_column_int64(c->st, i + 1), id;
+		const char *text;
+
+		v->null = 0;
+		v->i = 0;
+		n->raw[i] = x;
+		n->raw_null[i] = isnull;
+		switch (k->xf) {
+		case X_TIME:
+			if (isnull || __builtin_add_overflow(n->origin, x, &v->i))
+				return 0;
+			break;
+		case X_INT:
+			v->i = isnull ? k->dflt : x;
+			break;
+		case X_INTN:
+			v->null = isnull;
+			v->i = x;
+			break;
+		case X_OPT:
+			v->null = isnull || x < 0 || x == CUPTI_INVALID;
+			v->i = x;
+			break;
+		case X_NONE0:
+			v->i = isnull || x == CUPTI_INVALID ? 0 : x;
+			break;
+		case X_CONST:
+			v->i = k->dflt;
+			break;
+		case X_MANGLED:
+			if (!isnull && i > 0 && !n->raw_null[i - 1] && n->raw[i - 1] == x)
+				isnull = 1;
+			/* fall through */
+		case X_STR:
+		case X_INTERN:
+		case X_API:
+			if (isnull) {
+				if (k->req)
+					return 0;
+				v->null = 1;
+				break;
+			}
+			if ((id = string_id(n, c->st, c->text_col[i], x, k->xf == X_API)) < 0)
+				return -1;
+			v->i = id;
+			break;
+		case X_TEXT:
+			text = (const char *)sqlite3_column_text(c->st, i + 1);
+			if (!text) {
+				v->null = 1;
+				break;
+			}
+			if ((v->i = sink_string(n->sink, text, strlen(text))) < 0)
+				return -1;
+			break;
+		case X_TID:
+			v->i = isnull ? k->dflt : (x & 0xFFFFFF);
+			break;
+		case X_MEMKIND:
+			v->i = !isnull && x >= 0 && x < 16 ? n->memkind[x] : 0;
+			break;
+		case X_SYNCKIND:
+			v->i = x >= 1 && x <= 4 ? x : 0;
+			break;
+		case X_MEMOP:
+			if (isnull || (x != 0 && x != 1))
+				return 0;
+			v->i = x + 1;
+			break;
+		}
+	}
+	return 1;
+}
+
+/* Step a cursor; returns EXIT_OK or the status of a read failure. */
+static int advance(struct nsys *n, struct cursor *c, const char *where)
+{
+	int rc = sqlite3_step(c->st);
+	c->started = 1;
+	if (rc == SQLITE_ROW) {
+		c->has_row = 1;
+		c->pid = sqlite3_column_int64(c->st, 0);
+		return EXIT_OK;
+	}
+	c->has_row = 0;
+	return rc == SQLITE_DONE ? EXIT_OK : src_error(n, where);
+}
+
+/* Position a cursor on the first row of process pid: run it again for that pid, or once at the start. */
+static int restart(struct nsys *n, struct cursor *c, int64_t pid, const char *where)
+{
+	if (n->per_pid) {
+		sqlite3_reset(c->st);
+		sqlite3_bind_int64(c->st, 1, pid);
+		c->started = 0;
+	}
+	return c->started ? EXIT_OK : advance(n, c, where);
+}
+
+/* Note a skipped row in ingest_errors (once per table and process); -1 on a sink failure. */
+static int report_skipped(struct nsys *n, const char *table, int64_t pid, int64_t count, const char *why)
+{
+	char reason[256];
+	if (!count)
+		return 0;
+	snprintf(reason, sizeof(reason), "%s: %lld row(s) of process %lld skipped: %s", table, (long long)count,
+		 (long long)pid, why);
+	warning("%s: %s", n->path, reason);
+	n->rejected += count;
+	return sink_ingest_error(n->sink, n->path, 0, reason, NULL);
+}
+
+/* Store the rows of process `pid` from one source (or pass over them when skip). Returns an exit status. */
+static int drain(struct nsys *n, struct cursor *c, int64_t pid, int skip)
+{
+	enum rec_type t;
+	int status, dev;
+	if (!c->st || (skip && (n->per_pid || n->npids == 1)))
+		return EXIT_OK;		/* nothing to pass over: the next process runs its own scan */
+	t = c->src->type;
+	dev = t == R_KERNEL || t == R_MEMCPY || t == R_MEMSET ? rec_field(t, "device") : -1;
+	if ((status = restart(n, c, pid, c->src->table)))
+		return status;
+	c->skipped = 0;
+	while (c->has_row && c->pid <= pid) {
+		if (!skip) {
+			int rc = convert(n, c);
+			if (rc < 0)
+				return EXIT_SYSTEM;
+			if (rc == 0)
+				c->skipped++;
+			else if (sink_add(n->sink, t, n->vals))
+				return EXIT_SYSTEM;
+			else if (dev >= 0 && !n->vals[dev].null)
+				idset_add(&n->seen, n->vals[dev].i);
+		}
+		if ((status = advance(n, c, c->src->table)))
+			return status;
+	}
+	if (!skip && report_skipped(n, c->src->table, pid, c->skipped, "a NULL time, name or operation"))
+		return EXIT_SYSTEM;
+	return EXIT_OK;
+}
+
+/* Set every field of a type-t record to NULL (fields the export has nothing for stay so). */
+static void clear(struct value *v, enum rec_type t)
+{
+	int i;
+	for (i = 0; i < rec_specs[t].nfields; i++) {
+		v[i].null = 1;
+		v[i].i = 0;
+		v[i].s = NULL;
+	}
+}
+
+/* Set field `field` (wire name) of a type-t record; a field the record does not have is ignored. */
+static void put(struct value *v, enum rec_type t, const char *field, int64_t x, int null)
+{
+	int f = rec_field(t, field);
+	if (f >= 0) {
+		v[f].i = x;
+		v[f].null = null;
+	}
+}
+
+/* Our string id of NVTX domain `id` in process pid: 0 for the default domain (NULL), -1 on failure. */
+static int64_t domain_id(struct nsys *n, int64_t pid, int isnull, int64_t id)
+{
+	char name[64];
+	const char *s = NULL;
+	size_t i;
+	if (isnull || id == 0)
+		return 0;
+	for (i = 0; i < n->ndomains && !s; i++)
+		if (n->domains[i].id == id && n->domains[i].pid == pid)
+			s = n->domains[i].name;
+	if (!s) {
+		snprintf(name, sizeof(name), "nvtx domain %lld", (long long)id);
+		s = name;
+	}
+	return sink_string(n->sink, s, strlen(s));
+}
+
+/* Push/pop nesting depth of a range starting at `start` and ending at `end` on the current stack. */
+static int64_t depth_of(struct nsys *n, int64_t gtid, int64_t domain, int64_t start, int64_t end)
+{
+	int64_t d;
+	if (!n->nstack || gtid != n->stack_tid || domain != n->stack_domain) {
+		n->nstack = 0;
+		n->stack_tid = gtid;
+		n->stack_domain = domain;
+	}
+	while (n->nstack && n->stack[n->nstack - 1] <= start)
+		n->nstack--;
+	d = (int64_t)n->nstack;
+	ALLOC_GROW(n->stack, n->nstack + 1, n->stack_alloc);
+	n->stack[n->nstack++] = end;
+	return d;
+}
+
+/* Store the NVTX ranges and marks of process pid (or pass over them). Returns an exit status. */
+static int drain_nvtx(struct nsys *n, int64_t pid, int skip)
+{
+	struct cursor *c = &n->nvtx;
+	int status;
+	int64_t skipped = 0;
+	if (!c->st || (skip && (n->per_pid || n->npids == 1)))
+		return EXIT_OK;
+	if ((status = restart(n, c, pid, "NVTX_EVENTS")))
+		return status;
+	n->nstack = 0;
+	while (c->has_row && c->pid <= pid) {
+		sqlite3_stmt *st = c->st;
+		int64_t gtid = sqlite3_column_int64(st, 1), type = sqlite3_column_int64(st, 2);
+		int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
+		int64_t domain = sqlite3_column_int64(st, 8);
+		int end_null = sqlite3_column_type(st, 4) == SQLITE_NULL;
+		const char *text = (const char *)sqlite3_column_text(st, 5);
+		struct value *v = n->vals;
+		int64_t name, dom;
+
+		if (skip)
+			goto next;
+		if (sqlite3_column_type(st, 3) == SQLITE_NULL || __builtin_add_overflow(n->origin, start, &start) ||
+		    (!end_null && __builtin_add_overflow(n->origin, end, &end))) {
+			skipped++;
+			goto next;
+		}
+		if (text)
+			name = sink_string(n->sink, text, strlen(text));
+		else if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+			name = string_id(n, st, 7, sqlite3_column_int64(st, 6), 0);
+		else
+			name = sink_string(n->sink, "", 0);
+		dom = domain_id(n, c->pid, sqlite3_column_type(st, 8) == SQLITE_NULL, domain);
+		if (name < 0 || dom < 0)
+			return EXIT_SYSTEM;
+		if (type == NVTX_MARK) {
+			clear(v, R_MARKER);
+			put(v, R_MARKER, "ts", start, 0);
+			put(v, R_MARKER, "thread", gtid & 0xFFFFFF, 0);
+			put(v, R_MARKER, "name", name, 0);
+			put(v, R_MARKER, "domain", dom, !dom);
+			if (sink_add(n->sink, R_MARKER, v))
+				return EXIT_SYSTEM;
+			goto next;
+		}
+		clear(v, R_RANGE);
+		put(v, R_RANGE, "start", start, 0);
+		put(v, R_RANGE, "end", end, end_null);
+		put(v, R_RANGE, "thread", gtid & 0xFFFFFF, 0);
+		put(v, R_RANGE, "name", name, 0);
+		put(v, R_RANGE, "domain", dom, !dom);
+		put(v, R_RANGE, "kind", type == NVTX_PUSHPOP ? 1 : 2, 0);
+		put(v, R_RANGE, "depth", type == NVTX_PUSHPOP ?
+		    depth_of(n, gtid, domain, start, end_null ? INT64_MAX : end) : 0, type != NVTX_PUSHPOP);
+		put(v, R_RANGE, "id", sqlite3_column_int64(st, 9), sqlite3_column_type(st, 9) == SQLITE_NULL);
+		if (sink_add(n->sink, R_RANGE, v))
+			return EXIT_SYSTEM;
+next:
+		if ((status = advance(n, c, "NVTX_EVENTS")))
+			return status;
+	}
+	if (!skip && report_skipped(n, "NVTX_EVENTS", pid, skipped, "a NULL start"))
+		return EXIT_SYSTEM;
+	return EXIT_OK;
+}
+
+/* Add one device record; g NULL declares a device seen in the records but not in the export's GPU list. */
+static int add_device(struct nsys *n, int64_t id, const struct gpu *g)
+{
+	struct value *v = n->vals;
+	int name = rec_field(R_DEVICE, "name"), uuid = rec_field(R_DEVICE, "uuid");
+	size_t i;
+	clear(v, R_DEVICE);
+	put(v, R_DEVICE, "id", id, 0);
+	if (name >= 0 && g && g->name) {
+		v[name].s = g->name;
+		v[name].null = 0;
+	}
+	if (uuid >= 0 && g && g->uuid) {
+		v[uuid].s = g->uuid;
+		v[uuid].null = 0;
+	}
+	for (i = 0; i < NGPU_NUM; i++)
+		put(v, R_DEVICE, gpu_cols[i].field, g ? g->num[i] : 0, 0);
+	idset_add(&n->declared, id);
+	return sink_add(n->sink, R_DEVICE, v);
+}
+
+/* Begin process pid: 1 when it is already in the database (skip it), 0 to go on, -1 on failure. */
+static int begin_process(struct nsys *n, int64_t pid, int first)
+{
+	struct sink_process p;
+	char *program = NULL;
+	size_t i;
+	int rc;
+
+	if (n->program_st) {
+		sqlite3_bind_int64(n->program_st, 1, pid);
+		if (sqlite3_step(n->program_st) == SQLITE_ROW && sqlite3_column_type(n->program_st, 0) != SQLITE_NULL)
+			program = xstrdup((const char *)sqlite3_column_text(n->program_st, 0));
+		sqlite3_reset(n->program_st);
+	}
+	memset(&p, 0, sizeof(p));
+	p.uuid = n->opts->session ? n->opts->session : n->uuid;
+	p.source = "nsys";
+	p.path = n->path;
+	p.file = n->path;
+	p.program = program;
+	p.hostname = n->hostname;
+	p.collector = n->collector;
+	p.format_version = n->format_version;
+	p.origin_ns = n->origin;
+	p.pid = pid;
+	p.rank = -1;
+	rc = sink_process_begin(n->sink, &p);
+	free(program);
+	if (rc == 1)
+		info("%s: session %s, process %lld is already in the database; skipped", n->path, p.uuid,
+		     (long long)pid);
+	if (rc)
+		return rc;
+	n->seen.n = n->declared.n = 0;
+	for (i = 0; i < n->ngpus; i++)
+		if (n->gpus[i].pid == pid || (n->gpus[i].pid < 0 && first))
+			if (add_device(n, n->gpus[i].id, &n->gpus[i]))
+				return -1;
+	return 0;
+}
+
+/* Read every process from the open cursors inside the caller's transaction. Returns an exit status. */
+static int read_processes(struct nsys *n)
+{
+	size_t k, i;
+	int status;
+	for (k = 0; k < n->npids; k++) {
+		int64_t pid = n->pids[k];
+		int rc = begin_process(n, pid, k == 0), skip = rc == 1, t;
+		if (rc < 0)
+			return EXIT_SYSTEM;
+		for (i = 0; i < NSOURCES; i++)
+			if ((status = drain(n, &n->cursors[i], pid, skip)))
+				return status;
+		if ((status = drain_nvtx(n, pid, skip)))
+			return status;
+		if (skip)
+			continue;
+		for (i = 0; i < n->seen.n; i++)
+			if (!idset_has(&n->declared, n->seen.v[i]) && add_device(n, n->seen.v[i], NULL))
+				return EXIT_SYSTEM;
+		for (t = 0; t < R_COUNT; t++)
+			n->totals[t] += sink_count(n->sink, t);
+		n->ingested++;
+		/*
+		 * The session ends at the last event, like it starts at the first: ANALYSIS_DETAILS.duration
+		 * would be the capture's end, far from the events in a windowed (derived) export.
+		 */
+		if (sink_process_end(n->sink, 1, 0))
+			return EXIT_SYSTEM;
+	}
+	return EXIT_OK;
+}
+
+static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t len)
+{
+	size_t i;
+	for (i = 0; i < len; i++)
+		h = (h ^ p[i]) * 1099511628211ULL;
+	return h;
+}
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Hash bytes [at, end) of fd into *h; -1 with a message on a read error. */
+static int hash_range(struct nsys *n, int fd, unsigned char *buf, uint64_t at, uint64_t end, uint64_t *h)
+{
+	while (at < end) {
+		size_t want = end - at < HASH_SPAN ? (size_t)(end - at) : HASH_SPAN;
+		ssize_t got = pread(fd, buf, want, (off_t)at);
+		if (got < 0)
+			return error("%s: read error: %s", n->path, strerror(errno));
+		if (!got)
+			break;
+		*h = fnv1a(*h, buf, (size_t)got);
+		at += (uint64_t)got;
+	}
+	return 0;
+}
+
+/*
+ * Check the file is a whole SQLite database (the header's page count against the file size catches a
+ * cut-off copy before SQLite reads garbage) and derive the session id from its size and a hash of its
+ * first and last MiB. Returns an exit status with a message.
+ */
+static int check_file(struct nsys *n)
+{
+	unsigned char head[100], *chunk = NULL;
+	struct stat st;
+	uint64_t h = 1469598103934665603ULL, page, pages, size;
+	ssize_t got;
+	int fd = open(n->path, O_RDONLY), status = EXIT_OK;
+
+	if (fd < 0)
+		return error("%s: cannot open: %s", n->path, strerror(errno)), EXIT_SYSTEM;
+	if (fstat(fd, &st)) {
+		error("%s: %s", n->path, strerror(errno));
+		status = EXIT_SYSTEM;
+		goto out;
+	}
+	size = (uint64_t)st.st_size;
+	got = pread(fd, head, sizeof(head), 0);
+	if (got < 0) {
+		error("%s: read error: %s", n->path, strerror(errno));
+		status = EXIT_SYSTEM;
+		goto out;
+	}
+	if (got < (ssize_t)sizeof(head) || memcmp(head, "SQLite format 3", 16)) {
+		error("%s: header: not an SQLite database (an Nsight Systems report becomes one with "
+		      "'nsys export --type sqlite')", n->path);
+		status = EXIT_DATA;
+		goto out;
+	}
+	page = (uint64_t)head[16] << 8 | head[17];
+	if (page == 1)
+		page = 65536;
+	pages = be32(head + 28);
+	/* The header's page count is valid when its change counter equals version-valid-for. */
+	if (pages && be32(head + 24) == be32(head + 92) && size < page * pages) {
+		error("%s: header: the file is cut off (%llu of %llu bytes)", n->path, (unsigned long long)size,
+		      (unsigned long long)(page * pages));
+		status = EXIT_DATA;
+		goto out;
+	}
+	chunk = xmalloc(HASH_SPAN);
+	if (hash_range(n, fd, chunk, 0, size < HASH_SPAN ? size : HASH_SPAN, &h) ||
+	    (size > HASH_SPAN &&
+	     hash_range(n, fd, chunk, size - HASH_SPAN > HASH_SPAN ? size - HASH_SPAN : HASH_SPAN, size, &h))) {
+		status = EXIT_SYSTEM;
+		goto out;
+	}
+	snprintf(n->uuid, sizeof(n->uuid), "nsys:%016llx-%llx", (unsigned long long)h, (unsigned long long)size);
+out:
+	free(chunk);
+	close(fd);
+	return status;
+}
+
+/* Open the export and prepare everything that reads it, before anything is written. */
+static int prepare(struct nsys *n)
+{
+	struct names cols = { NULL, 0, 0 };
+	size_t i;
+	int status, yes;
+
+	if (sqlite3_open_v2(n->path, &n->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
+		return src_error(n, "open");
+	if ((status = load_names(n, NULL, &n->tables)))
+		return status;
+	n->has_strings = has_table(n, "StringIds");
+	if ((status = load_meta(n)) || (status = load_gpus(n)) || (status = load_pids(n)))
+		return status;
+	n->per_pid = n->npids > 1 && n->npids <= SCAN_PIDS;
+	for (i = 0; i < NSOURCES; i++)
+		if ((status = open_cursor(n, &n->cursors[i], &sources[i])))
+			return status;
+	if (has_table(n, "NVTX_EVENTS")) {
+		if ((status = load_names(n, "NVTX_EVENTS", &cols)))
+			return status;
+		status = load_domains(n, &cols);
+		if (!status)
+			status = open_nvtx(n, &cols);
+		names_release(&cols);
+		if (status)
+			return status;
+	}
+	if ((yes = has_column(n, "PROCESSES", "name")) < 0 || (yes && (yes = has_column(n, "PROCESSES", "pid")) < 0))
+		return n->err;
+	if (yes)
+		n->program_st = src_prepare(n, "SELECT name FROM PROCESSES WHERE pid = ? LIMIT 1", "PROCESSES",
+					    &status);
+	return status;
+}
+
+static void release(struct nsys *n)
+{
+	size_t i;
+	for (i = 0; i < NSOURCES; i++)
+		sqlite3_finalize(n->cursors[i].st);
+	sqlite3_finalize(n->nvtx.st);
+	sqlite3_finalize(n->program_st);
+	sqlite3_close(n->db);
+	names_release(&n->tables);
+	intmap_release(&n->strs);
+	for (i = 0; i < n->ngpus; i++) {
+		free(n->gpus[i].name);
+		free(n->gpus[i].uuid);
+	}
+	free(n->gpus);
+	for (i = 0; i < n->ndomains; i++)
+		free(n->domains[i].name);
+	free(n->domains);
+	free(n->pids);
+	free(n->seen.v);
+	free(n->declared.v);
+	free(n->stack);
+	free(n->hostname);
+	free(n->collector);
+}
+
+static int nsys_ingest(struct sink *s, const char *path, const struct reader_opts *o)
+{
+	struct nsys n;
+	int status;
+
+	memset(&n, 0, sizeof(n));
+	n.sink = s;
+	n.opts = o;
+	n.path = path;
+	if ((status = check_file(&n)) || (status = prepare(&n)))
+		goto out;
+	if (sink_tx_begin(s)) {
+		status = EXIT_SYSTEM;
+		goto out;
+	}
+	status = read_processes(&n);
+	if (status == EXIT_OK && sink_tx_commit(s))
+		status = EXIT_SYSTEM;
+	else if (status != EXIT_OK)
+		sink_tx_rollback(s);
+	if (status != EXIT_OK)
+		goto out;
+	if (n.dangling)
+		warning("%s: %lld string id(s) missing from StringIds; stored as \"[nsys string ID]\"", path,
+			(long long)n.dangling);
+	if (!n.ingested)
+		goto out;	/* every process was already in the database */
+	info("%s: %lld kernels, %lld memcpys, %lld memsets, %lld syncs, %lld API calls, %lld ranges, "
+	     "%lld markers, %lld memory events in %zu process(es)", path, (long long)n.totals[R_KERNEL],
+	     (long long)n.totals[R_MEMCPY], (long long)n.totals[R_MEMSET], (long long)n.totals[R_SYNC],
+	     (long long)n.totals[R_API], (long long)n.totals[R_RANGE], (long long)n.totals[R_MARKER],
+	     (long long)n.totals[R_MEMORY], n.ingested);
+	if (!n.totals[R_KERNEL] && !n.totals[R_MEMCPY] && !n.totals[R_MEMSET])
+		info("%s: the export holds no GPU activity (no kernels, copies or memsets)", path);
+	if (n.rejected)
+		status = EXIT_DATA;
+out:
+	if (status != EXIT_OK && !n.rejected)
+		error("%s: nothing was ingested", path);
+	release(&n);
+	return status;
+}
+
+static int nsys_detect(const char *path, int is_dir, const char *head, size_t n)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int found = 0, rc = SQLITE_ERROR;
+	if (is_dir || n < 16 || memcmp(head, "SQLite format 3", 16))
+		return 0;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    (rc = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?, ?)",
+				     -1, &st, NULL)) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, "CUPTI_ACTIVITY_KIND_KERNEL", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, "TARGET_INFO_GPU", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, "NVTX_EVENTS", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, "StringIds", -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		found = rc == SQLITE_ROW;
+	}
+	/* A damaged .sqlite file is claimed too, so that ingest says what is wrong with it. */
+	if (!found && rc != SQLITE_DONE && ends_with(path, ".sqlite"))
+		found = 1;
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return found;
+}
+
+const struct reader nsys_reader = {
+	"nsys", "Nsight Systems SQLite export (.sqlite)", nsys_detect, nsys_ingest
+};
