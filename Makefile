@@ -40,10 +40,22 @@ REPORT_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(wildcard report/*.c))
 UNIT_SRC = $(wildcard tests/unit/*.c)
 
 PROGRAMS = $(B)/bin/gpuprof $(B)/bin/gpuprof-ingest $(B)/bin/gpuprof-analyze $(B)/bin/gpuprof-report \
-	   $(B)/bin/gpuprof-synth
+	   $(B)/bin/gpuprof-synth $(B)/bin/gpuprof-collect
 UNITS = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-all: $(PROGRAMS)
+# The collector: libgpuprof.so needs CUPTI (CUDA 13 at $(CUDA)); without it only the launcher is built.
+CUDA ?= /usr/local/cuda
+HAVE_CUPTI := $(wildcard $(CUDA)/include/cupti.h)
+COLLECTOR_SRC = collector/inject.c collector/activity.c collector/wire.c collector/sampler.c \
+		lib/util.c lib/json.c lib/records.c
+PIC_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -Icollector -isystem $(CUDA)/include
+CUPTI_LIBS = -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcupti
+ifneq ($(HAVE_CUPTI),)
+COLLECTOR = $(B)/lib/libgpuprof.so
+COLLECTOR_TESTS = $(B)/tests/collector/test_activity $(B)/tests/collector/test_inject
+endif
+
+all: $(PROGRAMS) $(COLLECTOR)
 
 $(B)/bin/bin2c: scripts/bin2c.c
 	@mkdir -p $(@D)
@@ -89,6 +101,39 @@ $(B)/bin/gpuprof-report: $(REPORT_OBJ) $(ANALYZE_OBJ) $(B)/libcommon.a
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
+$(B)/pic/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(PIC_CFLAGS) -c -o $@ $<
+
+$(B)/lib/libgpuprof.so: $(COLLECTOR_SRC:%.c=$(B)/pic/%.o)
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -shared $(LDFLAGS) -Wl,--no-undefined -o $@ $^ $(CUPTI_LIBS) -lstdc++ -ldl -lm -pthread
+
+$(B)/bin/gpuprof-collect: $(B)/obj/collector/collect.o $(B)/obj/collector/sampler.o $(B)/obj/collector/wire.o \
+			  $(B)/libcommon.a
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -ldl $(LIBS)
+
+$(B)/obj/collector/%.o: collector/%.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -Icollector -c -o $@ $<
+
+$(B)/tests/collector/test_activity: tests/collector/test_activity.c $(B)/pic/collector/activity.o \
+				    $(B)/pic/collector/wire.o $(B)/libcommon.a
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -Icollector -isystem $(CUDA)/include -MF $(B)/obj/tests/test_activity.d $(LDFLAGS) \
+		-o $@ $^ $(CUPTI_LIBS) -lstdc++ $(LIBS)
+
+$(B)/tests/collector/test_inject: tests/collector/test_inject.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -MF $(B)/obj/tests/test_inject.d $(LDFLAGS) -o $@ $< -ldl
+
 $(B)/bin/gpuprof-synth: tests/synth/gpuprof-synth.c
 	@mkdir -p $(@D)
 	@echo "  CC      $@"
@@ -112,7 +157,7 @@ $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/harness.h $(LIB_SRC) $(B)/gen/embedded.c 
 deps:
 	@scripts/deps.sh
 
-test: deps all $(UNITS)
+test: deps all $(UNITS) $(COLLECTOR_TESTS)
 	@tests/run.sh
 
 demo: deps all
@@ -133,13 +178,19 @@ fuzz:
 		tail -1 $(B)/fuzz/$${t##*/}.log; \
 	done
 
+# On a machine with an NVIDIA GPU and nvcc: record the known workload, time the overhead, check exactly.
+# (Phase 2 alone, on sessions brought back from such a machine: python3 tests/gpu/check.py DIR.)
 gpu-check: all
-	@if [ -x tests/gpu/run.sh ]; then tests/gpu/run.sh; else \
-		echo "gpu-check: there is no collector yet, so nothing to check on a GPU"; exit 2; fi
+	@tests/gpu/run.sh && python3 tests/gpu/check.py $${OUT:-$(B)/gpu-check}
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin
 	install -m 755 $(filter-out $(B)/bin/gpuprof-synth,$(PROGRAMS)) $(DESTDIR)$(PREFIX)/bin/
+ifneq ($(HAVE_CUPTI),)
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(COLLECTOR) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 collector/gpuprof.h $(DESTDIR)$(PREFIX)/include/
+endif
 	install -d $(DESTDIR)$(PREFIX)/share/gpuprof
 	install -m 644 schemas/session.sql schemas/views.sql schemas/wire-format.md \
 		$(DESTDIR)$(PREFIX)/share/gpuprof/

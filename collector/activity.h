@@ -1,0 +1,33 @@
+/*
+ * activity: CUPTI activity records (CUDA 13 layouts) to wire-format records. The writer thread walks
+ * each completed buffer with act_buffer; tests feed hand-built buffers through the same function.
+ * NVTX markers arrive as separate START and END records: they are paired here into ranges, with the
+ * nesting depth per thread.
+ *
+ * Ownership: a struct act borrows the wire it writes to; act_finish frees what it holds.
+ */
+#ifndef GPUPROF_ACTIVITY_H
+#define GPUPROF_ACTIVITY_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "wire.h"
+
+struct open_range;
+
+struct act {
+	struct wire *w;
+	struct open_range *open;	/* started, not yet ended markers */
+	size_t nopen, aopen;
+	int64_t incomplete;		/* records CUPTI returned unfinished (end = 0): dropped, counted */
+	int64_t unknown;		/* record kinds this collector does not convert */
+	int64_t overhead_ns;		/* CUPTI's own overhead records, summed */
+};
+
+void act_init(struct act *a, struct wire *w);
+/* Convert every record of a completed buffer; returns records converted, or -1 on a write error. */
+int64_t act_buffer(struct act *a, uint8_t *buffer, size_t valid);
+/* Write ranges still open as unfinished (end null) and free the state; 0 or -1. */
+int act_finish(struct act *a);
+
+#endif

@@ -1,0 +1,478 @@
+/*
+ * inject: libgpuprof.so, loaded into an unmodified CUDA program by the driver (CUDA_INJECTION64_PATH),
+ * which calls InitializeInjection() during cuInit.
+ *
+ * Threads: CUPTI hands completed activity buffers to buffer_completed() on its own thread, which only
+ * queues them. One writer thread (writer_main) owns the output: it converts buffers (activity.c),
+ * samples host and NVML metrics when no launcher does, flushes a batch line per type at least once a
+ * second and counts dropped records. At exit (registered here, not in a constructor) everything is
+ * flushed with CUPTI's forced flush and the session-end record is written.
+ *
+ * The library must never crash, block or print into the host program: failures become `error` records
+ * in the session and the program runs on. Only InitializeInjection is exported (-fvisibility=hidden).
+ */
+#include "activity.h"
+#include "sampler.h"
+#include "util.h"
+#include "wire.h"
+
+#include <cupti.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+struct pending_buf {
+	uint8_t *buf;
+	size_t valid;
+};
+
+static struct {
+	int initialized;	/* InitializeInjection ran (it may be called twice) */
+	int active;		/* writing a session */
+	pid_t pid;		/* the process that initialised; a forked child is not it */
+	int cupti;		/* activity tracing is on */
+	struct wire *w;
+	struct act act;
+	struct sampler *sampler;	/* our own, when no launcher samples from outside */
+	int interval_ms;
+	size_t buffer_bytes;
+
+	pthread_t writer;
+	pthread_mutex_t wlock;	/* the wire and act state */
+	pthread_mutex_t qlock;	/* the queue below */
+	pthread_cond_t qcond;
+	struct pending_buf *queue;
+	size_t qn, qalloc;
+	int stop;
+	CUpti_SubscriberHandle subscriber;
+} C = { .wlock = PTHREAD_MUTEX_INITIALIZER, .qlock = PTHREAD_MUTEX_INITIALIZER, .qcond = PTHREAD_COND_INITIALIZER };
+
+static int64_t realtime_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Record a failure in the session; the program is not told. */
+static void note_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note_error(const char *what, const char *fmt, ...)
+{
+	char reason[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&C.wlock);
+	if (C.w)
+		wire_error(C.w, realtime_ns(), what, reason);
+	pthread_mutex_unlock(&C.wlock);
+}
+
+static const char *cupti_error(CUptiResult rc)
+{
+	const char *s = NULL;
+	if (cuptiGetResultString(rc, &s) != CUPTI_SUCCESS || !s)
+		return "unknown CUPTI error";
+	return s;
+}
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+	*buffer = aligned_alloc(8, C.buffer_bytes);
+	*size = *buffer ? C.buffer_bytes : 0;
+	*max_records = 0;
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
+{
+	(void)ctx;
+	(void)stream;
+	(void)size;
+	if (!C.active || getpid() != C.pid) {
+		free(buffer);
+		return;
+	}
+	pthread_mutex_lock(&C.qlock);
+	if (C.qn == C.qalloc) {
+		size_t n = C.qalloc ? C.qalloc * 2 : 16;
+		struct pending_buf *q = realloc(C.queue, n * sizeof(*q));
+		if (!q) {
+			pthread_mutex_unlock(&C.qlock);
+			free(buffer);	/* counted below as dropped by CUPTI's own counter? no: lost here */
+			return;
+		}
+		C.queue = q;
+		C.qalloc = n;
+	}
+	C.queue[C.qn].buf = buffer;
+	C.queue[C.qn].valid = valid;
+	C.qn++;
+	pthread_cond_signal(&C.qcond);
+	pthread_mutex_unlock(&C.qlock);
+}
+
+/* Flush what CUPTI holds when a context goes away or the device is reset. */
+static void CUPTIAPI on_callback(void *data, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *info)
+{
+	(void)data;
+	if (getpid() != C.pid)
+		return;
+	if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+		cuptiActivityFlushAll(0);
+	else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
+		 cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 &&
+		 ((const CUpti_CallbackData *)info)->callbackSite == CUPTI_API_ENTER)
+		cuptiActivityFlushAll(0);
+}
+
+/* Convert every queued buffer. */
+static void drain(void)
+{
+	for (;;) {
+		struct pending_buf *q;
+		size_t n, i;
+		pthread_mutex_lock(&C.qlock);
+		q = C.queue;
+		n = C.qn;
+		C.queue = NULL;
+		C.qn = C.qalloc = 0;
+		pthread_mutex_unlock(&C.qlock);
+		if (!n) {
+			free(q);
+			return;
+		}
+		pthread_mutex_lock(&C.wlock);
+		for (i = 0; i < n; i++) {
+			act_buffer(&C.act, q[i].buf, q[i].valid);
+			free(q[i].buf);
+		}
+		pthread_mutex_unlock(&C.wlock);
+		free(q);
+	}
+}
+
+/* Records CUPTI dropped for lack of buffers since the last call (it resets on read). */
+static void count_drops(void)
+{
+	size_t dropped = 0;
+	if (!C.cupti || cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) != CUPTI_SUCCESS || !dropped)
+		return;
+	pthread_mutex_lock(&C.wlock);
+	wire_drops(C.w, realtime_ns(), "cupti", "records", (int64_t)dropped);
+	pthread_mutex_unlock(&C.wlock);
+}
+
+static void sample(void)
+{
+	struct host_sample h;
+	int i;
+	if (!C.sampler)
+		return;
+	pthread_mutex_lock(&C.wlock);
+	if (!sampler_host(C.sampler, &h)) {
+		struct value v[REC_MAX_FIELDS];
+		memset(v, 0, sizeof(v));
+		v[rec_field(R_HOST_METRIC, "ts")].i = h.ts_ns;
+		v[rec_field(R_HOST_METRIC, "cpu_pct")].d = h.cpu_pct;
+		v[rec_field(R_HOST_METRIC, "cpu_pct")].null = !h.have_cpu;
+		v[rec_field(R_HOST_METRIC, "rss_bytes")].i = h.rss_bytes;
+		v[rec_field(R_HOST_METRIC, "sys_mem_used")].i = h.sys_mem_used;
+		v[rec_field(R_HOST_METRIC, "sys_mem_used")].null = h.sys_mem_used < 0;
+		v[rec_field(R_HOST_METRIC, "sys_mem_total")].i = h.sys_mem_total;
+		v[rec_field(R_HOST_METRIC, "sys_mem_total")].null = h.sys_mem_total < 0;
+		wire_add(C.w, R_HOST_METRIC, v);
+	}
+	for (i = 0; i < sampler_gpus(C.sampler); i++) {
+		struct gpu_sample g;
+		struct value v[REC_MAX_FIELDS];
+		if (sampler_gpu(C.sampler, i, &g))
+			continue;
+		memset(v, 0, sizeof(v));
+		v[rec_field(R_DEVICE_METRIC, "ts")].i = g.ts_ns;
+		v[rec_field(R_DEVICE_METRIC, "device")].i = g.device;
+#define M(field, have, val) do { int f_ = rec_field(R_DEVICE_METRIC, field); v[f_].i = (val); v[f_].null = !(have); } while (0)
+		M("gpu_util", g.have_util, g.gpu_util);
+		M("mem_util", g.have_util, g.mem_util);
+		M("mem_used", g.have_mem, g.mem_used);
+		M("mem_total", g.have_mem, g.mem_total);
+		M("temp_c", g.have_temp, g.temp_c);
+		M("power_mw", g.have_power, g.power_mw);
+		M("sm_clock_mhz", g.have_clock, g.sm_clock_mhz);
+		M("energy_mj", g.have_energy, g.energy_mj);
+#undef M
+		wire_add(C.w, R_DEVICE_METRIC, v);
+	}
+	pthread_mutex_unlock(&C.wlock);
+}
+
+static void *writer_main(void *arg)
+{
+	int64_t last_flush = now_ns(), last_sample = 0;
+	(void)arg;
+	for (;;) {
+		struct timespec until;
+		int stop;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 50 * 1000000L;
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		pthread_mutex_lock(&C.qlock);
+		if (!C.qn && !C.stop)
+			pthread_cond_timedwait(&C.qcond, &C.qlock, &until);
+		stop = C.stop;
+		pthread_mutex_unlock(&C.qlock);
+		drain();
+		if (now_ns() - last_sample >= (int64_t)C.interval_ms * 1000000) {
+			last_sample = now_ns();
+			sample();
+		}
+		if (now_ns() - last_flush >= 1000000000LL || stop) {
+			last_flush = now_ns();
+			count_drops();
+			pthread_mutex_lock(&C.wlock);
+			wire_flush(C.w);
+			pthread_mutex_unlock(&C.wlock);
+		}
+		if (stop)
+			return NULL;
+	}
+}
+
+/* At exit: forced flush, last conversion, drops, the session-end record. */
+static void finish(void)
+{
+	if (!C.active || getpid() != C.pid)
+		return;
+	if (C.cupti)
+		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	pthread_mutex_lock(&C.qlock);
+	C.stop = 1;
+	pthread_cond_signal(&C.qcond);
+	pthread_mutex_unlock(&C.qlock);
+	pthread_join(C.writer, NULL);
+	drain();
+	count_drops();
+	pthread_mutex_lock(&C.wlock);
+	act_finish(&C.act);
+	if (C.act.incomplete)
+		wire_drops(C.w, realtime_ns(), "cupti", "unfinished records", C.act.incomplete);
+	wire_close(C.w, realtime_ns(), 1);
+	C.w = NULL;
+	C.active = 0;
+	pthread_mutex_unlock(&C.wlock);
+	sampler_close(C.sampler);
+	C.sampler = NULL;
+}
+
+/* A forked child inherits our state but must never touch it (its CUPTI state is not its own). */
+static void after_fork_child(void)
+{
+	C.active = 0;
+}
+
+static int64_t env_int(const char *name, int64_t def, int64_t lo, int64_t hi)
+{
+	const char *s = getenv(name);
+	int64_t v;
+	if (!s || parse_i64(s, strlen(s), &v) || v < lo || v > hi)
+		return def;
+	return v;
+}
+
+/* mkdir -p; 0 or -1. */
+static int make_dirs(const char *path)
+{
+	char tmp[4096];
+	size_t i, n = strlen(path);
+	if (n >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (tmp[i] == '/' || tmp[i] == '\0') {
+			char c = tmp[i];
+			tmp[i] = '\0';
+			if (mkdir(tmp, 0755) && errno != EEXIST)
+				return -1;
+			tmp[i] = c;
+		}
+	}
+	return 0;
+}
+
+/* This process's command line from /proc/self/cmdline: argv[0] and a NULL-terminated args array. */
+static char **command_line(char **program)
+{
+	static char data[8192];
+	static char *argv[256];
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, data, sizeof(data) - 1) : -1;
+	size_t i, argc = 0;
+	if (fd >= 0)
+		close(fd);
+	*program = NULL;
+	argv[0] = NULL;
+	if (n <= 0)
+		return argv;
+	data[n] = '\0';
+	for (i = 0; i < (size_t)n && argc < 255; i += strlen(data + i) + 1)
+		argv[argc++] = data + i;
+	argv[argc] = NULL;
+	*program = argv[0];
+	return argv + (argc ? 1 : 0);
+}
+
+/* Open our file in the session directory and write its header. */
+static int open_output(const char *engine)
+{
+	char dir[4096], path[4200], session[64], host[256] = "", opts[256];
+	const char *exact = getenv("GPUPROF_SESSION_DIR"), *out = getenv("GPUPROF_OUTPUT");
+	const char *sid = getenv("GPUPROF_SESSION");
+	struct wire_header h;
+	char *program;
+	char **args = command_line(&program);
+	int64_t origin = env_int("GPUPROF_ORIGIN_NS", 0, 1, INT64_MAX);
+
+	if (!origin)
+		origin = realtime_ns();
+	if (!sid) {
+		snprintf(session, sizeof(session), "%lld-%d", (long long)origin, (int)getpid());
+		sid = session;
+	}
+	if (exact && *exact)
+		snprintf(dir, sizeof(dir), "%s", exact);	/* chosen by the launcher */
+	else
+		snprintf(dir, sizeof(dir), "%s/%s", out && *out ? out : "gpuprof-sessions", sid);
+	if (make_dirs(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/%d.ndjson", dir, (int)getpid());
+	gethostname(host, sizeof(host) - 1);
+	snprintf(opts, sizeof(opts), "{\"interval_ms\":%d,\"buffer_mb\":%zu,\"launcher\":%s}", C.interval_ms,
+		 C.buffer_bytes >> 20, getenv("GPUPROF_LAUNCHER") ? "true" : "false");
+	memset(&h, 0, sizeof(h));
+	h.session = sid;
+	h.collector = "gpuprof " GPUPROF_VERSION;
+	h.program = program;
+	h.args = (const char *const *)args;
+	h.pid = getpid();
+	h.ppid = getppid();
+	h.hostname = host;
+	h.engine = engine;
+	h.options_json = opts;
+	h.origin_ns = origin;
+	C.w = wire_open(path, &h);
+	return C.w ? 0 : -1;
+}
+
+/* Enable one activity kind, recording a failure. 0 or -1. */
+static int enable(CUpti_ActivityKind kind, const char *name)
+{
+	CUptiResult rc = cuptiActivityEnable(kind);
+	if (rc == CUPTI_SUCCESS)
+		return 0;
+	note_error("cupti", "cuptiActivityEnable(%s): %s", name, cupti_error(rc));
+	return -1;
+}
+
+/* Set up activity tracing; on failure the reason is recorded and the session goes on without it. */
+static void start_tracing(void)
+{
+	static const struct {
+		CUpti_ActivityKind kind;
+		const char *name;
+	} kinds[] = {
+		{ CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE" },
+		{ CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL" },
+		{ CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY" },
+		{ CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2" },
+		{ CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET" },
+		{ CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION" },
+		{ CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2" },
+		{ CUPTI_ACTIVITY_KIND_MARKER, "MARKER" },
+		{ CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME" },
+		{ CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER" },
+		{ CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD" },
+	};
+	uint32_t version = 0;
+	CUptiResult rc;
+	size_t i;
+	int enabled = 0;
+
+	if (cuptiGetVersion(&version) == CUPTI_SUCCESS && version < CUPTI_API_VERSION)
+		note_error("cupti", "libcupti API version %u is older than the %u this collector was built for",
+			   version, (unsigned)CUPTI_API_VERSION);
+	rc = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+	if (rc != CUPTI_SUCCESS) {
+		note_error("cupti", "cuptiActivityRegisterCallbacks: %s", cupti_error(rc));
+		return;
+	}
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		enabled += enable(kinds[i].kind, kinds[i].name) == 0;
+	if (!enabled) {
+		note_error("cupti", "no activity kind could be enabled; the session holds host metrics only");
+		return;
+	}
+	C.cupti = 1;
+	cuptiActivityFlushPeriod(1000);
+	rc = cuptiSubscribe(&C.subscriber, on_callback, NULL);
+	if (rc != CUPTI_SUCCESS) {
+		/* Another profiler (Nsight, the PyTorch profiler) holds the subscription: trace without it. */
+		note_error("cupti", "cuptiSubscribe: %s (flushes at context destroy and device reset are off)",
+			   cupti_error(rc));
+		return;
+	}
+	cuptiEnableCallback(1, C.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
+	cuptiEnableCallback(1, C.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
+			    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+}
+
+/* Called by the CUDA driver during cuInit; returns 1 (success) whatever happens inside. */
+EXPORT int InitializeInjection(void);
+int InitializeInjection(void)
+{
+	const char *engine = getenv("GPUPROF_ENGINE"), *disabled = getenv("GPUPROF_DISABLED");
+	if (C.initialized)
+		return 1;
+	C.initialized = 1;
+	util_init("libgpuprof");
+	util_set_quiet(2);	/* never print into the host program */
+	if (disabled && strcmp(disabled, "0") && *disabled)
+		return 1;
+	if (!engine || (strcmp(engine, "monitor") && strcmp(engine, "trace") && strcmp(engine, "pcsampling")))
+		engine = "trace";
+	C.interval_ms = (int)env_int("GPUPROF_INTERVAL_MS", 100, 1, 60000);
+	C.buffer_bytes = (size_t)env_int("GPUPROF_BUFFER_MB", 8, 1, 1024) << 20;
+	C.pid = getpid();
+	if (open_output(engine))
+		return 1;
+	act_init(&C.act, C.w);
+	if (!getenv("GPUPROF_LAUNCHER")) {
+		C.sampler = sampler_open(getpid(), 0);
+		if (C.sampler && sampler_gpu_error(C.sampler))
+			note_error("nvml", "%s", sampler_gpu_error(C.sampler));
+	}
+	C.active = 1;
+	if (pthread_create(&C.writer, NULL, writer_main, NULL)) {
+		C.active = 0;
+		wire_close(C.w, realtime_ns(), 0);
+		C.w = NULL;
+		return 1;
+	}
+	if (strcmp(engine, "monitor"))
+		start_tracing();
+	if (!strcmp(engine, "pcsampling"))
+		note_error("pcsampling", "the pcsampling engine is not implemented yet; tracing instead");
+	pthread_atfork(NULL, NULL, after_fork_child);
+	atexit(finish);
+	return 1;
+}

@@ -1,0 +1,50 @@
+/*
+ * sampler: host and GPU metrics sampled from outside CUDA: CPU use and resident memory of a process
+ * tree and system memory (from /proc), and NVML device metrics (libnvidia-ml.so.1 loaded with dlopen;
+ * without it there are simply no device metrics). Pull-based: the caller asks for a sample at its own
+ * interval and writes the values itself, so the sampler owns no thread and no output.
+ *
+ * Ownership: sampler_open allocates, sampler_close frees. Values a device does not report are marked
+ * null (the `have_*` flags), never invented.
+ */
+#ifndef GPUPROF_SAMPLER_H
+#define GPUPROF_SAMPLER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct host_sample {
+	int64_t ts_ns;			/* CLOCK_REALTIME */
+	int have_cpu;
+	double cpu_pct;			/* since the previous sample, percent of one core; the first sample has none */
+	int64_t rss_bytes;		/* resident memory of the process tree */
+	int64_t sys_mem_used, sys_mem_total;
+};
+
+struct gpu_sample {
+	int64_t ts_ns;
+	int device;			/* NVML index (the CUDA ordinal when CUDA_DEVICE_ORDER=PCI_BUS_ID) */
+	int have_util, have_mem, have_temp, have_power, have_clock, have_energy;
+	int64_t gpu_util, mem_util;	/* percent */
+	int64_t mem_used, mem_total;	/* bytes */
+	int64_t temp_c, power_mw, sm_clock_mhz, energy_mj;
+};
+
+struct sampler;
+
+/*
+ * Start sampling the process tree rooted at root (root itself and all its descendants); with
+ * tree = 0 only root. NVML is tried once here. Never fails for lack of NVML.
+ */
+struct sampler *sampler_open(pid_t root, int tree);
+/* One host sample; 0, or -1 when /proc cannot be read (the root is gone). */
+int sampler_host(struct sampler *s, struct host_sample *out);
+/* Number of NVML devices (0 without NVML). */
+int sampler_gpus(const struct sampler *s);
+/* One sample of NVML device i; 0 or -1. */
+int sampler_gpu(struct sampler *s, int i, struct gpu_sample *out);
+/* Why NVML is not available ("libnvidia-ml.so.1 not found", ...), or NULL when it is. */
+const char *sampler_gpu_error(const struct sampler *s);
+void sampler_close(struct sampler *s);
+
+#endif

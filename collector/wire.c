@@ -1,0 +1,324 @@
+#include "wire.h"
+#include "json.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BATCH_ROWS 4096
+
+struct pending {
+	struct value *rows;	/* BATCH_ROWS * nfields */
+	size_t n;
+	int64_t seq, total;
+};
+
+struct wire {
+	int fd;
+	int64_t origin;
+	struct pending p[R_COUNT];
+	/* Strings: value -> id, and those not yet declared in the file. */
+	char **values;
+	size_t nvalues, avalues, declared;
+	struct strslot { const char *s; int64_t id; } *slots;
+	size_t nslots;
+	struct buf line;
+	int failed;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Write the line buffer with one write() (retrying short writes of a single line). */
+static int put_line(struct wire *w)
+{
+	size_t off = 0;
+	buf_addch(&w->line, '\n');
+	while (off < w->line.len) {
+		ssize_t n = write(w->fd, w->line.s + off, w->line.len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			w->failed = 1;
+			buf_reset(&w->line);
+			return -1;
+		}
+		off += (size_t)n;
+	}
+	buf_reset(&w->line);
+	return 0;
+}
+
+static void add_key(struct buf *b, const char *key)
+{
+	buf_addch(b, '"');
+	buf_addstr(b, key);
+	buf_addstr(b, "\":");
+}
+
+struct wire *wire_open(const char *path, const struct wire_header *h)
+{
+	struct wire *w;
+	char origin[24];
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return NULL;
+	w = xcalloc(1, sizeof(*w));
+	w->fd = fd;
+	w->origin = h->origin_ns;
+	buf_init(&w->line);
+	buf_addstr(&w->line, "{\"type\":\"header\",\"v\":1,\"session\":");
+	json_quote(&w->line, h->session, strlen(h->session));
+	buf_addstr(&w->line, ",\"collector\":");
+	json_quote(&w->line, h->collector, strlen(h->collector));
+	if (h->program) {
+		buf_addstr(&w->line, ",\"program\":");
+		json_quote(&w->line, h->program, strlen(h->program));
+	}
+	buf_addstr(&w->line, ",\"args\":[");
+	if (h->args) {
+		const char *const *a;
+		for (a = h->args; *a; a++) {
+			if (a != h->args)
+				buf_addch(&w->line, ',');
+			json_quote(&w->line, *a, strlen(*a));
+		}
+	}
+	buf_addstr(&w->line, "],\"pid\":");
+	buf_addi64(&w->line, h->pid);
+	buf_addstr(&w->line, ",\"ppid\":");
+	buf_addi64(&w->line, h->ppid);
+	if (h->hostname) {
+		buf_addstr(&w->line, ",\"hostname\":");
+		json_quote(&w->line, h->hostname, strlen(h->hostname));
+	}
+	buf_addstr(&w->line, ",\"engine\":");
+	json_quote(&w->line, h->engine, strlen(h->engine));
+	buf_addstr(&w->line, ",\"options\":");
+	buf_addstr(&w->line, h->options_json ? h->options_json : "{}");
+	snprintf(origin, sizeof(origin), "%lld", (long long)h->origin_ns);
+	buf_addstr(&w->line, ",\"origin_ns\":\"");
+	buf_addstr(&w->line, origin);
+	buf_addstr(&w->line, "\",\"clock\":\"realtime\"}");
+	if (put_line(w)) {
+		int e = errno;
+		close(fd);
+		buf_release(&w->line);
+		free(w);
+		errno = e;
+		return NULL;
+	}
+	return w;
+}
+
+int64_t wire_string(struct wire *w, const char *s)
+{
+	size_t j;
+	uint64_t h;
+	if (!s)
+		return 0;
+	if ((w->nvalues + 1) * 2 > w->nslots) {
+		size_t i, n = w->nslots ? w->nslots * 2 : 1024;
+		struct strslot *slots = xcalloc(n, sizeof(*slots));
+		for (i = 0; i < w->nslots; i++) {
+			if (!w->slots[i].s)
+				continue;
+			j = hash_str(w->slots[i].s) & (n - 1);
+			while (slots[j].s)
+				j = (j + 1) & (n - 1);
+			slots[j] = w->slots[i];
+		}
+		free(w->slots);
+		w->slots = slots;
+		w->nslots = n;
+	}
+	h = hash_str(s);
+	for (j = h & (w->nslots - 1); w->slots[j].s; j = (j + 1) & (w->nslots - 1))
+		if (!strcmp(w->slots[j].s, s))
+			return w->slots[j].id;
+	ALLOC_GROW(w->values, w->nvalues + 1, w->avalues);
+	w->values[w->nvalues] = xstrdup(s);
+	w->slots[j].s = w->values[w->nvalues];
+	w->slots[j].id = (int64_t)++w->nvalues;
+	return w->slots[j].id;
+}
+
+/* Declare the strings added since the last declaration. */
+static int declare_strings(struct wire *w)
+{
+	size_t i;
+	if (w->declared == w->nvalues)
+		return 0;
+	buf_addstr(&w->line, "{\"type\":\"strings\",\"v\":1,\"ids\":[");
+	for (i = w->declared; i < w->nvalues; i++) {
+		if (i > w->declared)
+			buf_addch(&w->line, ',');
+		buf_addi64(&w->line, (int64_t)i + 1);
+	}
+	buf_addstr(&w->line, "],\"values\":[");
+	for (i = w->declared; i < w->nvalues; i++) {
+		if (i > w->declared)
+			buf_addch(&w->line, ',');
+		json_quote(&w->line, w->values[i], strlen(w->values[i]));
+	}
+	buf_addstr(&w->line, "]}");
+	w->declared = w->nvalues;
+	return put_line(w);
+}
+
+/* Write type t's buffered rows as one batch line. */
+static int flush_type(struct wire *w, enum rec_type t)
+{
+	const struct rec_spec *r = &rec_specs[t];
+	struct pending *p = &w->p[t];
+	size_t i;
+	int c;
+	if (!p->n)
+		return 0;
+	if (declare_strings(w))
+		return -1;
+	buf_addstr(&w->line, "{\"type\":\"");
+	buf_addstr(&w->line, r->wire);
+	buf_addstr(&w->line, "\",\"v\":1,\"seq\":");
+	buf_addi64(&w->line, p->seq++);
+	buf_addstr(&w->line, ",\"n\":");
+	buf_addi64(&w->line, (int64_t)p->n);
+	for (c = 0; c < r->nfields; c++) {
+		enum field_kind k = r->fields[c].kind;
+		buf_addch(&w->line, ',');
+		add_key(&w->line, r->fields[c].wire);
+		buf_addch(&w->line, '[');
+		for (i = 0; i < p->n; i++) {
+			const struct value *v = &p->rows[i * (size_t)r->nfields + (size_t)c];
+			if (i)
+				buf_addch(&w->line, ',');
+			if (v->null && (k == F_TIMEN || k == F_INTN || k == F_NUM))
+				buf_addstr(&w->line, "null");
+			else if (k == F_TIME || k == F_TIMEN)
+				buf_addi64(&w->line, v->i - w->origin);
+			else if (k == F_NUM)
+				buf_addf(&w->line, "%.17g", v->d);
+			else if (k == F_TEXT)
+				json_quote(&w->line, v->s ? v->s : "", v->s ? strlen(v->s) : 0);
+			else if (k == F_OPT && v->null)
+				buf_addi64(&w->line, -1);
+			else
+				buf_addi64(&w->line, v->null ? 0 : v->i);
+		}
+		buf_addch(&w->line, ']');
+	}
+	buf_addch(&w->line, '}');
+	for (i = 0; i < p->n * (size_t)r->nfields; i++)
+		if (r->fields[i % (size_t)r->nfields].kind == F_TEXT)
+			free((char *)p->rows[i].s);
+	p->n = 0;
+	return put_line(w);
+}
+
+int wire_add(struct wire *w, enum rec_type t, const struct value *vals)
+{
+	const struct rec_spec *r = &rec_specs[t];
+	struct pending *p = &w->p[t];
+	struct value *row;
+	int c;
+	if (!p->rows)
+		p->rows = xcalloc(BATCH_ROWS * (size_t)r->nfields, sizeof(*p->rows));
+	row = &p->rows[p->n * (size_t)r->nfields];
+	memcpy(row, vals, (size_t)r->nfields * sizeof(*vals));
+	for (c = 0; c < r->nfields; c++)
+		if (r->fields[c].kind == F_TEXT)
+			row[c].s = xstrdup(vals[c].s ? vals[c].s : "");
+	p->n++;
+	p->total++;
+	return p->n == BATCH_ROWS ? flush_type(w, t) : 0;
+}
+
+int wire_flush(struct wire *w)
+{
+	int t, rc = declare_strings(w);
+	for (t = 0; t < R_COUNT; t++)
+		rc |= flush_type(w, t);
+	return rc ? -1 : 0;
+}
+
+int64_t wire_count(const struct wire *w, enum rec_type t)
+{
+	return w->p[t].total;
+}
+
+int wire_drops(struct wire *w, int64_t ts_ns, const char *source, const char *what, int64_t count)
+{
+	buf_addstr(&w->line, "{\"type\":\"drops\",\"v\":1,\"ts\":");
+	buf_addi64(&w->line, ts_ns - w->origin);
+	buf_addstr(&w->line, ",\"source\":");
+	json_quote(&w->line, source, strlen(source));
+	buf_addstr(&w->line, ",\"what\":");
+	json_quote(&w->line, what, strlen(what));
+	buf_addstr(&w->line, ",\"count\":");
+	buf_addi64(&w->line, count);
+	buf_addch(&w->line, '}');
+	return put_line(w);
+}
+
+int wire_error(struct wire *w, int64_t ts_ns, const char *what, const char *reason)
+{
+	buf_addstr(&w->line, "{\"type\":\"error\",\"v\":1,\"ts\":");
+	buf_addi64(&w->line, ts_ns - w->origin);
+	buf_addstr(&w->line, ",\"what\":");
+	json_quote(&w->line, what, strlen(what));
+	buf_addstr(&w->line, ",\"reason\":");
+	json_quote(&w->line, reason, strlen(reason));
+	buf_addch(&w->line, '}');
+	return put_line(w);
+}
+
+int wire_close(struct wire *w, int64_t end_ns, int clean)
+{
+	int t, rc = wire_flush(w), first;
+	if (clean && !rc) {
+		buf_addstr(&w->line, "{\"type\":\"end\",\"v\":1,\"ts\":");
+		buf_addi64(&w->line, end_ns - w->origin);
+		buf_addstr(&w->line, ",\"totals\":{");
+		for (t = 0, first = 1; t < R_COUNT; t++) {
+			if (!w->p[t].total)
+				continue;
+			if (!first)
+				buf_addch(&w->line, ',');
+			first = 0;
+			add_key(&w->line, rec_specs[t].wire);
+			buf_addi64(&w->line, w->p[t].total);
+		}
+		buf_addstr(&w->line, "},\"batches\":{");
+		for (t = 0, first = 1; t < R_COUNT; t++) {
+			if (!w->p[t].seq)
+				continue;
+			if (!first)
+				buf_addch(&w->line, ',');
+			first = 0;
+			add_key(&w->line, rec_specs[t].wire);
+			buf_addi64(&w->line, w->p[t].seq);
+		}
+		buf_addstr(&w->line, "}}");
+		rc = put_line(w);
+	}
+	if (close(w->fd))
+		rc = -1;
+	for (t = 0; t < R_COUNT; t++)
+		free(w->p[t].rows);
+	for (t = 0; (size_t)t < w->nvalues; t++)
+		free(w->values[t]);
+	free(w->values);
+	free(w->slots);
+	buf_release(&w->line);
+	free(w);
+	return rc ? -1 : 0;
+}

@@ -1,0 +1,48 @@
+/*
+ * wire: writes one wire-format file (schemas/wire-format.md) from typed records (lib/records.h), the
+ * same records the ingest side reads. Rows are buffered per type and written as columnar batch lines;
+ * each line goes out with a single write(), so a killed process leaves only whole lines behind.
+ *
+ * Not thread-safe: one thread owns a struct wire. Ownership: wire_open copies what it keeps;
+ * wire_close flushes, writes the session-end record and frees everything.
+ */
+#ifndef GPUPROF_WIRE_H
+#define GPUPROF_WIRE_H
+
+#include <stdint.h>
+#include "records.h"
+
+struct wire_header {
+	const char *session;	/* session id, shared by every file of the session */
+	const char *collector;	/* e.g. "gpuprof 0.1.0" */
+	const char *program;
+	const char *const *args;	/* NULL-terminated, may be NULL */
+	int64_t pid, ppid;
+	const char *hostname;
+	const char *engine;
+	const char *options_json;	/* a JSON object, or NULL */
+	int64_t origin_ns;		/* Unix-epoch ns; record times are relative to it */
+};
+
+struct wire;
+
+/* Create path (failing if it exists) and write the header; NULL with errno set on failure. */
+struct wire *wire_open(const char *path, const struct wire_header *h);
+/* The id of string s in this file, declared on the next flush if new. 0 for NULL. */
+int64_t wire_string(struct wire *w, const char *s);
+/*
+ * Add one record: vals[] in rec_specs[t] field order, times ABSOLUTE ns (relative ones are written),
+ * string fields as ids from wire_string, text fields as NUL-terminated strings (copied).
+ * Writes a batch line when the type's buffer is full. Returns 0, or -1 on a write error.
+ */
+int wire_add(struct wire *w, enum rec_type t, const struct value *vals);
+/* Write every buffered row (strings first); 0 or -1. */
+int wire_flush(struct wire *w);
+int wire_drops(struct wire *w, int64_t ts_ns, const char *source, const char *what, int64_t count);
+int wire_error(struct wire *w, int64_t ts_ns, const char *what, const char *reason);
+/* Records added so far of type t. */
+int64_t wire_count(const struct wire *w, enum rec_type t);
+/* Flush, write the session-end record (when clean), close and free. 0 or -1. */
+int wire_close(struct wire *w, int64_t end_ns, int clean);
+
+#endif

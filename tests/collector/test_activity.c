@@ -1,0 +1,259 @@
+/*
+ * Hand-built CUPTI activity buffers of the real CUDA 13 record types, fed through the collector's own
+ * buffer path (act_buffer, which walks them with CUPTI's cuptiActivityGetNextRecord), written as wire
+ * format. Prints, as JSON on stdout, every value it planted; tests/collector.py ingests the file and
+ * compares field by field.
+ *   test_activity OUT.ndjson > expected.json
+ */
+#include "activity.h"
+#include "util.h"
+#include "wire.h"
+
+#include <cupti.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ORIGIN 1763822038000000000ULL
+
+static uint8_t *buf;
+static size_t used;
+
+/* Append one record, 8-byte aligned as CUPTI lays them out. */
+static void *add(size_t size)
+{
+	void *p = buf + used;
+	memset(p, 0, size);
+	used += (size + 7) & ~(size_t)7;
+	return p;
+}
+
+int main(int argc, char **argv)
+{
+	struct wire_header h = { "activity-test", "gpuprof test", "test_activity", NULL, 1234, 1, "testhost", "trace",
+				 NULL, (int64_t)ORIGIN };
+	CUpti_ActivityDevice5 *dev;
+	CUpti_ActivityKernel10 *k;
+	CUpti_ActivityMemcpy6 *c;
+	CUpti_ActivityMemcpyPtoP4 *p;
+	CUpti_ActivityMemset4 *ms;
+	CUpti_ActivitySynchronization2 *sy;
+	CUpti_ActivityMemory4 *m;
+	CUpti_ActivityAPI *api;
+	CUpti_ActivityMarker2 *mk;
+	struct wire *w;
+	struct act a;
+	int64_t n;
+	const char *launch = NULL;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: test_activity OUT.ndjson\n");
+		return 2;
+	}
+	util_init(argv[0]);
+	buf = aligned_alloc(8, 1 << 20);
+	remove(argv[1]);
+	w = wire_open(argv[1], &h);
+	if (!w) {
+		perror(argv[1]);
+		return 4;
+	}
+	act_init(&a, w);
+
+	dev = add(sizeof(*dev));
+	dev->kind = CUPTI_ACTIVITY_KIND_DEVICE;
+	dev->id = 0;
+	dev->name = "NVIDIA H100 80GB HBM3";
+	dev->computeCapabilityMajor = 9;
+	dev->computeCapabilityMinor = 0;
+	dev->numMultiprocessors = 132;
+	dev->globalMemorySize = 84929347584ULL;
+	dev->coreClockRate = 1980000;
+	dev->globalMemoryBandwidth = 3352320000ULL;
+	dev->maxWarpsPerMultiprocessor = 64;
+	dev->numThreadsPerWarp = 32;
+	dev->maxRegistersPerMultiprocessor = 65536;
+	dev->maxSharedMemoryPerMultiprocessor = 233472;
+	memcpy(dev->uuid.bytes, "\x8a\x1f\x0c\x2e\x00\x11\x22\x33\x44\x55\x66\x77\x88\x99\xaa\xbb", 16);
+
+	k = add(sizeof(*k));
+	k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	k->start = ORIGIN + 10000;
+	k->end = ORIGIN + 20000;
+	k->completed = k->end;
+	k->deviceId = 0;
+	k->contextId = 1;
+	k->streamId = 7;
+	k->correlationId = 42;
+	k->gridX = 4096; k->gridY = 2; k->gridZ = 1;
+	k->blockX = 256; k->blockY = 1; k->blockZ = 1;
+	k->clusterX = 2; k->clusterY = 1; k->clusterZ = 1;
+	k->registersPerThread = 40;
+	k->staticSharedMemory = 1024;
+	k->dynamicSharedMemory = 49152;
+	k->localMemoryPerThread = 16;
+	k->graphId = 3;
+	k->graphNodeId = 77;
+	k->name = "_Z5saxpyifPKfPf";
+
+	k = add(sizeof(*k));
+	k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+	k->start = ORIGIN + 30000;
+	k->end = 0;	/* still running at a forced flush: dropped and counted */
+	k->name = "unfinished";
+
+	c = add(sizeof(*c));
+	c->kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+	c->copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+	c->srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
+	c->dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	c->flags = CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC;
+	c->bytes = 1 << 20;
+	c->start = ORIGIN + 3000;
+	c->end = ORIGIN + 4000;
+	c->deviceId = 0; c->contextId = 1; c->streamId = 7; c->correlationId = 40;
+
+	p = add(sizeof(*p));
+	p->kind = CUPTI_ACTIVITY_KIND_MEMCPY2;
+	p->copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+	p->srcKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	p->dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	p->bytes = 4096;
+	p->start = ORIGIN + 5000;
+	p->end = ORIGIN + 5500;
+	p->deviceId = 0; p->contextId = 1; p->streamId = 9; p->correlationId = 41;
+	p->srcDeviceId = 0;
+	p->dstDeviceId = 1;
+
+	ms = add(sizeof(*ms));
+	ms->kind = CUPTI_ACTIVITY_KIND_MEMSET;
+	ms->value = 255;
+	ms->bytes = 8192;
+	ms->start = ORIGIN + 6000;
+	ms->end = ORIGIN + 6100;
+	ms->deviceId = 0; ms->contextId = 1; ms->streamId = 7; ms->correlationId = 43;
+	ms->memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+
+	sy = add(sizeof(*sy));
+	sy->kind = CUPTI_ACTIVITY_KIND_SYNCHRONIZATION;
+	sy->type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE;
+	sy->start = ORIGIN + 21000;
+	sy->end = ORIGIN + 22000;
+	sy->correlationId = 44; sy->contextId = 1; sy->streamId = 7; sy->cudaEventId = 0;
+
+	m = add(sizeof(*m));
+	m->kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+	m->memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_ALLOCATION;
+	m->memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	m->correlationId = 39;
+	m->address = 0x7f1200000000ULL;
+	m->bytes = 1 << 20;
+	m->timestamp = ORIGIN + 1500;
+	m->PC = 0x401234;
+	m->deviceId = 0; m->contextId = 1; m->streamId = 0;
+	m->name = "cudaMalloc";
+
+	m = add(sizeof(*m));
+	m->kind = CUPTI_ACTIVITY_KIND_MEMORY2;
+	m->memoryOperationType = CUPTI_ACTIVITY_MEMORY_OPERATION_TYPE_RELEASE;
+	m->memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+	m->correlationId = 45;
+	m->address = 0x7f1200000000ULL;
+	m->bytes = 1 << 20;
+	m->timestamp = ORIGIN + 23000;
+	m->deviceId = 0; m->contextId = 1;
+	m->isAsync = 1;
+	m->streamId = 7;
+
+	api = add(sizeof(*api));
+	api->kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+	api->cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
+	api->start = ORIGIN + 9000;
+	api->end = ORIGIN + 9500;
+	api->processId = 1234;
+	api->threadId = 5555;
+	api->correlationId = 42;
+	cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, api->cbid, &launch);
+
+	/* NVTX: "step" contains "forward"; an instant marker; a range never ended. */
+	mk = add(sizeof(*mk));
+	mk->kind = CUPTI_ACTIVITY_KIND_MARKER;
+	mk->flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
+	mk->timestamp = ORIGIN + 1000;
+	mk->id = 1;
+	mk->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+	mk->objectId.pt.processId = 1234;
+	mk->objectId.pt.threadId = 5555;
+	mk->name = "step";
+	mk = add(sizeof(*mk));
+	mk->kind = CUPTI_ACTIVITY_KIND_MARKER;
+	mk->flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
+	mk->timestamp = ORIGIN + 2000;
+	mk->id = 2;
+	mk->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+	mk->objectId.pt.threadId = 5555;
+	mk->name = "forward";
+	mk->domain = "mydomain";
+	mk = add(sizeof(*mk));
+	mk->kind = CUPTI_ACTIVITY_KIND_MARKER;
+	mk->flags = CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS;
+	mk->timestamp = ORIGIN + 2500;
+	mk->id = 3;
+	mk->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+	mk->objectId.pt.threadId = 5555;
+	mk->name = "checkpoint";
+	mk = add(sizeof(*mk));
+	mk->kind = CUPTI_ACTIVITY_KIND_MARKER;
+	mk->flags = CUPTI_ACTIVITY_FLAG_MARKER_END;
+	mk->timestamp = ORIGIN + 25000;
+	mk->id = 2;
+	mk->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+	mk->objectId.pt.threadId = 5555;
+	mk = add(sizeof(*mk));
+	mk->kind = CUPTI_ACTIVITY_KIND_MARKER;
+	mk->flags = CUPTI_ACTIVITY_FLAG_MARKER_END;
+	mk->timestamp = ORIGIN + 26000;
+	mk->id = 1;
+	mk->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+	mk->objectId.pt.threadId = 5555;
+	mk = add(sizeof(*mk));
+	mk->kind = CUPTI_ACTIVITY_KIND_MARKER;
+	mk->flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
+	mk->timestamp = ORIGIN + 27000;
+	mk->id = 4;
+	mk->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+	mk->objectId.pt.threadId = 5556;
+	mk->name = "never ends";
+
+	n = act_buffer(&a, buf, used);
+	act_finish(&a);
+	if (a.incomplete)
+		wire_drops(w, (int64_t)ORIGIN + 30000, "cupti", "unfinished records", a.incomplete);
+	wire_close(w, (int64_t)ORIGIN + 40000, 1);
+
+	/* What was planted, as the database should show it (absolute ns). */
+	printf("{\"records_walked\": %lld, \"origin\": %llu, \"launch_name\": \"%s\",\n", (long long)n,
+	       (unsigned long long)ORIGIN, launch ? launch : "");
+	printf(" \"kernel\": {\"start_ns\": %llu, \"end_ns\": %llu, \"device_id\": 0, \"context_id\": 1, \"stream_id\": 7,"
+	       " \"correlation_id\": 42, \"name\": \"saxpy(int, float, float const*, float*)\", \"mangled\": \"_Z5saxpyifPKfPf\","
+	       " \"grid_x\": 4096, \"grid_y\": 2, \"grid_z\": 1, \"block_x\": 256, \"block_y\": 1, \"block_z\": 1,"
+	       " \"cluster_x\": 2, \"cluster_y\": 1, \"cluster_z\": 1, \"registers\": 40, \"static_smem\": 1024,"
+	       " \"dynamic_smem\": 49152, \"local_mem\": 16, \"graph_id\": 3, \"graph_node_id\": 77},\n",
+	       ORIGIN + 10000, ORIGIN + 20000);
+	printf(" \"memcpys\": [[%llu, %llu, 1, 1, 3, 1048576, null, null, 1, 7], [%llu, %llu, 10, 3, 3, 4096, 0, 1, 0, 9]],\n",
+	       ORIGIN + 3000, ORIGIN + 4000, ORIGIN + 5000, ORIGIN + 5500);
+	printf(" \"memset\": [%llu, %llu, 8192, 255, 3, 7, 43],\n", ORIGIN + 6000, ORIGIN + 6100);
+	printf(" \"sync\": [%llu, %llu, 3, 7, 44],\n", ORIGIN + 21000, ORIGIN + 22000);
+	printf(" \"memory\": [[%llu, 1, 3, %llu, 1048576, %d, \"cudaMalloc\", null], [%llu, 2, 3, %llu, 1048576, 0, null, 7]],\n",
+	       ORIGIN + 1500, 0x7f1200000000ULL, 0x401234, ORIGIN + 23000, 0x7f1200000000ULL);
+	printf(" \"api\": [%llu, %llu, 5555, 42, 211, 1],\n", ORIGIN + 9000, ORIGIN + 9500);
+	printf(" \"ranges\": [[\"forward\", %llu, %llu, 5555, 1, 1, \"mydomain\"], [\"never ends\", %llu, null, 5556, 1, 0, null],"
+	       " [\"step\", %llu, %llu, 5555, 1, 0, null]],\n",
+	       ORIGIN + 2000, ORIGIN + 25000, ORIGIN + 27000, ORIGIN + 1000, ORIGIN + 26000);
+	printf(" \"marker\": [\"checkpoint\", %llu, 5555],\n", ORIGIN + 2500);
+	printf(" \"device\": [0, \"NVIDIA H100 80GB HBM3\", \"GPU-8a1f0c2e-0011-2233-4455-66778899aabb\", 9, 0, 132, "
+	       "84929347584, 1980000, 3352320000, 2048, 65536, 233472],\n");
+	printf(" \"dropped_unfinished\": 1}\n");
+	free(buf);
+	return 0;
+}
