@@ -33,6 +33,26 @@ struct analysis {
 
 extern const struct analysis analyses[];
 
+/* The run functions of the table, one file each. */
+int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_devices(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_hotspots(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+
+/* Statements of one SQL file, prepared one after another with the options bound by name. */
+struct script {
+	sqlite3 *db;
+	const char *tail;	/* the SQL not prepared yet */
+	const struct analysis_opts *o;
+};
+
+/* The next statement, with :session, :match, :exclude and :top bound; NULL with a message. */
+sqlite3_stmt *script_next(struct script *sc);
+/* Print the statement's error, finalize it, return -1. */
+int step_error(sqlite3_stmt *st);
+void set_col_text(struct table *t, size_t r, int c, sqlite3_stmt *st, int i);
+/* Copy result columns 0..n-1 of st into row r from table column `first` on, typed by the table. */
+void cells_from_row(struct table *t, size_t r, int first, sqlite3_stmt *st, int n);
+
 const struct analysis *analysis_find(const char *name);
 /* Run analysis a; 0 on success, -1 with a message. */
 int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_opts *o, struct tables *out);

@@ -1,0 +1,80 @@
+/*
+ * hotspots: kernels by total GPU time, one row per name, with Nsight Systems' statistics.
+ */
+#include "analysis.h"
+#include "stats.h"
+#include "util.h"
+
+#include <stdlib.h>
+
+static const struct colspec hotspots_cols[] = {
+	{ "time_pct", "Time %", C_PCT },
+	{ "total_ns", "Total", C_NS },
+	{ "calls", "Calls", C_INT },
+	{ "avg_ns", "Avg", C_NS },
+	{ "med_ns", "Med", C_NS },
+	{ "min_ns", "Min", C_NS },
+	{ "max_ns", "Max", C_NS },
+	{ "stddev_ns", "StdDev", C_NS },
+	{ "name", "Name", C_TEXT },
+};
+
+int run_hotspots(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
+{
+	struct script sc = { db, sql, o };
+	struct table *t = table_new("hotspots", "Top kernels by total GPU time");
+	struct dstats *s = NULL;
+	sqlite3_stmt *st, *name;
+	size_t n = 0, i;
+	int64_t all = 0;
+
+	tables_add(out, t);
+	table_cols(t, hotspots_cols, NCOLS(hotspots_cols));
+
+	if (!(st = script_next(&sc)))
+		return -1;
+	if (stats_by_key(st, &s, &n)) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	if (!(st = script_next(&sc)))
+		goto fail;
+	if (o->match || o->exclude) {
+		if (sqlite3_step(st) != SQLITE_ROW)
+			goto fail_st;
+		all = sqlite3_column_int64(st, 0);
+	} else {
+		for (i = 0; i < n; i++)
+			all += s[i].total;
+	}
+	sqlite3_finalize(st);
+	if (!(name = script_next(&sc)))
+		goto fail;
+	for (i = 0; i < n && (o->top <= 0 || i < (size_t)o->top); i++) {
+		size_t r = table_row(t);
+		if (all > 0)
+			table_set_real(t, r, 0, 100.0 * (double)s[i].total / (double)all);
+		table_set_int(t, r, 1, s[i].total);
+		table_set_int(t, r, 2, s[i].n);
+		table_set_real(t, r, 3, s[i].mean);
+		table_set_real(t, r, 4, s[i].median);
+		table_set_int(t, r, 5, s[i].min);
+		table_set_int(t, r, 6, s[i].max);
+		table_set_real(t, r, 7, s[i].stddev);
+		sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":id"), s[i].key);
+		if (sqlite3_step(name) == SQLITE_ROW)
+			set_col_text(t, r, 8, name, 0);
+		else
+			table_set_text(t, r, 8, "(unknown)");
+		sqlite3_reset(name);
+	}
+	sqlite3_finalize(name);
+	free(s);
+	return 0;
+fail_st:
+	step_error(st);
+fail:
+	free(s);
+	return -1;
+}

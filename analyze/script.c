@@ -1,0 +1,65 @@
+/*
+ * script: running an analysis's SQL file statement by statement, with the options bound by name, and
+ * moving result rows into tables.
+ */
+#include "analysis.h"
+#include "util.h"
+
+#include <string.h>
+
+static void bind_opts(sqlite3_stmt *st, const struct analysis_opts *o)
+{
+	int i;
+	if ((i = sqlite3_bind_parameter_index(st, ":session")))
+		sqlite3_bind_int64(st, i, o->session);
+	if ((i = sqlite3_bind_parameter_index(st, ":match")) && o->match)
+		sqlite3_bind_text(st, i, o->match, -1, SQLITE_STATIC);
+	if ((i = sqlite3_bind_parameter_index(st, ":exclude")) && o->exclude)
+		sqlite3_bind_text(st, i, o->exclude, -1, SQLITE_STATIC);
+	if ((i = sqlite3_bind_parameter_index(st, ":top")))
+		sqlite3_bind_int(st, i, o->top > 0 ? o->top : -1);
+}
+
+/* The next statement of the script, bound; NULL with a message when there is none or it fails. */
+sqlite3_stmt *script_next(struct script *sc)
+{
+	sqlite3_stmt *st = NULL;
+	while (!st) {
+		if (!sc->tail || !*sc->tail) {
+			error("internal: analysis script has too few statements");
+			return NULL;
+		}
+		if (sqlite3_prepare_v2(sc->db, sc->tail, -1, &st, &sc->tail) != SQLITE_OK) {
+			error("sqlite: %s", sqlite3_errmsg(sc->db));
+			return NULL;
+		}
+	}
+	bind_opts(st, sc->o);
+	return st;
+}
+
+int step_error(sqlite3_stmt *st)
+{
+	error("sqlite: %s", sqlite3_errmsg(sqlite3_db_handle(st)));
+	sqlite3_finalize(st);
+	return -1;
+}
+
+void set_col_text(struct table *t, size_t r, int c, sqlite3_stmt *st, int i)
+{
+	table_set_text(t, r, c, (const char *)sqlite3_column_text(st, i));
+}
+
+/* Copy result columns 0..n-1 of st into row r from table column `first` on, typed by the table. */
+void cells_from_row(struct table *t, size_t r, int first, sqlite3_stmt *st, int n)
+{
+	int c;
+	for (c = 0; c < n; c++) {
+		if (sqlite3_column_type(st, c) == SQLITE_NULL)
+			continue;
+		if (t->cols[first + c].type == C_TEXT)
+			set_col_text(t, r, first + c, st, c);
+		else
+			table_set_int(t, r, first + c, sqlite3_column_int64(st, c));
+	}
+}
