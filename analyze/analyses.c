@@ -15,6 +15,14 @@ const struct analysis analyses[] = {
 	  run_devices },
 	{ "hotspots", "analyze/hotspots.sql", "Kernels by total GPU time: count, total, avg, med, min, max, stddev",
 	  run_hotspots },
+	{ "memcpy", "analyze/memcpy.sql", "Copies by kind (HtoD, DtoH, DtoD, PtoP) and memsets: time, bytes, GB/s",
+	  run_memcpy },
+	{ "sync", "analyze/sync.sql", "Host time blocked in synchronization, by type and stream", run_sync },
+	{ "ranges", "analyze/ranges.sql", "NVTX ranges by nesting path: wall time and the GPU time they launched",
+	  run_ranges },
+	{ "idle", "analyze/idle.sql", "GPU idle time per device; compute, copy and their overlap", run_idle },
+	{ "streams", "analyze/idle.sql", "Busy time per stream", run_streams },
+	{ "gaps", "analyze/idle.sql", "Longest GPU idle gaps, with the host calls made during them", run_gaps },
 	{ NULL, NULL, NULL, NULL }
 };
 

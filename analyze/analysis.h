@@ -37,6 +37,12 @@ extern const struct analysis analyses[];
 int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_devices(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_hotspots(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_memcpy(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_sync(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_idle(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_streams(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 
 /* Statements of one SQL file, prepared one after another with the options bound by name. */
 struct script {
@@ -50,6 +56,9 @@ sqlite3_stmt *script_next(struct script *sc);
 /* Print the statement's error, finalize it, return -1. */
 int step_error(sqlite3_stmt *st);
 void set_col_text(struct table *t, size_t r, int c, sqlite3_stmt *st, int i);
+struct dstats;
+/* Statistics into seven columns from col on: total, count, avg, med, min, max, stddev. */
+void set_stats(struct table *t, size_t r, int col, const struct dstats *s);
 /* Copy result columns 0..n-1 of st into row r from table column `first` on, typed by the table. */
 void cells_from_row(struct table *t, size_t r, int first, sqlite3_stmt *st, int n);
 

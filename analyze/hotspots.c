@@ -55,13 +55,7 @@ int run_hotspots(sqlite3 *db, const char *sql, const struct analysis_opts *o, st
 		size_t r = table_row(t);
 		if (all > 0)
 			table_set_real(t, r, 0, 100.0 * (double)s[i].total / (double)all);
-		table_set_int(t, r, 1, s[i].total);
-		table_set_int(t, r, 2, s[i].n);
-		table_set_real(t, r, 3, s[i].mean);
-		table_set_real(t, r, 4, s[i].median);
-		table_set_int(t, r, 5, s[i].min);
-		table_set_int(t, r, 6, s[i].max);
-		table_set_real(t, r, 7, s[i].stddev);
+		set_stats(t, r, 1, &s[i]);
 		sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":id"), s[i].key);
 		if (sqlite3_step(name) == SQLITE_ROW)
 			set_col_text(t, r, 8, name, 0);

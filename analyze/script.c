@@ -3,6 +3,7 @@
  * moving result rows into tables.
  */
 #include "analysis.h"
+#include "stats.h"
 #include "util.h"
 
 #include <string.h>
@@ -62,4 +63,15 @@ void cells_from_row(struct table *t, size_t r, int first, sqlite3_stmt *st, int 
 		else
 			table_set_int(t, r, first + c, sqlite3_column_int64(st, c));
 	}
+}
+
+void set_stats(struct table *t, size_t r, int col, const struct dstats *s)
+{
+	table_set_int(t, r, col, s->total);
+	table_set_int(t, r, col + 1, s->n);
+	table_set_real(t, r, col + 2, s->mean);
+	table_set_real(t, r, col + 3, s->median);
+	table_set_int(t, r, col + 4, s->min);
+	table_set_int(t, r, col + 5, s->max);
+	table_set_real(t, r, col + 6, s->stddev);
 }

@@ -539,7 +539,7 @@ static int event(struct state *st, struct buf *text)
 		v[x->y_device].null = v[x->y_device].i < 0;
 		put(v, x->y_context, arg_i64(d, args, "context", 0));
 		put(v, x->y_stream, stream);
-		v[x->y_stream].null = stream < 0;
+		v[x->y_stream].null = stream < 0 || stream == 0xFFFFFFFF;	/* -1 as a 32-bit id */
 		put(v, x->y_corr, arg_i64(d, args, "correlation", 0));
 		put(v, x->y_kind, sync_kind(kind ? kind : name));
 		put(v, x->y_event, arg_i64(d, args, "wait_on_cuda_event_record_corr_id", 0));

@@ -15,7 +15,7 @@ static void free_regex(void *p)
 	pcre2_code_free(p);
 }
 
-/* regexp(pattern, text): 1 when text matches the PCRE2 pattern anywhere, NULL when text is NULL. */
+/* regexp(pattern, text): 1 when text matches the PCRE2 pattern anywhere; NULL when either is NULL. */
 static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	pcre2_code *re = sqlite3_get_auxdata(ctx, 0);
@@ -27,10 +27,8 @@ static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		const unsigned char *pat = sqlite3_value_text(argv[0]);
 		int errcode;
 		PCRE2_SIZE erroff;
-		if (!pat) {
-			sqlite3_result_error(ctx, "regexp: NULL pattern", -1);
-			return;
-		}
+		if (!pat)
+			return;	/* NULL, as SQL operators give for a NULL operand */
 		re = pcre2_compile(pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode, &erroff, NULL);
 		if (!re) {
 			char msg[256], full[400];

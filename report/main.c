@@ -18,6 +18,11 @@ static const struct section {
 	{ "summary", 0 },
 	{ "devices", 0 },
 	{ "hotspots", 10 },
+	{ "memcpy", 0 },
+	{ "sync", 10 },
+	{ "ranges", 10 },
+	{ "idle", 0 },
+	{ "gaps", 5 },
 };
 
 static void usage(FILE *out)
@@ -41,6 +46,8 @@ static int render(FILE *out, const struct tables *ts, int fmt, const struct rend
 	if (fmt == FMT_JSON)
 		fprintf(out, "{\"gpuprof_report\": 1, \"version\": \"%s\",\n\"tables\": {", GPUPROF_VERSION);
 	for (i = 0; i < ts->n && !rc; i++) {
+		if (!ts->v[i]->nrows && i > 0 && fmt != FMT_JSON)
+			continue;	/* a section without data (JSON keeps every table, empty, for stable keys) */
 		switch (fmt) {
 		case FMT_TEXT:
 			if (i)

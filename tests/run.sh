@@ -39,6 +39,7 @@ suite golden tests/golden.sh
 suite truth python3 tests/truth.py
 suite kineto python3 tests/traces_kineto.py
 suite nsys python3 tests/traces_nsys.py
+suite analyses python3 tests/analyses.py
 suite collector python3 tests/collector.py
 suite collect tests/collect.sh
 suite atomic tests/atomic.sh

@@ -1,0 +1,338 @@
+/*
+ * idle, gaps and streams: where the GPUs did nothing. Per device: span (first to last GPU activity),
+ * busy (the union of kernel, copy and memset intervals), idle, compute and copy time and their overlap;
+ * per stream its busy time; and the longest idle gaps with the host calls that ran during them.
+ */
+#include "analysis.h"
+#include "embed.h"
+#include "stats.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* GPU intervals of one device, split by what ran. */
+struct dev_iv {
+	int64_t device;
+	struct interval *all, *compute, *copy;
+	size_t nall, ncompute, ncopy, aall, acompute, acopy;
+	int64_t first, last;
+};
+
+struct stream_iv {
+	int64_t device, stream;
+	struct interval *v;
+	size_t n, alloc;
+	int64_t busy;
+};
+
+static int cmp_stream_busy(const void *a, const void *b)
+{
+	const struct stream_iv *x = a, *y = b;
+	if (x->busy != y->busy)
+		return x->busy > y->busy ? -1 : 1;
+	return x->stream < y->stream ? -1 : x->stream > y->stream;
+}
+
+struct gpu_load {
+	struct dev_iv *dev;
+	size_t ndev, adev;
+	struct stream_iv *str;
+	size_t nstr, astr;
+};
+
+static void push(struct interval **v, size_t *n, size_t *alloc, int64_t s, int64_t e)
+{
+	ALLOC_GROW(*v, *n + 1, *alloc);
+	(*v)[*n].start = s;
+	(*v)[*n].end = e;
+	(*n)++;
+}
+
+/* Load statement 1 of idle.sql into per-device and (when streams) per-stream interval lists. */
+static int load(struct script *sc, struct gpu_load *g, int streams)
+{
+	sqlite3_stmt *st = script_next(sc);
+	struct dev_iv *d = NULL;
+	int rc;
+	memset(g, 0, sizeof(*g));
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t device = sqlite3_column_int64(st, 0), stream = sqlite3_column_int64(st, 1);
+		int64_t s = sqlite3_column_int64(st, 2), e = sqlite3_column_int64(st, 3);
+		int copy = sqlite3_column_int(st, 4);
+		size_t i;
+		if (!d || d->device != device) {
+			for (i = 0; i < g->ndev && g->dev[i].device != device; i++)
+				;
+			if (i == g->ndev) {
+				ALLOC_GROW(g->dev, g->ndev + 1, g->adev);
+				memset(&g->dev[i], 0, sizeof(g->dev[i]));
+				g->dev[i].device = device;
+				g->dev[i].first = INT64_MAX;
+				g->dev[i].last = INT64_MIN;
+				g->ndev++;
+			}
+			d = &g->dev[i];
+		}
+		push(&d->all, &d->nall, &d->aall, s, e);
+		if (copy)
+			push(&d->copy, &d->ncopy, &d->acopy, s, e);
+		else
+			push(&d->compute, &d->ncompute, &d->acompute, s, e);
+		if (s < d->first)
+			d->first = s;
+		if (e > d->last)
+			d->last = e;
+		if (streams) {
+			for (i = g->nstr; i-- > 0;)
+				if (g->str[i].device == device && g->str[i].stream == stream)
+					break;
+			if (i == (size_t)-1) {
+				ALLOC_GROW(g->str, g->nstr + 1, g->astr);
+				memset(&g->str[g->nstr], 0, sizeof(g->str[0]));
+				g->str[g->nstr].device = device;
+				g->str[g->nstr].stream = stream;
+				i = g->nstr++;
+			}
+			push(&g->str[i].v, &g->str[i].n, &g->str[i].alloc, s, e);
+		}
+	}
+	if (rc != SQLITE_DONE)
+		return step_error(st);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static void load_free(struct gpu_load *g)
+{
+	size_t i;
+	for (i = 0; i < g->ndev; i++) {
+		free(g->dev[i].all);
+		free(g->dev[i].compute);
+		free(g->dev[i].copy);
+	}
+	for (i = 0; i < g->nstr; i++)
+		free(g->str[i].v);
+	free(g->dev);
+	free(g->str);
+}
+
+static int cmp_dev(const void *a, const void *b)
+{
+	const struct dev_iv *x = a, *y = b;
+	return x->device < y->device ? -1 : x->device > y->device;
+}
+
+static const struct colspec idle_cols[] = {
+	{ "device", "Device", C_INT },
+	{ "span_ns", "Span", C_NS },
+	{ "busy_ns", "Busy", C_NS },
+	{ "idle_ns", "Idle", C_NS },
+	{ "idle_pct", "Idle %", C_PCT },
+	{ "compute_ns", "Compute", C_NS },
+	{ "copy_ns", "Copy", C_NS },
+	{ "overlap_ns", "Compute+copy", C_NS },
+	{ "overlap_pct", "Copy hidden %", C_PCT },
+};
+
+int run_idle(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
+{
+	struct script sc = { db, sql, o };
+	struct table *t = table_new("idle", "GPU idle time per device (busy = union of kernels, copies, memsets)");
+	struct gpu_load g;
+	size_t i;
+
+	tables_add(out, t);
+	table_cols(t, idle_cols, NCOLS(idle_cols));
+	if (load(&sc, &g, 0))
+		return -1;
+	qsort(g.dev, g.ndev, sizeof(*g.dev), cmp_dev);
+	for (i = 0; i < g.ndev; i++) {
+		struct dev_iv *d = &g.dev[i];
+		int64_t span = d->last - d->first, busy = interval_union(d->all, d->nall);
+		int64_t compute = interval_union(d->compute, d->ncompute), copy = interval_union(d->copy, d->ncopy);
+		int64_t overlap = compute + copy - busy;	/* |A| + |B| - |A u B| = |A n B| */
+		size_t r = table_row(t);
+		table_set_int(t, r, 0, d->device);
+		table_set_int(t, r, 1, span);
+		table_set_int(t, r, 2, busy);
+		table_set_int(t, r, 3, span - busy);
+		if (span > 0)
+			table_set_real(t, r, 4, 100.0 * (double)(span - busy) / (double)span);
+		table_set_int(t, r, 5, compute);
+		table_set_int(t, r, 6, copy);
+		table_set_int(t, r, 7, overlap);
+		if (copy > 0)
+			table_set_real(t, r, 8, 100.0 * (double)overlap / (double)copy);
+	}
+	load_free(&g);
+	return 0;
+}
+
+static const struct colspec streams_cols[] = {
+	{ "device", "Device", C_INT },
+	{ "stream", "Stream", C_INT },
+	{ "busy_ns", "Busy", C_NS },
+	{ "ops", "Operations", C_INT },
+	{ "busy_pct", "Busy % of device span", C_PCT },
+};
+
+int run_streams(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
+{
+	struct script sc = { db, sql, o };
+	struct table *t = table_new("streams", "Busy time per stream");
+	struct gpu_load g;
+	size_t i, j;
+
+	tables_add(out, t);
+	table_cols(t, streams_cols, NCOLS(streams_cols));
+	if (load(&sc, &g, 1))
+		return -1;
+	for (i = 0; i < g.nstr; i++)
+		g.str[i].busy = interval_union(g.str[i].v, g.str[i].n);
+	qsort(g.str, g.nstr, sizeof(*g.str), cmp_stream_busy);
+	for (i = 0; i < g.nstr && (o->top <= 0 || i < (size_t)o->top); i++) {
+		size_t r = table_row(t);
+		int64_t busy = g.str[i].busy, span = 0;
+		for (j = 0; j < g.ndev; j++)
+			if (g.dev[j].device == g.str[i].device)
+				span = g.dev[j].last - g.dev[j].first;
+		table_set_int(t, r, 0, g.str[i].device);
+		table_set_int(t, r, 1, g.str[i].stream);
+		table_set_int(t, r, 2, busy);
+		table_set_int(t, r, 3, (int64_t)g.str[i].n);
+		if (span > 0)
+			table_set_real(t, r, 4, 100.0 * (double)busy / (double)span);
+	}
+	load_free(&g);
+	return 0;
+}
+
+struct gap {
+	int64_t device, start, end;
+};
+
+static int cmp_gap_len(const void *a, const void *b)
+{
+	const struct gap *x = a, *y = b;
+	int64_t lx = x->end - x->start, ly = y->end - y->start;
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static const struct colspec gaps_cols[] = {
+	{ "device", "Device", C_INT },
+	{ "start_ns", "Start", C_TIME },
+	{ "gap_ns", "Idle for", C_NS },
+	{ "host", "Host calls during the gap (time inside it)", C_TEXT },
+};
+
+/* Per gap, per call name: time; a small open list since few names are busy in a few gaps. */
+struct gap_acc {
+	size_t gap;
+	int64_t name, ns;
+};
+
+int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
+{
+	struct script sc = { db, sql, o };
+	struct table *t = table_new("gaps", "Longest GPU idle gaps and what the host was doing");
+	struct gpu_load g;
+	struct gap *gaps = NULL;
+	struct gap_acc *acc = NULL;
+	size_t ngaps = 0, agaps = 0, nacc = 0, aacc = 0, i, k, keep = o->top > 0 ? (size_t)o->top : 10;
+	sqlite3_stmt *st, *name;
+	int rc;
+
+	tables_add(out, t);
+	table_cols(t, gaps_cols, NCOLS(gaps_cols));
+	if (load(&sc, &g, 0))
+		return -1;
+	for (i = 0; i < g.ndev; i++) {
+		struct dev_iv *d = &g.dev[i];
+		int64_t ce = INT64_MIN;
+		interval_union(d->all, d->nall);	/* sorts by start */
+		for (k = 0; k < d->nall; k++) {
+			if (ce != INT64_MIN && d->all[k].start > ce) {
+				ALLOC_GROW(gaps, ngaps + 1, agaps);
+				memset(&gaps[ngaps], 0, sizeof(*gaps));
+				gaps[ngaps].device = d->device;
+				gaps[ngaps].start = ce;
+				gaps[ngaps].end = d->all[k].start;
+				ngaps++;
+			}
+			if (d->all[k].end > ce)
+				ce = d->all[k].end;
+		}
+	}
+	load_free(&g);
+	qsort(gaps, ngaps, sizeof(*gaps), cmp_gap_len);
+	if (ngaps > keep)
+		ngaps = keep;
+
+	/* One pass over the host calls: time each spent inside each kept gap. */
+	if (!(st = script_next(&sc)))
+		goto fail;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1), id = sqlite3_column_int64(st, 2);
+		for (i = 0; i < ngaps; i++) {
+			int64_t lo = s > gaps[i].start ? s : gaps[i].start, hi = e < gaps[i].end ? e : gaps[i].end;
+			if (hi <= lo)
+				continue;
+			for (k = 0; k < nacc && (acc[k].gap != i || acc[k].name != id); k++)
+				;
+			if (k == nacc) {
+				ALLOC_GROW(acc, nacc + 1, aacc);
+				acc[nacc].gap = i;
+				acc[nacc].name = id;
+				acc[nacc].ns = 0;
+				nacc++;
+			}
+			acc[k].ns += hi - lo;
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		step_error(st);
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	if (!(name = script_next(&sc)))
+		goto fail;
+	for (i = 0; i < ngaps; i++) {
+		size_t r = table_row(t);
+		struct buf host;
+		int shown;
+		buf_init(&host);
+		table_set_int(t, r, 0, gaps[i].device);
+		table_set_int(t, r, 1, gaps[i].start);
+		table_set_int(t, r, 2, gaps[i].end - gaps[i].start);
+		for (shown = 0; shown < 3; shown++) {
+			size_t best = nacc;
+			char when[32];
+			for (k = 0; k < nacc; k++)
+				if (acc[k].gap == i && acc[k].ns > 0 && (best == nacc || acc[k].ns > acc[best].ns))
+					best = k;
+			if (best == nacc)
+				break;
+			sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":id"), acc[best].name);
+			fmt_ns(when, sizeof(when), (double)acc[best].ns);
+			buf_addf(&host, "%s%s %s", shown ? ", " : "",
+				 sqlite3_step(name) == SQLITE_ROW ? (const char *)sqlite3_column_text(name, 0) : "?", when);
+			sqlite3_reset(name);
+			acc[best].ns = -acc[best].ns;	/* taken */
+		}
+		table_set_text(t, r, 3, host.len ? host.s : "(no host calls recorded)");
+		buf_release(&host);
+	}
+	sqlite3_finalize(name);
+	free(gaps);
+	free(acc);
+	return 0;
+fail:
+	free(gaps);
+	free(acc);
+	return -1;
+}

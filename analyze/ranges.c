@@ -1,0 +1,294 @@
+/*
+ * ranges: NVTX ranges and scopes by nesting path, with the GPU time each caused (which Nsight Systems
+ * does not give). A kernel counts toward every range open on its launching thread when it was launched
+ * (so a parent includes its children). Ranges that never ended count, but have no duration.
+ */
+#include "analysis.h"
+#include "intmap.h"
+#include "stats.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct range {
+	int64_t pid, thread, start, end;	/* end INT64_MAX when it never ended */
+	int kind, ended;
+	char *path;
+	const char *name;		/* the last component of path */
+	int64_t gpu_ns, kernels;
+};
+
+struct launch {
+	int64_t pid, thread, ts, dur;
+};
+
+static int cmp_launch(const void *a, const void *b)
+{
+	const struct launch *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static int cmp_path(const void *a, const void *b)
+{
+	const struct range *const *x = a, *const *y = b;
+	return strcmp((*x)->path, (*y)->path);
+}
+
+/* Load statement 1 and give each range its path: push/pop ranges nest within their thread. */
+static int load_ranges(struct script *sc, struct range **out, size_t *nout)
+{
+	sqlite3_stmt *st = script_next(sc);
+	struct range *v = NULL;
+	size_t n = 0, alloc = 0, *stack = NULL, depth = 0, sdepth = 0;
+	int64_t gpid = INT64_MIN, gthread = INT64_MIN;
+	int gkind = -1, rc;
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct range *r;
+		const char *name = (const char *)sqlite3_column_text(st, 5);
+		struct buf path;
+		ALLOC_GROW(v, n + 1, alloc);
+		r = &v[n];
+		r->pid = sqlite3_column_int64(st, 0);
+		r->thread = sqlite3_column_int64(st, 1);
+		r->start = sqlite3_column_int64(st, 2);
+		r->ended = sqlite3_column_type(st, 3) != SQLITE_NULL;
+		r->end = r->ended ? sqlite3_column_int64(st, 3) : INT64_MAX;
+		r->kind = sqlite3_column_int(st, 4);
+		r->gpu_ns = r->kernels = 0;
+		if (r->pid != gpid || r->thread != gthread || (r->kind == 3) != (gkind == 3)) {
+			gpid = r->pid;
+			gthread = r->thread;
+			gkind = r->kind;
+			depth = 0;
+		}
+		/* Close the ranges that ended before this one starts, or that do not contain it. */
+		while (depth && (v[stack[depth - 1]].end <= r->start || v[stack[depth - 1]].end < r->end))
+			depth--;
+		buf_init(&path);
+		if (r->kind != 2 && depth)
+			buf_addf(&path, "%s/", v[stack[depth - 1]].path);
+		buf_addstr(&path, name ? name : "");
+		r->path = path.s;
+		r->name = r->path + (path.len - strlen(name ? name : ""));
+		if (r->kind != 2) {
+			ALLOC_GROW(stack, depth + 1, sdepth);
+			stack[depth++] = n;
+		}
+		n++;
+	}
+	free(stack);
+	if (rc != SQLITE_DONE) {
+		*out = v;
+		*nout = n;
+		return step_error(st);
+	}
+	sqlite3_finalize(st);
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+/* Kernel launches as (pid, thread, time, GPU duration), through the launch calls' correlation ids. */
+static int load_launches(struct script *sc, struct launch **out, size_t *nout)
+{
+	struct intmap calls = INTMAP_INIT;
+	struct launch *l = NULL, *calls_v = NULL;
+	size_t n = 0, alloc = 0, nc = 0, ac = 0;
+	sqlite3_stmt *st = script_next(sc);
+	int rc;
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t pid = sqlite3_column_int64(st, 0), corr = sqlite3_column_int64(st, 1);
+		ALLOC_GROW(calls_v, nc + 1, ac);
+		calls_v[nc].pid = pid;
+		calls_v[nc].thread = sqlite3_column_int64(st, 2);
+		calls_v[nc].ts = sqlite3_column_int64(st, 3);
+		intmap_put(&calls, ((pid & 0xFFFFFFFF) << 32 | (corr & 0xFFFFFFFF)) + 1, (int64_t)nc);
+		nc++;
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	if (!(st = script_next(sc)))
+		goto fail_nost;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t pid = sqlite3_column_int64(st, 0), corr = sqlite3_column_int64(st, 1), i;
+		if (!intmap_get(&calls, ((pid & 0xFFFFFFFF) << 32 | (corr & 0xFFFFFFFF)) + 1, &i))
+			continue;	/* no launch call recorded for it */
+		ALLOC_GROW(l, n + 1, alloc);
+		l[n] = calls_v[i];
+		l[n].dur = sqlite3_column_int64(st, 2);
+		n++;
+	}
+	if (rc != SQLITE_DONE)
+		goto fail;
+	sqlite3_finalize(st);
+	intmap_release(&calls);
+	free(calls_v);
+	qsort(l, n, sizeof(*l), cmp_launch);
+	*out = l;
+	*nout = n;
+	return 0;
+fail:
+	step_error(st);
+fail_nost:
+	intmap_release(&calls);
+	free(calls_v);
+	free(l);
+	return -1;
+}
+
+/*
+ * Sweep each thread's launches in time order against its ranges (sorted by start): every range open at
+ * a launch gets the kernel's time.
+ */
+static void attribute(struct range *r, size_t nr, const struct launch *l, size_t nl)
+{
+	size_t i = 0, j = 0, *active = NULL, nact = 0, aact = 0;
+	while (j < nl) {
+		/* The ranges of the launch's (pid, thread), host ranges only. */
+		size_t a, k;
+		while (i < nr && (r[i].pid < l[j].pid || (r[i].pid == l[j].pid && (r[i].kind == 3 ||
+		       r[i].thread < l[j].thread))))
+			i++;
+		if (i == nr || r[i].pid != l[j].pid || r[i].thread != l[j].thread) {
+			j++;
+			continue;
+		}
+		nact = 0;
+		for (a = i; j < nl && l[j].pid == r[i].pid && l[j].thread == r[i].thread; j++) {
+			while (a < nr && r[a].pid == r[i].pid && r[a].thread == r[i].thread && r[a].kind != 3 &&
+			       r[a].start <= l[j].ts) {
+				ALLOC_GROW(active, nact + 1, aact);
+				active[nact++] = a++;
+			}
+			for (k = 0; k < nact;) {
+				if (r[active[k]].end <= l[j].ts)
+					active[k] = active[--nact];
+				else
+					k++;
+			}
+			for (k = 0; k < nact; k++) {
+				r[active[k]].gpu_ns += l[j].dur;
+				r[active[k]].kernels++;
+			}
+		}
+	}
+	free(active);
+}
+
+static const struct colspec ranges_cols[] = {
+	{ "total_ns", "Total", C_NS },
+	{ "count", "Count", C_INT },
+	{ "avg_ns", "Avg", C_NS },
+	{ "med_ns", "Med", C_NS },
+	{ "min_ns", "Min", C_NS },
+	{ "max_ns", "Max", C_NS },
+	{ "stddev_ns", "StdDev", C_NS },
+	{ "gpu_ns", "GPU time", C_NS },
+	{ "kernels", "Kernels", C_INT },
+	{ "style", "Style", C_TEXT },
+	{ "name", "Name", C_TEXT },
+	{ "path", "Path", C_TEXT },
+};
+
+struct group {
+	struct range **r;	/* the group's ranges */
+	size_t n;
+	struct dstats s;
+	int64_t gpu_ns, kernels;
+};
+
+static int cmp_group(const void *a, const void *b)
+{
+	const struct group *x = a, *y = b;
+	if (x->s.total != y->s.total)
+		return x->s.total > y->s.total ? -1 : 1;
+	return strcmp(x->r[0]->path, y->r[0]->path);
+}
+
+int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
+{
+	static const char *styles[] = { "", "PushPop", "StartEnd", "GPU" };
+	struct script sc = { db, sql, o };
+	struct table *t = table_new("ranges", "NVTX ranges by path, with the GPU time of the kernels they launched");
+	struct range *r = NULL, **byp = NULL;
+	struct launch *l = NULL;
+	struct group *g = NULL;
+	size_t nr = 0, nl = 0, ng = 0, i, j, k;
+	int64_t *durs = NULL;
+	sqlite3_stmt *keep = NULL;
+	int rc = -1;
+
+	tables_add(out, t);
+	table_cols(t, ranges_cols, NCOLS(ranges_cols));
+	if (load_ranges(&sc, &r, &nr) || load_launches(&sc, &l, &nl) || !(keep = script_next(&sc)))
+		goto out;
+	attribute(r, nr, l, nl);
+
+	/* Group by path. */
+	byp = xmalloc((nr ? nr : 1) * sizeof(*byp));
+	for (i = 0; i < nr; i++)
+		byp[i] = &r[i];
+	qsort(byp, nr, sizeof(*byp), cmp_path);
+	g = xcalloc(nr ? nr : 1, sizeof(*g));
+	durs = xmalloc((nr ? nr : 1) * sizeof(*durs));
+	for (i = 0; i < nr; i = j) {
+		size_t nd = 0;
+		for (j = i; j < nr && !strcmp(byp[j]->path, byp[i]->path); j++) {
+			if (byp[j]->ended)
+				durs[nd++] = byp[j]->end - byp[j]->start;
+			g[ng].gpu_ns += byp[j]->gpu_ns;
+			g[ng].kernels += byp[j]->kernels;
+		}
+		sqlite3_bind_text(keep, sqlite3_bind_parameter_index(keep, ":path"), byp[i]->path, -1, SQLITE_STATIC);
+		if (sqlite3_step(keep) != SQLITE_ROW) {
+			step_error(keep);
+			keep = NULL;
+			goto out;
+		}
+		if (sqlite3_column_int(keep, 0)) {
+			g[ng].r = byp + i;
+			g[ng].n = j - i;
+			stats_of(durs, nd, &g[ng].s);
+			ng++;
+		} else {
+			g[ng].gpu_ns = g[ng].kernels = 0;
+		}
+		sqlite3_reset(keep);
+	}
+	qsort(g, ng, sizeof(*g), cmp_group);
+	for (k = 0; k < ng && (o->top <= 0 || k < (size_t)o->top); k++) {
+		size_t row = table_row(t);
+		set_stats(t, row, 0, &g[k].s);
+		table_set_int(t, row, 1, (int64_t)g[k].n);	/* unfinished ranges count too */
+		if (g[k].r[0]->kind == 3) {
+			table_set_text(t, row, 7, NULL);
+		} else {
+			table_set_int(t, row, 7, g[k].gpu_ns);
+			table_set_int(t, row, 8, g[k].kernels);
+		}
+		table_set_text(t, row, 9, styles[g[k].r[0]->kind >= 1 && g[k].r[0]->kind <= 3 ? g[k].r[0]->kind : 0]);
+		table_set_text(t, row, 10, g[k].r[0]->name);
+		table_set_text(t, row, 11, g[k].r[0]->path);
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(keep);
+	for (i = 0; i < nr; i++)
+		free(r[i].path);
+	free(r);
+	free(l);
+	free(byp);
+	free(g);
+	free(durs);
+	return rc;
+}

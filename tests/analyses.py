@@ -1,0 +1,210 @@
+#!/usr/bin/env python3
+"""memcpy, sync, ranges, idle, streams and gaps, checked against values computed here in Python from
+the raw rows of session.db (never with gpuprof's own statistics), on gpuprof-synth sessions and on real
+Kineto and nsys traces from ../shared/traces (skipped, with the reason printed, when absent)."""
+import json
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections import defaultdict
+
+import checks
+from checks import BIN, check, close
+
+
+def analyze(name, db, *extra):
+    out = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), name, db, "--format", "json"] + list(extra),
+                         capture_output=True, text=True, check=True).stdout
+    return json.loads(out)
+
+
+def stats_match(tag, row, durs):
+    check(f"{tag} count", row.get("count", row.get("calls")), len(durs))
+    check(f"{tag} total", row["total_ns"], sum(durs))
+    check(f"{tag} min/max", (row["min_ns"], row["max_ns"]), (min(durs), max(durs)))
+    check(f"{tag} median", row["med_ns"], statistics.median(durs))
+    close(f"{tag} stddev", row["stddev_ns"], statistics.stdev(durs) if len(durs) > 1 else 0.0)
+
+
+def union(iv):
+    total, ce, cs = 0, None, None
+    for s, e in sorted(iv):
+        if e <= s:
+            continue
+        if ce is not None and s <= ce:
+            ce = max(ce, e)
+            continue
+        if ce is not None:
+            total += ce - cs
+        cs, ce = s, e
+    return total + (ce - cs if ce is not None else 0)
+
+
+def check_memcpy(tag, con, db):
+    names = dict(con.execute("SELECT id, name FROM copy_kinds"))
+    durs, nbytes = defaultdict(list), defaultdict(int)
+    for k, s, e, b in con.execute("SELECT kind, start_ns, end_ns, bytes FROM memcpys"):
+        durs[names.get(k, f"kind {k}")].append(e - s)
+        nbytes[names.get(k, f"kind {k}")] += b
+    for s, e, b in con.execute("SELECT start_ns, end_ns, bytes FROM memsets"):
+        durs["memset"].append(e - s)
+        nbytes["memset"] += b
+    rows = {r["kind"]: r for r in analyze("memcpy", db)}
+    check(f"{tag} memcpy kinds", sorted(rows), sorted(durs))
+    for kind, d in durs.items():
+        if kind in rows:
+            stats_match(f"{tag} memcpy {kind}", rows[kind], d)
+            check(f"{tag} memcpy {kind} bytes", rows[kind]["bytes"], nbytes[kind])
+            close(f"{tag} memcpy {kind} GB/s", rows[kind]["gbps"] or 0.0, nbytes[kind] / sum(d) if sum(d) else 0.0)
+    if "HtoD" in durs:
+        check(f"{tag} memcpy --match", [r["kind"] for r in analyze("memcpy", db, "--match", "^HtoD$")], ["HtoD"])
+
+
+def check_sync(tag, con, db):
+    names = dict(con.execute("SELECT id, name FROM sync_kinds"))
+    durs = defaultdict(list)
+    for k, st, s, e in con.execute("SELECT kind, stream_id, start_ns, end_ns FROM syncs"):
+        durs[(names[k], st)].append(e - s)
+    rows = {(r["kind"], r["stream"]): r for r in analyze("sync", db)}
+    check(f"{tag} sync groups", sorted(rows, key=str), sorted(durs, key=str))
+    for key, d in durs.items():
+        if key in rows:
+            stats_match(f"{tag} sync {key}", rows[key], d)
+
+
+def check_idle(tag, con, db):
+    per = defaultdict(lambda: {"all": [], "compute": [], "copy": []})
+    streams = defaultdict(list)
+    for table, cls in (("kernels", "compute"), ("memcpys", "copy"), ("memsets", "copy")):
+        for d, st, s, e in con.execute(f"SELECT device_id, stream_id, start_ns, end_ns FROM {table}"):
+            per[d]["all"].append((s, e))
+            per[d][cls].append((s, e))
+            streams[(d, st)].append((s, e))
+    rows = {r["device"]: r for r in analyze("idle", db)}
+    check(f"{tag} idle devices", sorted(rows), sorted(per))
+    for d, iv in per.items():
+        if d not in rows:
+            continue
+        span = max(e for _, e in iv["all"]) - min(s for s, _ in iv["all"])
+        busy, comp, copy = union(iv["all"]), union(iv["compute"]), union(iv["copy"])
+        r = rows[d]
+        check(f"{tag} idle device {d} span/busy/idle", (r["span_ns"], r["busy_ns"], r["idle_ns"]),
+              (span, busy, span - busy))
+        check(f"{tag} idle device {d} compute/copy/overlap", (r["compute_ns"], r["copy_ns"], r["overlap_ns"]),
+              (comp, copy, comp + copy - busy))
+        close(f"{tag} idle device {d} idle_pct", r["idle_pct"], 100.0 * (span - busy) / span if span else 0)
+    srows = {(r["device"], r["stream"]): r for r in analyze("streams", db)}
+    check(f"{tag} streams", sorted(srows), sorted(streams))
+    for key, iv in streams.items():
+        if key in srows:
+            check(f"{tag} stream {key} busy", srows[key]["busy_ns"], union(iv))
+    # The longest gap per device equals the largest hole between merged intervals.
+    gaps = analyze("gaps", db, "--top", "1000")
+    for d, iv in per.items():
+        merged, holes = [], []
+        for s, e in sorted(iv["all"]):
+            if merged and s <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], e)
+            else:
+                merged.append([s, e])
+        holes = sorted((b[0] - a[1] for a, b in zip(merged, merged[1:])), reverse=True)
+        got = sorted((g["gap_ns"] for g in gaps if g["device"] == d), reverse=True)
+        check(f"{tag} gaps of device {d}", got[:20], holes[:20])
+
+
+def check_ranges(tag, con, db):
+    """Paths by nesting per thread; GPU time of kernels whose launch call fell inside the range."""
+    rows = con.execute("""SELECT r.pid, r.thread_id, r.start_ns, r.end_ns, r.kind, s.value FROM ranges r
+                          JOIN strings s ON s.session_id = r.session_id AND s.id = r.name_id
+                          ORDER BY r.pid, r.kind = 3, r.thread_id, r.start_ns""").fetchall()
+    calls = {(p, c): (t, s) for p, c, t, s in con.execute("SELECT pid, correlation_id, thread_id, start_ns FROM api_calls")}
+    launches = defaultdict(list)
+    for p, c, dur in con.execute("SELECT pid, correlation_id, end_ns - start_ns FROM kernels"):
+        if (p, c) in calls:
+            t, s = calls[(p, c)]
+            launches[(p, t)].append((s, dur))
+    # Sort so that an enclosing range comes before what it contains.
+    rows = sorted(rows, key=lambda r: (r[0], r[4] == 3, r[1], r[2], -(r[3] if r[3] is not None else 2**63)))
+    groups = defaultdict(lambda: {"durs": [], "count": 0, "gpu": 0, "kernels": 0})
+    stack, key = [], None
+    for pid, thread, s, e, kind, name in rows:
+        end = e if e is not None else 2**63 - 1
+        if key != (pid, thread, kind == 3):
+            key, stack = (pid, thread, kind == 3), []
+        while stack and (stack[-1][1] <= s or stack[-1][1] < end):
+            stack.pop()
+        path = (stack[-1][2] + "/" if stack and kind != 2 else "") + name
+        if kind != 2:
+            stack.append((s, end, path))
+        g = groups[path]
+        g["count"] += 1
+        if e is not None:
+            g["durs"].append(e - s)
+        if kind != 3:
+            for ts, dur in launches.get((pid, thread), []):
+                if s <= ts < end:
+                    g["gpu"] += dur
+                    g["kernels"] += 1
+    got = {r["path"]: r for r in analyze("ranges", db)}
+    check(f"{tag} range paths", sorted(got), sorted(groups))
+    for path, g in groups.items():
+        r = got.get(path)
+        if not r:
+            continue
+        check(f"{tag} range {path[:50]} count", r["count"], g["count"])
+        if g["durs"]:
+            check(f"{tag} range {path[:50]} total/min/max", (r["total_ns"], r["min_ns"], r["max_ns"]),
+                  (sum(g["durs"]), min(g["durs"]), max(g["durs"])))
+            check(f"{tag} range {path[:50]} median", r["med_ns"], statistics.median(g["durs"]))
+        if r["style"] != "GPU":
+            check(f"{tag} range {path[:50]} gpu_ns/kernels", (r["gpu_ns"], r["kernels"]), (g["gpu"], g["kernels"]))
+
+
+def one(tmp, tag, make):
+    db = os.path.join(tmp, tag + ".db")
+    make(db)
+    con = sqlite3.connect(db)
+    try:
+        check_memcpy(tag, con, db)
+        check_sync(tag, con, db)
+        check_idle(tag, con, db)
+        check_ranges(tag, con, db)
+    finally:
+        con.close()
+
+
+def synth(seed, kernels):
+    def make(db):
+        d = db + ".session"
+        subprocess.run([os.path.join(BIN, "gpuprof-synth"), "--kernels", str(kernels), "--seed", str(seed), "-o", d,
+                        "--no-expected"], check=True, capture_output=True)
+        subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", d, "-o", db], check=True)
+    return make
+
+
+def trace(path):
+    def make(db):
+        subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", path, "-o", db], check=True)
+    return make
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="gpuprof-analyses-") as tmp:
+        one(tmp, "synth-5", synth(5, 6000))
+        one(tmp, "synth-6", synth(6, 400))
+        real = [os.path.join(checks.TRACES, "kineto", f) for f in
+                ("a100_alexnet.json.gz", "event_sync_multistream.json.gz", "v100_ns_resolution.json.gz")]
+        real += [os.path.join(checks.TRACES, "nsys", f) for f in ("h100_2gpu_1s.sqlite", "a100_saxpy_nsys2022.sqlite")]
+        if os.path.isdir(checks.TRACES):
+            for p in real:
+                one(tmp, os.path.basename(p).split(".")[0], trace(p))
+        else:
+            print("analyses: real traces skipped: ../shared/traces not found")
+    return checks.summary("analyses")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
