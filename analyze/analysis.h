@@ -17,6 +17,9 @@ struct analysis_opts {
 	int top;		/* keep the first N rows of ranked tables, 0 = all */
 	const char *match;	/* PCRE2 pattern names must match, or NULL */
 	const char *exclude;	/* PCRE2 pattern names must not match, or NULL */
+	const char **groups;	/* --group NAME=RE, folding names into families (names.h) */
+	int ngroups;
+	int short_names;	/* --short: base names without return type, templates, parameters */
 };
 
 struct tables {

@@ -2,6 +2,7 @@
  * hotspots: kernels by total GPU time, one row per name, with Nsight Systems' statistics.
  */
 #include "analysis.h"
+#include "names.h"
 #include "stats.h"
 #include "util.h"
 
@@ -24,18 +25,22 @@ int run_hotspots(sqlite3 *db, const char *sql, const struct analysis_opts *o, st
 	struct script sc = { db, sql, o };
 	struct table *t = table_new("hotspots", "Top kernels by total GPU time");
 	struct dstats *s = NULL;
+	struct fold f;
 	sqlite3_stmt *st, *name;
 	size_t n = 0, i;
 	int64_t all = 0;
+	int folded = names_folded(o);
 
 	tables_add(out, t);
 	table_cols(t, hotspots_cols, NCOLS(hotspots_cols));
 
+	if (folded && fold_load(db, o, &f))
+		return -1;
 	if (!(st = script_next(&sc)))
-		return -1;
-	if (stats_by_key(st, &s, &n)) {
+		goto fail;
+	if (stats_by_key(st, folded ? fold_key : NULL, &f, &s, &n)) {
 		sqlite3_finalize(st);
-		return -1;
+		goto fail;
 	}
 	sqlite3_finalize(st);
 	if (!(st = script_next(&sc)))
@@ -56,6 +61,10 @@ int run_hotspots(sqlite3 *db, const char *sql, const struct analysis_opts *o, st
 		if (all > 0)
 			table_set_real(t, r, 0, 100.0 * (double)s[i].total / (double)all);
 		set_stats(t, r, 1, &s[i]);
+		if (folded) {
+			table_set_text(t, r, 8, fold_name(&f, s[i].key));
+			continue;
+		}
 		sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":id"), s[i].key);
 		if (sqlite3_step(name) == SQLITE_ROW)
 			set_col_text(t, r, 8, name, 0);
@@ -65,10 +74,14 @@ int run_hotspots(sqlite3 *db, const char *sql, const struct analysis_opts *o, st
 	}
 	sqlite3_finalize(name);
 	free(s);
+	if (folded)
+		fold_release(&f);
 	return 0;
 fail_st:
 	step_error(st);
 fail:
 	free(s);
+	if (folded)
+		fold_release(&f);
 	return -1;
 }

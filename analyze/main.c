@@ -23,6 +23,8 @@ static void usage(FILE *out)
 		"  -x, --exclude RE     leave out names matching RE\n"
 		"  -s, --session ID     the session (id or session uuid); default the newest\n"
 		"  -w, --wide           text: never shorten names\n"
+		"  -g, --group NAME=RE  fold names matching the PCRE2 expression RE into NAME (repeatable)\n"
+		"  -S, --short          base names: no return type, template arguments or parameters\n"
 		"  -l, --list           list the analyses\n"
 		"  -h, --help           show this help\n"
 		"      --version        show the version\n"
@@ -77,12 +79,14 @@ int main(int argc, char **argv)
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "session", required_argument, NULL, 's' },
 		{ "wide", no_argument, NULL, 'w' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "short", no_argument, NULL, 'S' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct analysis_opts o = { 0, 0, NULL, NULL };
+	struct analysis_opts o = { 0, 0, NULL, NULL, NULL, 0, 0 };
 	struct render_opts ro = { 0, 0 };
 	struct tables ts = { NULL, 0 };
 	const struct analysis *a;
@@ -92,7 +96,7 @@ int main(int argc, char **argv)
 	int64_t top;
 
 	util_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "f:n:m:x:s:wlh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:n:m:x:s:wlg:Sh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if ((fmt = fmt_parse(optarg)) < 0) {
@@ -111,6 +115,17 @@ int main(int argc, char **argv)
 		case 'x': o.exclude = optarg; break;
 		case 's': session = optarg; break;
 		case 'w': ro.wide = 1; break;
+		case 'g':
+			if (!strchr(optarg, '=') || strchr(optarg, '=') == optarg) {
+				error("--group needs NAME=REGEX, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			if (db_regex_check(strchr(optarg, '=') + 1))
+				return EXIT_USAGE;
+			o.groups = xrealloc(o.groups, (size_t)(o.ngroups + 1) * sizeof(*o.groups));
+			o.groups[o.ngroups++] = optarg;
+			break;
+		case 'S': o.short_names = 1; break;
 		case 'l':
 			for (a = analyses; a->name; a++)
 				printf("%-10s %s\n", a->name, a->help);

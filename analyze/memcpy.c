@@ -35,7 +35,7 @@ int run_memcpy(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	table_cols(t, memcpy_cols, NCOLS(memcpy_cols));
 	if (!(st = script_next(&sc)))
 		return -1;
-	if (stats_by_key(st, &s, &n)) {
+	if (stats_by_key(st, NULL, NULL, &s, &n)) {
 		sqlite3_finalize(st);
 		return -1;
 	}

@@ -5,6 +5,7 @@
  */
 #include "analysis.h"
 #include "intmap.h"
+#include "names.h"
 #include "stats.h"
 #include "util.h"
 
@@ -42,6 +43,7 @@ static int cmp_path(const void *a, const void *b)
 /* Load statement 1 and give each range its path: push/pop ranges nest within their thread. */
 static int load_ranges(struct script *sc, struct range **out, size_t *nout)
 {
+	struct buf folded;
 	sqlite3_stmt *st = script_next(sc);
 	struct range *v = NULL;
 	size_t n = 0, alloc = 0, *stack = NULL, depth = 0, sdepth = 0;
@@ -49,6 +51,7 @@ static int load_ranges(struct script *sc, struct range **out, size_t *nout)
 	int gkind = -1, rc;
 	if (!st)
 		return -1;
+	buf_init(&folded);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct range *r;
 		const char *name = (const char *)sqlite3_column_text(st, 5);
@@ -71,6 +74,13 @@ static int load_ranges(struct script *sc, struct range **out, size_t *nout)
 		/* Close the ranges that ended before this one starts, or that do not contain it. */
 		while (depth && (v[stack[depth - 1]].end <= r->start || v[stack[depth - 1]].end < r->end))
 			depth--;
+		if (names_folded(sc->o) && name) {
+			if (name_fold(sc->o, name, &folded)) {
+				rc = SQLITE_ERROR;
+				break;
+			}
+			name = folded.s;
+		}
 		buf_init(&path);
 		if (r->kind != 2 && depth)
 			buf_addf(&path, "%s/", v[stack[depth - 1]].path);
@@ -84,9 +94,14 @@ static int load_ranges(struct script *sc, struct range **out, size_t *nout)
 		n++;
 	}
 	free(stack);
+	buf_release(&folded);
 	if (rc != SQLITE_DONE) {
 		*out = v;
 		*nout = n;
+		if (rc == SQLITE_ERROR) {
+			sqlite3_finalize(st);
+			return -1;
+		}
 		return step_error(st);
 	}
 	sqlite3_finalize(st);

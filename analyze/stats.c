@@ -82,8 +82,11 @@ static int cmp_total_desc(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-int stats_by_key(sqlite3_stmt *st, struct dstats **out, size_t *nout)
+int stats_by_key(sqlite3_stmt *st, int64_t (*map)(void *ctx, int64_t key), void *ctx, struct dstats **out,
+		 size_t *nout)
 {
+	int64_t raw_last = 0, mapped_last = 0;
+	int have_last = 0;
 	struct group *g = NULL;
 	size_t ng = 0, galloc = 0, cap = 256, i, last = SIZE_MAX;
 	size_t *slots = xmalloc(cap * sizeof(*slots));	/* hash of key -> group index + 1 */
@@ -93,6 +96,14 @@ int stats_by_key(sqlite3_stmt *st, struct dstats **out, size_t *nout)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t key = sqlite3_column_int64(st, 0), val = sqlite3_column_int64(st, 1);
 		struct group *gr;
+		if (map) {
+			if (!have_last || key != raw_last) {
+				raw_last = key;
+				mapped_last = map(ctx, key);
+				have_last = 1;
+			}
+			key = mapped_last;
+		}
 		if (last == SIZE_MAX || g[last].key != key) {
 			size_t j = (size_t)(((uint64_t)key * 0x9E3779B97F4A7C15ULL) >> 17) & (cap - 1);
 			while (slots[j] && g[slots[j] - 1].key != key)

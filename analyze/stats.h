@@ -22,10 +22,12 @@ struct dstats {
 };
 
 /*
- * Step st to the end; it yields rows (key INTEGER, value INTEGER). Returns the groups, sorted by total
- * descending then key, in *out and *n; 0 on success, -1 with a message.
+ * Step st to the end; it yields rows (key INTEGER, value INTEGER). With map, each key becomes
+ * map(ctx, key) first (folding names into families). Returns the groups, sorted by total descending then
+ * key, in *out and *n; 0 on success, -1 with a message.
  */
-int stats_by_key(sqlite3_stmt *st, struct dstats **out, size_t *n);
+int stats_by_key(sqlite3_stmt *st, int64_t (*map)(void *ctx, int64_t key), void *ctx, struct dstats **out,
+		 size_t *n);
 
 /* Statistics of one array of values (reordered in place). */
 void stats_of(int64_t *v, size_t n, struct dstats *s);

@@ -33,7 +33,7 @@ int run_sync(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	table_cols(t, sync_cols, NCOLS(sync_cols));
 	if (!(st = script_next(&sc)))
 		return -1;
-	if (stats_by_key(st, &s, &n)) {
+	if (stats_by_key(st, NULL, NULL, &s, &n)) {
 		sqlite3_finalize(st);
 		return -1;
 	}

@@ -35,6 +35,8 @@ static void usage(FILE *out)
 		"  -n, --top N          rows per ranked section (default 10)\n"
 		"  -s, --session ID     the session (id or session uuid); default the newest\n"
 		"  -w, --wide           text: never shorten names\n"
+		"  -g, --group NAME=RE  fold names matching the PCRE2 expression RE into NAME (repeatable)\n"
+		"  -S, --short          base names: no return type, template arguments or parameters\n"
 		"  -h, --help           show this help\n"
 		"      --version        show the version\n"
 		"\nExit status: 0 ok, 2 usage, 3 bad input, 4 system error.\n");
@@ -81,11 +83,13 @@ int main(int argc, char **argv)
 		{ "top", required_argument, NULL, 'n' },
 		{ "session", required_argument, NULL, 's' },
 		{ "wide", no_argument, NULL, 'w' },
+		{ "group", required_argument, NULL, 'g' },
+		{ "short", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct analysis_opts o = { 0, 0, NULL, NULL };
+	struct analysis_opts o = { 0, 0, NULL, NULL, NULL, 0, 0 };
 	struct render_opts ro = { 0, 0 };
 	struct tables ts = { NULL, 0 };
 	const char *session = NULL, *output = NULL;
@@ -96,7 +100,7 @@ int main(int argc, char **argv)
 	sqlite3 *db;
 
 	util_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "f:o:n:s:wh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:n:s:wg:Sh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if ((fmt = fmt_parse(optarg)) < 0) {
@@ -114,6 +118,17 @@ int main(int argc, char **argv)
 			break;
 		case 's': session = optarg; break;
 		case 'w': ro.wide = 1; break;
+		case 'g':
+			if (!strchr(optarg, '=') || strchr(optarg, '=') == optarg) {
+				error("--group needs NAME=REGEX, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			if (db_regex_check(strchr(optarg, '=') + 1))
+				return EXIT_USAGE;
+			o.groups = xrealloc(o.groups, (size_t)(o.ngroups + 1) * sizeof(*o.groups));
+			o.groups[o.ngroups++] = optarg;
+			break;
+		case 'S': o.short_names = 1; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("gpuprof-report %s\n", GPUPROF_VERSION); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;

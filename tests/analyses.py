@@ -163,6 +163,24 @@ def check_ranges(tag, con, db):
             check(f"{tag} range {path[:50]} gpu_ns/kernels", (r["gpu_ns"], r["kernels"]), (g["gpu"], g["kernels"]))
 
 
+def check_group(tag, con, db):
+    """--group folds names before the statistics: the family's count, total and median are those of
+    all its members' kernels together (computed here with Python's re)."""
+    import re
+    pat = re.compile(r"gemm|cutlass|Kernel2")
+    durs, other = [], 0
+    for name, dur in con.execute("SELECT name, dur_ns FROM kernel_events"):
+        if pat.search(name):
+            durs.append(dur)
+        else:
+            other += 1
+    if not durs:
+        return
+    rows = {r["name"]: r for r in analyze("hotspots", db, "--group", "GEMM=gemm|cutlass|Kernel2")}
+    stats_match(f"{tag} --group family", rows["GEMM"], durs)
+    check(f"{tag} --group leaves the rest", sum(r["calls"] for n, r in rows.items() if n != "GEMM"), other)
+
+
 def one(tmp, tag, make):
     db = os.path.join(tmp, tag + ".db")
     make(db)
@@ -172,6 +190,7 @@ def one(tmp, tag, make):
         check_sync(tag, con, db)
         check_idle(tag, con, db)
         check_ranges(tag, con, db)
+        check_group(tag, con, db)
     finally:
         con.close()
 

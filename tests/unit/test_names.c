@@ -1,0 +1,47 @@
+/* Unit tests for analyze/names: --short base names and --group folding. */
+#include "check.h"
+#include "names.h"
+
+int main(void)
+{
+	static const struct { const char *in, *want; } cases[] = {
+		{ "void at::native::vectorized_elementwise_kernel<4, at::native::CUDAFunctor_add<float>, "
+		  "at::detail::Array<char*, 3> >(int, at::native::CUDAFunctor_add<float>, at::detail::Array<char*, 3>)",
+		  "vectorized_elementwise_kernel" },
+		{ "void cutlass::Kernel2<cutlass_80_tensorop_s1688gemm_128x64_32x3_nn_align4>"
+		  "(cutlass_80_tensorop_s1688gemm_128x64_32x3_nn_align4::Params)", "Kernel2" },
+		{ "ncclDevKernel_AllReduce_Sum_f32_RING_LL(ncclDevKernelArgsStorage<4096ul>)",
+		  "ncclDevKernel_AllReduce_Sum_f32_RING_LL" },
+		{ "ampere_sgemm_128x64_nn", "ampere_sgemm_128x64_nn" },
+		{ "void at::native::(anonymous namespace)::CatArrayBatchedCopy<float, unsigned int, 3, 64, 64>"
+		  "(float*, at::native::(anonymous namespace)::CatArrInputTensorMetadata<float, unsigned int, 64, 64>, "
+		  "at::native::(anonymous namespace)::TensorSizeStride<unsigned int, 4u>, int, unsigned int)",
+		  "CatArrayBatchedCopy" },
+		{ "saxpy(int, float, float const*, float*)", "saxpy" },
+		{ "std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, float>(float)", "kernel" },
+	};
+	struct analysis_opts o = { 0, 0, NULL, NULL, NULL, 0, 0 };
+	const char *groups[] = { "gemm=gemm|Kernel2", "nccl=^nccl" };
+	struct buf b;
+	size_t i;
+
+	util_init("test_names");
+	buf_init(&b);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		name_short(cases[i].in, &b);
+		CHECK_EQ_STR(b.s, cases[i].want);
+	}
+	o.groups = groups;
+	o.ngroups = 2;
+	CHECK(name_fold(&o, "ampere_sgemm_128x64_nn", &b) == 0);
+	CHECK_EQ_STR(b.s, "gemm");
+	CHECK(name_fold(&o, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", &b) == 0);
+	CHECK_EQ_STR(b.s, "nccl");
+	CHECK(name_fold(&o, "softmax_warp_forward", &b) == 0);
+	CHECK_EQ_STR(b.s, "softmax_warp_forward");
+	o.short_names = 1;	/* groups see the short name */
+	CHECK(name_fold(&o, cases[1].in, &b) == 0);
+	CHECK_EQ_STR(b.s, "gemm");
+	buf_release(&b);
+	return check_done("test_names");
+}
