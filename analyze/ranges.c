@@ -24,16 +24,6 @@ struct launch {
 	int64_t pid, thread, ts, dur;
 };
 
-static int cmp_launch(const void *a, const void *b)
-{
-	const struct launch *x = a, *y = b;
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->thread != y->thread)
-		return x->thread < y->thread ? -1 : 1;
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-
 static int cmp_path(const void *a, const void *b)
 {
 	const struct range *const *x = a, *const *y = b;
@@ -110,53 +100,170 @@ static int load_ranges(struct script *sc, struct range **out, size_t *nout)
 	return 0;
 }
 
-/* Kernel launches as (pid, thread, time, GPU duration), through the launch calls' correlation ids. */
+/*
+ * GPU time by (pid, correlation id). CUPTI numbers correlation ids densely per process, so a plain array
+ * per process serves when they stay below a bound; otherwise a hash map.
+ */
+struct corr_durs {
+	int64_t pid;
+	int64_t *dur;		/* dur[corr] + 1, 0 = no kernel */
+	size_t n;
+	struct intmap sparse;	/* corr + 1 -> dur + 1, for ids beyond the array */
+};
+
+#define DENSE_MAX ((int64_t)1 << 26)
+
+static struct corr_durs *durs_for(struct corr_durs **v, size_t *n, size_t *alloc, int64_t pid)
+{
+	size_t i;
+	for (i = 0; i < *n; i++)
+		if ((*v)[i].pid == pid)
+			return &(*v)[i];
+	ALLOC_GROW(*v, *n + 1, *alloc);
+	memset(&(*v)[*n], 0, sizeof(**v));
+	(*v)[*n].pid = pid;
+	return &(*v)[(*n)++];
+}
+
+static int cmp_ts(const void *a, const void *b)
+{
+	const struct launch *x = a, *y = b;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/*
+ * Kernel launches as (pid, thread, time, GPU duration): every kernel's duration by correlation id, then
+ * the calls with those ids, grouped per (pid, thread) and sorted by time (they mostly already are).
+ */
 static int load_launches(struct script *sc, struct launch **out, size_t *nout)
 {
-	struct intmap calls = INTMAP_INIT;
-	struct launch *l = NULL, *calls_v = NULL;
-	size_t n = 0, alloc = 0, nc = 0, ac = 0;
-	sqlite3_stmt *st = script_next(sc);
+	struct corr_durs *cd = NULL, *c = NULL;
+	struct launch *l = NULL;
+	size_t ncd = 0, acd = 0, n = 0, alloc = 0, i, j;
+	sqlite3_stmt *st = script_next(sc), *kst;
 	int rc;
 	if (!st)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t pid = sqlite3_column_int64(st, 0), corr = sqlite3_column_int64(st, 1);
-		ALLOC_GROW(calls_v, nc + 1, ac);
-		calls_v[nc].pid = pid;
-		calls_v[nc].thread = sqlite3_column_int64(st, 2);
-		calls_v[nc].ts = sqlite3_column_int64(st, 3);
-		intmap_put(&calls, ((pid & 0xFFFFFFFF) << 32 | (corr & 0xFFFFFFFF)) + 1, (int64_t)nc);
-		nc++;
+	/* Statement 2 (calls) is stepped after statement 3 (kernels): prepare both now. */
+	if (!(kst = script_next(sc))) {
+		sqlite3_finalize(st);
+		return -1;
 	}
-	if (rc != SQLITE_DONE)
+	while ((rc = sqlite3_step(kst)) == SQLITE_ROW) {
+		int64_t pid = sqlite3_column_int64(kst, 0), corr = sqlite3_column_int64(kst, 1);
+		int64_t dur = sqlite3_column_int64(kst, 2);
+		if (!c || c->pid != pid)
+			c = durs_for(&cd, &ncd, &acd, pid);
+		if (corr >= 0 && corr < DENSE_MAX) {
+			if ((size_t)corr >= c->n) {
+				size_t old = c->n;
+				ALLOC_GROW(c->dur, (size_t)corr + 1, c->n);
+				memset(c->dur + old, 0, (c->n - old) * sizeof(*c->dur));
+			}
+			c->dur[corr] = dur + 1;
+		} else {
+			intmap_put(&c->sparse, corr + 1, dur + 1);
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		step_error(kst);
+		sqlite3_finalize(st);
 		goto fail;
-	sqlite3_finalize(st);
-	if (!(st = script_next(sc)))
-		goto fail_nost;
+	}
+	sqlite3_finalize(kst);
+	c = NULL;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t pid = sqlite3_column_int64(st, 0), corr = sqlite3_column_int64(st, 1), i;
-		if (!intmap_get(&calls, ((pid & 0xFFFFFFFF) << 32 | (corr & 0xFFFFFFFF)) + 1, &i))
-			continue;	/* no launch call recorded for it */
+		int64_t pid = sqlite3_column_int64(st, 0), corr = sqlite3_column_int64(st, 1), d = 0;
+		if (!c || c->pid != pid) {
+			for (c = NULL, i = 0; i < ncd; i++)
+				if (cd[i].pid == pid)
+					c = &cd[i];
+			if (!c)
+				continue;
+		}
+		/* The first call with the kernel's id launched it (a driver call may share the id). */
+		if (corr >= 0 && (size_t)corr < c->n) {
+			d = c->dur[corr];
+			c->dur[corr] = 0;
+		} else if ((corr < 0 || corr >= DENSE_MAX) && intmap_get(&c->sparse, corr + 1, &d)) {
+			intmap_put(&c->sparse, corr + 1, 0);
+		}
+		if (!d)
+			continue;	/* not a kernel launch, or one already counted */
 		ALLOC_GROW(l, n + 1, alloc);
-		l[n] = calls_v[i];
-		l[n].dur = sqlite3_column_int64(st, 2);
+		l[n].pid = pid;
+		l[n].thread = sqlite3_column_int64(st, 2);
+		l[n].ts = sqlite3_column_int64(st, 3);
+		l[n].dur = d - 1;
 		n++;
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE) {
+		step_error(st);
 		goto fail;
+	}
 	sqlite3_finalize(st);
-	intmap_release(&calls);
-	free(calls_v);
-	qsort(l, n, sizeof(*l), cmp_launch);
+	/* Group by (pid, thread) keeping time order (a stable pass), then sort each run if it is not sorted. */
+	{
+		struct launch *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
+		size_t k, pos = 0;
+		struct { int64_t pid, thread; size_t count, at; } *keys = NULL;
+		size_t nkeys = 0, akeys = 0;
+		for (i = 0; i < n; i++) {
+			for (k = nkeys; k-- > 0;)
+				if (keys[k].pid == l[i].pid && keys[k].thread == l[i].thread)
+					break;
+			if (k == (size_t)-1) {
+				ALLOC_GROW(keys, nkeys + 1, akeys);
+				keys[nkeys].pid = l[i].pid;
+				keys[nkeys].thread = l[i].thread;
+				keys[nkeys].count = 0;
+				k = nkeys++;
+			}
+			keys[k].count++;
+		}
+		/* Keys in (pid, thread) order, so the sweep meets them as it meets the ranges. */
+		for (i = 1; i < nkeys; i++)
+			for (j = i; j > 0 && (keys[j - 1].pid > keys[j].pid ||
+				 (keys[j - 1].pid == keys[j].pid && keys[j - 1].thread > keys[j].thread)); j--) {
+				__typeof__(*keys) t = keys[j];
+				keys[j] = keys[j - 1];
+				keys[j - 1] = t;
+			}
+		for (k = 0; k < nkeys; k++) {
+			keys[k].at = pos;
+			pos += keys[k].count;
+		}
+		for (i = 0; i < n; i++) {
+			size_t key;
+			for (key = 0; keys[key].pid != l[i].pid || keys[key].thread != l[i].thread; key++)
+				;
+			tmp[keys[key].at++] = l[i];
+		}
+		for (k = 0, pos = 0; k < nkeys; k++) {
+			size_t start = keys[k].at - keys[k].count, m;
+			for (m = start + 1; m < keys[k].at && tmp[m - 1].ts <= tmp[m].ts; m++)
+				;
+			if (m < keys[k].at)
+				qsort(tmp + start, keys[k].count, sizeof(*tmp), cmp_ts);
+		}
+		free(keys);
+		free(l);
+		l = tmp;
+	}
+	for (i = 0; i < ncd; i++) {
+		free(cd[i].dur);
+		intmap_release(&cd[i].sparse);
+	}
+	free(cd);
 	*out = l;
 	*nout = n;
 	return 0;
 fail:
-	step_error(st);
-fail_nost:
-	intmap_release(&calls);
-	free(calls_v);
+	for (i = 0; i < ncd; i++) {
+		free(cd[i].dur);
+		intmap_release(&cd[i].sparse);
+	}
+	free(cd);
 	free(l);
 	return -1;
 }

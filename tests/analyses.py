@@ -120,7 +120,9 @@ def check_ranges(tag, con, db):
     rows = con.execute("""SELECT r.pid, r.thread_id, r.start_ns, r.end_ns, r.kind, s.value FROM ranges r
                           JOIN strings s ON s.session_id = r.session_id AND s.id = r.name_id
                           ORDER BY r.pid, r.kind = 3, r.thread_id, r.start_ns""").fetchall()
-    calls = {(p, c): (t, s) for p, c, t, s in con.execute("SELECT pid, correlation_id, thread_id, start_ns FROM api_calls")}
+    calls = {}
+    for p, c, t, s in con.execute("SELECT pid, correlation_id, thread_id, start_ns FROM api_calls ORDER BY rowid"):
+        calls.setdefault((p, c), (t, s))  # the first call with the id launched the kernel
     launches = defaultdict(list)
     for p, c, dur in con.execute("SELECT pid, correlation_id, end_ns - start_ns FROM kernels"):
         if (p, c) in calls:
