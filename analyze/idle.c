@@ -14,10 +14,18 @@
 /* GPU intervals of one device, split by what ran. */
 struct dev_iv {
 	int64_t device;
-	struct interval *all, *compute, *copy;
-	size_t nall, ncompute, ncopy, aall, acompute, acopy;
+	struct interval *compute, *copy;
+	size_t ncompute, ncopy, acompute, acopy;
 	int64_t first, last;
 };
+
+/* All GPU intervals of the device in start order: its compute and copy lists sorted, then merged. */
+static struct interval *all_sorted(struct dev_iv *d, size_t *n)
+{
+	interval_sort(d->compute, d->ncompute);
+	interval_sort(d->copy, d->ncopy);
+	return interval_merge(d->compute, d->ncompute, d->copy, d->ncopy, n);
+}
 
 struct stream_iv {
 	int64_t device, stream;
@@ -76,7 +84,6 @@ static int load(struct script *sc, struct gpu_load *g, int streams)
 			}
 			d = &g->dev[i];
 		}
-		push(&d->all, &d->nall, &d->aall, s, e);
 		if (copy)
 			push(&d->copy, &d->ncopy, &d->acopy, s, e);
 		else
@@ -109,7 +116,6 @@ static void load_free(struct gpu_load *g)
 {
 	size_t i;
 	for (i = 0; i < g->ndev; i++) {
-		free(g->dev[i].all);
 		free(g->dev[i].compute);
 		free(g->dev[i].copy);
 	}
@@ -151,7 +157,9 @@ int run_idle(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	qsort(g.dev, g.ndev, sizeof(*g.dev), cmp_dev);
 	for (i = 0; i < g.ndev; i++) {
 		struct dev_iv *d = &g.dev[i];
-		int64_t span = d->last - d->first, busy = interval_union(d->all, d->nall);
+		size_t nall;
+		struct interval *all = all_sorted(d, &nall);
+		int64_t span = d->last - d->first, busy = interval_union(all, nall);
 		int64_t compute = interval_union(d->compute, d->ncompute), copy = interval_union(d->copy, d->ncopy);
 		int64_t overlap = compute + copy - busy;	/* |A| + |B| - |A u B| = |A n B| */
 		size_t r = table_row(t);
@@ -166,6 +174,7 @@ int run_idle(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 		table_set_int(t, r, 7, overlap);
 		if (copy > 0)
 			table_set_real(t, r, 8, 100.0 * (double)overlap / (double)copy);
+		free(all);
 	}
 	load_free(&g);
 	return 0;
@@ -230,6 +239,19 @@ static const struct colspec gaps_cols[] = {
 	{ "host", "Host calls during the gap (time inside it)", C_TEXT },
 };
 
+/* Keep the `keep` longest gaps in v (sorted, longest first) as gaps stream by. */
+static void keep_longest(struct gap *v, size_t *n, size_t keep, const struct gap *g)
+{
+	size_t i;
+	if (*n == keep && cmp_gap_len(g, &v[*n - 1]) >= 0)
+		return;
+	if (*n < keep)
+		(*n)++;
+	for (i = *n - 1; i > 0 && cmp_gap_len(g, &v[i - 1]) < 0; i--)
+		v[i] = v[i - 1];
+	v[i] = *g;
+}
+
 /* Per gap, per call name: time; a small open list since few names are busy in a few gaps. */
 struct gap_acc {
 	size_t gap;
@@ -241,37 +263,37 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	struct script sc = { db, sql, o };
 	struct table *t = table_new("gaps", "Longest GPU idle gaps and what the host was doing");
 	struct gpu_load g;
-	struct gap *gaps = NULL;
+	struct gap *gaps;
 	struct gap_acc *acc = NULL;
-	size_t ngaps = 0, agaps = 0, nacc = 0, aacc = 0, i, k, keep = o->top > 0 ? (size_t)o->top : 10;
+	size_t ngaps = 0, nacc = 0, aacc = 0, i, k, keep = o->top > 0 ? (size_t)o->top : 10;
 	sqlite3_stmt *st, *name;
 	int rc;
 
 	tables_add(out, t);
 	table_cols(t, gaps_cols, NCOLS(gaps_cols));
-	if (load(&sc, &g, 0))
+	if (keep > 100000)
+		keep = 100000;
+	gaps = xmalloc(keep * sizeof(*gaps));
+	if (load(&sc, &g, 0)) {
+		free(gaps);
 		return -1;
+	}
 	for (i = 0; i < g.ndev; i++) {
 		struct dev_iv *d = &g.dev[i];
 		int64_t ce = INT64_MIN;
-		interval_union(d->all, d->nall);	/* sorts by start */
-		for (k = 0; k < d->nall; k++) {
-			if (ce != INT64_MIN && d->all[k].start > ce) {
-				ALLOC_GROW(gaps, ngaps + 1, agaps);
-				memset(&gaps[ngaps], 0, sizeof(*gaps));
-				gaps[ngaps].device = d->device;
-				gaps[ngaps].start = ce;
-				gaps[ngaps].end = d->all[k].start;
-				ngaps++;
+		size_t nall;
+		struct interval *all = all_sorted(d, &nall);
+		for (k = 0; k < nall; k++) {
+			if (ce != INT64_MIN && all[k].start > ce) {
+				struct gap gp = { d->device, ce, all[k].start };
+				keep_longest(gaps, &ngaps, keep, &gp);
 			}
-			if (d->all[k].end > ce)
-				ce = d->all[k].end;
+			if (all[k].end > ce)
+				ce = all[k].end;
 		}
+		free(all);
 	}
 	load_free(&g);
-	qsort(gaps, ngaps, sizeof(*gaps), cmp_gap_len);
-	if (ngaps > keep)
-		ngaps = keep;
 
 	/* One pass over the host calls: time each spent inside each kept gap. */
 	if (!(st = script_next(&sc)))

@@ -204,20 +204,36 @@ static void radix_sort(struct interval *v, size_t n)
 	free(count);
 }
 
+void interval_sort(struct interval *v, size_t n)
+{
+	size_t i;
+	for (i = 1; i < n; i++)
+		if (v[i].start < v[i - 1].start)
+			break;
+	if (i >= n)
+		return;
+	if (n < 4096)
+		qsort(v, n, sizeof(*v), cmp_start);
+	else
+		radix_sort(v, n);
+}
+
+struct interval *interval_merge(const struct interval *a, size_t na, const struct interval *b, size_t nb, size_t *n)
+{
+	struct interval *m = xmalloc((na + nb ? na + nb : 1) * sizeof(*m));
+	size_t i = 0, j = 0, k = 0;
+	while (i < na || j < nb)
+		m[k++] = j >= nb || (i < na && a[i].start <= b[j].start) ? a[i++] : b[j++];
+	*n = k;
+	return m;
+}
+
 int64_t interval_union(struct interval *v, size_t n)
 {
 	int64_t total = 0, cs = 0, ce = 0;
 	size_t i;
-	int open = 0, sorted = 1;
-	for (i = 1; i < n && sorted; i++)
-		if (v[i].start < v[i - 1].start)
-			sorted = 0;
-	if (!sorted) {
-		if (n < 4096)
-			qsort(v, n, sizeof(*v), cmp_start);
-		else
-			radix_sort(v, n);
-	}
+	int open = 0;
+	interval_sort(v, n);
 	for (i = 0; i < n; i++) {
 		if (v[i].end <= v[i].start)
 			continue;

@@ -38,5 +38,9 @@ struct interval {
 
 /* Length of the union of the intervals (reordered in place). Empty or inverted intervals add nothing. */
 int64_t interval_union(struct interval *v, size_t n);
+/* Sort by start (in place), fast when already sorted. */
+void interval_sort(struct interval *v, size_t n);
+/* Merge two lists sorted by start into one sorted list (caller frees); *n gets its length. */
+struct interval *interval_merge(const struct interval *a, size_t na, const struct interval *b, size_t nb, size_t *n);
 
 #endif
