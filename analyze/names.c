@@ -5,27 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Byte offset of the top-level "(" that opens the parameter list at the end of s, or len. */
-static size_t params_at(const char *s, size_t len)
-{
-	int depth = 0;
-	size_t i;
-	while (len && s[len - 1] == ' ')
-		len--;
-	if (!len || s[len - 1] != ')')
-		return len;
-	for (i = len; i-- > 0;) {
-		if (s[i] == ')')
-			depth++;
-		else if (s[i] == '(' && --depth == 0)
-			return i;
-	}
-	return len;
-}
-
 void name_short(const char *name, struct buf *out)
 {
-	size_t len = params_at(name, strlen(name)), i, start = 0;
+	size_t len = cxx_params_at(name, strlen(name)), i, start = 0;
 	int depth = 0;
 	struct buf plain;
 	buf_reset(out);

@@ -212,22 +212,6 @@ static int utf8_width(const char *s)
 	return w;
 }
 
-/* Byte offset where the top-level parameter list "(...)" at the end of a C++ name begins, or len. */
-static size_t params_start(const char *s, size_t len)
-{
-	int depth = 0;
-	size_t i;
-	if (!len || s[len - 1] != ')')
-		return len;
-	for (i = len; i-- > 0;) {
-		if (s[i] == ')')
-			depth++;
-		else if (s[i] == '(' && --depth == 0)
-			return i;
-	}
-	return len;
-}
-
 /*
  * Copy s shortened to at most `max` display columns, losing the least: first the return type "void "
  * and the parameter list of a C++ kernel name, then the middle ("head...tail"), so names that differ only
@@ -245,7 +229,7 @@ static void shorten(char *out, size_t n, const char *s, int max)
 		s += 5;
 		len -= 5;
 	}
-	p = params_start(s, len);
+	p = cxx_params_at(s, len);
 	if (p > 0 && p < len)
 		len = p;
 	snprintf(out, n, "%.*s", (int)len, s);

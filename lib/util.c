@@ -259,3 +259,20 @@ int ends_with(const char *s, const char *suffix)
 	size_t a = strlen(s), b = strlen(suffix);
 	return a >= b && !memcmp(s + a - b, suffix, b);
 }
+
+size_t cxx_params_at(const char *s, size_t len)
+{
+	int depth = 0;
+	size_t i;
+	while (len && s[len - 1] == ' ')
+		len--;
+	if (!len || s[len - 1] != ')')
+		return len;
+	for (i = len; i-- > 0;) {
+		if (s[i] == ')')
+			depth++;
+		else if (s[i] == '(' && --depth == 0)
+			return i;
+	}
+	return len;
+}

@@ -65,6 +65,12 @@ int parse_i64(const char *s, size_t n, int64_t *out);
 /* Time on the monotonic clock in ns, for progress and benchmarks. */
 int64_t now_ns(void);
 
+/*
+ * Where the top-level parameter list "(...)" at the end of a C++ signature begins (trailing spaces
+ * ignored), or len when there is none: "f<int>(a, (b))" gives 6.
+ */
+size_t cxx_params_at(const char *s, size_t len);
+
 /* Match a glob-free suffix: 1 if s ends with suffix. */
 int ends_with(const char *s, const char *suffix);
 
