@@ -40,6 +40,8 @@ extern const struct analysis analyses[];
 int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_devices(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_hotspots(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_classes(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_memcpy(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_sync(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_idle(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);

@@ -18,6 +18,7 @@ static const struct section {
 	{ "summary", 0 },
 	{ "devices", 0 },
 	{ "hotspots", 10 },
+	{ "classes", 0 },
 	{ "memcpy", 0 },
 	{ "sync", 10 },
 	{ "ranges", 10 },

@@ -1,0 +1,20 @@
+-- launch: launch configurations per kernel name, with theoretical occupancy (grouping and the
+-- occupancy calculation are in launch.c: GROUP BY over millions of kernels is a sort in SQLite, and
+-- the occupancy rules are a table of architectures).
+-- Statement 1: the properties of every device the session declared. Kernels of process pid on device
+-- id use the row (pid, id), else the row (0, id) (sources that know no pid, such as Kineto traces).
+SELECT pid, id, cc_major, cc_minor, max_threads_per_sm, max_regs_per_sm, max_smem_per_sm
+FROM devices WHERE session_id = :session;
+
+-- Statement 2: the launch configuration and duration of every kernel that passes the name filters.
+SELECT name_id, pid, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,
+       static_smem, dynamic_smem, end_ns - start_ns
+FROM kernels
+WHERE session_id = :session
+  AND ((:match IS NULL AND :exclude IS NULL) OR name_id IN (
+	SELECT id FROM strings WHERE session_id = :session
+	  AND (:match IS NULL OR value REGEXP :match)
+	  AND (:exclude IS NULL OR NOT value REGEXP :exclude)));
+
+-- Statement 3: a name by id.
+SELECT value FROM strings WHERE session_id = :session AND id = :id;
