@@ -2,6 +2,7 @@
  * analyses: the table of analyses. Adding one is a row here, an SQL file and a run function.
  */
 #include "analysis.h"
+#include "db.h"
 #include "embed.h"
 #include "util.h"
 
@@ -61,4 +62,16 @@ void tables_free(struct tables *ts)
 	free(ts->v);
 	ts->v = NULL;
 	ts->n = 0;
+}
+
+int analysis_add_group(struct analysis_opts *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg)
+		return error("--group needs NAME=REGEX, not '%s'", arg);
+	if (db_regex_check(eq + 1))
+		return -1;
+	o->groups = xrealloc(o->groups, (size_t)(o->ngroups + 1) * sizeof(*o->groups));
+	o->groups[o->ngroups++] = arg;
+	return 0;
 }

@@ -61,6 +61,15 @@ sqlite3_stmt *script_next(struct script *sc);
 /* Print the statement's error, finalize it, return -1. */
 int step_error(sqlite3_stmt *st);
 void set_col_text(struct table *t, size_t r, int c, sqlite3_stmt *st, int i);
+/* The seven statistics columns set_stats fills, with the count column's key and title. */
+#define STATS_COLUMNS(count_key, count_title) \
+	{ "total_ns", "Total", C_NS }, { count_key, count_title, C_INT }, { "avg_ns", "Avg", C_NS }, \
+	{ "med_ns", "Med", C_NS }, { "min_ns", "Min", C_NS }, { "max_ns", "Max", C_NS }, \
+	{ "stddev_ns", "StdDev", C_NS }
+
+/* Add a --group NAME=RE option; 0, or -1 with a message when it is malformed. */
+int analysis_add_group(struct analysis_opts *o, const char *arg);
+
 struct dstats;
 /* Statistics into seven columns from col on: total, count, avg, med, min, max, stddev. */
 void set_stats(struct table *t, size_t r, int col, const struct dstats *s);

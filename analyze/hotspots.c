@@ -10,13 +10,7 @@
 
 static const struct colspec hotspots_cols[] = {
 	{ "time_pct", "Time %", C_PCT },
-	{ "total_ns", "Total", C_NS },
-	{ "calls", "Calls", C_INT },
-	{ "avg_ns", "Avg", C_NS },
-	{ "med_ns", "Med", C_NS },
-	{ "min_ns", "Min", C_NS },
-	{ "max_ns", "Max", C_NS },
-	{ "stddev_ns", "StdDev", C_NS },
+	STATS_COLUMNS("calls", "Calls"),
 	{ "name", "Name", C_TEXT },
 };
 

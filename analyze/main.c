@@ -116,14 +116,8 @@ int main(int argc, char **argv)
 		case 's': session = optarg; break;
 		case 'w': ro.wide = 1; break;
 		case 'g':
-			if (!strchr(optarg, '=') || strchr(optarg, '=') == optarg) {
-				error("--group needs NAME=REGEX, not '%s'", optarg);
+			if (analysis_add_group(&o, optarg))
 				return EXIT_USAGE;
-			}
-			if (db_regex_check(strchr(optarg, '=') + 1))
-				return EXIT_USAGE;
-			o.groups = xrealloc(o.groups, (size_t)(o.ngroups + 1) * sizeof(*o.groups));
-			o.groups[o.ngroups++] = optarg;
 			break;
 		case 'S': o.short_names = 1; break;
 		case 'l':
@@ -158,5 +152,6 @@ int main(int argc, char **argv)
 		status = EXIT_SYSTEM;
 	tables_free(&ts);
 	db_close(db);
+	free(o.groups);
 	return status;
 }

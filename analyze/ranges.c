@@ -308,13 +308,7 @@ static void attribute(struct range *r, size_t nr, const struct launch *l, size_t
 }
 
 static const struct colspec ranges_cols[] = {
-	{ "total_ns", "Total", C_NS },
-	{ "count", "Count", C_INT },
-	{ "avg_ns", "Avg", C_NS },
-	{ "med_ns", "Med", C_NS },
-	{ "min_ns", "Min", C_NS },
-	{ "max_ns", "Max", C_NS },
-	{ "stddev_ns", "StdDev", C_NS },
+	STATS_COLUMNS("count", "Count"),
 	{ "gpu_ns", "GPU time", C_NS },
 	{ "kernels", "Kernels", C_INT },
 	{ "style", "Style", C_TEXT },

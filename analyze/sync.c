@@ -9,13 +9,7 @@
 
 static const struct colspec sync_cols[] = {
 	{ "time_pct", "Time %", C_PCT },
-	{ "total_ns", "Total", C_NS },
-	{ "count", "Count", C_INT },
-	{ "avg_ns", "Avg", C_NS },
-	{ "med_ns", "Med", C_NS },
-	{ "min_ns", "Min", C_NS },
-	{ "max_ns", "Max", C_NS },
-	{ "stddev_ns", "StdDev", C_NS },
+	STATS_COLUMNS("count", "Count"),
 	{ "stream", "Stream", C_INT },
 	{ "kind", "Type", C_TEXT },
 };
