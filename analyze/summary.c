@@ -40,7 +40,33 @@ static int cmp_device(const void *a, const void *b)
  * Busy time per device from analyze/busy.sql: every declared device (one that ran nothing shows too),
  * then every kernel interval, merged per device. Returns the devices sorted by id, or -1.
  */
+static int busy_compute(sqlite3 *db, const struct analysis_opts *o, struct device_busy **out, size_t *nout);
+
+/*
+ * busy_compute, remembered for the last (database, session): summary and devices both need it, and a
+ * report runs both. The caller frees *out.
+ */
 static int busy_load(sqlite3 *db, const struct analysis_opts *o, struct device_busy **out, size_t *nout)
+{
+	static sqlite3 *cached_db;
+	static int64_t cached_session;
+	static struct device_busy *cached;
+	static size_t ncached;
+	if (!cached || cached_db != db || cached_session != o->session) {
+		free(cached);
+		cached = NULL;
+		if (busy_compute(db, o, &cached, &ncached))
+			return -1;
+		cached_db = db;
+		cached_session = o->session;
+	}
+	*out = xmalloc((ncached ? ncached : 1) * sizeof(**out));
+	memcpy(*out, cached, ncached * sizeof(**out));
+	*nout = ncached;
+	return 0;
+}
+
+static int busy_compute(sqlite3 *db, const struct analysis_opts *o, struct device_busy **out, size_t *nout)
 {
 	struct script sc = { db, embed_get("analyze/busy.sql"), o };
 	struct device_busy *dev = NULL, *d = NULL;
