@@ -88,7 +88,7 @@ static struct value *blank(enum rec_type t)
 	int i;
 	for (i = 0; i < rec_specs[t].nfields; i++) {
 		enum field_kind k = rec_specs[t].fields[i].kind;
-		vals[i].null = k == F_TIMEN || k == F_INTN || k == F_NUM;
+		vals[i].null = k == F_TIMEN || k == F_INTN || k == F_OPTN || k == F_NUM;
 		vals[i].i = 0;
 		vals[i].s = "";
 	}

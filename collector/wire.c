@@ -201,7 +201,7 @@ static int flush_type(struct wire *w, enum rec_type t)
 			const struct value *v = &p->rows[i * (size_t)r->nfields + (size_t)c];
 			if (i)
 				buf_addch(&w->line, ',');
-			if (v->null && (k == F_TIMEN || k == F_INTN || k == F_NUM))
+			if (v->null && (k == F_TIMEN || k == F_INTN || k == F_OPTN || k == F_NUM))
 				buf_addstr(&w->line, "null");
 			else if (k == F_TIME || k == F_TIMEN)
 				buf_addi64(&w->line, v->i - w->origin);

@@ -48,7 +48,7 @@ static const char *kind_name(enum field_kind k)
 {
 	switch (k) {
 	case F_TIME: case F_INT: case F_OPT: return "an integer";
-	case F_TIMEN: case F_INTN: return "an integer or null";
+	case F_TIMEN: case F_INTN: case F_OPTN: return "an integer or null";
 	case F_NUM: return "a number or null";
 	case F_STR: case F_STRTEXT: return "a string id";
 	case F_TEXT: return "a string";
@@ -61,7 +61,7 @@ static int kind_accepts(enum field_kind k, const struct jnode *v)
 	switch (k) {
 	case F_TIME: case F_INT: case F_OPT: case F_STR: case F_STRTEXT:
 		return v->type == J_INT;
-	case F_TIMEN: case F_INTN:
+	case F_TIMEN: case F_INTN: case F_OPTN:
 		return v->type == J_INT || v->type == J_NULL;
 	case F_NUM:
 		return v->type == J_INT || v->type == J_REAL || v->type == J_NULL;
@@ -90,6 +90,10 @@ static void decode_batch(struct decoder *d, struct item *it, const struct jnode 
 	}
 	for (c = 0; c < nf; c++) {
 		const struct jnode *a = json_get(doc, root, r->fields[c].wire);
+		if (!a && r->fields[c].kind == F_OPTN) {
+			cols[c] = NULL;	/* an optional key left out: every row NULL */
+			continue;
+		}
 		if (!a) {
 			rejectf(it, "%s batch: missing field \"%s\"", r->wire, r->fields[c].wire);
 			return;
@@ -114,6 +118,11 @@ static void decode_batch(struct decoder *d, struct item *it, const struct jnode 
 		const struct jnode *v = cols[c];
 		int64_t *out = it->vals + c;
 		uint8_t *null = it->nulls + c;
+		if (!v) {
+			for (i = 0; i < n; i++, null += nf)
+				*null = 1;
+			continue;
+		}
 		for (i = 0; i < n; i++, v++, out += nf, null += nf) {
 			if (!kind_accepts(k, v)) {
 				rejectf(it, "%s batch: field \"%s\" value %lld is not %s", r->wire, r->fields[c].wire,

@@ -137,7 +137,7 @@ struct idx {
 	int y_start, y_end, y_device, y_context, y_stream, y_corr, y_kind, y_event;
 	int a_start, a_end, a_thread, a_corr, a_name, a_cbid, a_domain;
 	int r_start, r_end, r_thread, r_name, r_kind, r_depth;
-	int m_ts, m_device, m_stream, m_op, m_kind, m_addr, m_bytes;
+	int m_ts, m_device, m_stream, m_op, m_kind, m_addr, m_bytes, m_total;
 };
 
 struct state {
@@ -220,6 +220,7 @@ static const struct rec_index idx_fields[] = {
 	{ offsetof(struct idx, m_kind), R_MEMORY, "mem_kind" },
 	{ offsetof(struct idx, m_addr), R_MEMORY, "address" },
 	{ offsetof(struct idx, m_bytes), R_MEMORY, "bytes" },
+	{ offsetof(struct idx, m_total), R_MEMORY, "total_allocated" },
 };
 
 static void init_idx(struct idx *x)
@@ -233,7 +234,7 @@ static struct value *blank(struct state *st, enum rec_type t)
 	int i;
 	for (i = 0; i < rec_specs[t].nfields; i++) {
 		enum field_kind k = rec_specs[t].fields[i].kind;
-		st->vals[i].null = k == F_TIMEN || k == F_INTN || k == F_NUM || k == F_STR || k == F_STRTEXT;
+		st->vals[i].null = k == F_TIMEN || k == F_INTN || k == F_OPTN || k == F_NUM || k == F_STR || k == F_STRTEXT;
 		st->vals[i].i = 0;
 		st->vals[i].d = 0;
 		st->vals[i].s = "";
@@ -459,6 +460,8 @@ static int event(struct state *st, struct buf *text)
 		put(v, x->m_kind, 3);
 		put(v, x->m_addr, arg_i64(d, args, "Addr", 0));
 		put(v, x->m_bytes, bytes < 0 ? -bytes : bytes);
+		if (args && json_get(d, args, "Total Allocated"))
+			put(v, x->m_total, arg_i64(d, args, "Total Allocated", 0));
 		st->n_memory++;
 		return sink_add(st->sink, R_MEMORY, v);
 	}

@@ -32,13 +32,14 @@ const struct rec_spec rec_specs[R_COUNT] = {
 		{ "device", "device_id", F_OPT }, { "context", "context_id", F_INT },
 		{ "stream", "stream_id", F_OPT }, { "correlation", "correlation_id", F_INT },
 		{ "kind", "kind", F_INT }, { "event", "event_id", F_INT }, { "thread", "thread_id", F_INT } } },
-	[R_MEMORY] = { "memory", "memory_events", 13, {
+	[R_MEMORY] = { "memory", "memory_events", 14, {
 		{ "ts", "ts_ns", F_TIME }, { "device", "device_id", F_OPT },
 		{ "context", "context_id", F_INT }, { "stream", "stream_id", F_OPT },
 		{ "correlation", "correlation_id", F_INT }, { "op", "op", F_INT },
 		{ "mem_kind", "mem_kind", F_INT }, { "address", "address", F_INT },
 		{ "bytes", "bytes", F_INT }, { "pc", "pc", F_INT }, { "site", "site_id", F_STR },
-		{ "thread", "thread_id", F_INT }, { "async", "async", F_INT } } },
+		{ "thread", "thread_id", F_INT }, { "async", "async", F_INT },
+		{ "total_allocated", "total_allocated", F_OPTN } } },
 	[R_API] = { "api", "api_calls", 7, {
 		{ "start", "start_ns", F_TIME }, { "end", "end_ns", F_TIME },
 		{ "thread", "thread_id", F_INT }, { "correlation", "correlation_id", F_INT },

@@ -17,6 +17,7 @@ enum field_kind {
 	F_TIMEN,	/* F_TIME or null */
 	F_INT,		/* int */
 	F_INTN,		/* int or null */
+	F_OPTN,		/* int or null, and the key may be absent from a batch (added in v1: all null) */
 	F_OPT,		/* int; negative means "none" and is stored as NULL */
 	F_NUM,		/* number or null, stored as REAL */
 	F_STR,		/* string id; 0 means none and is stored as NULL */
