@@ -28,6 +28,13 @@ const struct analysis analyses[] = {
 	{ "idle", "analyze/idle.sql", "GPU idle time per device; compute, copy and their overlap", run_idle },
 	{ "streams", "analyze/idle.sql", "Busy time per stream", run_streams },
 	{ "gaps", "analyze/idle.sql", "Longest GPU idle gaps, with the host calls made during them", run_gaps },
+	{ "memory", "analyze/memory.sql", "GPU memory per device: allocations, peak (and when), live at the end",
+	  run_memory },
+	{ "leaks", "analyze/memory.sql", "Leak candidates: blocks still allocated at the end, by site (--fail-on-leak)",
+	  run_leaks },
+	{ "peak", "analyze/memory.sql", "What was live at each device's memory peak, largest first", run_peak },
+	{ "growth", "analyze/memory.sql", "Memory growth per iteration with R^2, severity and what to check",
+	  run_growth },
 	{ NULL, NULL, NULL, NULL }
 };
 

@@ -47,6 +47,10 @@ int run_sync(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 int run_idle(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_streams(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_leaks(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_memory(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_peak(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_growth(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 
 /* Statements of one SQL file, prepared one after another with the options bound by name. */

@@ -25,6 +25,7 @@ static void usage(FILE *out)
 		"  -w, --wide           text: never shorten names\n"
 		"  -g, --group NAME=RE  fold names matching the PCRE2 expression RE into NAME (repeatable)\n"
 		"  -S, --short          base names: no return type, template arguments or parameters\n"
+		"      --fail-on-leak [BYTES]  with leaks: exit 1 when more than BYTES (default 0) are unfreed\n"
 		"  -l, --list           list the analyses\n"
 		"  -h, --help           show this help\n"
 		"      --version        show the version\n"
@@ -81,6 +82,7 @@ int main(int argc, char **argv)
 		{ "wide", no_argument, NULL, 'w' },
 		{ "group", required_argument, NULL, 'g' },
 		{ "short", no_argument, NULL, 'S' },
+		{ "fail-on-leak", optional_argument, NULL, 'F' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -93,7 +95,7 @@ int main(int argc, char **argv)
 	const char *session = NULL;
 	sqlite3 *db;
 	int c, fmt = FMT_TEXT, status;
-	int64_t top;
+	int64_t top, fail_on_leak = -1;
 
 	util_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "f:n:m:x:s:wlg:Sh", longopts, NULL)) != -1) {
@@ -120,6 +122,18 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'S': o.short_names = 1; break;
+		case 'F':
+			fail_on_leak = 0;
+			if (optarg && (parse_i64(optarg, strlen(optarg), &fail_on_leak) || fail_on_leak < 0)) {
+				error("--fail-on-leak takes a number of bytes, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			/* "--fail-on-leak 1000000" too, not only "--fail-on-leak=1000000". */
+			if (!optarg && optind < argc && !parse_i64(argv[optind], strlen(argv[optind]), &top) && top >= 0) {
+				fail_on_leak = top;
+				optind++;
+			}
+			break;
 		case 'l':
 			for (a = analyses; a->name; a++)
 				printf("%-10s %s\n", a->name, a->help);
@@ -138,6 +152,10 @@ int main(int argc, char **argv)
 		error("no analysis '%s' (gpuprof-analyze --list names them)", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (fail_on_leak >= 0 && strcmp(a->name, "leaks")) {
+		error("--fail-on-leak goes with the leaks analysis");
+		return EXIT_USAGE;
+	}
 	if ((o.match && db_regex_check(o.match)) || (o.exclude && db_regex_check(o.exclude)))
 		return EXIT_USAGE;
 	ro.width = render_width();
@@ -150,6 +168,26 @@ int main(int argc, char **argv)
 	status = analysis_run(db, a, &o, &ts) ? EXIT_SYSTEM : EXIT_OK;
 	if (status == EXIT_OK && print_tables(&ts, fmt, &ro))
 		status = EXIT_SYSTEM;
+	if (status == EXIT_OK && fail_on_leak >= 0) {
+		/* The gate: unfreed bytes over the limit. The table is cut by --top only for display. */
+		struct tables all = { NULL, 0 };
+		int64_t leaked = 0;
+		size_t r;
+		o.top = 0;
+		if (analysis_run(db, a, &o, &all))
+			status = EXIT_SYSTEM;
+		for (r = 0; status == EXIT_OK && r < all.v[0]->nrows; r++)
+			leaked += table_cell(all.v[0], r, table_find_col(all.v[0], "bytes"))->i;
+		tables_free(&all);
+		if (status == EXIT_OK) {
+			char amount[32];
+			fmt_bytes(amount, sizeof(amount), (double)leaked);
+			fprintf(stderr, "gpuprof-analyze: leaks: %s unfreed (%lld bytes), limit %lld bytes: %s\n", amount,
+				(long long)leaked, (long long)fail_on_leak, leaked > fail_on_leak ? "FAIL" : "ok");
+			if (leaked > fail_on_leak)
+				status = EXIT_GATE;
+		}
+	}
 	tables_free(&ts);
 	db_close(db);
 	free(o.groups);

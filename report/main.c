@@ -22,6 +22,9 @@ static const struct section {
 	{ "memcpy", 0 },
 	{ "sync", 10 },
 	{ "ranges", 10 },
+	{ "memory", 0 },
+	{ "leaks", 10 },
+	{ "growth", 0 },
 	{ "idle", 0 },
 	{ "gaps", 5 },
 };

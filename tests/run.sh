@@ -41,6 +41,7 @@ suite kineto python3 tests/traces_kineto.py
 suite nsys python3 tests/traces_nsys.py
 suite analyses python3 tests/analyses.py
 suite classes python3 tests/analyses_launch_classes.py
+suite memory python3 tests/memory.py
 suite collector python3 tests/collector.py
 suite collect tests/collect.sh
 suite atomic tests/atomic.sh

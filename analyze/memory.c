@@ -1,0 +1,574 @@
+/*
+ * memory, leaks, peak and growth: GPU memory from allocation events.
+ *
+ * Allocations and frees are paired by (process, device, address) in time order. What is still live at
+ * the end is a leak candidate; a free of memory allocated before the capture began is counted apart,
+ * never as a leak. The peak is the highest live total: the source's own running total (Kineto's
+ * "Total Allocated") when it has one, since allocations made before the capture are invisible otherwise.
+ * Growth: live bytes at the end of each iteration (ranges such as ProfilerStep#N or step), a least-squares
+ * slope per iteration and its R^2, which catches memory that leaks but is freed at exit.
+ */
+#include "analysis.h"
+#include "intmap.h"
+#include "stats.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ITERATIONS_RE "^(ProfilerStep#\\d+|step|iteration|train_step|Step \\d+)$"
+#define MiB (1024.0 * 1024.0)
+
+struct alloc {
+	int64_t pid, device, address, ts, bytes, site, kind, pc;
+	int64_t freed;		/* time of its free, INT64_MAX while live */
+	int64_t next;		/* index of the next live allocation at the same address, -1 */
+};
+
+struct dev_mem {
+	int64_t device;
+	int64_t allocs, frees, alloc_bytes, live, peak, peak_ns;
+	int64_t prior_frees, prior_free_bytes;	/* frees of memory allocated before the capture */
+	int64_t total_peak, total_peak_ns;	/* the source's running total, when it reports one */
+	int have_total;
+};
+
+struct mem {
+	struct alloc *a;
+	size_t n, alloc;
+	struct dev_mem *d;
+	size_t nd, ad;
+	/* Live bytes over time per device, at every event: for growth. */
+	struct sample { int64_t device, ts, live; } *tl;
+	size_t ntl, atl;
+};
+
+static struct dev_mem *dev_of(struct mem *m, int64_t device)
+{
+	size_t i;
+	for (i = 0; i < m->nd; i++)
+		if (m->d[i].device == device)
+			return &m->d[i];
+	ALLOC_GROW(m->d, m->nd + 1, m->ad);
+	memset(&m->d[m->nd], 0, sizeof(*m->d));
+	m->d[m->nd].device = device;
+	return &m->d[m->nd++];
+}
+
+static int cmp_dev(const void *a, const void *b)
+{
+	const struct dev_mem *x = a, *y = b;
+	return x->device < y->device ? -1 : x->device > y->device;
+}
+
+/* Pair every event of statement 1. */
+static int load(struct script *sc, struct mem *m)
+{
+	struct intmap live = INTMAP_INIT;	/* address + 1 -> index + 1 of the newest live allocation there */
+	sqlite3_stmt *st = script_next(sc);
+	int rc;
+	memset(m, 0, sizeof(*m));
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t pid = sqlite3_column_int64(st, 0), device = sqlite3_column_int64(st, 1);
+		int64_t address = sqlite3_column_int64(st, 2), ts = sqlite3_column_int64(st, 3);
+		int op = sqlite3_column_int(st, 4);
+		int64_t bytes = sqlite3_column_int64(st, 5), head = 0;
+		struct dev_mem *d = dev_of(m, device);
+		if (sqlite3_column_type(st, 9) != SQLITE_NULL) {
+			int64_t total = sqlite3_column_int64(st, 9);
+			if (!d->have_total || total > d->total_peak) {
+				d->total_peak = total;
+				d->total_peak_ns = ts;
+			}
+			d->have_total = 1;
+		}
+		intmap_get(&live, address + 1, &head);
+		if (op == 1) {
+			struct alloc *a;
+			ALLOC_GROW(m->a, m->n + 1, m->alloc);
+			a = &m->a[m->n];
+			a->pid = pid;
+			a->device = device;
+			a->address = address;
+			a->ts = ts;
+			a->bytes = bytes;
+			a->site = sqlite3_column_type(st, 6) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 6);
+			a->kind = sqlite3_column_int64(st, 7);
+			a->pc = sqlite3_column_int64(st, 8);
+			a->freed = INT64_MAX;
+			a->next = head - 1;
+			intmap_put(&live, address + 1, (int64_t)m->n + 1);
+			m->n++;
+			d->allocs++;
+			d->alloc_bytes += bytes;
+			d->live += bytes;
+			if (d->live > d->peak) {
+				d->peak = d->live;
+				d->peak_ns = ts;
+			}
+		} else {
+			/* The newest live allocation of this process and device at the address. */
+			int64_t i = head - 1, prev = -1;
+			while (i >= 0 && (m->a[i].pid != pid || m->a[i].device != device)) {
+				prev = i;
+				i = m->a[i].next;
+			}
+			d->frees++;
+			if (i < 0) {
+				d->prior_frees++;
+				d->prior_free_bytes += bytes;
+			} else {
+				m->a[i].freed = ts;
+				d->live -= m->a[i].bytes;
+				if (prev < 0)
+					intmap_put(&live, address + 1, m->a[i].next + 1);
+				else
+					m->a[prev].next = m->a[i].next;
+			}
+		}
+		ALLOC_GROW(m->tl, m->ntl + 1, m->atl);
+		m->tl[m->ntl].device = device;
+		m->tl[m->ntl].ts = ts;
+		m->tl[m->ntl].live = d->live;
+		m->ntl++;
+	}
+	intmap_release(&live);
+	if (rc != SQLITE_DONE)
+		return step_error(st);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static void mem_free(struct mem *m)
+{
+	free(m->a);
+	free(m->d);
+	free(m->tl);
+}
+
+/* A leak's site: its string (allocating function), else its PC, else the innermost range, else size. */
+static void site_of(struct script *sc, sqlite3_stmt *str, sqlite3_stmt *range, const struct alloc *a,
+		    struct buf *out)
+{
+	buf_reset(out);
+	if (a->site) {
+		sqlite3_bind_int64(str, sqlite3_bind_parameter_index(str, ":id"), a->site);
+		if (sqlite3_step(str) == SQLITE_ROW)
+			buf_addstr(out, (const char *)sqlite3_column_text(str, 0));
+		sqlite3_reset(str);
+		if (out->len)
+			return;
+	}
+	if (a->pc) {
+		buf_addf(out, "pc 0x%llx", (unsigned long long)a->pc);
+		return;
+	}
+	sqlite3_bind_int64(range, sqlite3_bind_parameter_index(range, ":pid"), a->pid);
+	sqlite3_bind_int64(range, sqlite3_bind_parameter_index(range, ":ts"), a->ts);
+	if (sqlite3_step(range) == SQLITE_ROW)
+		buf_addf(out, "in %s", (const char *)sqlite3_column_text(range, 0));
+	sqlite3_reset(range);
+	(void)sc;
+	if (!out->len)
+		buf_addf(out, "%lld-byte blocks", (long long)a->bytes);
+}
+
+static const struct colspec leaks_cols[] = {
+	{ "bytes", "Unfreed", C_BYTES },
+	{ "count", "Blocks", C_INT },
+	{ "first_ns", "First", C_TIME },
+	{ "last_ns", "Last", C_TIME },
+	{ "device", "Device", C_INT },
+	{ "mem_kind", "Kind", C_TEXT },
+	{ "site", "Site", C_TEXT },
+};
+
+struct leak_group {
+	char *site;
+	int64_t device, kind, count, bytes, first, last;
+};
+
+static int cmp_leak(const void *a, const void *b)
+{
+	const struct leak_group *x = a, *y = b;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return strcmp(x->site, y->site);
+}
+
+/* The statements after statement 1, in order: string, range, iterations, device metrics, kind name. */
+struct stmts {
+	sqlite3_stmt *str, *range, *iter, *metrics, *kind;
+};
+
+static int prepare_rest(struct script *sc, struct stmts *s)
+{
+	memset(s, 0, sizeof(*s));
+	if (!(s->str = script_next(sc)) || !(s->range = script_next(sc)) || !(s->iter = script_next(sc)) ||
+	    !(s->metrics = script_next(sc)) || !(s->kind = script_next(sc)))
+		return -1;
+	sqlite3_bind_text(s->iter, sqlite3_bind_parameter_index(s->iter, ":iter"), ITERATIONS_RE, -1, SQLITE_STATIC);
+	return 0;
+}
+
+static void finalize_rest(struct stmts *s)
+{
+	sqlite3_finalize(s->str);
+	sqlite3_finalize(s->range);
+	sqlite3_finalize(s->iter);
+	sqlite3_finalize(s->metrics);
+	sqlite3_finalize(s->kind);
+}
+
+static void kind_text(struct stmts *s, struct table *t, size_t r, int col, int64_t kind)
+{
+	sqlite3_bind_int64(s->kind, sqlite3_bind_parameter_index(s->kind, ":id"), kind);
+	if (sqlite3_step(s->kind) == SQLITE_ROW)
+		set_col_text(t, r, col, s->kind, 0);
+	sqlite3_reset(s->kind);
+}
+
+int run_leaks(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
+{
+	struct script sc = { db, sql, o };
+	struct table *t = table_new("leaks", "Leak candidates: memory still allocated at the end, by site");
+	struct leak_group *g = NULL;
+	size_t ng = 0, ag = 0, i, k;
+	struct stmts s;
+	struct buf site;
+	struct mem m;
+	int rc = -1;
+
+	tables_add(out, t);
+	table_cols(t, leaks_cols, NCOLS(leaks_cols));
+	buf_init(&site);
+	if (load(&sc, &m))
+		return -1;
+	if (prepare_rest(&sc, &s))
+		goto out;
+	for (i = 0; i < m.n; i++) {
+		const struct alloc *a = &m.a[i];
+		if (a->freed != INT64_MAX)
+			continue;
+		site_of(&sc, s.str, s.range, a, &site);
+		for (k = 0; k < ng && (g[k].device != a->device || g[k].kind != a->kind || strcmp(g[k].site, site.s)); k++)
+			;
+		if (k == ng) {
+			ALLOC_GROW(g, ng + 1, ag);
+			memset(&g[ng], 0, sizeof(*g));
+			g[ng].site = xstrdup(site.s);
+			g[ng].device = a->device;
+			g[ng].kind = a->kind;
+			g[ng].first = a->ts;
+			ng++;
+		}
+		g[k].count++;
+		g[k].bytes += a->bytes;
+		if (a->ts < g[k].first)
+			g[k].first = a->ts;
+		if (a->ts > g[k].last)
+			g[k].last = a->ts;
+	}
+	qsort(g, ng, sizeof(*g), cmp_leak);
+	for (k = 0; k < ng; k++) {
+		size_t r;
+		if (o->top > 0 && k >= (size_t)o->top)
+			continue;
+		r = table_row(t);
+		table_set_int(t, r, 0, g[k].bytes);
+		table_set_int(t, r, 1, g[k].count);
+		table_set_int(t, r, 2, g[k].first);
+		table_set_int(t, r, 3, g[k].last);
+		table_set_int(t, r, 4, g[k].device);
+		kind_text(&s, t, r, 5, g[k].kind);
+		table_set_text(t, r, 6, g[k].site);
+	}
+	rc = 0;
+out:
+	finalize_rest(&s);
+	for (k = 0; k < ng; k++)
+		free(g[k].site);
+	free(g);
+	buf_release(&site);
+	mem_free(&m);
+	return rc;
+}
+
+static const struct colspec memory_cols[] = {
+	{ "device", "Device", C_INT },
+	{ "allocs", "Allocations", C_INT },
+	{ "frees", "Frees", C_INT },
+	{ "alloc_bytes", "Allocated", C_BYTES },
+	{ "peak_bytes", "Peak", C_BYTES },
+	{ "peak_ns", "At", C_TIME },
+	{ "peak_source", "Peak from", C_TEXT },
+	{ "live_end_bytes", "Live at end", C_BYTES },
+	{ "prior_frees", "Frees of earlier blocks", C_INT },
+	{ "prior_free_bytes", "Their bytes", C_BYTES },
+};
+
+int run_memory(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
+{
+	struct script sc = { db, sql, o };
+	struct table *t = table_new("memory", "GPU memory per device: allocations, peak, live at the end");
+	struct mem m;
+	size_t i;
+
+	tables_add(out, t);
+	table_cols(t, memory_cols, NCOLS(memory_cols));
+	if (load(&sc, &m))
+		return -1;
+	qsort(m.d, m.nd, sizeof(*m.d), cmp_dev);
+	for (i = 0; i < m.nd; i++) {
+		const struct dev_mem *d = &m.d[i];
+		size_t r = table_row(t);
+		int total = d->have_total && d->total_peak >= d->peak;
+		table_set_int(t, r, 0, d->device);
+		table_set_int(t, r, 1, d->allocs);
+		table_set_int(t, r, 2, d->frees);
+		table_set_int(t, r, 3, d->alloc_bytes);
+		table_set_int(t, r, 4, total ? d->total_peak : d->peak);
+		table_set_int(t, r, 5, total ? d->total_peak_ns : d->peak_ns);
+		table_set_text(t, r, 6, total ? "allocator total" : "events");
+		table_set_int(t, r, 7, d->live);
+		table_set_int(t, r, 8, d->prior_frees);
+		table_set_int(t, r, 9, d->prior_free_bytes);
+	}
+	mem_free(&m);
+	return 0;
+}
+
+static const struct colspec peak_cols[] = {
+	{ "device", "Device", C_INT },
+	{ "bytes", "Bytes", C_BYTES },
+	{ "alloc_ns", "Allocated at", C_TIME },
+	{ "address", "Address", C_INT },
+	{ "mem_kind", "Kind", C_TEXT },
+	{ "site", "Site", C_TEXT },
+};
+
+static int cmp_alloc_bytes(const void *a, const void *b)
+{
+	const struct alloc *const *x = a, *const *y = b;
+	if ((*x)->device != (*y)->device)
+		return (*x)->device < (*y)->device ? -1 : 1;
+	if ((*x)->bytes != (*y)->bytes)
+		return (*x)->bytes > (*y)->bytes ? -1 : 1;
+	return (*x)->ts < (*y)->ts ? -1 : (*x)->ts > (*y)->ts;
+}
+
+int run_peak(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
+{
+	struct script sc = { db, sql, o };
+	struct table *t = table_new("peak", "What was live at each device's peak, largest first");
+	struct alloc **live = NULL;
+	size_t nl = 0, i, j, shown = 0;
+	int64_t device = INT64_MIN;
+	struct stmts s;
+	struct buf site;
+	struct mem m;
+	int rc = -1;
+
+	tables_add(out, t);
+	table_cols(t, peak_cols, NCOLS(peak_cols));
+	buf_init(&site);
+	if (load(&sc, &m))
+		return -1;
+	if (prepare_rest(&sc, &s))
+		goto out;
+	live = xmalloc((m.n ? m.n : 1) * sizeof(*live));
+	for (i = 0; i < m.n; i++)
+		for (j = 0; j < m.nd; j++)
+			if (m.d[j].device == m.a[i].device && m.a[i].ts <= m.d[j].peak_ns && m.a[i].freed > m.d[j].peak_ns)
+				live[nl++] = &m.a[i];
+	qsort(live, nl, sizeof(*live), cmp_alloc_bytes);
+	for (i = 0; i < nl; i++) {
+		size_t r;
+		if (live[i]->device != device) {
+			device = live[i]->device;
+			shown = 0;
+		}
+		if (o->top > 0 && shown++ >= (size_t)o->top)
+			continue;
+		r = table_row(t);
+		table_set_int(t, r, 0, live[i]->device);
+		table_set_int(t, r, 1, live[i]->bytes);
+		table_set_int(t, r, 2, live[i]->ts);
+		table_set_int(t, r, 3, live[i]->address);
+		kind_text(&s, t, r, 4, live[i]->kind);
+		site_of(&sc, s.str, s.range, live[i], &site);
+		table_set_text(t, r, 5, site.s);
+	}
+	rc = 0;
+out:
+	finalize_rest(&s);
+	free(live);
+	buf_release(&site);
+	mem_free(&m);
+	return rc;
+}
+
+/* Least-squares fit y = a + b x over x = 0..n-1; returns b, and R^2 in *r2 (1 for a perfect line). */
+static double fit(const double *y, size_t n, double *r2)
+{
+	double mx = (double)(n - 1) / 2.0, my = 0, sxy = 0, sxx = 0, syy = 0;
+	size_t i;
+	for (i = 0; i < n; i++)
+		my += y[i];
+	my /= (double)n;
+	for (i = 0; i < n; i++) {
+		double dx = (double)i - mx, dy = y[i] - my;
+		sxy += dx * dy;
+		sxx += dx * dx;
+		syy += dy * dy;
+	}
+	if (sxx == 0) {
+		*r2 = 0;
+		return 0;
+	}
+	*r2 = syy > 0 ? sxy * sxy / (sxx * syy) : 1.0;
+	return sxy / sxx;
+}
+
+/* Severity of memory at stake: none, low (< 64 MiB), medium (< 1 GiB), high. */
+static const char *severity(double bytes)
+{
+	if (bytes <= 0)
+		return "none";
+	if (bytes < 64 * MiB)
+		return "low";
+	if (bytes < 1024 * MiB)
+		return "medium";
+	return "high";
+}
+
+static const char *suggestion(const char *sev, int growing)
+{
+	if (!strcmp(sev, "none"))
+		return "no action needed";
+	if (growing)
+		return "memory grows every iteration and is freed only at exit: look for tensors or buffers kept "
+		       "across iterations (caches, lists of outputs, graphs retained by loss.backward(retain_graph=True))";
+	return "free these blocks, or check that they are meant to live for the whole run";
+}
+
+static const struct colspec growth_cols[] = {
+	{ "device", "Device", C_INT },
+	{ "source", "From", C_TEXT },
+	{ "points", "Points", C_INT },
+	{ "first_bytes", "First", C_BYTES },
+	{ "last_bytes", "Last", C_BYTES },
+	{ "slope_bytes", "Slope", C_BYTES },
+	{ "r2", "R^2", C_REAL },
+	{ "leaked_bytes", "Unfreed at end", C_BYTES },
+	{ "severity", "Severity", C_TEXT },
+	{ "verdict", "Verdict", C_TEXT },
+	{ "suggestion", "What to check", C_TEXT },
+};
+
+/*
+ * A growth row for one series: y[i] live bytes at point i. per is "step" (iterations) or "s" (seconds,
+ * for device samples, where x is scaled to seconds by dt_s).
+ */
+static void growth_row(struct table *t, int64_t device, const char *source, const double *y, size_t n,
+		       const char *per, double per_point, int64_t leaked)
+{
+	size_t r = table_row(t);
+	double r2 = 0, slope = n >= 2 ? fit(y, n, &r2) / per_point : 0;
+	int growing = n >= 4 && slope > 0 && r2 >= 0.9;
+	double at_stake = growing ? slope * per_point * (double)(n - 1) : 0;
+	char verdict[160], amount[32];
+	const char *sev;
+	if ((double)leaked > at_stake)
+		at_stake = (double)leaked;
+	sev = severity(at_stake);
+	fmt_bytes(amount, sizeof(amount), fabs(slope));
+	if (n < 4)
+		snprintf(verdict, sizeof(verdict), "too few points (%zu) for a trend", n);
+	else
+		snprintf(verdict, sizeof(verdict), "%s %s per %s, R^2 %.2f", growing ? "growing" : "no steady growth:",
+			 amount, per, r2);
+	table_set_int(t, r, 0, device);
+	table_set_text(t, r, 1, source);
+	table_set_int(t, r, 2, (int64_t)n);
+	if (n) {
+		table_set_int(t, r, 3, (int64_t)y[0]);
+		table_set_int(t, r, 4, (int64_t)y[n - 1]);
+	}
+	table_set_real(t, r, 5, slope);
+	table_set_real(t, r, 6, r2);
+	table_set_int(t, r, 7, leaked);
+	table_set_text(t, r, 8, sev);
+	table_set_text(t, r, 9, verdict);
+	table_set_text(t, r, 10, suggestion(sev, growing));
+}
+
+int run_growth(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
+{
+	struct script sc = { db, sql, o };
+	struct table *t = table_new("growth", "Memory growth per iteration (catches leaks freed only at exit)");
+	int64_t *ends = NULL;
+	double *y = NULL;
+	size_t nends = 0, aends = 0, i, j, k;
+	struct stmts s;
+	struct mem m;
+	int rc = -1;
+
+	tables_add(out, t);
+	table_cols(t, growth_cols, NCOLS(growth_cols));
+	if (load(&sc, &m))
+		return -1;
+	if (prepare_rest(&sc, &s))
+		goto out;
+	while (sqlite3_step(s.iter) == SQLITE_ROW) {
+		ALLOC_GROW(ends, nends + 1, aends);
+		ends[nends++] = sqlite3_column_int64(s.iter, 0);
+	}
+	qsort(m.d, m.nd, sizeof(*m.d), cmp_dev);
+	if (m.nd) {
+		/* Live bytes of each device at each iteration end: the last timeline sample at or before it. */
+		y = xmalloc((nends ? nends : 1) * sizeof(*y));
+		for (i = 0; i < m.nd; i++) {
+			int64_t live = 0;
+			for (j = 0, k = 0; j < nends; j++) {
+				for (; k < m.ntl && m.tl[k].ts <= ends[j]; k++)
+					if (m.tl[k].device == m.d[i].device)
+						live = m.tl[k].live;
+				y[j] = (double)live;
+			}
+			growth_row(t, m.d[i].device, nends ? "allocations at iteration ends" : "no iterations found",
+				   y, nends, "step", 1.0, m.d[i].live);
+		}
+	} else {
+		/* No allocation events: the used-memory samples of each device, per second. */
+		int64_t device = INT64_MIN, t0 = 0, tl = 0;
+		size_t n = 0, a = 0;
+		int more;
+		do {
+			more = sqlite3_step(s.metrics) == SQLITE_ROW;
+			if (!more || sqlite3_column_int64(s.metrics, 0) != device) {
+				if (n)
+					growth_row(t, device, "device memory samples", y, n, "s",
+						   n > 1 ? (double)(tl - t0) / 1e9 / (double)(n - 1) : 1.0, 0);
+				n = 0;
+				if (!more)
+					break;
+				device = sqlite3_column_int64(s.metrics, 0);
+				t0 = sqlite3_column_int64(s.metrics, 1);
+			}
+			ALLOC_GROW(y, n + 1, a);
+			y[n++] = (double)sqlite3_column_int64(s.metrics, 2);
+			tl = sqlite3_column_int64(s.metrics, 1);
+		} while (more);
+	}
+	rc = 0;
+out:
+	finalize_rest(&s);
+	free(ends);
+	free(y);
+	mem_free(&m);
+	return rc;
+}
