@@ -3,8 +3,10 @@
  */
 #include "analysis.h"
 #include "db.h"
+#include "report.h"
 #include "util.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +37,8 @@ static void usage(FILE *out)
 		"usage: gpuprof-report session.db [options]\n"
 		"\n"
 		"  -f, --format FMT     text (default), csv, json or md\n"
-		"  -o, --output PATH    write to PATH instead of standard output\n"
+		"  -o, --output PATH    write to PATH instead of standard output (csv: a directory, a file per table)\n"
+		"  -t, --table NAME     csv: only the table NAME\n"
 		"  -n, --top N          rows per ranked section (default 10)\n"
 		"  -s, --session ID     the session (id or session uuid); default the newest\n"
 		"  -w, --wide           text: never shorten names\n"
@@ -46,44 +49,12 @@ static void usage(FILE *out)
 		"\nExit status: 0 ok, 2 usage, 3 bad input, 4 system error.\n");
 }
 
-static int render(FILE *out, const struct tables *ts, int fmt, const struct render_opts *ro)
-{
-	int i, rc = 0;
-	if (fmt == FMT_JSON)
-		fprintf(out, "{\"gpuprof_report\": 1, \"version\": \"%s\",\n\"tables\": {", GPUPROF_VERSION);
-	for (i = 0; i < ts->n && !rc; i++) {
-		if (!ts->v[i]->nrows && i > 0 && fmt != FMT_JSON)
-			continue;	/* a section without data (JSON keeps every table, empty, for stable keys) */
-		switch (fmt) {
-		case FMT_TEXT:
-			if (i)
-				fputc('\n', out);
-			rc = render_text(out, ts->v[i], ro);
-			break;
-		case FMT_CSV:
-			if (i)
-				fputs("\r\n", out);
-			rc = render_csv(out, ts->v[i]);
-			break;
-		case FMT_MD:
-			rc = render_md(out, ts->v[i]);
-			break;
-		case FMT_JSON:
-			fprintf(out, "%s\"%s\": ", i ? ",\n" : "\n", ts->v[i]->name);
-			rc = render_json(out, ts->v[i]);
-			break;
-		}
-	}
-	if (fmt == FMT_JSON)
-		fputs("\n}}\n", out);
-	return rc || ferror(out) ? -1 : 0;
-}
-
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
+		{ "table", required_argument, NULL, 't' },
 		{ "top", required_argument, NULL, 'n' },
 		{ "session", required_argument, NULL, 's' },
 		{ "wide", no_argument, NULL, 'w' },
@@ -96,23 +67,32 @@ int main(int argc, char **argv)
 	struct analysis_opts o = { 0, 0, NULL, NULL, NULL, 0, 0 };
 	struct render_opts ro = { 0, 0 };
 	struct tables ts = { NULL, 0 };
-	const char *session = NULL, *output = NULL;
-	int c, fmt = FMT_TEXT, status = EXIT_OK, top = -1;
+	struct report_doc doc;
+	const struct report_format *fmt = report_format_find("text");
+	const char *session = NULL, *output = NULL, *table = NULL;
+	int c, status = EXIT_OK, top = -1;
 	size_t i;
 	int64_t n;
 	FILE *out = stdout;
 	sqlite3 *db;
 
 	util_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "f:o:n:s:wg:Sh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:o:t:n:s:wg:Sh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if ((fmt = fmt_parse(optarg)) < 0) {
-				error("unknown format '%s' (text, csv, json, md)", optarg);
+			if (!(fmt = report_format_find(optarg))) {
+				struct buf names;
+				const struct report_format *f;
+				buf_init(&names);
+				for (f = report_formats; f->name; f++)
+					buf_addf(&names, "%s%s", f == report_formats ? "" : ", ", f->name);
+				error("unknown format '%s' (%s)", optarg, names.s);
+				buf_release(&names);
 				return EXIT_USAGE;
 			}
 			break;
 		case 'o': output = optarg; break;
+		case 't': table = optarg; break;
 		case 'n':
 			if (parse_i64(optarg, strlen(optarg), &n) || n < 0 || n > 1000000000) {
 				error("--top needs a count, not '%s'", optarg);
@@ -137,6 +117,21 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (fmt->needs_path && !output) {
+		error("the %s format writes a file: give -o PATH", fmt->name);
+		return EXIT_USAGE;
+	}
+	if (table && strcmp(fmt->name, "csv")) {
+		error("--table goes with --format csv");
+		return EXIT_USAGE;
+	}
+	for (i = 0; table && i < sizeof(sections) / sizeof(sections[0]); i++)
+		if (!strcmp(sections[i].analysis, table))
+			break;
+	if (table && i == sizeof(sections) / sizeof(sections[0])) {
+		error("no table '%s' in the report", table);
+		return EXIT_USAGE;
+	}
 	ro.width = render_width();
 	if (!(db = db_open(argv[optind], DB_READ)))
 		return EXIT_DATA;
@@ -149,16 +144,24 @@ int main(int argc, char **argv)
 		if (analysis_run(db, analysis_find(sections[i].analysis), &o, &ts))
 			status = EXIT_SYSTEM;
 	}
-	db_close(db);
+	doc.ts = &ts;
+	doc.db = db;
+	doc.session = o.session;
+	doc.ro = &ro;
+	doc.table = table;
 	if (status == EXIT_OK) {
-		if (output && !(out = fopen(output, "w"))) {
-			error("%s: cannot write: %m", output);
+		/* CSV with -o writes a directory; formats of their own write their file themselves. */
+		int to_file = output && !fmt->needs_path && strcmp(fmt->name, "csv");
+		if (to_file && !(out = fopen(output, "w"))) {
+			error("%s: cannot write: %s", output, strerror(errno));
 			status = EXIT_SYSTEM;
-		} else if (render(out, &ts, fmt, &ro) || (out != stdout ? fclose(out) : fflush(out))) {
+		} else if (fmt->render(out, to_file ? NULL : output, &doc) ||
+			   (to_file ? fclose(out) : fflush(stdout))) {
 			error("%s: write error", output ? output : "standard output");
 			status = EXIT_SYSTEM;
 		}
 	}
+	db_close(db);
 	tables_free(&ts);
 	free(o.groups);
 	return status;
