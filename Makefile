@@ -192,7 +192,7 @@ ifneq ($(HAVE_CUPTI),)
 	install -m 644 collector/gpuprof.h $(DESTDIR)$(PREFIX)/include/
 endif
 	install -d $(DESTDIR)$(PREFIX)/share/gpuprof
-	install -m 644 schemas/session.sql schemas/views.sql schemas/wire-format.md \
+	install -m 644 schemas/session.sql schemas/views.sql schemas/wire-format.md schemas/report-json.md \
 		$(DESTDIR)$(PREFIX)/share/gpuprof/
 
 clean:
