@@ -30,7 +30,7 @@ else
 Q = @
 endif
 
-EMBED = schemas/session.sql schemas/views.sql $(wildcard analyze/*.sql) analyze/kernel-classes.rules
+EMBED = schemas/session.sql schemas/views.sql $(wildcard analyze/*.sql) analyze/kernel-classes.rules report/report.css
 
 LIB_SRC = $(filter-out lib/gpuprof.c,$(wildcard lib/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/embedded.o
@@ -99,7 +99,7 @@ $(B)/bin/gpuprof-analyze: $(B)/obj/analyze/main.o $(ANALYZE_OBJ) $(B)/libcommon.
 $(B)/bin/gpuprof-report: $(REPORT_OBJ) $(ANALYZE_OBJ) $(B)/libcommon.a
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"
-	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lxlsxwriter
 
 $(B)/pic/%.o: %.c
 	@mkdir -p $(@D)

@@ -13,6 +13,8 @@ const struct report_format report_formats[] = {
 	{ "csv", 0, report_csv },
 	{ "json", 0, report_json },
 	{ "md", 0, report_md },
+	{ "html", 0, report_html },
+	{ "xlsx", 1, report_xlsx },
 	{ NULL, 0, NULL }
 };
 

@@ -36,7 +36,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: gpuprof-report session.db [options]\n"
 		"\n"
-		"  -f, --format FMT     text (default), csv, json or md\n"
+		"  -f, --format FMT     text (default), csv, json, md, html or xlsx\n"
 		"  -o, --output PATH    write to PATH instead of standard output (csv: a directory, a file per table)\n"
 		"  -t, --table NAME     csv: only the table NAME\n"
 		"  -n, --top N          rows per ranked section (default 10)\n"

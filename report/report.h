@@ -34,5 +34,7 @@ int report_text(FILE *out, const char *path, const struct report_doc *d);
 int report_csv(FILE *out, const char *path, const struct report_doc *d);
 int report_json(FILE *out, const char *path, const struct report_doc *d);
 int report_md(FILE *out, const char *path, const struct report_doc *d);
+int report_html(FILE *out, const char *path, const struct report_doc *d);
+int report_xlsx(FILE *out, const char *path, const struct report_doc *d);
 
 #endif

@@ -42,6 +42,8 @@ suite nsys python3 tests/traces_nsys.py
 suite analyses python3 tests/analyses.py
 suite classes python3 tests/analyses_launch_classes.py
 suite memory python3 tests/memory.py
+suite html python3 tests/report_html.py
+suite xlsx python3 tests/report_xlsx.py
 suite collector python3 tests/collector.py
 suite collect tests/collect.sh
 suite atomic tests/atomic.sh

@@ -1,0 +1,730 @@
+/*
+ * html: the report as one self-contained HTML file. Every result table becomes an HTML table (numbers
+ * in human form, the exact value in data-v for sorting and in title), with inline SVG charts: top
+ * kernels, a per-device timeline with streams as lanes, live device memory, and device metrics.
+ * The style sheet is report/report.css, embedded at build time; nothing is loaded from the network and
+ * the page reads without JavaScript (a few lines of inline script add click-to-sort on table headers).
+ *
+ * Charts that need more than the tables query d->db directly and aggregate into NB pixel-wide buckets
+ * in one pass, so the file stays small and rendering fast whatever the number of events.
+ */
+#include "report.h"
+#include "embed.h"
+#include "util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NB 1000			/* buckets (SVG units) across every time chart */
+#define LABEL_W 150		/* room for lane labels left of the plot */
+#define MAX_LANES 24		/* streams shown per device; the rest fold into one lane */
+#define NSERIES 8		/* colours for per-device series (.s0 .. .s7) */
+
+/* Click-to-sort on headers: numeric cells sort by data-v, others by text. */
+static const char sort_script[] =
+	"document.querySelectorAll('table.sortable').forEach(function(t){\n"
+	"t.querySelectorAll('thead th').forEach(function(th,i){th.addEventListener('click',function(){\n"
+	"var b=t.tBodies[0],r=Array.prototype.slice.call(b.rows),d=th.getAttribute('data-dir')==='d'?1:-1;\n"
+	"t.querySelectorAll('thead th').forEach(function(h){h.removeAttribute('data-dir');});\n"
+	"th.setAttribute('data-dir',d>0?'a':'d');\n"
+	"function k(c){var v=c.getAttribute('data-v');return v===null?null:(v===''?-Infinity:+v);}\n"
+	"r.sort(function(x,y){var p=k(x.cells[i]),q=k(y.cells[i]);\n"
+	"if(p!==null&&q!==null)return d*(p<q?-1:p>q?1:0);\n"
+	"return d*x.cells[i].textContent.localeCompare(y.cells[i].textContent);});\n"
+	"r.forEach(function(x){b.appendChild(x);});});});});\n";
+
+/* Write s with &, <, >, " and ' escaped, so it is text in element content and in quoted attributes. */
+static void esc(FILE *out, const char *s)
+{
+	const char *p;
+	for (p = s; *p; p++) {
+		switch (*p) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&#39;", out); break;
+		default: fputc(*p, out);
+		}
+	}
+}
+
+/* A cell as people read it, the same forms as the text renderer: "1.234 ms", "12.30 MB", "-" for NULL. */
+static void human(char *out, size_t n, const struct column *col, const struct cell *c)
+{
+	if (c->null) {
+		snprintf(out, n, "-");
+		return;
+	}
+	switch (col->type) {
+	case C_NS:
+		fmt_ns(out, n, c->d);
+		break;
+	case C_TIME: {
+		time_t secs = (time_t)(c->i / 1000000000);
+		int64_t frac = c->i % 1000000000;
+		struct tm tm;
+		char date[32];
+		if (frac < 0) {
+			frac += 1000000000;
+			secs--;
+		}
+		gmtime_r(&secs, &tm);
+		strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
+		snprintf(out, n, "%s.%09lld UTC", date, (long long)frac);
+		break;
+	}
+	case C_BYTES:
+		fmt_bytes(out, n, c->d);
+		break;
+	case C_PCT:
+		snprintf(out, n, "%.1f", c->d);
+		break;
+	case C_REAL:
+		snprintf(out, n, "%.3f", c->d);
+		break;
+	case C_INT:
+		if (c->is_real)
+			snprintf(out, n, "%.3f", c->d);
+		else
+			snprintf(out, n, "%lld", (long long)c->i);
+		break;
+	case C_TEXT:
+		snprintf(out, n, "%s", c->s ? c->s : "");
+		break;
+	}
+}
+
+/* The exact value of a numeric cell: integers whole, reals with 17 significant digits. */
+static void exact(char *out, size_t n, const struct cell *c)
+{
+	if (c->is_real)
+		snprintf(out, n, "%.17g", c->d);
+	else
+		snprintf(out, n, "%lld", (long long)c->i);
+}
+
+static const char *unit_of(enum col_type t)
+{
+	return t == C_NS || t == C_TIME ? " ns" : t == C_BYTES ? " bytes" : "";
+}
+
+/* One <td>: text escaped; numbers right-aligned with data-v (sorting) and title (the exact value). */
+static void write_cell(FILE *out, const struct column *col, const struct cell *c)
+{
+	char h[128], x[64];
+	if (col->type == C_TEXT) {
+		if (c->null || !c->s)
+			fputs("<td class=\"null\">-</td>", out);
+		else {
+			fputs(strlen(c->s) > 32 ? "<td class=\"name\">" : "<td class=\"txt\">", out);
+			esc(out, c->s);
+			fputs("</td>", out);
+		}
+		return;
+	}
+	if (c->null) {
+		fputs("<td class=\"num null\" data-v=\"\">-</td>", out);
+		return;
+	}
+	human(h, sizeof(h), col, c);
+	exact(x, sizeof(x), c);
+	fprintf(out, "<td class=\"num\" data-v=\"%s\" title=\"%s%s\">", x, x, unit_of(col->type));
+	esc(out, h);
+	fputs("</td>", out);
+}
+
+/* A table as an HTML table under a heading: one header row, or (vertical tables) one row per column. */
+static void write_table(FILE *out, const struct table *t)
+{
+	size_t r;
+	int c;
+	fputs("<section id=\"t-", out);
+	esc(out, t->name);
+	fputs("\"><h2>", out);
+	esc(out, t->title);
+	fputs("</h2>\n<div class=\"scroll\">", out);
+	if (t->vertical && t->nrows == 1) {
+		fputs("<table class=\"kv\">\n<tbody>\n", out);
+		for (c = 0; c < t->ncols; c++) {
+			fputs("<tr><th>", out);
+			esc(out, t->cols[c].title);
+			fputs("</th>", out);
+			write_cell(out, &t->cols[c], &t->cells[c]);
+			fputs("</tr>\n", out);
+		}
+		fputs("</tbody></table></div></section>\n", out);
+		return;
+	}
+	fputs("<table class=\"sortable\">\n<thead><tr>", out);
+	for (c = 0; c < t->ncols; c++) {
+		fputs(t->cols[c].type == C_TEXT ? "<th title=\"" : "<th class=\"num\" title=\"", out);
+		esc(out, t->cols[c].key);
+		fputs("\">", out);
+		esc(out, t->cols[c].title);
+		fputs("</th>", out);
+	}
+	fputs("</tr></thead>\n<tbody>\n", out);
+	for (r = 0; r < t->nrows; r++) {
+		fputs("<tr>", out);
+		for (c = 0; c < t->ncols; c++)
+			write_cell(out, &t->cols[c], &t->cells[r * (size_t)t->ncols + (size_t)c]);
+		fputs("</tr>\n", out);
+	}
+	if (t->nrows == 0)
+		fprintf(out, "<tr><td colspan=\"%d\" class=\"null\">no data</td></tr>\n", t->ncols);
+	fputs("</tbody></table></div></section>\n", out);
+}
+
+static const struct table *find_table(const struct report_doc *d, const char *name)
+{
+	int i;
+	for (i = 0; i < d->ts->n; i++)
+		if (!strcmp(d->ts->v[i]->name, name))
+			return d->ts->v[i];
+	return NULL;
+}
+
+/* Chart 1: the hotspots table's kernels as horizontal bars of total time. */
+static void chart_hotspots(FILE *out, const struct report_doc *d)
+{
+	const struct table *t = find_table(d, "hotspots");
+	int cn, ct, bar_h = 22, w = 1000, name_w = 420;
+	size_t r;
+	double max = 0;
+	if (!t || !t->nrows || (cn = table_find_col(t, "name")) < 0 || (ct = table_find_col(t, "total_ns")) < 0)
+		return;
+	for (r = 0; r < t->nrows; r++) {
+		const struct cell *c = &t->cells[r * (size_t)t->ncols + (size_t)ct];
+		if (!c->null && c->d > max)
+			max = c->d;
+	}
+	if (max <= 0)
+		return;
+	fputs("<section id=\"c-hotspots\"><h2>Top kernels by total time</h2>\n", out);
+	fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %d %zu\" role=\"img\" aria-label=\"Top kernels by total time\">\n",
+		name_w + w + 90, t->nrows * (size_t)bar_h + 4);
+	for (r = 0; r < t->nrows; r++) {
+		const struct cell *nc = &t->cells[r * (size_t)t->ncols + (size_t)cn];
+		const struct cell *tc = &t->cells[r * (size_t)t->ncols + (size_t)ct];
+		const char *name = nc->null || !nc->s ? "-" : nc->s;
+		char h[64], shortname[80];
+		double v = tc->null ? 0 : tc->d, bw = v / max * (w - 10);
+		size_t len = strlen(name), y = r * (size_t)bar_h;
+		fmt_ns(h, sizeof(h), v);
+		if (len > 60) {
+			/* Cut on a UTF-8 character boundary, then mark the cut. */
+			size_t k = 57;
+			while (k > 0 && ((unsigned char)name[k] & 0xC0) == 0x80)
+				k--;
+			snprintf(shortname, sizeof(shortname), "%.*s...", (int)k, name);
+		} else
+			snprintf(shortname, sizeof(shortname), "%s", name);
+		fputs("<g><title>", out);
+		esc(out, name);
+		fprintf(out, ": %s</title>", h);
+		fprintf(out, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\">", name_w - 6, y + 15);
+		esc(out, shortname);
+		fprintf(out, "</text><rect class=\"bar\" x=\"%d\" y=\"%zu\" width=\"%.1f\" height=\"%d\"/>",
+			name_w, y + 3, bw > 0.5 ? bw : 0.5, bar_h - 6);
+		fprintf(out, "<text x=\"%.1f\" y=\"%zu\" class=\"muted\">%s</text></g>\n", name_w + bw + 6, y + 15, h);
+	}
+	fputs("</svg></section>\n", out);
+}
+
+/* The session's time span [*t0, *t1]; falls back to the events' extent when the session lacks one. */
+static int session_span(const struct report_doc *d, int64_t *t0, int64_t *t1)
+{
+	static const char *sql =
+		"SELECT coalesce(s.start_ns, (SELECT min(start_ns) FROM kernels WHERE session_id = s.id)),"
+		" coalesce(s.end_ns, (SELECT max(end_ns) FROM kernels WHERE session_id = s.id))"
+		" FROM sessions s WHERE s.id = ?1";
+	sqlite3_stmt *st;
+	int rc;
+	*t0 = *t1 = 0;
+	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return error("html: %s", sqlite3_errmsg(d->db));
+	sqlite3_bind_int64(st, 1, d->session);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		*t0 = sqlite3_column_int64(st, 0);
+		*t1 = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return error("html: %s", sqlite3_errmsg(d->db));
+	return 0;
+}
+
+/* A time axis under a plot: five ticks labelled with the time since the session's start. */
+static void time_axis(FILE *out, double y, double h, double span)
+{
+	int i;
+	for (i = 0; i <= 4; i++) {
+		char lab[64];
+		double x = LABEL_W + NB * i / 4.0;
+		fmt_ns(lab, sizeof(lab), span * i / 4.0);
+		fprintf(out, "<line class=\"grid\" x1=\"%.1f\" y1=\"0\" x2=\"%.1f\" y2=\"%.1f\"/>", x, x, y);
+		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"muted\">+%s</text>\n", x, y + h,
+			i == 0 ? "start" : i == 4 ? "end" : "middle", lab);
+	}
+}
+
+struct lane {
+	int64_t device, stream;	/* stream -1 when unknown; -2 for the folded "other streams" lane */
+	double busy[2][NB];	/* busy ns per bucket: [0] kernels, [1] copies and memsets */
+	double total;		/* busy ns in all */
+	int nstreams;		/* streams folded into this lane */
+};
+
+/* Add busy time [s, e) to buckets of width bw starting at t0 (clamped to the span). */
+static void add_busy(double *b, double t0, double bw, double s, double e)
+{
+	double lo = (s - t0) / bw, hi = (e - t0) / bw;
+	int i0, i1, i;
+	if (hi <= 0 || lo >= NB || e <= s)
+		return;
+	if (lo < 0)
+		lo = 0;
+	if (hi > NB)
+		hi = NB;
+	i0 = (int)lo;
+	i1 = (int)hi;
+	if (i1 >= NB)
+		i1 = NB - 1;
+	if (i0 == i1) {
+		b[i0] += (hi - lo) * bw;
+		return;
+	}
+	b[i0] += (i0 + 1 - lo) * bw;
+	for (i = i0 + 1; i < i1; i++)
+		b[i] += bw;
+	b[i1] += (hi - i1) * bw;
+}
+
+static int lane_cmp(const void *a, const void *b)
+{
+	const struct lane *x = *(const struct lane *const *)a, *y = *(const struct lane *const *)b;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return x->stream < y->stream ? -1 : x->stream > y->stream;
+}
+
+/* One lane's buckets as rects: busy fraction quantised to tenths, equal neighbours merged. */
+static void lane_rects(FILE *out, const double *b, double bw, const char *cls, double y, double h)
+{
+	int i = 0;
+	while (i < NB) {
+		int lv = b[i] > 0 ? (int)ceil(fmin(b[i] / bw, 1.0) * 10) : 0, j = i + 1;
+		while (j < NB) {
+			int lj = b[j] > 0 ? (int)ceil(fmin(b[j] / bw, 1.0) * 10) : 0;
+			if (lj != lv)
+				break;
+			j++;
+		}
+		if (lv > 0 && lv < 10)
+			fprintf(out, "<rect class=\"%s\" x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%.0f\" "
+				"fill-opacity=\".%d\"/>", cls, LABEL_W + i, y, j - i, h, lv);
+		else if (lv > 0)
+			fprintf(out, "<rect class=\"%s\" x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%.0f\"/>",
+				cls, LABEL_W + i, y, j - i, h);
+		i = j;
+	}
+}
+
+/*
+ * Chart 2: per device, its streams as lanes; each lane shows, per bucket, the fraction of time kernels
+ * (upper bar) and copies or memsets (lower bar) were running. One pass over the events in C.
+ */
+static int chart_timeline(FILE *out, const struct report_doc *d, int64_t t0, int64_t t1)
+{
+	static const char *sql =
+		"SELECT device_id, coalesce(stream_id, -1), start_ns, end_ns, 0 FROM kernels WHERE session_id = ?1"
+		" UNION ALL SELECT device_id, coalesce(stream_id, -1), start_ns, end_ns, 1 FROM memcpys"
+		" WHERE session_id = ?1"
+		" UNION ALL SELECT device_id, coalesce(stream_id, -1), start_ns, end_ns, 1 FROM memsets"
+		" WHERE session_id = ?1";
+	struct lane **lanes = NULL, *last = NULL;
+	size_t nlanes = 0, alloc = 0, i, k;
+	double span = (double)(t1 - t0), bw = span / NB;
+	sqlite3_stmt *st;
+	int rc, ret = 0;
+	if (span <= 0)
+		return 0;
+	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return error("html: %s", sqlite3_errmsg(d->db));
+	sqlite3_bind_int64(st, 1, d->session);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t dev = sqlite3_column_int64(st, 0), stream = sqlite3_column_int64(st, 1);
+		double s = (double)(sqlite3_column_int64(st, 2) - t0), e = (double)(sqlite3_column_int64(st, 3) - t0);
+		int kind = sqlite3_column_int(st, 4);
+		if (!last || last->device != dev || last->stream != stream) {
+			for (last = NULL, i = 0; i < nlanes; i++)
+				if (lanes[i]->device == dev && lanes[i]->stream == stream) {
+					last = lanes[i];
+					break;
+				}
+			if (!last) {
+				ALLOC_GROW(lanes, nlanes + 1, alloc);
+				last = lanes[nlanes++] = xcalloc(1, sizeof(struct lane));
+				last->device = dev;
+				last->stream = stream;
+				last->nstreams = 1;
+			}
+		}
+		add_busy(last->busy[kind], 0, bw, s, e);
+		if (e > s)
+			last->total += e - s;
+	}
+	if (rc != SQLITE_DONE)
+		ret = error("html: %s", sqlite3_errmsg(d->db));
+	sqlite3_finalize(st);
+	if (ret || !nlanes)
+		goto done;
+	qsort(lanes, nlanes, sizeof(*lanes), lane_cmp);
+
+	fputs("<section id=\"c-timeline\"><h2>Timeline: streams per device</h2>\n"
+	      "<p class=\"sub legend\"><span><i class=\"k\"></i>kernels</span><span><i class=\"cp\"></i>copies and "
+	      "memsets</span><span>darker = busier: the share of each pixel&#39;s time the stream was busy</span></p>\n",
+	      out);
+	for (i = 0; i < nlanes;) {
+		int64_t dev = lanes[i]->device;
+		size_t j = i, shown, n, lane_h = 18;
+		struct lane other;
+		while (j < nlanes && lanes[j]->device == dev)
+			j++;
+		n = j - i;
+		shown = n > MAX_LANES ? MAX_LANES - 1 : n;
+		if (n > shown) {
+			/* Fold the least busy streams into one lane, fractions summed and capped at one. */
+			memset(&other, 0, sizeof(other));
+			other.device = dev;
+			other.stream = -2;
+			for (k = i + shown; k < j; k++) {
+				int b, c;
+				for (c = 0; c < 2; c++)
+					for (b = 0; b < NB; b++)
+						other.busy[c][b] = fmin(other.busy[c][b] + lanes[k]->busy[c][b], bw);
+				other.total += lanes[k]->total;
+				other.nstreams++;
+			}
+		}
+		fprintf(out, "<h3>Device %lld</h3>\n", (long long)dev);
+		fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %d %zu\" role=\"img\" aria-label=\"Timeline of device %lld\">\n",
+			LABEL_W + NB + 10, (shown + (n > shown)) * lane_h + 22, (long long)dev);
+		time_axis(out, (double)((shown + (n > shown)) * lane_h), 14, span);
+		for (k = 0; k < shown + (n > shown); k++) {
+			const struct lane *l = k < shown ? lanes[i + k] : &other;
+			double y = (double)(k * lane_h);
+			char tot[64], lab[64];
+			fmt_ns(tot, sizeof(tot), l->total);
+			if (l->stream == -2)
+				snprintf(lab, sizeof(lab), "%d other streams", l->nstreams);
+			else if (l->stream == -1)
+				snprintf(lab, sizeof(lab), "stream ?");
+			else
+				snprintf(lab, sizeof(lab), "stream %lld", (long long)l->stream);
+			fprintf(out, "<g><title>device %lld, %s: busy %s</title>", (long long)dev, lab, tot);
+			fprintf(out, "<rect class=\"lane\" x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%zu\"/>", LABEL_W, y, NB,
+				lane_h - 2);
+			fprintf(out, "<text x=\"%d\" y=\"%.0f\" text-anchor=\"end\">%s</text>", LABEL_W - 6, y + 12, lab);
+			lane_rects(out, l->busy[0], bw, "k", y, 11);
+			lane_rects(out, l->busy[1], bw, "cp", y + 11, 5);
+			fputs("</g>\n", out);
+		}
+		fputs("</svg>\n", out);
+		i = j;
+	}
+	fputs("</section>\n", out);
+done:
+	for (i = 0; i < nlanes; i++)
+		free(lanes[i]);
+	free(lanes);
+	return ret;
+}
+
+struct mem_dev {
+	int64_t device;
+	double max[NB];		/* highest live bytes within each bucket */
+	int seen[NB];		/* whether the bucket had an event */
+	double live, peak, lo;	/* running value, its highest and lowest */
+	int64_t peak_ts;
+};
+
+/*
+ * Chart 3: live bytes per device over time, downsampled by the maximum within each bucket so the peak
+ * survives, the peak marked. Live bytes are the source's own running total when every event of the
+ * device carries one (allocations made before the capture), else the running sum of allocations
+ * minus frees.
+ */
+static int chart_memory(FILE *out, const struct report_doc *d, int64_t t0, int64_t t1)
+{
+	static const char *sql =
+		"SELECT m.device_id, m.ts_ns, m.op, m.bytes, m.total_allocated, t.own"
+		" FROM memory_events m JOIN (SELECT coalesce(device_id, -1) AS dev,"
+		"  count(*) = count(total_allocated) AND count(DISTINCT pid) = 1 AS own"
+		"  FROM memory_events WHERE session_id = ?1 GROUP BY 1) t ON t.dev = coalesce(m.device_id, -1)"
+		" WHERE m.session_id = ?1 ORDER BY coalesce(m.device_id, -1), m.ts_ns, m.rowid";
+	struct mem_dev **devs = NULL, *cur = NULL;
+	size_t ndevs = 0, alloc = 0, i;
+	double span = (double)(t1 - t0);
+	sqlite3_stmt *st;
+	int rc, ret = 0, b;
+	if (span <= 0)
+		return 0;
+	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return error("html: %s", sqlite3_errmsg(d->db));
+	sqlite3_bind_int64(st, 1, d->session);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t dev = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 0);
+		int64_t ts = sqlite3_column_int64(st, 1);
+		double bytes = (double)sqlite3_column_int64(st, 3);
+		if (!cur || cur->device != dev) {
+			ALLOC_GROW(devs, ndevs + 1, alloc);
+			cur = devs[ndevs++] = xcalloc(1, sizeof(struct mem_dev));
+			cur->device = dev;
+			cur->peak = -INFINITY;
+		}
+		if (sqlite3_column_int(st, 5))
+			cur->live = (double)sqlite3_column_int64(st, 4);
+		else
+			cur->live += sqlite3_column_int(st, 2) == 1 ? bytes : -bytes;
+		b = (int)((double)(ts - t0) / span * NB);
+		b = b < 0 ? 0 : b >= NB ? NB - 1 : b;
+		if (!cur->seen[b] || cur->live > cur->max[b])
+			cur->max[b] = cur->live;
+		cur->seen[b] = 1;
+		if (cur->live > cur->peak) {
+			cur->peak = cur->live;
+			cur->peak_ts = ts;
+		}
+		if (cur->live < cur->lo)
+			cur->lo = cur->live;
+	}
+	if (rc != SQLITE_DONE)
+		ret = error("html: %s", sqlite3_errmsg(d->db));
+	sqlite3_finalize(st);
+	if (ret || !ndevs)
+		goto done;
+	fputs("<section id=\"c-memory\"><h2>Device memory: live bytes over time</h2>\n"
+	      "<p class=\"sub\">The highest value within each pixel; the peak is marked.</p>\n", out);
+	for (i = 0; i < ndevs; i++) {
+		struct mem_dev *m = devs[i];
+		const double h = 160;
+		double top = m->peak > 0 ? m->peak * 1.15 : 1, lo = m->lo, v = 0, px, py;
+		char lab[64], pk[64], when[64];
+		int started = 0;
+		fprintf(out, "<h3>Device %lld</h3>\n", (long long)m->device);
+		fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %d %.0f\" role=\"img\" aria-label=\"Live memory of device %lld\">\n",
+			LABEL_W + NB + 10, h + 22, (long long)m->device);
+		time_axis(out, h, 14, span);
+		fmt_bytes(lab, sizeof(lab), top);
+		fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"0\"/>"
+			"<text x=\"%d\" y=\"10\" text-anchor=\"end\" class=\"muted\">%s</text>", LABEL_W, LABEL_W + NB,
+			LABEL_W - 6, lab);
+		fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"%.0f\" x2=\"%d\" y2=\"%.0f\"/>"
+			"<text x=\"%d\" y=\"%.0f\" text-anchor=\"end\" class=\"muted\">0 B</text>\n", LABEL_W, h,
+			LABEL_W + NB, h, LABEL_W - 6, h - (0 - lo) / (top - lo) * h);
+		/* A step line through each bucket's maximum, carried over empty buckets, closed into an area. */
+		fputs("<path class=\"area\" d=\"", out);
+		for (b = 0; b < NB; b++) {
+			if (!m->seen[b] && !started)
+				continue;
+			if (m->seen[b])
+				v = m->max[b];
+			py = h - (v - lo) / (top - lo) * h;
+			if (!started) {
+				fprintf(out, "M%d %.1fV%.1f", LABEL_W + b, h, py);
+				started = 1;
+			} else
+				fprintf(out, "V%.1f", py);
+			fprintf(out, "H%d", LABEL_W + b + 1);
+		}
+		fprintf(out, "V%.1fZ\"/>\n", h);
+		fmt_bytes(pk, sizeof(pk), m->peak);
+		fmt_ns(when, sizeof(when), (double)(m->peak_ts - t0));
+		px = LABEL_W + (double)(m->peak_ts - t0) / span * NB;
+		px = px < LABEL_W ? LABEL_W : px > LABEL_W + NB ? LABEL_W + NB : px;
+		py = h - (m->peak - lo) / (top - lo) * h;
+		fprintf(out, "<g><title>peak %s at +%s</title><circle class=\"peak\" cx=\"%.1f\" cy=\"%.1f\" r=\"4\"/>"
+			"<text class=\"peak\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">peak %s at +%s</text></g>\n",
+			pk, when, px, py, px + (px > LABEL_W + NB * 0.7 ? -6 : 6), py - 7,
+			px > LABEL_W + NB * 0.7 ? "end" : "start", pk, when);
+		fputs("</svg>\n", out);
+	}
+	fputs("</section>\n", out);
+done:
+	for (i = 0; i < ndevs; i++)
+		free(devs[i]);
+	free(devs);
+	return ret;
+}
+
+/* The device_metrics columns drawn, each its own chart with a line per device. */
+static const struct metric {
+	const char *col, *title, *unit;
+	double scale;		/* value shown = column / scale */
+} metrics[] = {
+	{ "gpu_util", "GPU utilisation", "%", 1 },
+	{ "mem_util", "Memory utilisation", "%", 1 },
+	{ "power_mw", "Power", "W", 1000 },
+	{ "temp_c", "Temperature", "\xC2\xB0" "C", 1 },
+};
+#define NMETRICS ((int)(sizeof(metrics) / sizeof(metrics[0])))
+
+struct met_dev {
+	int64_t device;
+	double sum[NMETRICS][NB];	/* sums of samples per bucket */
+	int cnt[NMETRICS][NB];
+};
+
+/* Chart 4: device utilisation, power and temperature over time, the average within each bucket. */
+static int chart_metrics(FILE *out, const struct report_doc *d, int64_t t0, int64_t t1)
+{
+	static const char *sql =
+		"SELECT device_id, ts_ns, gpu_util, mem_util, power_mw, temp_c FROM device_metrics"
+		" WHERE session_id = ?1 ORDER BY device_id, ts_ns";
+	struct met_dev **devs = NULL, *cur = NULL;
+	size_t ndevs = 0, alloc = 0, i;
+	double span = (double)(t1 - t0);
+	sqlite3_stmt *st;
+	int rc, ret = 0, m, b, any_section = 0;
+	if (span <= 0)
+		return 0;
+	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return error("html: %s", sqlite3_errmsg(d->db));
+	sqlite3_bind_int64(st, 1, d->session);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t dev = sqlite3_column_int64(st, 0);
+		if (!cur || cur->device != dev) {
+			ALLOC_GROW(devs, ndevs + 1, alloc);
+			cur = devs[ndevs++] = xcalloc(1, sizeof(struct met_dev));
+			cur->device = dev;
+		}
+		b = (int)((double)(sqlite3_column_int64(st, 1) - t0) / span * NB);
+		b = b < 0 ? 0 : b >= NB ? NB - 1 : b;
+		for (m = 0; m < NMETRICS; m++)
+			if (sqlite3_column_type(st, 2 + m) != SQLITE_NULL) {
+				cur->sum[m][b] += sqlite3_column_double(st, 2 + m) / metrics[m].scale;
+				cur->cnt[m][b]++;
+			}
+	}
+	if (rc != SQLITE_DONE)
+		ret = error("html: %s", sqlite3_errmsg(d->db));
+	sqlite3_finalize(st);
+	if (ret || !ndevs)
+		goto done;
+	for (m = 0; m < NMETRICS; m++) {
+		const double h = 120;
+		double top = 0;
+		int have = 0;
+		char lab[64];
+		for (i = 0; i < ndevs; i++)
+			for (b = 0; b < NB; b++)
+				if (devs[i]->cnt[m][b]) {
+					double v = devs[i]->sum[m][b] / devs[i]->cnt[m][b];
+					have = 1;
+					top = v > top ? v : top;
+				}
+		if (!have)
+			continue;
+		if (!any_section)
+			fputs("<section id=\"c-metrics\"><h2>Device metrics</h2>\n", out);
+		any_section = 1;
+		if (!strcmp(metrics[m].unit, "%"))
+			top = 100;
+		else
+			top = top > 0 ? top * 1.1 : 1;
+		fprintf(out, "<h3>%s (%s)</h3>\n<p class=\"sub legend\">", metrics[m].title, metrics[m].unit);
+		for (i = 0; i < ndevs; i++)
+			fprintf(out, "<span><i class=\"c%zu\"></i>device %lld</span>", i % NSERIES, (long long)devs[i]->device);
+		fputs("</p>\n", out);
+		fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %d %.0f\" role=\"img\" aria-label=\"%s\">\n",
+			LABEL_W + NB + 10, h + 22, metrics[m].title);
+		time_axis(out, h, 14, span);
+		snprintf(lab, sizeof(lab), "%.0f %s", top, metrics[m].unit);
+		fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"0\"/>"
+			"<text x=\"%d\" y=\"10\" text-anchor=\"end\" class=\"muted\">%s</text>"
+			"<text x=\"%d\" y=\"%.0f\" text-anchor=\"end\" class=\"muted\">0</text>\n",
+			LABEL_W, LABEL_W + NB, LABEL_W - 6, lab, LABEL_W - 6, h);
+		for (i = 0; i < ndevs; i++) {
+			int n = 0;
+			fprintf(out, "<polyline class=\"ln s%zu\" points=\"", i % NSERIES);
+			for (b = 0; b < NB; b++)
+				if (devs[i]->cnt[m][b]) {
+					double v = devs[i]->sum[m][b] / devs[i]->cnt[m][b];
+					fprintf(out, "%s%.1f,%.1f", n++ ? " " : "", LABEL_W + b + 0.5, h - v / top * h);
+				}
+			fprintf(out, "\"><title>device %lld</title></polyline>\n", (long long)devs[i]->device);
+		}
+		fputs("</svg>\n", out);
+	}
+	if (any_section)
+		fputs("</section>\n", out);
+done:
+	for (i = 0; i < ndevs; i++)
+		free(devs[i]);
+	free(devs);
+	return ret;
+}
+
+/* Sections without rows are left out; the summary always shows (as in the text and Markdown reports). */
+static int shown(const struct report_doc *d, int i)
+{
+	return i == 0 || d->ts->v[i]->nrows > 0;
+}
+
+int report_html(FILE *out, const char *path, const struct report_doc *d)
+{
+	const char *css = embed_get("report/report.css");
+	int64_t t0, t1;
+	int i;
+	(void)path;
+	if (!css)
+		warning("report/report.css is not embedded: the HTML report has no style sheet");
+	if (session_span(d, &t0, &t1))
+		return -1;
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<meta name=\"generator\" content=\"gpuprof " GPUPROF_VERSION "\">\n<title>gpuprof report</title>\n<style>\n",
+	      out);
+	if (css)
+		fputs(css, out);
+	fputs("</style>\n</head>\n<body>\n<header><h1>gpuprof report</h1>\n", out);
+	fprintf(out, "<p class=\"sub\">Session %lld", (long long)d->session);
+	if (t1 > t0) {
+		char span[64];
+		fmt_ns(span, sizeof(span), (double)(t1 - t0));
+		fprintf(out, ", %s", span);
+	}
+	fputs(". Times in charts are since the session&#39;s start.</p>\n<nav>", out);
+	for (i = 0; i < d->ts->n; i++) {
+		if (!shown(d, i))
+			continue;
+		fputs("<a href=\"#t-", out);
+		esc(out, d->ts->v[i]->name);
+		fputs("\">", out);
+		esc(out, d->ts->v[i]->title);
+		fputs("</a> ", out);
+	}
+	fputs("</nav></header>\n<main>\n", out);
+	for (i = 0; i < d->ts->n; i++) {
+		if (!shown(d, i))
+			continue;
+		write_table(out, d->ts->v[i]);
+		if (i == 0 && (chart_timeline(out, d, t0, t1) || chart_metrics(out, d, t0, t1)))
+			return -1;
+		if (!strcmp(d->ts->v[i]->name, "hotspots"))
+			chart_hotspots(out, d);
+		if (!strcmp(d->ts->v[i]->name, "memory") && chart_memory(out, d, t0, t1))
+			return -1;
+	}
+	fputs("</main>\n<footer>gpuprof " GPUPROF_VERSION ": a self-contained report; "
+	      "click a column heading to sort.</footer>\n<script>\n", out);
+	fputs(sort_script, out);
+	fputs("</script>\n</body>\n</html>\n", out);
+	return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,261 @@
+#!/usr/bin/env python3
+"""gpuprof-report --format html in headless Chromium: every shown table and the SVG charts present, no
+script errors, click-to-sort working, nothing loaded from the network, a screenshot taken; kernel names
+made to attack the page (<script>, <img onerror>, quotes, ampersands) shown as text and never run; and
+the size and rendering time of a 200k-kernel synthetic session. Skipped (exit 0) without `chromium`."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from html.parser import HTMLParser
+
+import checks
+from checks import BIN, TRACES, check, ok
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+# Injected into a copy of the report (never the report itself): records script errors, clicks the
+# "Total" heading of the hotspots table twice, and writes what it saw into the page for --dump-dom.
+PROBE_HEAD = "<script>window.__errs=[];window.addEventListener('error',function(e){__errs.push(String(e.message))});</script>"
+PROBE_TAIL = """<script>
+(function(){var r={errs:window.__errs,pwned:typeof window.pwned,sorted:null};
+try{var t=document.querySelector('#t-hotspots table.sortable');
+if(t){var hs=t.querySelectorAll('thead th'),c=-1;
+for(var i=0;i<hs.length;i++)if(hs[i].getAttribute('title')==='total_ns')c=i;
+if(c>=0){hs[c].click();hs[c].click();
+var v=Array.prototype.map.call(t.tBodies[0].rows,function(x){return +x.cells[c].getAttribute('data-v')});
+var asc=true;for(var j=1;j<v.length;j++)if(v[j-1]>v[j])asc=false;r.sorted=asc;}}}
+catch(e){r.errs.push(String(e))}
+var p=document.createElement('pre');p.id='__probe';p.textContent=JSON.stringify(r);document.body.appendChild(p);})();
+</script>"""
+
+
+def run(*args, expect=0, **kw):
+    r = subprocess.run([os.path.join(BIN, args[0])] + list(args[1:]), capture_output=True, text=True, **kw)
+    if r.returncode != expect:
+        print(f"FAIL {' '.join(args)}: exit {r.returncode}\n{r.stderr[-2000:]}")
+    return r
+
+
+def chromium(tmp, *args):
+    """Run headless Chromium; returns (stdout, stderr)."""
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-extensions",
+           f"--user-data-dir={os.path.join(tmp, 'chromium-profile')}", "--enable-logging=stderr", "--v=0"]
+    r = subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=90)
+    return r.stdout, r.stderr
+
+
+def console_errors(stderr):
+    return [ln for ln in stderr.splitlines() if "CONSOLE" in ln and ("Uncaught" in ln or "Error" in ln)]
+
+
+class Elements(HTMLParser):
+    """Counts elements by tag and collects the text, and <script>/<img> elements with their attributes."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tags, self.text, self.scripts, self.imgs, self.h2 = {}, [], [], [], []
+        self._in_h2 = False
+
+    def handle_starttag(self, tag, attrs):
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        if tag == "script":
+            self.scripts.append(dict(attrs))
+        if tag == "img":
+            self.imgs.append(dict(attrs))
+        if tag == "h2":
+            self._in_h2 = True
+            self.h2.append("")
+
+    def handle_endtag(self, tag):
+        if tag == "h2":
+            self._in_h2 = False
+
+    def handle_data(self, data):
+        self.text.append(data)
+        if self._in_h2:
+            self.h2[-1] += data
+
+
+def parse(html):
+    p = Elements()
+    p.feed(html)
+    return p
+
+
+def probed(tmp, html_path, name):
+    """Dump the DOM of a probed copy of the report; returns (dom, probe result, console error lines)."""
+    with open(html_path, encoding="utf-8") as f:
+        src = f.read()
+    src = src.replace("<head>", "<head>" + PROBE_HEAD, 1).replace("</body>", PROBE_TAIL + "</body>", 1)
+    copy = os.path.join(tmp, name + ".probe.html")
+    with open(copy, "w", encoding="utf-8") as f:
+        f.write(src)
+    dom, err = chromium(tmp, "--dump-dom", "file://" + copy)
+    m = re.search(r'<pre id="__probe">(.*?)</pre>', dom, re.S)
+    probe = json.loads(m.group(1).replace("&quot;", '"').replace("&amp;", "&")) if m else None
+    return dom, probe, console_errors(err)
+
+
+def report(db, out, *extra):
+    t = time.monotonic()
+    run("gpuprof-report", db, "--format", "html", "-o", out, *extra)
+    return time.monotonic() - t
+
+
+def check_report(tmp, db, name, min_svg):
+    """A real or synthetic session: tables, charts, script, network, screenshot."""
+    html = os.path.join(tmp, name + ".html")
+    report(db, html)
+    ok(f"{name}: report written", os.path.exists(html) and os.path.getsize(html) > 0)
+    if not os.path.exists(html):
+        return
+    with open(html, encoding="utf-8") as f:
+        src = f.read()
+    doc = json.loads(run("gpuprof-report", db, "--format", "json").stdout)["tables"]
+    names = list(doc.keys())
+    shown = [k for i, k in enumerate(names) if i == 0 or doc[k]]
+    ok(f"{name}: self-contained", not re.search(r"https?://", src), re.findall(r"https?://\S{0,40}", src)[:3])
+    style = re.search(r"<style>(.*?)</style>", src, re.S)
+    ok(f"{name}: inline style sheet (report/report.css embedded)",
+       style and "prefers-color-scheme: dark" in style.group(1) and "@media print" in style.group(1))
+    ok(f"{name}: no external resources", not re.search(r"<(link|iframe|object|embed)\b|\bsrc=", src))
+    dom, probe, cerr = probed(tmp, html, name)
+    p = parse(dom)
+    check(f"{name}: <table> per shown section", p.tags.get("table", 0), len(shown))
+    for k in shown:
+        ok(f"{name}: section {k}", f'id="t-{k}"' in dom, "missing")
+    ok(f"{name}: svg charts", p.tags.get("svg", 0) >= min_svg, f"{p.tags.get('svg', 0)} < {min_svg}")
+    ok(f"{name}: hotspot bars", 'id="c-hotspots"' in dom)
+    ok(f"{name}: timeline", 'id="c-timeline"' in dom)
+    ok(f"{name}: probe ran", probe is not None, dom[-500:])
+    if probe:
+        check(f"{name}: script errors", probe["errs"], [])
+        check(f"{name}: click-to-sort ascending", probe["sorted"], True)
+    check(f"{name}: console errors", cerr, [])
+    png = os.path.join(tmp, name + ".png")
+    chromium(tmp, f"--screenshot={png}", "--window-size=1400,3000", "file://" + html)
+    ok(f"{name}: screenshot", os.path.exists(png) and os.path.getsize(png) > 10000,
+       f"{png}: {os.path.getsize(png) if os.path.exists(png) else 'missing'}")
+    if os.path.exists(png):
+        with open(png, "rb") as f:
+            check(f"{name}: screenshot is a PNG", f.read(8), b"\x89PNG\r\n\x1a\n")
+        print(f"report_html: screenshot {png}")
+
+
+XSS = ["<script>window.pwned=1</script>", '<img src=x onerror="window.pwned=2">', "a & b \"quoted\" 'single'"]
+
+
+def xss_session(path):
+    """A wire-format session whose kernels carry hostile names (and an NVTX range named like one)."""
+    n = 30
+    kern = {"start": [], "end": []}
+    for i in range(n):
+        kern["start"].append(1000 * i)
+        kern["end"].append(1000 * i + 200 + 100 * (i % 3))
+    cols = {"device": [0] * n, "context": [1] * n, "stream": [7 + i % 2 for i in range(n)], "correlation": list(range(1, n + 1)),
+            "name": [1 + i % 3 for i in range(n)], "mangled": [0] * n,
+            **{k: [1] * n for k in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z")},
+            **{k: [0] * n for k in ("cluster_x", "cluster_y", "cluster_z", "registers", "static_smem",
+                                    "dynamic_smem", "local_mem", "graph_id", "graph_node")}}
+    lines = [
+        {"type": "header", "v": 1, "session": "xss<&>\"'", "pid": 1, "origin_ns": "1700000000000000000",
+         "program": "<b>prog</b>", "hostname": "h'\"<i>"},
+        {"type": "strings", "v": 1, "ids": [1, 2, 3, 4], "values": XSS + ["<svg onload=\"window.pwned=3\">"]},
+        {"type": "kernel", "v": 1, "seq": 0, "n": n, **kern, **cols},
+        {"type": "range", "v": 1, "seq": 0, "n": 1, "start": [0], "end": [n * 1000], "thread": [1], "name": [4],
+         "domain": [0], "kind": [1], "depth": [0], "id": [1]},
+        {"type": "end", "v": 1, "ts": n * 1000 + 10},
+    ]
+    with open(path, "w") as f:
+        for ln in lines:
+            f.write(json.dumps(ln) + "\n")
+
+
+def check_xss(tmp):
+    src_dir = os.path.join(tmp, "xss")
+    os.makedirs(src_dir)
+    xss_session(os.path.join(src_dir, "1.ndjson"))
+    db = os.path.join(tmp, "xss.db")
+    run("gpuprof-ingest", "-q", src_dir, "-o", db)
+    html = os.path.join(tmp, "xss.html")
+    report(db, html)
+    with open(html, encoding="utf-8") as f:
+        src = f.read()
+    ok("xss: escaped in the file", "&lt;script&gt;window.pwned=1&lt;/script&gt;" in src)
+    ok("xss: attribute escaped", "&lt;img src=x onerror=&quot;window.pwned=2&quot;&gt;" in src)
+    ok("xss: quotes and ampersand escaped", "a &amp; b &quot;quoted&quot; &#39;single&#39;" in src)
+    ok("xss: no raw hostile markup", not any(x in src for x in XSS[:2]) and "<svg onload" not in src)
+    dom, probe, cerr = probed(tmp, html, "xss")
+    p = parse(dom)
+    text = "".join(p.text)
+    for x in XSS:
+        ok(f"xss: shown as text {x!r}", x in text, "not in the page's text")
+    check("xss: <script> elements", len(p.scripts), 3)  # the report's sort script and the two probes
+    check("xss: <img> elements", p.imgs, [])
+    ok("xss: no svg onload", "onload" not in re.sub(r"<script>.*?</script>", "", dom, flags=re.S).lower()
+       .replace("&lt;svg onload", ""), "an onload attribute reached the DOM")
+    ok("xss: probe ran", probe is not None)
+    if probe:
+        check("xss: window.pwned", probe["pwned"], "undefined")
+        check("xss: script errors", probe["errs"], [])
+    check("xss: console errors", cerr, [])
+
+
+def check_large(tmp):
+    """Size and time for a 200k-kernel synthetic session."""
+    d = os.path.join(tmp, "synth200k")
+    run("gpuprof-synth", "--kernels", "200000", "--seed", "7", "--no-expected", "-o", d)
+    db = os.path.join(tmp, "synth200k.db")
+    run("gpuprof-ingest", "-q", d, "-o", db)
+    html = os.path.join(tmp, "synth200k.html")
+    secs = report(db, html)
+    size = os.path.getsize(html) if os.path.exists(html) else 0
+    print(f"report_html: 200k kernels: {size} bytes, {secs:.2f} s")
+    ok("200k: under 2 MB", 0 < size < 2_000_000, f"{size} bytes")
+    ok("200k: under 20 s", secs < 20, f"{secs:.2f} s")
+    with open(html, encoding="utf-8") as f:
+        p = parse(f.read())
+    ok("200k: memory chart and more", p.tags.get("svg", 0) >= 3, p.tags)
+
+
+def main():
+    if not CHROMIUM:
+        print("report_html: skipped: chromium not installed")
+        print("report_html: 0 passed, 0 failed")
+        return 0
+    tmp = tempfile.mkdtemp(prefix="report_html.")
+    keep = os.environ.get("KEEP_TMP")
+    try:
+        alexnet = os.path.join(TRACES, "kineto", "a100_alexnet.json.gz")
+        memory = os.path.join(TRACES, "kineto", "v100_memory_events.json.gz")
+        if os.path.exists(alexnet) and os.path.exists(memory):
+            for name, trace, min_svg in (("alexnet", alexnet, 2), ("v100mem", memory, 3)):
+                db = os.path.join(tmp, name + ".db")
+                run("gpuprof-ingest", "-q", trace, "-o", db)
+                check_report(tmp, db, name, min_svg)
+        else:
+            print("report_html: ../shared/traces absent: using gpuprof-synth")
+            d = os.path.join(tmp, "synth3000")
+            run("gpuprof-synth", "--kernels", "3000", "--seed", "7", "-o", d)
+            db = os.path.join(tmp, "synth3000.db")
+            run("gpuprof-ingest", "-q", d, "-o", db)
+            check_report(tmp, db, "synth3000", 3)
+        check_xss(tmp)
+        check_large(tmp)
+    finally:
+        if keep:
+            print(f"report_html: kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return checks.summary("report_html")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("LC_ALL", "C")
+    os.environ.setdefault("TZ", "UTC")
+    sys.exit(main())

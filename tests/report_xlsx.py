@@ -1,0 +1,215 @@
+#!/usr/bin/python3
+"""report_xlsx: gpuprof-report --format xlsx, read back with openpyxl (Debian's python3-openpyxl) and
+compared cell by cell with the JSON report of the same session.
+
+Checks a synthetic session, a real Kineto trace when ../shared/traces exists, and a tiny wire-format
+session whose kernel names look like formulas. Ends with "report_xlsx: N passed, M failed".
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import zipfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BIN = os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "bin")
+TRACE = os.path.join(ROOT, "..", "shared", "traces", "kineto", "a100_alexnet.json.gz")
+ENV = dict(os.environ, LC_ALL="C", TZ="UTC")
+
+passed = failed = 0
+
+
+def check(ok, what):
+    global passed, failed
+    if ok:
+        passed += 1
+    else:
+        failed += 1
+        print("report_xlsx: FAIL: %s" % what)
+    return ok
+
+
+def run(*args):
+    return subprocess.run([os.path.join(BIN, args[0])] + list(args[1:]), env=ENV,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+
+
+def unit_of(key):
+    """The unit a heading must show for a JSON key, or None when it need not show one."""
+    if key.endswith("_ns"):
+        return "ns)"
+    return None
+
+
+def same_number(got, want):
+    if isinstance(got, bool) or not isinstance(got, (int, float)):
+        return False
+    if isinstance(want, int) and abs(want) <= 2 ** 53:
+        return got == want
+    # reals, and integers beyond a double's 53 bits (epoch ns): Excel keeps about 16 digits
+    tol = 1e-9 if isinstance(want, float) else 1e-15
+    return abs(got - want) <= tol * max(abs(want), 1.0)
+
+
+def same_value(cell, want):
+    if want is None:
+        return cell.value is None
+    if isinstance(want, str):
+        return cell.data_type == "s" and cell.value == want
+    return cell.data_type == "n" and same_number(cell.value, want)
+
+
+def chart_files(path):
+    """The chart parts of the package and whether a drawing refers to each."""
+    z = zipfile.ZipFile(path)
+    rels = "".join(z.read(n).decode() for n in z.namelist()
+                   if n.startswith("xl/drawings/_rels/"))
+    return {n: ("../charts/" + os.path.basename(n)) in rels
+            for n in z.namelist() if n.startswith("xl/charts/chart")}
+
+
+def check_workbook(db, label, tmp):
+    """The xlsx report of db against its JSON report."""
+    import openpyxl
+    xlsx = os.path.join(tmp, label + ".xlsx")
+    r = run("gpuprof-report", db, "--format", "json")
+    if not check(r.returncode == 0, "%s: json report exits %d" % (label, r.returncode)):
+        return None
+    tables = json.loads(r.stdout)["tables"]
+    r = run("gpuprof-report", db, "--format", "xlsx", "-o", xlsx)
+    if not check(r.returncode == 0 and os.path.exists(xlsx),
+                 "%s: xlsx report exits %d: %s" % (label, r.returncode, r.stderr.decode().strip())):
+        return None
+    check(r.stdout == b"", "%s: xlsx writes nothing on standard output" % label)
+    wb = openpyxl.load_workbook(xlsx)
+    want = ["summary"] + [n for n, rows in tables.items() if n != "summary" and rows]
+    if not check(wb.sheetnames == want, "%s: sheets %s, want %s" % (label, wb.sheetnames, want)):
+        return None
+    for name in want:
+        ws = wb[name]
+        check(ws.freeze_panes == "A2", "%s/%s: header frozen (%s)" % (label, name, ws.freeze_panes))
+        check(bool(ws.auto_filter.ref), "%s/%s: autofilter set" % (label, name))
+        rows = tables[name]
+        keys = list(rows[0].keys()) if rows else []
+        if name == "summary":
+            check([c.value for c in ws[1]] == ["Field", "Value"], "%s/summary: heading" % label)
+            check(ws.max_row == len(keys) + 1, "%s/summary: %d fields, want %d" %
+                  (label, ws.max_row - 1, len(keys)))
+            bad = [k for i, k in enumerate(keys)
+                   if not same_value(ws.cell(row=i + 2, column=2), rows[0][k]) or
+                   (unit_of(k) and not str(ws.cell(row=i + 2, column=1).value).endswith(unit_of(k)))]
+            check(not bad, "%s/summary: fields differ: %s" % (label, bad[:5]))
+            continue
+        head = [c.value for c in ws[1]]
+        check(len(head) == len(keys) and all(isinstance(h, str) and h for h in head),
+              "%s/%s: %d headings for %d keys" % (label, name, len(head), len(keys)))
+        check(all(not unit_of(k) or str(h).endswith(unit_of(k)) for h, k in zip(head, keys)),
+              "%s/%s: units in headings %s for keys %s" % (label, name, head, keys))
+        check(ws.max_row == len(rows) + 1, "%s/%s: %d rows, want %d" %
+              (label, name, ws.max_row - 1, len(rows)))
+        bad = []
+        for r_i, row in enumerate(rows):
+            for c_i, k in enumerate(keys):
+                cell = ws.cell(row=r_i + 2, column=c_i + 1)
+                if not same_value(cell, row[k]):
+                    bad.append("%s[%d]=%r (%s), want %r" % (k, r_i, cell.value, cell.data_type, row[k]))
+        check(not bad, "%s/%s: cells differ: %s" % (label, name, bad[:5]))
+    if "hotspots" in want:
+        # openpyxl reads charts only partially: count them, and look at the package itself
+        check(len(wb["hotspots"]._charts) >= 1, "%s: hotspots sheet has a chart" % label)
+        parts = chart_files(xlsx)
+        check("xl/charts/chart1.xml" in parts and all(parts.values()),
+              "%s: chart parts referenced by drawings: %s" % (label, parts))
+    return wb
+
+
+def wire_session(path):
+    """A tiny wire-format session with kernel names that look like formulas."""
+    names = ["=SUM(A1:A2)", "+1", "@cmd", "-2"]
+    n = len(names)
+    recs = [
+        {"type": "header", "v": 1, "session": "xlsx-formulas", "collector": "test", "program": "./t",
+         "args": [], "pid": 1, "ppid": 0, "hostname": "h", "engine": "trace",
+         "options": {"interval_ms": 100}, "origin_ns": "1763822038000000000", "clock": "realtime"},
+        {"type": "strings", "v": 1, "ids": list(range(1, n + 1)), "values": names},
+        {"type": "kernel", "v": 1, "seq": 0, "n": n,
+         "start": [1000 * i for i in range(n)], "end": [1000 * i + 100 * (i + 1) for i in range(n)],
+         "device": [0] * n, "context": [1] * n, "stream": [7] * n,
+         "correlation": list(range(1, n + 1)), "name": list(range(1, n + 1)), "mangled": [0] * n,
+         "grid_x": [1] * n, "grid_y": [1] * n, "grid_z": [1] * n, "block_x": [32] * n,
+         "block_y": [1] * n, "block_z": [1] * n, "cluster_x": [0] * n, "cluster_y": [0] * n,
+         "cluster_z": [0] * n, "registers": [16] * n, "static_smem": [0] * n,
+         "dynamic_smem": [0] * n, "local_mem": [0] * n, "graph_id": [0] * n, "graph_node": [0] * n},
+        {"type": "end", "v": 1, "ts": 100000, "totals": {"kernel": n}, "batches": {"kernel": 1}},
+    ]
+    with open(path, "w") as f:
+        for r in recs:
+            f.write(json.dumps(r) + "\n")
+    return names
+
+
+def main():
+    try:
+        import openpyxl  # noqa: F401
+    except ImportError:
+        # the default python3 may be one that does not see Debian's packages: try Debian's own
+        if os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3") and \
+                os.access("/usr/bin/python3", os.X_OK):
+            return subprocess.call(["/usr/bin/python3", os.path.abspath(__file__)] + sys.argv[1:])
+        print("report_xlsx: skipped: python3-openpyxl not installed")
+        print("report_xlsx: 0 passed, 0 failed")
+        return 0
+    tmp = tempfile.mkdtemp(prefix="report_xlsx.")
+    try:
+        # a synthetic session
+        synth, db = os.path.join(tmp, "synth"), os.path.join(tmp, "synth.db")
+        r = run("gpuprof-synth", "--kernels", "4000", "--seed", "3", "-o", synth)
+        if check(r.returncode == 0, "gpuprof-synth exits %d" % r.returncode):
+            r = run("gpuprof-ingest", "-q", synth, "-o", db)
+            if check(r.returncode == 0, "ingest of the synthetic session exits %d" % r.returncode):
+                check_workbook(db, "synth", tmp)
+
+                # the format writes a file: without -o it is a usage error
+                r = run("gpuprof-report", db, "-f", "xlsx")
+                check(r.returncode == 2, "-f xlsx without -o exits %d, want 2" % r.returncode)
+                check(r.stdout == b"", "-f xlsx without -o writes nothing on standard output")
+                # an unwritable path is a system error, and leaves no file
+                bad = os.path.join(tmp, "no", "such", "dir", "r.xlsx")
+                r = run("gpuprof-report", db, "-f", "xlsx", "-o", bad)
+                check(r.returncode == 4 and b"error" in r.stderr,
+                      "unwritable -o exits %d, want 4" % r.returncode)
+
+        # a real trace
+        if os.path.exists(TRACE):
+            db = os.path.join(tmp, "alexnet.db")
+            r = run("gpuprof-ingest", "-q", TRACE, "-o", db)
+            if check(r.returncode == 0, "ingest of %s exits %d" % (TRACE, r.returncode)):
+                check_workbook(db, "alexnet", tmp)
+
+        # kernel names that look like formulas stay strings
+        nd, db = os.path.join(tmp, "formulas.ndjson"), os.path.join(tmp, "formulas.db")
+        names = wire_session(nd)
+        r = run("gpuprof-ingest", "-q", nd, "-o", db)
+        if check(r.returncode == 0, "ingest of the formula session exits %d: %s" %
+                 (r.returncode, r.stderr.decode().strip())):
+            wb = check_workbook(db, "formulas", tmp)
+            if wb is not None and check("hotspots" in wb.sheetnames, "formulas: hotspots sheet"):
+                ws = wb["hotspots"]
+                head = [c.value for c in ws[1]]
+                col = head.index("Name") + 1 if "Name" in head else len(head)
+                got = {}
+                for row in range(2, ws.max_row + 1):
+                    c = ws.cell(row=row, column=col)
+                    got[c.value] = c.data_type
+                check(sorted(got) == sorted(names), "formulas: names %s, want %s" % (sorted(got), names))
+                check(all(t == "s" for t in got.values()), "formulas: names are strings: %s" % got)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    print("report_xlsx: %d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
