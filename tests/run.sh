@@ -44,6 +44,7 @@ suite classes python3 tests/analyses_launch_classes.py
 suite memory python3 tests/memory.py
 suite html python3 tests/report_html.py
 suite xlsx python3 tests/report_xlsx.py
+suite csv python3 tests/report_csv.py
 suite collector python3 tests/collector.py
 suite collect tests/collect.sh
 suite atomic tests/atomic.sh

@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""CSV read back by an independent reader (Python's csv module): every table of the report, names with
+commas, quotes, newlines and formula-like starts round-trip, formula cells are guarded, numbers equal the
+JSON report's."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import checks
+from checks import BIN, check
+
+NAMES = ['plain_kernel', 'a, "quoted" kernel', 'line\nbreak', '=HYPERLINK("http://x","y")', '+1', '-2', '@cmd',
+         'tab\tstart', 'void f<int, 3>(float const*)']
+
+
+def session(path):
+    lines = [{"type": "header", "v": 1, "session": "csv-test", "pid": 1, "origin_ns": "1700000000000000000"},
+             {"type": "strings", "v": 1, "ids": list(range(1, len(NAMES) + 1)), "values": NAMES}]
+    n = len(NAMES)
+    k = {"start": [1000 * i for i in range(n)], "end": [1000 * i + 100 + i for i in range(n)]}
+    for f in ("device", "context", "stream", "correlation", "mangled", "grid_y", "grid_z", "block_y", "block_z",
+              "cluster_x", "cluster_y", "cluster_z", "registers", "static_smem", "dynamic_smem", "local_mem",
+              "graph_id", "graph_node"):
+        k[f] = [0] * n
+    k.update({"name": list(range(1, n + 1)), "grid_x": [1] * n, "block_x": [32] * n})
+    lines.append({"type": "kernel", "v": 1, "seq": 0, "n": n, **k})
+    lines.append({"type": "end", "v": 1, "ts": 100000})
+    with open(path, "w") as f:
+        for l in lines:
+            f.write(json.dumps(l) + "\n")
+
+
+def main():
+    with tempfile.TemporaryDirectory(prefix="gpuprof-csv-") as tmp:
+        src = os.path.join(tmp, "s.ndjson")
+        session(src)
+        db = os.path.join(tmp, "s.db")
+        subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", src, "-o", db], check=True)
+        out = os.path.join(tmp, "csv")
+        r = subprocess.run([os.path.join(BIN, "gpuprof-report"), db, "-f", "csv", "-o", out, "--top", "100"],
+                           capture_output=True, text=True)
+        check("report -f csv -o DIR", (r.returncode, r.stderr), (0, ""))
+        doc = json.loads(subprocess.run([os.path.join(BIN, "gpuprof-report"), db, "-f", "json", "--top", "100"],
+                                        capture_output=True, text=True, check=True).stdout)
+        check("one file per table", sorted(os.listdir(out)), sorted(f"{t}.csv" for t in doc["tables"]))
+        for table, rows in doc["tables"].items():
+            with open(os.path.join(out, f"{table}.csv"), newline="", encoding="utf-8") as f:
+                got = list(csv.reader(f))
+            keys = list(rows[0].keys()) if rows else got[0]
+            check(f"{table}: header", got[0], keys)
+            check(f"{table}: rows", len(got) - 1, len(rows))
+            for want, have in zip(rows, got[1:]):
+                for key, cell in zip(keys, have):
+                    v = want[key]
+                    if v is None:
+                        check(f"{table}.{key} empty", cell, "")
+                    elif isinstance(v, str):
+                        guarded = v[:1] in ("=", "+", "-", "@", "\t", "\r")
+                        check(f"{table}.{key} text", cell, ("'" + v) if guarded else v)
+                    elif isinstance(v, float):
+                        check(f"{table}.{key} number", abs(float(cell) - v) <= 1e-12 * max(1, abs(v)), True)
+                    else:
+                        check(f"{table}.{key} integer", int(cell), v)
+        names = {row[-1] for row in csv.reader(open(os.path.join(out, "hotspots.csv"), newline=""))}
+        for n in NAMES:
+            check(f"name round-trips: {n!r}", (("'" + n) if n[:1] in "=+-@\t" else n) in names, True)
+        one = subprocess.run([os.path.join(BIN, "gpuprof-report"), db, "-f", "csv", "--table", "hotspots", "--top", "100"],
+                             capture_output=True, text=True, check=True).stdout
+        check("--table: one table on stdout", list(csv.reader(one.splitlines(True)))[0][-1], "name")
+    return checks.summary("report_csv")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
