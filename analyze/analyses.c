@@ -35,6 +35,10 @@ const struct analysis analyses[] = {
 	{ "peak", "analyze/memory.sql", "What was live at each device's memory peak, largest first", run_peak },
 	{ "growth", "analyze/memory.sql", "Memory growth per iteration with R^2, severity and what to check",
 	  run_growth },
+	{ "metrics", "analyze/metrics.sql", "Device metrics (NVML): utilisation, memory, power, temperature, clocks",
+	  run_metrics },
+	{ "host", "analyze/metrics.sql", "Host metrics: CPU and memory of the program's process tree, system memory",
+	  run_host },
 	{ NULL, NULL, NULL, NULL }
 };
 

@@ -29,6 +29,8 @@ static const struct section {
 	{ "growth", 0 },
 	{ "idle", 0 },
 	{ "gaps", 5 },
+	{ "metrics", 0 },
+	{ "host", 0 },
 };
 
 static void usage(FILE *out)

@@ -183,6 +183,32 @@ def check_group(tag, con, db):
     check(f"{tag} --group leaves the rest", sum(r["calls"] for n, r in rows.items() if n != "GEMM"), other)
 
 
+def check_metrics(tag, con, db):
+    """metrics and host: plain aggregates of the sampled rows, recomputed here."""
+    want = {}
+    for d, n, gu, gmax, mu, mused, mtot, p, pmax, t, clk, e0, e1 in con.execute(
+            """SELECT device_id, count(*), avg(gpu_util), max(gpu_util), avg(mem_util), max(mem_used),
+               max(mem_total), avg(power_mw), max(power_mw), max(temp_c), avg(sm_clock_mhz), min(energy_mj),
+               max(energy_mj) FROM device_metrics GROUP BY device_id"""):
+        want[d] = (n, gmax, mused, mtot, t, None if e0 is None else e1 - e0)
+        want[d] += (gu, mu, None if p is None else p / 1000.0, clk)
+    got = {r["device"]: (r["samples"], r["gpu_util_max"], r["mem_used_max"], r["mem_total"], r["temp_max_c"],
+                         r["energy_mj"], r["gpu_util_avg"], r["mem_util_avg"], r["power_avg_w"], r["sm_clock_avg_mhz"])
+           for r in analyze("metrics", db)}
+    check(f"{tag} metrics devices", sorted(got), sorted(want))
+    for d in want:
+        if d in got:
+            check(f"{tag} metrics device {d} exact", got[d][:6], want[d][:6])
+            for a, b in zip(got[d][6:], want[d][6:]):
+                close(f"{tag} metrics device {d} averages", a if a is not None else 0.0, b if b is not None else 0.0)
+    h = con.execute("SELECT count(*), max(rss_bytes), max(sys_mem_total) FROM host_metrics").fetchone()
+    rows = analyze("host", db)
+    if h[0]:
+        check(f"{tag} host", (rows[0]["samples"], rows[0]["rss_max"], rows[0]["sys_mem_total"]), h)
+    else:
+        check(f"{tag} no host samples, no row", rows, [])
+
+
 def one(tmp, tag, make):
     db = os.path.join(tmp, tag + ".db")
     make(db)
@@ -193,6 +219,7 @@ def one(tmp, tag, make):
         check_idle(tag, con, db)
         check_ranges(tag, con, db)
         check_group(tag, con, db)
+        check_metrics(tag, con, db)
     finally:
         con.close()
 
