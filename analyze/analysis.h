@@ -53,6 +53,9 @@ int run_peak(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 int run_growth(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_metrics(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_host(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_stalls(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_stall_kernels(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_stall_pcs(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 
 /* Statements of one SQL file, prepared one after another with the options bound by name. */

@@ -21,6 +21,8 @@ static const struct section {
 	{ "devices", 0 },
 	{ "hotspots", 10 },
 	{ "classes", 0 },
+	{ "stalls", 0 },
+	{ "stall_kernels", 10 },
 	{ "memcpy", 0 },
 	{ "sync", 10 },
 	{ "ranges", 10 },

@@ -42,6 +42,7 @@ suite nsys python3 tests/traces_nsys.py
 suite analyses python3 tests/analyses.py
 suite classes python3 tests/analyses_launch_classes.py
 suite memory python3 tests/memory.py
+suite stalls python3 tests/stalls.py
 suite html python3 tests/report_html.py
 suite xlsx python3 tests/report_xlsx.py
 suite csv python3 tests/report_csv.py
