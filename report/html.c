@@ -234,6 +234,74 @@ static void chart_hotspots(FILE *out, const struct report_doc *d)
 	fputs("</svg></section>\n", out);
 }
 
+/*
+ * Chart 5: the stall mix of each kernel as a stacked bar, from the stall_kernels table: one segment per
+ * reason column (shares of that kernel's samples), a legend of the reasons above.
+ */
+static void chart_stalls(FILE *out, const struct report_doc *d)
+{
+	const struct table *t = find_table(d, "stall_kernels");
+	int cn, c, bar_h = 22, w = 1000, name_w = 420, nreasons = 0, legend_h;
+	size_t r;
+	if (!t || !t->nrows || (cn = table_find_col(t, "name")) < 0)
+		return;
+	for (c = 0; c < t->ncols; c++)
+		nreasons += t->cols[c].type == C_PCT;
+	if (nreasons > 8)
+		nreasons = 8;	/* one colour each; the rest of a bar is the other reasons */
+	legend_h = 18 * ((nreasons + 4) / 5);
+	fputs("<section id=\"c-stalls\"><h2>Stall mix per kernel</h2>\n", out);
+	fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %d %zu\" role=\"img\" aria-label=\"Stall mix per kernel\">\n",
+		name_w + w + 20, (size_t)legend_h + t->nrows * (size_t)bar_h + 8);
+	for (c = 0, r = 0; c < t->ncols && (int)r < nreasons; c++) {
+		if (t->cols[c].type != C_PCT)
+			continue;
+		fprintf(out, "<rect class=\"s%zu\" x=\"%zu\" y=\"%zu\" width=\"12\" height=\"12\"/><text x=\"%zu\" y=\"%zu\">",
+			r % 8, (r % 5) * 280 + 4, (r / 5) * 18 + 2, (r % 5) * 280 + 22, (r / 5) * 18 + 12);
+		esc(out, t->cols[c].title);
+		fputs("</text>\n", out);
+		r++;
+	}
+	for (r = 0; r < t->nrows; r++) {
+		const struct cell *nc = &t->cells[r * (size_t)t->ncols + (size_t)cn];
+		const char *name = nc->null || !nc->s ? "-" : nc->s;
+		size_t y = (size_t)legend_h + r * (size_t)bar_h, k = 0;
+		double x = name_w;
+		char shortname[80];
+		if (strlen(name) > 60) {
+			size_t cut = 57;
+			while (cut > 0 && ((unsigned char)name[cut] & 0xC0) == 0x80)
+				cut--;
+			snprintf(shortname, sizeof(shortname), "%.*s...", (int)cut, name);
+		} else {
+			snprintf(shortname, sizeof(shortname), "%s", name);
+		}
+		fprintf(out, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\"><title>", name_w - 6, y + 15);
+		esc(out, name);
+		fputs("</title>", out);
+		esc(out, shortname);
+		fputs("</text>", out);
+		for (c = 0; c < t->ncols && (int)k < nreasons; c++) {
+			const struct cell *v = &t->cells[r * (size_t)t->ncols + (size_t)c];
+			double bw;
+			if (t->cols[c].type != C_PCT)
+				continue;
+			if (!v->null && v->d > 0) {
+				bw = v->d / 100.0 * w;
+				fprintf(out, "<rect class=\"s%zu\" x=\"%.1f\" y=\"%zu\" width=\"%.1f\" height=\"%d\"><title>",
+					k % 8, x, y + 3, bw, bar_h - 6);
+				esc(out, t->cols[c].title);
+				fprintf(out, ": %.1f %%</title></rect>", v->d);
+				x += bw;
+			}
+			k++;
+		}
+		fputs("\n", out);
+	}
+	fputs("</svg><p class=\"note\">Shares of each kernel&#39;s samples for the reasons sampled most overall; "
+	      "the rest of a bar is other reasons.</p></section>\n", out);
+}
+
 /* The session's time span [*t0, *t1]; falls back to the events' extent when the session lacks one. */
 static int session_span(const struct report_doc *d, int64_t *t0, int64_t *t1)
 {
@@ -719,6 +787,8 @@ int report_html(FILE *out, const char *path, const struct report_doc *d)
 			return -1;
 		if (!strcmp(d->ts->v[i]->name, "hotspots"))
 			chart_hotspots(out, d);
+		if (!strcmp(d->ts->v[i]->name, "stall_kernels"))
+			chart_stalls(out, d);
 		if (!strcmp(d->ts->v[i]->name, "memory") && chart_memory(out, d, t0, t1))
 			return -1;
 	}
