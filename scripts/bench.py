@@ -65,6 +65,7 @@ def main():
                 capture_output=True, text=True, check=True).stdout.splitlines() if line.strip()]
     for name, args, target in [(a, ["gpuprof-analyze", a, db], 1.0) for a in analyses] + [
         ("report", ["gpuprof-report", db], 2.0),
+        ("report html", ["gpuprof-report", db, "-f", "html", "-o", os.path.join(OUT, "report.html")], 5.0),
     ]:
         t, rss = run_measured([os.path.join(BIN, args[0])] + args[1:])
         ok = target is None or t < target
