@@ -143,8 +143,7 @@ void fmt_bytes(char *out, size_t n, double bytes)
 		snprintf(out, n, "%.2f %s", bytes, units[u]);
 }
 
-/* A cell as people read it (text and Markdown). */
-static void human(char *out, size_t n, const struct column *col, const struct cell *c)
+void table_human(char *out, size_t n, const struct column *col, const struct cell *c)
 {
 	if (c->null) {
 		snprintf(out, n, "-");
@@ -184,7 +183,7 @@ static void human(char *out, size_t n, const struct column *col, const struct ce
 			snprintf(out, n, "%lld", (long long)c->i);
 		break;
 	case C_TEXT:
-		snprintf(out, n, "%s", c->s);
+		snprintf(out, n, "%s", c->s ? c->s : "");
 		break;
 	}
 }
@@ -277,7 +276,7 @@ int render_text(FILE *out, const struct table *t, const struct render_opts *o)
 				kw = utf8_width(t->cols[c].title);
 		for (r = 0; r < t->nrows; r++) {
 			for (c = 0; c < t->ncols; c++) {
-				human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
+				table_human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
 				fprintf(out, "  %-*s  %s\n", kw, t->cols[c].title, cellbuf);
 			}
 			if (r + 1 < t->nrows)
@@ -290,7 +289,7 @@ int render_text(FILE *out, const struct table *t, const struct render_opts *o)
 		w[c] = utf8_width(t->cols[c].title);
 		for (r = 0; r < t->nrows; r++) {
 			int cw;
-			human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
+			table_human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
 			cw = utf8_width(cellbuf);
 			if (cw > w[c])
 				w[c] = cw;
@@ -321,7 +320,7 @@ int render_text(FILE *out, const struct table *t, const struct render_opts *o)
 	for (r = 0; r < t->nrows; r++) {
 		for (c = 0; c < t->ncols; c++) {
 			int last = c == t->ncols - 1;
-			human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
+			table_human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
 			if (t->cols[c].type == C_TEXT) {
 				char cut[4096];
 				if (o && o->wide)
@@ -410,7 +409,7 @@ int render_md(FILE *out, const struct table *t)
 		fprintf(out, "| | |\n|---|---|\n");
 		for (r = 0; r < t->nrows; r++)
 			for (c = 0; c < t->ncols; c++) {
-				human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
+				table_human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
 				fputs("| ", out);
 				md_text(out, t->cols[c].title);
 				fputs(" | ", out);
@@ -433,7 +432,7 @@ int render_md(FILE *out, const struct table *t)
 	for (r = 0; r < t->nrows; r++) {
 		fputc('|', out);
 		for (c = 0; c < t->ncols; c++) {
-			human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
+			table_human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
 			fputc(' ', out);
 			md_text(out, cellbuf);
 			fputs(" |", out);

@@ -85,6 +85,9 @@ int render_md(FILE *out, const struct table *t);
 /* One table as a JSON array of row objects (no trailing newline). */
 int render_json(FILE *out, const struct table *t);
 
+/* A cell as people read it (text, Markdown, HTML): "1.234 ms", "12.30 MB", a UTC time, "-" for NULL. */
+void table_human(char *out, size_t n, const struct column *col, const struct cell *c);
+
 /* Human forms used by text and Markdown: "1.234 ms", "12.3 MB". out must hold 32 bytes. */
 void fmt_ns(char *out, size_t n, double ns);
 void fmt_bytes(char *out, size_t n, double bytes);

@@ -51,52 +51,6 @@ static void esc(FILE *out, const char *s)
 	}
 }
 
-/* A cell as people read it, the same forms as the text renderer: "1.234 ms", "12.30 MB", "-" for NULL. */
-static void human(char *out, size_t n, const struct column *col, const struct cell *c)
-{
-	if (c->null) {
-		snprintf(out, n, "-");
-		return;
-	}
-	switch (col->type) {
-	case C_NS:
-		fmt_ns(out, n, c->d);
-		break;
-	case C_TIME: {
-		time_t secs = (time_t)(c->i / 1000000000);
-		int64_t frac = c->i % 1000000000;
-		struct tm tm;
-		char date[32];
-		if (frac < 0) {
-			frac += 1000000000;
-			secs--;
-		}
-		gmtime_r(&secs, &tm);
-		strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
-		snprintf(out, n, "%s.%09lld UTC", date, (long long)frac);
-		break;
-	}
-	case C_BYTES:
-		fmt_bytes(out, n, c->d);
-		break;
-	case C_PCT:
-		snprintf(out, n, "%.1f", c->d);
-		break;
-	case C_REAL:
-		snprintf(out, n, "%.3f", c->d);
-		break;
-	case C_INT:
-		if (c->is_real)
-			snprintf(out, n, "%.3f", c->d);
-		else
-			snprintf(out, n, "%lld", (long long)c->i);
-		break;
-	case C_TEXT:
-		snprintf(out, n, "%s", c->s ? c->s : "");
-		break;
-	}
-}
-
 /* The exact value of a numeric cell: integers whole, reals with 17 significant digits. */
 static void exact(char *out, size_t n, const struct cell *c)
 {
@@ -129,7 +83,7 @@ static void write_cell(FILE *out, const struct column *col, const struct cell *c
 		fputs("<td class=\"num null\" data-v=\"\">-</td>", out);
 		return;
 	}
-	human(h, sizeof(h), col, c);
+	table_human(h, sizeof(h), col, c);
 	exact(x, sizeof(x), c);
 	fprintf(out, "<td class=\"num\" data-v=\"%s\" title=\"%s%s\">", x, x, unit_of(col->type));
 	esc(out, h);
