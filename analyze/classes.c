@@ -15,6 +15,7 @@
  * naming the file, line and rule (gpuprof-analyze exits 4).
  */
 #include "analysis.h"
+#include "stats.h"
 #include "embed.h"
 #include "intmap.h"
 #include "util.h"
@@ -310,166 +311,17 @@ static int rules_open(struct ruleset *rs)
 /* ------------------------------------------------------------------------------------------------ */
 /* Intervals: sorting, merging, unions and intersections of sorted disjoint lists. */
 
-struct span {
-	int64_t start, end;
-};
-
-/* One interval list being filled, later sorted and merged in place. */
-struct spans {
-	struct span *v;
-	size_t n, alloc;
-	int mapped;		/* v is an mmap'd region (big lists), else from malloc */
-};
-
-#define SPANS_MAP_BYTES (2u << 20)	/* lists beyond 2 MiB get their own mapping */
-
-/* Free the list's storage (the fields are left as they were). */
-static void spans_release_v(struct spans *s)
-{
-	if (s->mapped)
-		munmap(s->v, s->alloc * sizeof(*s->v));
-	else
-		free(s->v);
-}
-
-/*
- * Make room for one more span. Big lists live in their own anonymous mapping, grown with mremap, with
- * transparent huge pages requested: on 5M kernels, faulting in 80 MB one 4 KiB page at a time costs
- * a fifth of the analysis. Where mapping fails, malloc serves (xrealloc ends the program only when
- * memory is exhausted).
- */
-static void spans_grow(struct spans *s)
-{
-	size_t bytes = s->alloc * sizeof(*s->v), want = 2 * bytes;
-	void *p;
-	if (!s->mapped && bytes < SPANS_MAP_BYTES) {
-		ALLOC_GROW(s->v, s->n + 1, s->alloc);
-		return;
-	}
-	if (s->mapped)
-		p = mremap(s->v, bytes, want, MREMAP_MAYMOVE);
-	else
-		p = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		struct span *heap = xmalloc(want);
-		memcpy(heap, s->v, s->n * sizeof(*s->v));
-		spans_release_v(s);
-		s->v = heap;
-		s->mapped = 0;
-		s->alloc = want / sizeof(*s->v);
-		return;
-	}
-	madvise(p, want, MADV_HUGEPAGE);
-	if (!s->mapped) {
-		memcpy(p, s->v, s->n * sizeof(*s->v));
-		free(s->v);
-	}
-	s->v = p;
-	s->mapped = 1;
-	s->alloc = want / sizeof(*s->v);
-}
-
-static void spans_release(struct spans *s)
-{
-	spans_release_v(s);
-	memset(s, 0, sizeof(*s));
-}
-
-static int cmp_span(const void *a, const void *b)
-{
-	const struct span *x = a, *y = b;
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/*
- * Insertion sort by start that gives up after `budget` moves; 0 when v is sorted, -1 when it gave up
- * (v is then reordered but not sorted). Kernels arrive almost in order (a few streams interleaved), so
- * each moves a few places back at most and this is one pass.
- */
-static int spans_sort_nearly(struct span *v, size_t n, size_t budget)
-{
-	size_t i, j, moves = 0;
-	for (i = 1; i < n; i++) {
-		struct span x = v[i];
-		if (v[i - 1].start <= x.start)
-			continue;
-		for (j = i; j > 0 && v[j - 1].start > x.start; j--)
-			v[j] = v[j - 1];
-		v[j] = x;
-		moves += i - j;
-		if (moves > budget)
-			return -1;
-	}
-	return 0;
-}
-
-/*
- * Sort by start: insertion sort while the input is nearly sorted, else an LSD radix sort on start
- * minus the smallest start, 16 bits a pass, as many passes as the spread of starts needs (three for a
- * session of minutes).
- */
-static void spans_sort(struct span *v, size_t n)
-{
-	size_t i, *count;
-	struct span *tmp, *src = v, *dst;
-	int64_t lo = INT64_MAX, hi = INT64_MIN;
-	uint64_t range;
-	int pass, passes = 0;
-
-	if (n < 2)
-		return;
-	if (n < 4096) {
-		qsort(v, n, sizeof(*v), cmp_span);
-		return;
-	}
-	if (!spans_sort_nearly(v, n, 16 * n))
-		return;
-	for (i = 0; i < n; i++) {
-		if (v[i].start < lo)
-			lo = v[i].start;
-		if (v[i].start > hi)
-			hi = v[i].start;
-	}
-	for (range = (uint64_t)hi - (uint64_t)lo; range; range >>= 16)
-		passes++;
-	count = xmalloc(65536 * sizeof(*count));
-	tmp = xmalloc(n * sizeof(*tmp));
-	dst = tmp;
-	for (pass = 0; pass < passes; pass++) {
-		int shift = 16 * pass;
-		size_t sum = 0, d;
-		struct span *swap;
-		memset(count, 0, 65536 * sizeof(*count));
-		for (i = 0; i < n; i++)
-			count[(((uint64_t)src[i].start - (uint64_t)lo) >> shift) & 0xFFFF]++;
-		for (d = 0; d < 65536; d++) {
-			size_t c = count[d];
-			count[d] = sum;
-			sum += c;
-		}
-		for (i = 0; i < n; i++)
-			dst[count[(((uint64_t)src[i].start - (uint64_t)lo) >> shift) & 0xFFFF]++] = src[i];
-		swap = src;
-		src = dst;
-		dst = swap;
-	}
-	if (src != v)
-		memcpy(v, src, n * sizeof(*v));
-	free(tmp);
-	free(count);
-}
-
 /*
  * Sort s and merge it in place into disjoint intervals in start order (touching ones joined, empty
  * and inverted ones dropped). Returns the summed length of the union.
  */
-static int64_t spans_merge(struct spans *s)
+static int64_t spans_merge(struct ivlist *s)
 {
 	size_t i, out = 0;
 	int64_t total = 0;
-	spans_sort(s->v, s->n);
+	interval_sort(s->v, s->n);
 	for (i = 0; i < s->n; i++) {
-		struct span x = s->v[i];
+		struct interval x = s->v[i];
 		if (x.end <= x.start)
 			continue;
 		if (out && x.start <= s->v[out - 1].end) {
@@ -486,7 +338,7 @@ static int64_t spans_merge(struct spans *s)
 }
 
 /* Length of the intersection of two sorted disjoint lists. */
-static int64_t spans_intersect(const struct spans *a, const struct spans *b)
+static int64_t spans_intersect(const struct ivlist *a, const struct ivlist *b)
 {
 	size_t i = 0, j = 0;
 	int64_t total = 0;
@@ -504,14 +356,14 @@ static int64_t spans_intersect(const struct spans *a, const struct spans *b)
 }
 
 /* Length of the union of n sorted disjoint lists (a k-way merge; n is small). */
-static int64_t spans_union(const struct spans *lists, int n)
+static int64_t spans_union(const struct ivlist *lists, int n)
 {
 	size_t pos[MAX_CLASSES + 1] = { 0 };
 	int64_t total = 0, cs = 0, ce = 0;
 	int open = 0;
 	for (;;) {
 		int k, best = -1;
-		const struct span *x;
+		const struct interval *x;
 		for (k = 0; k < n; k++)
 			if (pos[k] < lists[k].n &&
 			    (best < 0 || lists[k].v[pos[k]].start < lists[best].v[pos[best]].start))
@@ -543,7 +395,7 @@ static int64_t spans_union(const struct spans *lists, int n)
  */
 struct device_spans {
 	int64_t id;
-	struct spans slot[MAX_CLASSES + 1];
+	struct ivlist slot[MAX_CLASSES + 1];
 };
 
 /* Per-name facts, cached: the slot of its kernels. */
@@ -636,7 +488,7 @@ int run_classes(sqlite3 *db, const char *sql, const struct analysis_opts *o, str
 		goto done;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
-		struct spans *s;
+		struct ivlist *s;
 		int slot;
 		if (!d || d->id != id) {
 			for (i = 0; i < ndev && dev[i].id != id; i++)
@@ -653,7 +505,7 @@ int run_classes(sqlite3 *db, const char *sql, const struct analysis_opts *o, str
 			goto done;
 		s = &d->slot[slot];
 		if (s->n == s->alloc)
-			spans_grow(s);
+			ivlist_grow(s);
 		s->v[s->n].start = sqlite3_column_int64(st, 1);
 		s->v[s->n].end = sqlite3_column_int64(st, 2);
 		if (slot < rs.nclasses) {
@@ -700,7 +552,7 @@ done:
 	sqlite3_finalize(name);
 	for (i = 0; i < ndev; i++)
 		for (k = 0; k <= MAX_CLASSES; k++)
-			spans_release(&dev[i].slot[k]);
+			ivlist_release(&dev[i].slot[k]);
 	free(dev);
 	if (nc)
 		intmap_release(&nc->map);

@@ -14,23 +14,52 @@
 /* GPU intervals of one device, split by what ran. */
 struct dev_iv {
 	int64_t device;
-	struct interval *compute, *copy;
-	size_t ncompute, ncopy, acompute, acopy;
+	struct ivlist compute, copy;
 	int64_t first, last;
 };
 
-/* All GPU intervals of the device in start order: its compute and copy lists sorted, then merged. */
-static struct interval *all_sorted(struct dev_iv *d, size_t *n)
+/* Sort the device's compute and copy lists, so both can be walked in start order together. */
+static void sort_both(struct dev_iv *d)
 {
-	interval_sort(d->compute, d->ncompute);
-	interval_sort(d->copy, d->ncopy);
-	return interval_merge(d->compute, d->ncompute, d->copy, d->ncopy, n);
+	interval_sort(d->compute.v, d->compute.n);
+	interval_sort(d->copy.v, d->copy.n);
+}
+
+/* The next interval in start order from two sorted lists (positions *i and *j), or NULL at the end. */
+static const struct interval *next_of_two(const struct dev_iv *d, size_t *i, size_t *j)
+{
+	if (*i < d->compute.n && (*j >= d->copy.n || d->compute.v[*i].start <= d->copy.v[*j].start))
+		return &d->compute.v[(*i)++];
+	if (*j < d->copy.n)
+		return &d->copy.v[(*j)++];
+	return NULL;
+}
+
+/* Length of the union of a device's compute and copy intervals (sorted by sort_both). */
+static int64_t union_of_two(const struct dev_iv *d)
+{
+	const struct interval *x;
+	size_t i = 0, j = 0;
+	int64_t total = 0, cs = 0, ce = INT64_MIN;
+	while ((x = next_of_two(d, &i, &j))) {
+		if (x->end <= x->start)
+			continue;
+		if (ce != INT64_MIN && x->start <= ce) {
+			if (x->end > ce)
+				ce = x->end;
+			continue;
+		}
+		if (ce != INT64_MIN)
+			total += ce - cs;
+		cs = x->start;
+		ce = x->end;
+	}
+	return ce != INT64_MIN ? total + ce - cs : total;
 }
 
 struct stream_iv {
 	int64_t device, stream;
-	struct interval *v;
-	size_t n, alloc;
+	struct ivlist v;
 	int64_t busy;
 };
 
@@ -49,12 +78,13 @@ struct gpu_load {
 	size_t nstr, astr;
 };
 
-static void push(struct interval **v, size_t *n, size_t *alloc, int64_t s, int64_t e)
+static void push(struct ivlist *l, int64_t s, int64_t e)
 {
-	ALLOC_GROW(*v, *n + 1, *alloc);
-	(*v)[*n].start = s;
-	(*v)[*n].end = e;
-	(*n)++;
+	if (l->n == l->alloc)
+		ivlist_grow(l);
+	l->v[l->n].start = s;
+	l->v[l->n].end = e;
+	l->n++;
 }
 
 /* Load statement 1 of idle.sql into per-device and (when streams) per-stream interval lists. */
@@ -85,9 +115,9 @@ static int load(struct script *sc, struct gpu_load *g, int streams)
 			d = &g->dev[i];
 		}
 		if (copy)
-			push(&d->copy, &d->ncopy, &d->acopy, s, e);
+			push(&d->copy, s, e);
 		else
-			push(&d->compute, &d->ncompute, &d->acompute, s, e);
+			push(&d->compute, s, e);
 		if (s < d->first)
 			d->first = s;
 		if (e > d->last)
@@ -103,7 +133,7 @@ static int load(struct script *sc, struct gpu_load *g, int streams)
 				g->str[g->nstr].stream = stream;
 				i = g->nstr++;
 			}
-			push(&g->str[i].v, &g->str[i].n, &g->str[i].alloc, s, e);
+			push(&g->str[i].v, s, e);
 		}
 	}
 	if (rc != SQLITE_DONE)
@@ -116,11 +146,11 @@ static void load_free(struct gpu_load *g)
 {
 	size_t i;
 	for (i = 0; i < g->ndev; i++) {
-		free(g->dev[i].compute);
-		free(g->dev[i].copy);
+		ivlist_release(&g->dev[i].compute);
+		ivlist_release(&g->dev[i].copy);
 	}
 	for (i = 0; i < g->nstr; i++)
-		free(g->str[i].v);
+		ivlist_release(&g->str[i].v);
 	free(g->dev);
 	free(g->str);
 }
@@ -157,10 +187,11 @@ int run_idle(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	qsort(g.dev, g.ndev, sizeof(*g.dev), cmp_dev);
 	for (i = 0; i < g.ndev; i++) {
 		struct dev_iv *d = &g.dev[i];
-		size_t nall;
-		struct interval *all = all_sorted(d, &nall);
-		int64_t span = d->last - d->first, busy = interval_union(all, nall);
-		int64_t compute = interval_union(d->compute, d->ncompute), copy = interval_union(d->copy, d->ncopy);
+		int64_t span, busy;
+		sort_both(d);
+		span = d->last - d->first;
+		busy = union_of_two(d);
+		int64_t compute = interval_union(d->compute.v, d->compute.n), copy = interval_union(d->copy.v, d->copy.n);
 		int64_t overlap = compute + copy - busy;	/* |A| + |B| - |A u B| = |A n B| */
 		size_t r = table_row(t);
 		table_set_int(t, r, 0, d->device);
@@ -174,7 +205,6 @@ int run_idle(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 		table_set_int(t, r, 7, overlap);
 		if (copy > 0)
 			table_set_real(t, r, 8, 100.0 * (double)overlap / (double)copy);
-		free(all);
 	}
 	load_free(&g);
 	return 0;
@@ -200,7 +230,7 @@ int run_streams(sqlite3 *db, const char *sql, const struct analysis_opts *o, str
 	if (load(&sc, &g, 1))
 		return -1;
 	for (i = 0; i < g.nstr; i++)
-		g.str[i].busy = interval_union(g.str[i].v, g.str[i].n);
+		g.str[i].busy = interval_union(g.str[i].v.v, g.str[i].v.n);
 	qsort(g.str, g.nstr, sizeof(*g.str), cmp_stream_busy);
 	for (i = 0; i < g.nstr && (o->top <= 0 || i < (size_t)o->top); i++) {
 		size_t r = table_row(t);
@@ -211,7 +241,7 @@ int run_streams(sqlite3 *db, const char *sql, const struct analysis_opts *o, str
 		table_set_int(t, r, 0, g.str[i].device);
 		table_set_int(t, r, 1, g.str[i].stream);
 		table_set_int(t, r, 2, busy);
-		table_set_int(t, r, 3, (int64_t)g.str[i].n);
+		table_set_int(t, r, 3, (int64_t)g.str[i].v.n);
 		if (span > 0)
 			table_set_real(t, r, 4, 100.0 * (double)busy / (double)span);
 	}
@@ -281,17 +311,17 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	for (i = 0; i < g.ndev; i++) {
 		struct dev_iv *d = &g.dev[i];
 		int64_t ce = INT64_MIN;
-		size_t nall;
-		struct interval *all = all_sorted(d, &nall);
-		for (k = 0; k < nall; k++) {
-			if (ce != INT64_MIN && all[k].start > ce) {
-				struct gap gp = { d->device, ce, all[k].start };
+		const struct interval *x;
+		size_t ci = 0, cj = 0;
+		sort_both(d);
+		while ((x = next_of_two(d, &ci, &cj))) {
+			if (ce != INT64_MIN && x->start > ce) {
+				struct gap gp = { d->device, ce, x->start };
 				keep_longest(gaps, &ngaps, keep, &gp);
 			}
-			if (all[k].end > ce)
-				ce = all[k].end;
+			if (x->end > ce)
+				ce = x->end;
 		}
-		free(all);
 	}
 	load_free(&g);
 

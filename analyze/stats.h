@@ -38,9 +38,21 @@ struct interval {
 
 /* Length of the union of the intervals (reordered in place). Empty or inverted intervals add nothing. */
 int64_t interval_union(struct interval *v, size_t n);
-/* Sort by start (in place), fast when already sorted. */
+/* Sort by start (in place): one pass when nearly sorted (kernels arrive so), else a radix sort. */
 void interval_sort(struct interval *v, size_t n);
-/* Merge two lists sorted by start into one sorted list (caller frees); *n gets its length. */
-struct interval *interval_merge(const struct interval *a, size_t na, const struct interval *b, size_t nb, size_t *n);
+
+/*
+ * A growable interval list. Big lists get an anonymous mapping with transparent huge pages (faulting in
+ * hundreds of MB at 4 KiB a page is a fifth of an analysis over 5M kernels). Push with
+ * `if (l->n == l->alloc) ivlist_grow(l); l->v[l->n++] = x;`; free with ivlist_release.
+ */
+struct ivlist {
+	struct interval *v;
+	size_t n, alloc;
+	int mapped;		/* v is an mmap'd region, else from malloc */
+};
+void ivlist_grow(struct ivlist *l);
+void ivlist_release(struct ivlist *l);
+
 
 #endif

@@ -13,8 +13,7 @@
 struct device_busy {
 	int64_t id;
 	int64_t kernels, kernel_ns, busy_ns, span_ns;
-	struct interval *v;	/* kernel intervals while loading */
-	size_t alloc;
+	struct ivlist iv;	/* kernel intervals while loading */
 };
 
 /* The entry for device id, added if new. */
@@ -85,10 +84,11 @@ static int busy_compute(sqlite3 *db, const struct analysis_opts *o, struct devic
 			e0 = sqlite3_column_int64(st, 2);
 		if (!d || d->id != id)
 			d = device_get(&dev, &ndev, &dalloc, id);
-		if ((size_t)d->kernels == d->alloc)
-			ALLOC_GROW(d->v, (size_t)d->kernels + 1, d->alloc);
-		d->v[d->kernels].start = s0;
-		d->v[d->kernels].end = e0;
+		if (d->iv.n == d->iv.alloc)
+			ivlist_grow(&d->iv);
+		d->iv.v[d->iv.n].start = s0;
+		d->iv.v[d->iv.n].end = e0;
+		d->iv.n++;
 		d->kernels++;
 		d->kernel_ns += e0 - s0;
 	}
@@ -98,15 +98,14 @@ static int busy_compute(sqlite3 *db, const struct analysis_opts *o, struct devic
 	for (i = 0; i < ndev; i++) {
 		int64_t first = INT64_MAX, last = INT64_MIN, k;
 		for (k = 0; k < dev[i].kernels; k++) {
-			if (dev[i].v[k].start < first)
-				first = dev[i].v[k].start;
-			if (dev[i].v[k].end > last)
-				last = dev[i].v[k].end;
+			if (dev[i].iv.v[k].start < first)
+				first = dev[i].iv.v[k].start;
+			if (dev[i].iv.v[k].end > last)
+				last = dev[i].iv.v[k].end;
 		}
-		dev[i].busy_ns = interval_union(dev[i].v, (size_t)dev[i].kernels);
+		dev[i].busy_ns = interval_union(dev[i].iv.v, dev[i].iv.n);
 		dev[i].span_ns = dev[i].kernels ? last - first : 0;
-		free(dev[i].v);
-		dev[i].v = NULL;
+		ivlist_release(&dev[i].iv);
 	}
 	qsort(dev, ndev, sizeof(*dev), cmp_device);
 	*out = dev;
@@ -116,7 +115,7 @@ fail:
 	if (st)
 		step_error(st);
 	for (i = 0; i < ndev; i++)
-		free(dev[i].v);
+		ivlist_release(&dev[i].iv);
 	free(dev);
 	return -1;
 }
