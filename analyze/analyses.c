@@ -45,6 +45,10 @@ const struct analysis analyses[] = {
 	  run_metrics },
 	{ "host", "analyze/metrics.sql", "Host metrics: CPU and memory of the program's process tree, system memory",
 	  run_host },
+	{ "compare", "analyze/compare.sql", "Kernels against a baseline: regressed, improved, new, gone (CI gate)",
+	  run_compare },
+	{ "trend", "analyze/trend.sql", "Top kernels' total time across all sessions, with step changes",
+	  run_trend },
 	{ NULL, NULL, NULL, NULL }
 };
 

@@ -20,6 +20,11 @@ struct analysis_opts {
 	const char **groups;	/* --group NAME=RE, folding names into families (names.h) */
 	int ngroups;
 	int short_names;	/* --short: base names without return type, templates, parameters */
+	sqlite3 *base_db;	/* compare: the baseline's connection, or NULL for the same database */
+	int64_t base_session;	/* compare: the baseline's sessions.id */
+	double threshold;	/* compare, trend: relative change that counts, 0.05 = 5% */
+	int64_t min_delta;	/* compare: absolute change of the median that counts, ns */
+	int64_t min_calls;	/* compare: names with fewer calls on both sides are unchanged */
 };
 
 struct tables {
@@ -57,6 +62,16 @@ int run_stalls(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 int run_stall_kernels(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_stall_pcs(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_compare(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_trend(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+
+/* compare: the session before `session` in db as the default baseline; 0, or -1 with a message. */
+int compare_default_base(sqlite3 *db, int64_t session, int64_t *base);
+/*
+ * The one-line verdict of a compare table (all rows, not cut by --top) into line: "2 regressed, 1 improved,
+ * 1 new, 1 gone; total kernel time +3.2% (12.300 ms -> 12.700 ms): FAIL". Returns the regressed count.
+ */
+int compare_verdict(struct table *t, char *line, size_t n);
 
 /* Statements of one SQL file, prepared one after another with the options bound by name. */
 struct script {

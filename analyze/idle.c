@@ -184,7 +184,7 @@ int run_idle(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	table_cols(t, idle_cols, NCOLS(idle_cols));
 	if (load(&sc, &g, 0))
 		return -1;
-	qsort(g.dev, g.ndev, sizeof(*g.dev), cmp_dev);
+	xqsort(g.dev, g.ndev, sizeof(*g.dev), cmp_dev);
 	for (i = 0; i < g.ndev; i++) {
 		struct dev_iv *d = &g.dev[i];
 		int64_t span, busy;
@@ -231,7 +231,7 @@ int run_streams(sqlite3 *db, const char *sql, const struct analysis_opts *o, str
 		return -1;
 	for (i = 0; i < g.nstr; i++)
 		g.str[i].busy = interval_union(g.str[i].v.v, g.str[i].v.n);
-	qsort(g.str, g.nstr, sizeof(*g.str), cmp_stream_busy);
+	xqsort(g.str, g.nstr, sizeof(*g.str), cmp_stream_busy);
 	for (i = 0; i < g.nstr && (o->top <= 0 || i < (size_t)o->top); i++) {
 		size_t r = table_row(t);
 		int64_t busy = g.str[i].busy, span = 0;

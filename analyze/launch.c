@@ -379,7 +379,7 @@ int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	sqlite3_finalize(st);
 
 	if (set.n)
-		qsort(set.v, set.n, sizeof(*set.v), cmp_config);
+		xqsort(set.v, set.n, sizeof(*set.v), cmp_config);
 	if (!(name = script_next(&sc)))
 		goto done;
 	for (i = 0; i < set.n && (o->top <= 0 || i < (size_t)o->top); i++) {

@@ -6,6 +6,7 @@
 #include "util.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,16 @@ static void usage(FILE *out)
 		"  -g, --group NAME=RE  fold names matching the PCRE2 expression RE into NAME (repeatable)\n"
 		"  -S, --short          base names: no return type, template arguments or parameters\n"
 		"      --fail-on-leak [BYTES]  with leaks: exit 1 when more than BYTES (default 0) are unfreed\n"
+		"\ncompare NEW.db (and trend):\n"
+		"      --baseline BASE.db    the baseline database (default NEW.db itself)\n"
+		"      --base-session ID     the baseline session; default the newest of BASE.db, or with one\n"
+		"                            database the session before the new one\n"
+		"      --threshold PCT       relative change of the median that counts (default 5%%; trend: of\n"
+		"                            the total against the median of earlier sessions)\n"
+		"      --min-delta TIME      absolute change of the median that counts, ns/us/ms/s (default 10us)\n"
+		"      --min-calls N         names with fewer calls on both sides are unchanged (default 1)\n"
+		"      --fail-on-regression  exit 1 when any kernel regressed; one-line verdict on stderr\n"
+		"\n"
 		"  -l, --list           list the analyses\n"
 		"  -h, --help           show this help\n"
 		"      --version        show the version\n"
@@ -33,6 +44,35 @@ static void usage(FILE *out)
 	for (a = analyses; a->name; a++)
 		fprintf(out, "  %-10s %s\n", a->name, a->help);
 	fprintf(out, "\nExit status: 0 ok, 2 usage, 3 bad input, 4 system error.\n");
+}
+
+/* "5%", "5" or "2.5%" as a fraction (0.05); -1 when malformed. */
+static double parse_threshold(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || v < 0 || !isfinite(v) || (*end && strcmp(end, "%")))
+		return -1;
+	return v / 100.0;
+}
+
+/* "10us", "1.5ms", "2s", "500ns" or "500" (ns) as nanoseconds into *ns; -1 when malformed. */
+static int parse_duration(const char *s, int64_t *ns)
+{
+	static const struct { const char *suffix; double scale; } units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	double v = strtod(s, &end);
+	size_t i;
+	if (end == s || v < 0 || !isfinite(v))
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].suffix) && v * units[i].scale < 9e18) {
+			*ns = (int64_t)llround(v * units[i].scale);
+			return 0;
+		}
+	return -1;
 }
 
 /* Print the tables in one format. With JSON, one table is an array of rows; several, an object of them. */
@@ -83,18 +123,24 @@ int main(int argc, char **argv)
 		{ "group", required_argument, NULL, 'g' },
 		{ "short", no_argument, NULL, 'S' },
 		{ "fail-on-leak", optional_argument, NULL, 'F' },
+		{ "baseline", required_argument, NULL, 'B' },
+		{ "base-session", required_argument, NULL, 'b' },
+		{ "threshold", required_argument, NULL, 'T' },
+		{ "min-delta", required_argument, NULL, 'D' },
+		{ "min-calls", required_argument, NULL, 'C' },
+		{ "fail-on-regression", no_argument, NULL, 'R' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct analysis_opts o = { 0, 0, NULL, NULL, NULL, 0, 0 };
+	struct analysis_opts o = { 0, 0, NULL, NULL, NULL, 0, 0, NULL, 0, 0.05, 10000, 1 };
 	struct render_opts ro = { 0, 0 };
 	struct tables ts = { NULL, 0 };
 	const struct analysis *a;
-	const char *session = NULL;
-	sqlite3 *db;
-	int c, fmt = FMT_TEXT, status;
+	const char *session = NULL, *baseline = NULL, *base_session = NULL;
+	sqlite3 *db, *base_db = NULL;
+	int c, fmt = FMT_TEXT, status, fail_on_regression = 0, compare_opts = 0;
 	int64_t top, fail_on_leak = -1;
 
 	util_init(argv[0]);
@@ -134,6 +180,29 @@ int main(int argc, char **argv)
 				optind++;
 			}
 			break;
+		case 'B': baseline = optarg; compare_opts = 1; break;
+		case 'b': base_session = optarg; compare_opts = 1; break;
+		case 'T':
+			if ((o.threshold = parse_threshold(optarg)) < 0) {
+				error("--threshold needs a percentage such as 5%%, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'D':
+			if (parse_duration(optarg, &o.min_delta)) {
+				error("--min-delta needs a time such as 10us (ns, us, ms, s), not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			compare_opts = 1;
+			break;
+		case 'C':
+			if (parse_i64(optarg, strlen(optarg), &o.min_calls) || o.min_calls < 0) {
+				error("--min-calls needs a count, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			compare_opts = 1;
+			break;
+		case 'R': fail_on_regression = 1; compare_opts = 1; break;
 		case 'l':
 			for (a = analyses; a->name; a++)
 				printf("%-10s %s\n", a->name, a->help);
@@ -156,6 +225,10 @@ int main(int argc, char **argv)
 		error("--fail-on-leak goes with the leaks analysis");
 		return EXIT_USAGE;
 	}
+	if (compare_opts && strcmp(a->name, "compare")) {
+		error("--baseline, --base-session, --min-delta, --min-calls and --fail-on-regression go with compare");
+		return EXIT_USAGE;
+	}
 	if ((o.match && db_regex_check(o.match)) || (o.exclude && db_regex_check(o.exclude)))
 		return EXIT_USAGE;
 	ro.width = render_width();
@@ -164,6 +237,26 @@ int main(int argc, char **argv)
 	if (db_session(db, session, &o.session)) {
 		db_close(db);
 		return EXIT_DATA;
+	}
+	if (!strcmp(a->name, "compare")) {
+		int bad;
+		if (baseline) {
+			if (!(base_db = db_open(baseline, DB_READ))) {
+				db_close(db);
+				return EXIT_DATA;
+			}
+			bad = db_session(base_db, base_session, &o.base_session);
+		} else if (base_session) {
+			bad = db_session(db, base_session, &o.base_session);
+		} else {
+			bad = compare_default_base(db, o.session, &o.base_session);
+		}
+		if (bad) {
+			db_close(base_db);
+			db_close(db);
+			return EXIT_DATA;
+		}
+		o.base_db = base_db;
 	}
 	status = analysis_run(db, a, &o, &ts) ? EXIT_SYSTEM : EXIT_OK;
 	if (status == EXIT_OK && print_tables(&ts, fmt, &ro))
@@ -188,7 +281,23 @@ int main(int argc, char **argv)
 				status = EXIT_GATE;
 		}
 	}
+	if (status == EXIT_OK && fail_on_regression) {
+		/* The gate: any regression past the thresholds, over every row (not cut by --top). */
+		struct tables all = { NULL, 0 };
+		char line[256];
+		o.top = 0;
+		if (analysis_run(db, a, &o, &all)) {
+			status = EXIT_SYSTEM;
+		} else {
+			if (compare_verdict(all.v[0], line, sizeof(line)))
+				status = EXIT_GATE;
+			fprintf(stderr, "gpuprof-analyze: compare: %s\n", line);
+		}
+		tables_free(&all);
+	}
 	tables_free(&ts);
+	if (base_db)
+		db_close(base_db);
 	db_close(db);
 	free(o.groups);
 	return status;

@@ -272,7 +272,7 @@ int run_leaks(sqlite3 *db, const char *sql, const struct analysis_opts *o, struc
 		if (a->ts > g[k].last)
 			g[k].last = a->ts;
 	}
-	qsort(g, ng, sizeof(*g), cmp_leak);
+	xqsort(g, ng, sizeof(*g), cmp_leak);
 	for (k = 0; k < ng; k++) {
 		size_t r;
 		if (o->top > 0 && k >= (size_t)o->top)
@@ -321,7 +321,7 @@ int run_memory(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	table_cols(t, memory_cols, NCOLS(memory_cols));
 	if (load(&sc, &m))
 		return -1;
-	qsort(m.d, m.nd, sizeof(*m.d), cmp_dev);
+	xqsort(m.d, m.nd, sizeof(*m.d), cmp_dev);
 	for (i = 0; i < m.nd; i++) {
 		const struct dev_mem *d = &m.d[i];
 		size_t r = table_row(t);
@@ -384,7 +384,7 @@ int run_peak(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 		for (j = 0; j < m.nd; j++)
 			if (m.d[j].device == m.a[i].device && m.a[i].ts <= m.d[j].peak_ns && m.a[i].freed > m.d[j].peak_ns)
 				live[nl++] = &m.a[i];
-	qsort(live, nl, sizeof(*live), cmp_alloc_bytes);
+	xqsort(live, nl, sizeof(*live), cmp_alloc_bytes);
 	for (i = 0; i < nl; i++) {
 		size_t r;
 		if (live[i]->device != device) {
@@ -527,7 +527,7 @@ int run_growth(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 		ALLOC_GROW(ends, nends + 1, aends);
 		ends[nends++] = sqlite3_column_int64(s.iter, 0);
 	}
-	qsort(m.d, m.nd, sizeof(*m.d), cmp_dev);
+	xqsort(m.d, m.nd, sizeof(*m.d), cmp_dev);
 	if (m.nd) {
 		/* Live bytes of each device at each iteration end: the last timeline sample at or before it. */
 		y = xmalloc((nends ? nends : 1) * sizeof(*y));

@@ -244,7 +244,7 @@ static int load_launches(struct script *sc, struct launch **out, size_t *nout)
 			for (m = start + 1; m < keys[k].at && tmp[m - 1].ts <= tmp[m].ts; m++)
 				;
 			if (m < keys[k].at)
-				qsort(tmp + start, keys[k].count, sizeof(*tmp), cmp_ts);
+				xqsort(tmp + start, keys[k].count, sizeof(*tmp), cmp_ts);
 		}
 		free(keys);
 		free(l);
@@ -354,7 +354,7 @@ int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	byp = xmalloc((nr ? nr : 1) * sizeof(*byp));
 	for (i = 0; i < nr; i++)
 		byp[i] = &r[i];
-	qsort(byp, nr, sizeof(*byp), cmp_path);
+	xqsort(byp, nr, sizeof(*byp), cmp_path);
 	g = xcalloc(nr ? nr : 1, sizeof(*g));
 	durs = xmalloc((nr ? nr : 1) * sizeof(*durs));
 	for (i = 0; i < nr; i = j) {
@@ -381,7 +381,7 @@ int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 		}
 		sqlite3_reset(keep);
 	}
-	qsort(g, ng, sizeof(*g), cmp_group);
+	xqsort(g, ng, sizeof(*g), cmp_group);
 	for (k = 0; k < ng && (o->top <= 0 || k < (size_t)o->top); k++) {
 		size_t row = table_row(t);
 		set_stats(t, row, 0, &g[k].s);

@@ -139,7 +139,7 @@ int run_stalls(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	sqlite3_finalize(st);
 	for (i = 0; i < rs.n; i++)
 		all += rs.v[i].samples;
-	qsort(rs.v, rs.n, sizeof(*rs.v), cmp_reason);
+	xqsort(rs.v, rs.n, sizeof(*rs.v), cmp_reason);
 	for (i = 0; i < rs.n && (o->top <= 0 || i < (size_t)o->top); i++) {
 		size_t r = table_row(t);
 		table_set_text(t, r, 0, rs.v[i].key);
@@ -225,8 +225,8 @@ int run_stall_kernels(sqlite3 *db, const char *sql, const struct analysis_opts *
 	for (i = 0; i < nf; i++)
 		for (j = 0; j < f[i].rs.n; j++)
 			f[i].samples += f[i].rs.v[j].samples;
-	qsort(f, nf, sizeof(*f), cmp_func);
-	qsort(total.v, total.n, sizeof(*total.v), cmp_reason);
+	xqsort(f, nf, sizeof(*f), cmp_func);
+	xqsort(total.v, total.n, sizeof(*total.v), cmp_reason);
 	ncols = total.n < 10 ? total.n : 10;
 	table_col(t, "samples", "Samples", C_INT);
 	for (c = 0; c < (int)ncols; c++) {
@@ -332,7 +332,7 @@ int run_stall_pcs(sqlite3 *db, const char *sql, const struct analysis_opts *o, s
 		step_error(st);
 	else
 		sqlite3_finalize(st);
-	qsort(v, n, sizeof(*v), cmp_pc);
+	xqsort(v, n, sizeof(*v), cmp_pc);
 	for (i = 0; rc == SQLITE_DONE && i < n && i < (size_t)(o->top > 0 ? o->top : 20); i++) {
 		size_t r = table_row(t);
 		struct buf src;

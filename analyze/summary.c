@@ -60,7 +60,8 @@ static int busy_load(sqlite3 *db, const struct analysis_opts *o, struct device_b
 		cached_session = o->session;
 	}
 	*out = xmalloc((ncached ? ncached : 1) * sizeof(**out));
-	memcpy(*out, cached, ncached * sizeof(**out));
+	if (ncached)
+		memcpy(*out, cached, ncached * sizeof(**out));
 	*nout = ncached;
 	return 0;
 }
@@ -107,7 +108,7 @@ static int busy_compute(sqlite3 *db, const struct analysis_opts *o, struct devic
 		dev[i].span_ns = dev[i].kernels ? last - first : 0;
 		ivlist_release(&dev[i].iv);
 	}
-	qsort(dev, ndev, sizeof(*dev), cmp_device);
+	xqsort(dev, ndev, sizeof(*dev), cmp_device);
 	*out = dev;
 	*nout = ndev;
 	return 0;

@@ -431,7 +431,7 @@ static char **list_dir(const char *dir, size_t *count)
 	closedir(dh);
 	ALLOC_GROW(names, n + 1, alloc);
 	names[n] = NULL;
-	qsort(names, n, sizeof(*names), cmp_str);
+	xqsort(names, n, sizeof(*names), cmp_str);
 	*count = n;
 	return names;
 }

@@ -276,3 +276,9 @@ size_t cxx_params_at(const char *s, size_t len)
 	}
 	return len;
 }
+
+void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n > 1)
+		qsort(base, n, size, cmp);
+}

@@ -59,6 +59,9 @@ void buf_vaddf(struct buf *b, const char *fmt, va_list ap);
 /* Append a decimal integer (faster than buf_addf). */
 void buf_addi64(struct buf *b, int64_t v);
 
+/* qsort that accepts an empty (possibly NULL) array, which qsort itself does not. */
+void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 /* Parse a whole decimal int64 from s[0..n): returns 0 and sets *out, or -1 if not exactly an integer. */
 int parse_i64(const char *s, size_t n, int64_t *out);
 

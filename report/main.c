@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct analysis_opts o = { 0, 0, NULL, NULL, NULL, 0, 0 };
+	struct analysis_opts o = { 0, 0, NULL, NULL, NULL, 0, 0, NULL, 0, 0.05, 10000, 1 };
 	struct render_opts ro = { 0, 0 };
 	struct tables ts = { NULL, 0 };
 	struct report_doc doc;

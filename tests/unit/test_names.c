@@ -20,7 +20,7 @@ int main(void)
 		{ "saxpy(int, float, float const*, float*)", "saxpy" },
 		{ "std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, float>(float)", "kernel" },
 	};
-	struct analysis_opts o = { 0, 0, NULL, NULL, NULL, 0, 0 };
+	struct analysis_opts o = { 0, 0, NULL, NULL, NULL, 0, 0, NULL, 0, 0.05, 10000, 1 };
 	const char *groups[] = { "gemm=gemm|Kernel2", "nccl=^nccl" };
 	struct buf b;
 	size_t i;
