@@ -63,7 +63,9 @@ def main():
     # Every analysis, then the whole report.
     analyses = [line.split()[0] for line in subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "--list"],
                 capture_output=True, text=True, check=True).stdout.splitlines() if line.strip()]
-    for name, args, target in [(a, ["gpuprof-analyze", a, db], 1.0) for a in analyses] + [
+    # compare needs a baseline: the session against itself measures the same work.
+    extra = {"compare": ["--baseline", db]}
+    for name, args, target in [(a, ["gpuprof-analyze", a, db] + extra.get(a, []), 1.0) for a in analyses] + [
         ("report", ["gpuprof-report", db], 2.0),
         ("report html", ["gpuprof-report", db, "-f", "html", "-o", os.path.join(OUT, "report.html")], 5.0),
     ]:
