@@ -48,6 +48,7 @@ static void usage(FILE *out)
 		"  -w, --wide           text: never shorten names\n"
 		"  -g, --group NAME=RE  fold names matching the PCRE2 expression RE into NAME (repeatable)\n"
 		"  -S, --short          base names: no return type, template arguments or parameters\n"
+		"      --baseline BASE  add a comparison of every kernel with BASE.db's newest session (compare)\n"
 		"  -h, --help           show this help\n"
 		"      --version        show the version\n"
 		"\nExit status: 0 ok, 2 usage, 3 bad input, 4 system error.\n");
@@ -64,6 +65,7 @@ int main(int argc, char **argv)
 		{ "wide", no_argument, NULL, 'w' },
 		{ "group", required_argument, NULL, 'g' },
 		{ "short", no_argument, NULL, 'S' },
+		{ "baseline", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -73,12 +75,12 @@ int main(int argc, char **argv)
 	struct tables ts = { NULL, 0 };
 	struct report_doc doc;
 	const struct report_format *fmt = report_format_find("text");
-	const char *session = NULL, *output = NULL, *table = NULL;
+	const char *session = NULL, *output = NULL, *table = NULL, *baseline = NULL;
 	int c, status = EXIT_OK, top = -1;
 	size_t i;
 	int64_t n;
 	FILE *out = stdout;
-	sqlite3 *db;
+	sqlite3 *db, *base_db = NULL;
 
 	util_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "f:o:t:n:s:wg:Sh", longopts, NULL)) != -1) {
@@ -111,6 +113,7 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'S': o.short_names = 1; break;
+		case 'B': baseline = optarg; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("gpuprof-report %s\n", GPUPROF_VERSION); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
@@ -143,6 +146,18 @@ int main(int argc, char **argv)
 		db_close(db);
 		return EXIT_DATA;
 	}
+	if (baseline) {
+		if (!(base_db = db_open(baseline, DB_READ)) || db_session(base_db, NULL, &o.base_session)) {
+			db_close(base_db);
+			db_close(db);
+			return EXIT_DATA;
+		}
+		o.base_db = base_db;
+		/* The comparison comes first: it is what a CI reader looks for. */
+		o.top = top >= 0 ? top : 20;
+		if (analysis_run(db, analysis_find("compare"), &o, &ts))
+			status = EXIT_SYSTEM;
+	}
 	for (i = 0; i < sizeof(sections) / sizeof(sections[0]) && status == EXIT_OK; i++) {
 		o.top = top >= 0 ? top : sections[i].top;
 		if (analysis_run(db, analysis_find(sections[i].analysis), &o, &ts))
@@ -166,6 +181,7 @@ int main(int argc, char **argv)
 		}
 	}
 	db_close(db);
+	db_close(base_db);
 	tables_free(&ts);
 	free(o.groups);
 	return status;

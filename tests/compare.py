@@ -274,12 +274,35 @@ def trend(tmp):
                                                                      "-n", "1").stdout)}), ["K"])
 
 
+def report_baseline(tmp):
+    """gpuprof-report NEW --baseline BASE: the comparison is the report's first section, the same rows
+    as gpuprof-analyze compare, in every format."""
+    dbs = []
+    for seed in (1, 2):
+        d = os.path.join(tmp, f"rb{seed}")
+        subprocess.run([os.path.join(BIN, "gpuprof-synth"), "--kernels", "2000", "--seed", str(seed), "-o", d,
+                        "--no-expected"], check=True, capture_output=True)
+        subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", d, "-o", d + ".db"], check=True)
+        dbs.append(d + ".db")
+    rep = subprocess.run([os.path.join(BIN, "gpuprof-report"), dbs[1], "--baseline", dbs[0], "--format", "json",
+                          "--top", "1000"], capture_output=True, text=True)
+    check("report --baseline exits 0", rep.returncode, 0)
+    tables = json.loads(rep.stdout)["tables"]
+    check("report --baseline: compare comes first", list(tables)[0], "compare")
+    _, rows = compare(dbs[1], "--baseline", dbs[0])
+    check("report --baseline: the same rows as compare", tables["compare"], rows)
+    md = subprocess.run([os.path.join(BIN, "gpuprof-report"), dbs[1], "--baseline", dbs[0], "--format", "md"],
+                        capture_output=True, text=True).stdout
+    check("report --baseline: Markdown section", "### Kernels against the baseline" in md, True)
+
+
 def main():
     os.environ.update(LC_ALL="C", TZ="UTC")
     tmp = tempfile.mkdtemp()
     try:
         planted(tmp)
         trend(tmp)
+        report_baseline(tmp)
         real_pair(tmp, "nsys", os.path.join(TRACES, "nsys", "mfu_2gpu_before.sqlite"),
                   os.path.join(TRACES, "nsys", "mfu_2gpu_after.sqlite"))
         real_pair(tmp, "kineto", os.path.join(TRACES, "kineto", "a100_control.json.gz"),
