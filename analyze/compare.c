@@ -153,6 +153,19 @@ static void set_side(struct table *t, size_t r, int med, int avg, int total, int
 	table_set_int(t, r, calls, s->n);
 }
 
+/* "2 regressed, 1 improved, 1 new, 1 gone; total kernel time +3.2% (12.300 ms -> 12.700 ms): FAIL" */
+static void verdict_text(char *line, size_t n, const int counts[5], int64_t base, int64_t now)
+{
+	char pct[32] = "n/a", from[32], to[32];
+	if (base > 0)
+		snprintf(pct, sizeof(pct), "%+.1f%%", 100.0 * (double)(now - base) / (double)base);
+	fmt_ns(from, sizeof(from), (double)base);
+	fmt_ns(to, sizeof(to), (double)now);
+	snprintf(line, n, "%d regressed, %d improved, %d new, %d gone; total kernel time %s (%s -> %s): %s",
+		 counts[CMP_REGRESSED], counts[CMP_IMPROVED], counts[CMP_NEW], counts[CMP_GONE], pct, from, to,
+		 counts[CMP_REGRESSED] ? "FAIL" : "ok");
+}
+
 int run_compare(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
 	struct table *t = table_new("compare", "Kernels against the baseline (regressions first)");
@@ -179,6 +192,24 @@ int run_compare(sqlite3 *db, const char *sql, const struct analysis_opts *o, str
 		c->status = !c->b ? CMP_NEW : !c->n ? CMP_GONE : judge(o, &c->b->s, &c->n->s);
 	}
 	xqsort(rows, nr, sizeof(*rows), crow_order);
+	{
+		/* The verdict over every name (not only the --top shown) heads the table, for CI summaries. */
+		int counts[5] = { 0, 0, 0, 0, 0 };
+		int64_t base = 0, now = 0;
+		char line[256];
+		struct buf title;
+		for (k = 0; k < nr; k++) {
+			counts[rows[k].status]++;
+			base += rows[k].b ? rows[k].b->s.total : 0;
+			now += rows[k].n ? rows[k].n->s.total : 0;
+		}
+		verdict_text(line, sizeof(line), counts, base, now);
+		buf_init(&title);
+		buf_addf(&title, "Kernels against the baseline: %s", line);
+		free(t->title);
+		t->title = xstrdup(title.s);
+		buf_release(&title);
+	}
 	for (k = 0; k < nr && (o->top <= 0 || k < (size_t)o->top); k++) {
 		const struct crow *c = &rows[k];
 		size_t r = table_row(t);
@@ -236,7 +267,6 @@ int compare_verdict(struct table *t, char *line, size_t n)
 	int counts[5] = { 0, 0, 0, 0, 0 }, s, scol = table_find_col(t, "status");
 	int bcol = table_find_col(t, "base_total_ns"), ncol = table_find_col(t, "new_total_ns");
 	int64_t base = 0, now = 0;
-	char pct[32], from[32], to[32];
 	size_t r;
 
 	for (r = 0; r < t->nrows; r++) {
@@ -247,15 +277,7 @@ int compare_verdict(struct table *t, char *line, size_t n)
 		base += cell_i64(t, r, bcol);
 		now += cell_i64(t, r, ncol);
 	}
-	if (base > 0)
-		snprintf(pct, sizeof(pct), "%+.1f%%", 100.0 * (double)(now - base) / (double)base);
-	else
-		snprintf(pct, sizeof(pct), "n/a");
-	fmt_ns(from, sizeof(from), (double)base);
-	fmt_ns(to, sizeof(to), (double)now);
-	snprintf(line, n, "%d regressed, %d improved, %d new, %d gone; total kernel time %s (%s -> %s): %s",
-		 counts[CMP_REGRESSED], counts[CMP_IMPROVED], counts[CMP_NEW], counts[CMP_GONE], pct, from, to,
-		 counts[CMP_REGRESSED] ? "FAIL" : "ok");
+	verdict_text(line, n, counts, base, now);
 	return counts[CMP_REGRESSED];
 }
 
