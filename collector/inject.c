@@ -52,6 +52,7 @@ static struct {
 	struct pending_buf *queue;
 	size_t qn, qalloc;
 	int stop;
+	int64_t lost_records;	/* records of buffers the queue could not take (out of memory), under qlock */
 	CUpti_SubscriberHandle subscriber;
 } C = { .wlock = PTHREAD_MUTEX_INITIALIZER, .qlock = PTHREAD_MUTEX_INITIALIZER, .qcond = PTHREAD_COND_INITIALIZER };
 
@@ -106,8 +107,12 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 		size_t n = C.qalloc ? C.qalloc * 2 : 16;
 		struct pending_buf *q = realloc(C.queue, n * sizeof(*q));
 		if (!q) {
+			/* Out of memory: the records are lost; count them so the session says so. */
+			CUpti_Activity *r = NULL;
+			while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS)
+				C.lost_records++;
 			pthread_mutex_unlock(&C.qlock);
-			free(buffer);	/* counted below as dropped by CUPTI's own counter? no: lost here */
+			free(buffer);
 			return;
 		}
 		C.queue = q;
@@ -164,6 +169,16 @@ static void drain(void)
 static void count_drops(void)
 {
 	size_t dropped = 0;
+	int64_t lost;
+	pthread_mutex_lock(&C.qlock);
+	lost = C.lost_records;
+	C.lost_records = 0;
+	pthread_mutex_unlock(&C.qlock);
+	if (lost) {
+		pthread_mutex_lock(&C.wlock);
+		wire_drops(C.w, realtime_ns(), "ring", "records", lost);
+		pthread_mutex_unlock(&C.wlock);
+	}
 	if (!C.cupti || cuptiActivityGetNumDroppedRecords(NULL, 0, &dropped) != CUPTI_SUCCESS || !dropped)
 		return;
 	pthread_mutex_lock(&C.wlock);
