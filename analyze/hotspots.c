@@ -30,22 +30,13 @@ int run_hotspots(sqlite3 *db, const char *sql, const struct analysis_opts *o, st
 
 	if (folded && fold_load(db, o, &f))
 		return -1;
-	if (!(st = script_next(&sc)))
+	if (script_stats(&sc, folded ? fold_key : NULL, &f, &s, &n, &all) || !(st = script_next(&sc)))
 		goto fail;
-	if (stats_by_key(st, folded ? fold_key : NULL, &f, &s, &n)) {
-		sqlite3_finalize(st);
-		goto fail;
-	}
-	sqlite3_finalize(st);
-	if (!(st = script_next(&sc)))
-		goto fail;
+	/* With a name filter, time_pct stays a share of all kernel time: statement 2 sums it. */
 	if (o->match || o->exclude) {
 		if (sqlite3_step(st) != SQLITE_ROW)
 			goto fail_st;
 		all = sqlite3_column_int64(st, 0);
-	} else {
-		for (i = 0; i < n; i++)
-			all += s[i].total;
 	}
 	sqlite3_finalize(st);
 	if (!(name = script_next(&sc)))

@@ -21,21 +21,14 @@ int run_memcpy(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	struct script sc = { db, sql, o };
 	struct table *t = table_new("memcpy", "Memory copies and memsets by kind");
 	struct dstats *s = NULL;
-	sqlite3_stmt *st, *bytes, *name;
+	sqlite3_stmt *bytes, *name;
 	size_t n = 0, i;
 	int64_t all = 0;
 
 	tables_add(out, t);
 	table_cols(t, memcpy_cols, NCOLS(memcpy_cols));
-	if (!(st = script_next(&sc)))
+	if (script_stats(&sc, NULL, NULL, &s, &n, &all))
 		return -1;
-	if (stats_by_key(st, NULL, NULL, &s, &n)) {
-		sqlite3_finalize(st);
-		return -1;
-	}
-	sqlite3_finalize(st);
-	for (i = 0; i < n; i++)
-		all += s[i].total;
 	if (!(bytes = script_next(&sc))) {
 		free(s);
 		return -1;

@@ -150,8 +150,7 @@ static void mem_free(struct mem *m)
 }
 
 /* A leak's site: its string (allocating function), else its PC, else the innermost range, else size. */
-static void site_of(struct script *sc, sqlite3_stmt *str, sqlite3_stmt *range, const struct alloc *a,
-		    struct buf *out)
+static void site_of(sqlite3_stmt *str, sqlite3_stmt *range, const struct alloc *a, struct buf *out)
 {
 	buf_reset(out);
 	if (a->site) {
@@ -171,7 +170,6 @@ static void site_of(struct script *sc, sqlite3_stmt *str, sqlite3_stmt *range, c
 	if (sqlite3_step(range) == SQLITE_ROW)
 		buf_addf(out, "in %s", (const char *)sqlite3_column_text(range, 0));
 	sqlite3_reset(range);
-	(void)sc;
 	if (!out->len)
 		buf_addf(out, "%lld-byte blocks", (long long)a->bytes);
 }
@@ -253,7 +251,7 @@ int run_leaks(sqlite3 *db, const char *sql, const struct analysis_opts *o, struc
 		const struct alloc *a = &m.a[i];
 		if (a->freed != INT64_MAX)
 			continue;
-		site_of(&sc, s.str, s.range, a, &site);
+		site_of(s.str, s.range, a, &site);
 		for (k = 0; k < ng && (g[k].device != a->device || g[k].kind != a->kind || strcmp(g[k].site, site.s)); k++)
 			;
 		if (k == ng) {
@@ -399,7 +397,7 @@ int run_peak(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 		table_set_int(t, r, 2, live[i]->ts);
 		table_set_int(t, r, 3, live[i]->address);
 		kind_text(&s, t, r, 4, live[i]->kind);
-		site_of(&sc, s.str, s.range, live[i], &site);
+		site_of(s.str, s.range, live[i], &site);
 		table_set_text(t, r, 5, site.s);
 	}
 	rc = 0;

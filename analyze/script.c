@@ -75,3 +75,20 @@ void set_stats(struct table *t, size_t r, int col, const struct dstats *s)
 	table_set_int(t, r, col + 5, s->max);
 	table_set_real(t, r, col + 6, s->stddev);
 }
+
+int script_stats(struct script *sc, int64_t (*map)(void *ctx, int64_t key), void *ctx, struct dstats **s,
+		 size_t *n, int64_t *all)
+{
+	sqlite3_stmt *st = script_next(sc);
+	size_t i;
+	int rc;
+	if (!st)
+		return -1;
+	rc = stats_by_key(st, map, ctx, s, n);
+	sqlite3_finalize(st);
+	if (rc)
+		return -1;
+	for (*all = 0, i = 0; i < *n; i++)
+		*all += (*s)[i].total;
+	return 0;
+}

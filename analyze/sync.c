@@ -19,21 +19,14 @@ int run_sync(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	struct script sc = { db, sql, o };
 	struct table *t = table_new("sync", "Host time blocked in synchronization, by type and stream");
 	struct dstats *s = NULL;
-	sqlite3_stmt *st, *name;
+	sqlite3_stmt *name;
 	size_t n = 0, i;
 	int64_t all = 0;
 
 	tables_add(out, t);
 	table_cols(t, sync_cols, NCOLS(sync_cols));
-	if (!(st = script_next(&sc)))
+	if (script_stats(&sc, NULL, NULL, &s, &n, &all))
 		return -1;
-	if (stats_by_key(st, NULL, NULL, &s, &n)) {
-		sqlite3_finalize(st);
-		return -1;
-	}
-	sqlite3_finalize(st);
-	for (i = 0; i < n; i++)
-		all += s[i].total;
 	if (!(name = script_next(&sc))) {
 		free(s);
 		return -1;
