@@ -80,7 +80,9 @@ struct script {
 	const struct analysis_opts *o;
 };
 
-/* The next statement, with :session, :match, :exclude and :top bound; NULL with a message. */
+/* Bind the options a statement names: :session, :match, :exclude and :top. */
+void script_bind(sqlite3_stmt *st, const struct analysis_opts *o);
+/* The next statement, with the options bound (script_bind); NULL with a message. */
 sqlite3_stmt *script_next(struct script *sc);
 /* Print the statement's error, finalize it, return -1. */
 int step_error(sqlite3_stmt *st);

@@ -15,6 +15,7 @@
  * naming the file, line and rule (gpuprof-analyze exits 4).
  */
 #include "analysis.h"
+#include "kernels.h"
 #include "stats.h"
 #include "embed.h"
 #include "intmap.h"
@@ -398,47 +399,24 @@ struct device_spans {
 	struct ivlist slot[MAX_CLASSES + 1];
 };
 
-/* Per-name facts, cached: the slot of its kernels. */
-struct name_cache {
-	int64_t id[4096];
-	int slot[4096];
-	unsigned char used[4096];
-	struct intmap map;	/* name id + 1 -> slot + 1, for names the direct-mapped cache lost */
-};
-
-/* The slot of name id: classified and filtered through statement `name` on first sight. */
-static int name_slot(struct name_cache *nc, sqlite3_stmt *name, const struct ruleset *rs, int64_t id,
-		     int filtered, int *err)
+/* The slot of name id (its class, or nclasses when the name filters leave it out), through statement `name`. */
+static int name_slot(sqlite3_stmt *name, const struct ruleset *rs, int64_t id, int filtered, int *err)
 {
-	size_t h = (size_t)((uint64_t)id * 0x9E3779B97F4A7C15ULL >> 52);
-	int64_t v;
 	int slot, rc;
-	if (nc->used[h] && nc->id[h] == id)
-		return nc->slot[h];
-	if (id != -1 && intmap_get(&nc->map, id + 1, &v)) {
-		slot = (int)v - 1;
+	sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":id"), id);
+	rc = sqlite3_step(name);
+	if (rc == SQLITE_ROW) {
+		const char *s = (const char *)sqlite3_column_text(name, 0);
+		size_t len = (size_t)sqlite3_column_bytes(name, 0);
+		slot = sqlite3_column_int(name, 1) ? ruleset_classify(rs, s ? s : "", s ? len : 0) : rs->nclasses;
+	} else if (rc == SQLITE_DONE) {
+		slot = filtered ? rs->nclasses : 0;	/* a name not in strings: compute, no name to match */
 	} else {
-		sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":id"), id);
-		rc = sqlite3_step(name);
-		if (rc == SQLITE_ROW) {
-			const char *s = (const char *)sqlite3_column_text(name, 0);
-			size_t len = (size_t)sqlite3_column_bytes(name, 0);
-			slot = sqlite3_column_int(name, 1) ? ruleset_classify(rs, s ? s : "", s ? len : 0)
-							   : rs->nclasses;
-		} else if (rc == SQLITE_DONE) {
-			slot = filtered ? rs->nclasses : 0;	/* a name not in strings: compute, no name to match */
-		} else {
-			*err = 1;
-			error("sqlite: %s", sqlite3_errmsg(sqlite3_db_handle(name)));
-			slot = 0;
-		}
-		sqlite3_reset(name);
-		if (id != -1)
-			intmap_put(&nc->map, id + 1, slot + 1);
+		*err = 1;
+		error("sqlite: %s", sqlite3_errmsg(sqlite3_db_handle(name)));
+		slot = 0;
 	}
-	nc->used[h] = 1;
-	nc->id[h] = id;
-	nc->slot[h] = slot;
+	sqlite3_reset(name);
 	return slot;
 }
 
@@ -470,53 +448,49 @@ int run_classes(sqlite3 *db, const char *sql, const struct analysis_opts *o, str
 	struct script sc = { db, sql, o };
 	struct table *t = table_new("classes", "Kernel classes: busy time and overlap per device, summed");
 	struct ruleset rs;
-	struct name_cache *nc = NULL;
-	struct device_spans *dev = NULL, *d = NULL;
-	size_t ndev = 0, dalloc = 0, i;
+	struct device_spans *dev = NULL;
+	const struct kcols *kc;
+	size_t ndev = 0, i, j;
+	int *slots = NULL;
 	int64_t kernels[MAX_CLASSES] = { 0 }, total[MAX_CLASSES] = { 0 }, busy[MAX_CLASSES] = { 0 };
 	int64_t overlap[MAX_CLASSES][MAX_CLASSES], all_busy = 0, base = 0, all_kernels = 0, all_total = 0;
-	int filtered = o->match || o->exclude, err = 0, rc, status = -1, a, b, k;
-	sqlite3_stmt *st = NULL, *name = NULL;
+	int filtered = o->match || o->exclude, err = 0, status = -1, a, b, k;
+	sqlite3_stmt *name = NULL;
 
 	tables_add(out, t);
 	table_cols(t, classes_cols, NCOLS(classes_cols));
 	if (rules_open(&rs))
 		return -1;
 	memset(overlap, 0, sizeof(overlap));
-	nc = xcalloc(1, sizeof(*nc));
-	if (!(st = script_next(&sc)) || !(name = script_next(&sc)))
+	if (!(kc = kernels_get(db, o->session, KC_SPAN | KC_NAME)) || !(name = script_next(&sc)))
 		goto done;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
+	/* The slot of every name id, then every kernel into its device's slot. */
+	slots = xmalloc((kc->nnames ? kc->nnames : 1) * sizeof(*slots));
+	for (j = 0; j < kc->nnames; j++)
+		slots[j] = -1;
+	ndev = kc->ndevices;
+	dev = xcalloc(ndev ? ndev : 1, sizeof(*dev));
+	for (j = 0; j < ndev; j++)
+		dev[j].id = kc->devices[j];
+	for (j = 0; j < kc->n; j++) {
+		int32_t id = kc->name[j];
 		struct ivlist *s;
-		int slot;
-		if (!d || d->id != id) {
-			for (i = 0; i < ndev && dev[i].id != id; i++)
-				;
-			if (i == ndev) {
-				ALLOC_GROW(dev, ndev + 1, dalloc);
-				memset(&dev[ndev], 0, sizeof(dev[ndev]));
-				dev[ndev++].id = id;
-			}
-			d = &dev[i];
+		int slot = slots[id];
+		if (slot < 0) {
+			slot = slots[id] = name_slot(name, &rs, id, filtered, &err);
+			if (err)
+				goto done;
 		}
-		slot = name_slot(nc, name, &rs, sqlite3_column_int64(st, 3), filtered, &err);
-		if (err)
-			goto done;
-		s = &d->slot[slot];
+		s = &dev[kc->dev[j]].slot[slot];
 		if (s->n == s->alloc)
 			ivlist_grow(s);
-		s->v[s->n].start = sqlite3_column_int64(st, 1);
-		s->v[s->n].end = sqlite3_column_int64(st, 2);
+		s->v[s->n].start = kc->start[j];
+		s->v[s->n].end = kc->start[j] + kc->dur[j];
 		if (slot < rs.nclasses) {
 			kernels[slot]++;
-			total[slot] += s->v[s->n].end - s->v[s->n].start;
+			total[slot] += kc->dur[j];
 		}
 		s->n++;
-	}
-	if (rc != SQLITE_DONE) {
-		error("sqlite: %s", sqlite3_errmsg(db));
-		goto done;
 	}
 
 	for (i = 0; i < ndev; i++) {
@@ -548,15 +522,12 @@ int run_classes(sqlite3 *db, const char *sql, const struct analysis_opts *o, str
 	classes_row(t, "all", all_kernels, all_total, all_busy, base);
 	status = 0;
 done:
-	sqlite3_finalize(st);
 	sqlite3_finalize(name);
+	free(slots);
 	for (i = 0; i < ndev; i++)
 		for (k = 0; k <= MAX_CLASSES; k++)
 			ivlist_release(&dev[i].slot[k]);
 	free(dev);
-	if (nc)
-		intmap_release(&nc->map);
-	free(nc);
 	ruleset_release(&rs);
 	return status;
 }

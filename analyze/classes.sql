@@ -1,10 +1,8 @@
 -- classes: kernels by class (compute, communication, memory: analyze/kernel-classes.rules), their busy
 -- time and the time classes overlap on a device. Classifying names and the interval unions and
 -- intersections per device are in classes.c.
--- Statement 1: every kernel's device, interval and name (the name filters are applied per name, in C,
--- so that percentages stay shares of all kernels' busy time).
-SELECT device_id, start_ns, end_ns, name_id FROM kernels WHERE session_id = :session;
-
--- Statement 2: a kernel name by id, and whether it passes --match and --exclude.
+-- The kernels (device, interval, name) come from the shared columns of kernels.sql; the name filters
+-- are applied per name, in C, so that percentages stay shares of all kernels' busy time.
+-- Statement 1: a kernel name by id, and whether it passes --match and --exclude.
 SELECT value, (:match IS NULL OR value REGEXP :match) AND (:exclude IS NULL OR NOT value REGEXP :exclude)
 FROM strings WHERE session_id = :session AND id = :id;

@@ -2,6 +2,7 @@
  * hotspots: kernels by total GPU time, one row per name, with Nsight Systems' statistics.
  */
 #include "analysis.h"
+#include "kernels.h"
 #include "names.h"
 #include "stats.h"
 #include "util.h"
@@ -14,13 +15,17 @@ static const struct colspec hotspots_cols[] = {
 	{ "name", "Name", C_TEXT },
 };
 
+#define HOTSPOTS_COLS (KC_NAME | KC_DUR)
+
 int run_hotspots(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
 	struct script sc = { db, sql, o };
 	struct table *t = table_new("hotspots", "Top kernels by total GPU time");
+	const struct kcols *k;
 	struct dstats *s = NULL;
 	struct fold f;
-	sqlite3_stmt *st, *name;
+	sqlite3_stmt *name;
+	int32_t *keys;
 	size_t n = 0, i;
 	int64_t all = 0;
 	int folded = names_folded(o);
@@ -28,17 +33,15 @@ int run_hotspots(sqlite3 *db, const char *sql, const struct analysis_opts *o, st
 	tables_add(out, t);
 	table_cols(t, hotspots_cols, NCOLS(hotspots_cols));
 
-	if (folded && fold_load(db, o, &f))
+	if (!(k = kernels_get(db, o->session, HOTSPOTS_COLS)) || (folded && fold_load(db, o, &f)))
 		return -1;
-	if (script_stats(&sc, folded ? fold_key : NULL, &f, &s, &n, &all) || !(st = script_next(&sc)))
+	if (!(keys = kernels_name_keys(db, o, k, folded ? &f : NULL)))
 		goto fail;
-	/* With a name filter, time_pct stays a share of all kernel time: statement 2 sums it. */
-	if (o->match || o->exclude) {
-		if (sqlite3_step(st) != SQLITE_ROW)
-			goto fail_st;
-		all = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_finalize(st);
+	kernels_stats(k, keys, &s, &n, &all);
+	free(keys);
+	/* With a name filter, time_pct stays a share of all kernel time. */
+	if (o->match || o->exclude)
+		all = kernels_total(k);
 	if (!(name = script_next(&sc)))
 		goto fail;
 	for (i = 0; i < n && (o->top <= 0 || i < (size_t)o->top); i++) {
@@ -62,8 +65,6 @@ int run_hotspots(sqlite3 *db, const char *sql, const struct analysis_opts *o, st
 	if (folded)
 		fold_release(&f);
 	return 0;
-fail_st:
-	step_error(st);
 fail:
 	free(s);
 	if (folded)

@@ -5,6 +5,8 @@
  */
 #include "analysis.h"
 #include "embed.h"
+#include "kernels.h"
+#include "scan.h"
 #include "stats.h"
 #include "util.h"
 
@@ -87,54 +89,95 @@ static void push(struct ivlist *l, int64_t s, int64_t e)
 	l->n++;
 }
 
-/* Load statement 1 of idle.sql into per-device and (when streams) per-stream interval lists. */
+/* The entry of device value `device`, added if new. */
+static struct dev_iv *dev_get(struct gpu_load *g, int64_t device)
+{
+	size_t i;
+	for (i = 0; i < g->ndev && g->dev[i].device != device; i++)
+		;
+	if (i == g->ndev) {
+		ALLOC_GROW(g->dev, g->ndev + 1, g->adev);
+		memset(&g->dev[i], 0, sizeof(g->dev[i]));
+		g->dev[i].device = device;
+		g->dev[i].first = INT64_MAX;
+		g->dev[i].last = INT64_MIN;
+		g->ndev++;
+	}
+	return &g->dev[i];
+}
+
+/* The entry of (device, stream), added if new. */
+static size_t stream_get(struct gpu_load *g, int64_t device, int64_t stream)
+{
+	size_t i;
+	for (i = g->nstr; i-- > 0;)
+		if (g->str[i].device == device && g->str[i].stream == stream)
+			return i;
+	ALLOC_GROW(g->str, g->nstr + 1, g->astr);
+	memset(&g->str[g->nstr], 0, sizeof(g->str[0]));
+	g->str[g->nstr].device = device;
+	g->str[g->nstr].stream = stream;
+	return g->nstr++;
+}
+
+/* Add one GPU interval (copy or compute) to its device, and to its stream when streams. */
+static void add(struct gpu_load *g, struct dev_iv *d, size_t stream, int copy, int64_t s, int64_t e)
+{
+	push(copy ? &d->copy : &d->compute, s, e);
+	if (s < d->first)
+		d->first = s;
+	if (e > d->last)
+		d->last = e;
+	if (stream != SIZE_MAX)
+		push(&g->str[stream].v, s, e);
+}
+
+/*
+ * Every GPU interval into per-device (and when streams, per-stream) lists: kernels from the shared
+ * kernel columns, then copies and memsets from statement 1 of idle.sql.
+ */
 static int load(struct script *sc, struct gpu_load *g, int streams)
 {
-	sqlite3_stmt *st = script_next(sc);
+	const struct kcols *k = kernels_get(sc->db, sc->o->session, KC_SPAN | (streams ? KC_STREAM : 0));
 	struct dev_iv *d = NULL;
+	sqlite3_stmt *st;
+	size_t i, *dev_ix = NULL, *str_ix = NULL;
 	int rc;
 	memset(g, 0, sizeof(*g));
-	if (!st)
+	if (!k)
+		return -1;
+	/* Kernels: device and stream indexes of the columns map to entries through small tables. */
+	dev_ix = xmalloc((k->ndevices ? k->ndevices : 1) * sizeof(*dev_ix));
+	for (i = 0; i < k->ndevices; i++)
+		dev_ix[i] = SIZE_MAX;
+	if (streams) {
+		size_t pairs = k->ndevices * k->nstreams;
+		str_ix = xmalloc((pairs ? pairs : 1) * sizeof(*str_ix));
+		for (i = 0; i < pairs; i++)
+			str_ix[i] = SIZE_MAX;
+	}
+	for (i = 0; i < k->n; i++) {
+		size_t di = (size_t)k->dev[i], si = SIZE_MAX;
+		if (dev_ix[di] == SIZE_MAX)
+			dev_ix[di] = (size_t)(dev_get(g, k->devices[di]) - g->dev);
+		if (streams) {
+			size_t *x = &str_ix[di * k->nstreams + (size_t)k->stream[i]];
+			if (*x == SIZE_MAX)
+				*x = stream_get(g, k->devices[di], k->streams[k->stream[i]]);
+			si = *x;
+		}
+		add(g, &g->dev[dev_ix[di]], si, 0, k->start[i], k->start[i] + k->dur[i]);
+	}
+	free(dev_ix);
+	free(str_ix);
+	if (!(st = script_next(sc)))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t device = sqlite3_column_int64(st, 0), stream = sqlite3_column_int64(st, 1);
-		int64_t s = sqlite3_column_int64(st, 2), e = sqlite3_column_int64(st, 3);
-		int copy = sqlite3_column_int(st, 4);
-		size_t i;
-		if (!d || d->device != device) {
-			for (i = 0; i < g->ndev && g->dev[i].device != device; i++)
-				;
-			if (i == g->ndev) {
-				ALLOC_GROW(g->dev, g->ndev + 1, g->adev);
-				memset(&g->dev[i], 0, sizeof(g->dev[i]));
-				g->dev[i].device = device;
-				g->dev[i].first = INT64_MAX;
-				g->dev[i].last = INT64_MIN;
-				g->ndev++;
-			}
-			d = &g->dev[i];
-		}
-		if (copy)
-			push(&d->copy, s, e);
-		else
-			push(&d->compute, s, e);
-		if (s < d->first)
-			d->first = s;
-		if (e > d->last)
-			d->last = e;
-		if (streams) {
-			for (i = g->nstr; i-- > 0;)
-				if (g->str[i].device == device && g->str[i].stream == stream)
-					break;
-			if (i == (size_t)-1) {
-				ALLOC_GROW(g->str, g->nstr + 1, g->astr);
-				memset(&g->str[g->nstr], 0, sizeof(g->str[0]));
-				g->str[g->nstr].device = device;
-				g->str[g->nstr].stream = stream;
-				i = g->nstr++;
-			}
-			push(&g->str[i].v, s, e);
-		}
+		if (!d || d->device != device)
+			d = dev_get(g, device);
+		add(g, d, streams ? stream_get(g, device, stream) : SIZE_MAX, 1, sqlite3_column_int64(st, 2),
+		    sqlite3_column_int64(st, 3));
 	}
 	if (rc != SQLITE_DONE)
 		return step_error(st);
@@ -288,6 +331,43 @@ struct gap_acc {
 	int64_t name, ns;
 };
 
+/* Add ns to (gap, name) in the list. */
+static void acc_add(struct gap_acc **acc, size_t *n, size_t *alloc, size_t gap, int64_t name, int64_t ns)
+{
+	size_t k;
+	for (k = 0; k < *n && ((*acc)[k].gap != gap || (*acc)[k].name != name); k++)
+		;
+	if (k == *n) {
+		ALLOC_GROW(*acc, *n + 1, *alloc);
+		(*acc)[k].gap = gap;
+		(*acc)[k].name = name;
+		(*acc)[k].ns = 0;
+		(*n)++;
+	}
+	(*acc)[k].ns += ns;
+}
+
+/* One slice of the scan of host calls. */
+struct host_slice {
+	const struct gap *gaps;
+	size_t ngaps;
+	struct gap_acc *v;
+	size_t n, alloc;
+};
+
+static int host_row(sqlite3_stmt *st, void *arg)
+{
+	struct host_slice *h = arg;
+	int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
+	size_t i;
+	for (i = 0; i < h->ngaps; i++) {
+		int64_t lo = s > h->gaps[i].start ? s : h->gaps[i].start, hi = e < h->gaps[i].end ? e : h->gaps[i].end;
+		if (hi > lo)
+			acc_add(&h->v, &h->n, &h->alloc, i, sqlite3_column_int64(st, 2), hi - lo);
+	}
+	return 0;
+}
+
 int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
 	struct script sc = { db, sql, o };
@@ -296,8 +376,10 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	struct gap *gaps;
 	struct gap_acc *acc = NULL;
 	size_t ngaps = 0, nacc = 0, aacc = 0, i, k, keep = o->top > 0 ? (size_t)o->top : 10;
+	struct host_slice hs[SCAN_MAX_SLICES];
+	struct scan_plan p;
 	sqlite3_stmt *st, *name;
-	int rc;
+	int j;
 
 	tables_add(out, t);
 	table_cols(t, gaps_cols, NCOLS(gaps_cols));
@@ -325,31 +407,23 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	}
 	load_free(&g);
 
-	/* One pass over the host calls: time each spent inside each kept gap. */
-	if (!(st = script_next(&sc)))
+	/* One pass over the host calls, on every core: time each spent inside each kept gap. */
+	if (scan_plan(db, "api_calls", &p))
 		goto fail;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1), id = sqlite3_column_int64(st, 2);
-		for (i = 0; i < ngaps; i++) {
-			int64_t lo = s > gaps[i].start ? s : gaps[i].start, hi = e < gaps[i].end ? e : gaps[i].end;
-			if (hi <= lo)
-				continue;
-			for (k = 0; k < nacc && (acc[k].gap != i || acc[k].name != id); k++)
-				;
-			if (k == nacc) {
-				ALLOC_GROW(acc, nacc + 1, aacc);
-				acc[nacc].gap = i;
-				acc[nacc].name = id;
-				acc[nacc].ns = 0;
-				nacc++;
-			}
-			acc[k].ns += hi - lo;
-		}
+	memset(hs, 0, sizeof(hs));
+	for (j = 0; j < p.n; j++) {
+		hs[j].gaps = gaps;
+		hs[j].ngaps = ngaps;
 	}
-	if (rc != SQLITE_DONE) {
-		step_error(st);
+	if (ngaps && scan_run(db, &p, sc.tail, o, host_row, hs, sizeof(hs[0])))
+		goto fail_hs;
+	for (j = 0; j < p.n; j++)
+		for (i = 0; i < hs[j].n; i++)
+			acc_add(&acc, &nacc, &aacc, hs[j].v[i].gap, hs[j].v[i].name, hs[j].v[i].ns);
+	for (j = 0; j < p.n; j++)
+		free(hs[j].v);
+	if (!(st = script_next(&sc)))	/* statement 2 ran through scan.c: step past it */
 		goto fail;
-	}
 	sqlite3_finalize(st);
 	if (!(name = script_next(&sc)))
 		goto fail;
@@ -383,6 +457,9 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	free(gaps);
 	free(acc);
 	return 0;
+fail_hs:
+	for (j = 0; j < p.n; j++)
+		free(hs[j].v);
 fail:
 	free(gaps);
 	free(acc);

@@ -25,6 +25,7 @@
  */
 #include "analysis.h"
 #include "names.h"
+#include "scan.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -200,7 +201,8 @@ static void config_slots_rebuild(struct config_set *s, size_t cap)
 }
 
 /* Count one kernel of configuration c (its calls and total are ignored) lasting dur ns. */
-static void config_add(struct config_set *s, const struct config *c, int64_t dur)
+/* Count `calls` kernels of `total` ns for configuration c. */
+static void config_add(struct config_set *s, const struct config *c, int64_t calls, int64_t total)
 {
 	size_t j = (size_t)config_hash(c) & (s->cap - 1);
 	struct config *e;
@@ -217,8 +219,8 @@ static void config_add(struct config_set *s, const struct config *c, int64_t dur
 	} else {
 		e = &s->v[s->slots[j] - 1];
 	}
-	e->calls++;
-	e->total += dur;
+	e->calls += calls;
+	e->total += total;
 }
 
 /* By total time, then calls, then name id and fields, so the order is stable. */
@@ -331,6 +333,39 @@ static void launch_row(struct table *t, size_t r, const struct config *c, const 
 	table_set_text(t, r, 3, occ.limiter);
 }
 
+/* One slice of the scan of kernels: its configurations. */
+struct launch_slice {
+	const struct device_row *rows;
+	size_t nrows;
+	const struct fold *fold;	/* --group/--short, or NULL */
+	struct config_set set;
+	int64_t last_pid, last_dev;	/* the previous row's device, and its property set */
+	int last_props, have_last;
+};
+
+static int launch_scan_row(sqlite3_stmt *st, void *arg)
+{
+	struct launch_slice *ls = arg;
+	struct config c;
+	int64_t pid = sqlite3_column_int64(st, 1), dev = sqlite3_column_int64(st, 2);
+	size_t i;
+	c.name = ls->fold ? fold_key((void *)ls->fold, sqlite3_column_int64(st, 0)) : sqlite3_column_int64(st, 0);
+	for (i = 0; i < NFIELDS; i++) {
+		c.f[i] = sqlite3_column_int64(st, 3 + (int)i);
+		if (!c.f[i] && sqlite3_column_type(st, 3 + (int)i) == SQLITE_NULL)	/* NULL reads 0 */
+			c.f[i] = CFG_NULL;
+	}
+	if (!ls->have_last || pid != ls->last_pid || dev != ls->last_dev) {
+		ls->last_props = device_props(ls->rows, ls->nrows, pid, dev);
+		ls->last_pid = pid;
+		ls->last_dev = dev;
+		ls->have_last = 1;
+	}
+	c.props = ls->last_props;
+	config_add(&ls->set, &c, 1, sqlite3_column_int64(st, 12));
+	return 0;
+}
+
 int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
 	struct script sc = { db, sql, o };
@@ -339,9 +374,10 @@ int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	struct fold f;
 	struct device_row *rows = NULL;
 	struct sm_props *props = NULL;
+	struct launch_slice ls[SCAN_MAX_SLICES];
+	struct scan_plan p;
 	size_t nrows = 0, nprops = 0, i;
-	int64_t last_pid = 0, last_dev = 0;
-	int last_props = -1, have_last = 0, rc, status = -1, folded = names_folded(o);
+	int rc, j, status = -1, folded = names_folded(o);
 	sqlite3_stmt *st, *name = NULL;
 
 	tables_add(out, t);
@@ -351,31 +387,26 @@ int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 
 	if (!(st = script_next(&sc)) || devices_load(st, &rows, &nrows, &props, &nprops))
 		goto done;
-	if (!(st = script_next(&sc)))
+	/* Statement 2 on every core, a configuration set per slice, merged in table order. */
+	if (scan_plan(db, "kernels", &p))
 		goto done;
+	memset(ls, 0, sizeof(ls));
+	for (j = 0; j < p.n; j++) {
+		ls[j].rows = rows;
+		ls[j].nrows = nrows;
+		ls[j].fold = folded ? &f : NULL;
+		config_slots_rebuild(&ls[j].set, 1024);
+	}
+	rc = scan_run(db, &p, sc.tail, o, launch_scan_row, ls, sizeof(ls[0]));
 	config_slots_rebuild(&set, 1024);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct config c;
-		int64_t pid = sqlite3_column_int64(st, 1), dev = sqlite3_column_int64(st, 2);
-		c.name = folded ? fold_key(&f, sqlite3_column_int64(st, 0)) : sqlite3_column_int64(st, 0);
-		for (i = 0; i < NFIELDS; i++) {
-			c.f[i] = sqlite3_column_int64(st, 3 + (int)i);
-			if (!c.f[i] && sqlite3_column_type(st, 3 + (int)i) == SQLITE_NULL)	/* NULL reads 0 */
-				c.f[i] = CFG_NULL;
-		}
-		if (!have_last || pid != last_pid || dev != last_dev) {
-			last_props = device_props(rows, nrows, pid, dev);
-			last_pid = pid;
-			last_dev = dev;
-			have_last = 1;
-		}
-		c.props = last_props;
-		config_add(&set, &c, sqlite3_column_int64(st, 12));
+	for (j = 0; j < p.n; j++) {
+		for (i = 0; !rc && i < ls[j].set.n; i++)
+			config_add(&set, &ls[j].set.v[i], ls[j].set.v[i].calls, ls[j].set.v[i].total);
+		free(ls[j].set.v);
+		free(ls[j].set.slots);
 	}
-	if (rc != SQLITE_DONE) {
-		step_error(st);
+	if (rc || !(st = script_next(&sc)))	/* step past statement 2 */
 		goto done;
-	}
 	sqlite3_finalize(st);
 
 	if (set.n)

@@ -7,10 +7,11 @@ SELECT pid, id, cc_major, cc_minor, max_threads_per_sm, max_regs_per_sm, max_sme
 FROM devices WHERE session_id = :session;
 
 -- Statement 2: the launch configuration and duration of every kernel that passes the name filters.
+-- Read in rowid slices on several connections at once (scan.c binds :lo and :hi).
 SELECT name_id, pid, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,
        static_smem, dynamic_smem, end_ns - start_ns
 FROM kernels
-WHERE session_id = :session
+WHERE rowid BETWEEN :lo AND :hi AND session_id = :session
   AND ((:match IS NULL AND :exclude IS NULL) OR name_id IN (
 	SELECT id FROM strings WHERE session_id = :session
 	  AND (:match IS NULL OR value REGEXP :match)

@@ -2,6 +2,7 @@
  * gpuprof-analyze: run one analysis over session.db.
  */
 #include "analysis.h"
+#include "kernels.h"
 #include "db.h"
 #include "util.h"
 
@@ -296,8 +297,11 @@ int main(int argc, char **argv)
 		tables_free(&all);
 	}
 	tables_free(&ts);
-	if (base_db)
+	kernels_drop(db);
+	if (base_db) {
+		kernels_drop(base_db);
 		db_close(base_db);
+	}
 	db_close(db);
 	free(o.groups);
 	return status;

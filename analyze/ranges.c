@@ -5,7 +5,9 @@
  */
 #include "analysis.h"
 #include "intmap.h"
+#include "kernels.h"
 #include "names.h"
+#include "scan.h"
 #include "stats.h"
 #include "util.h"
 
@@ -18,10 +20,6 @@ struct range {
 	char *path;
 	const char *name;		/* the last component of path */
 	int64_t gpu_ns, kernels;
-};
-
-struct launch {
-	int64_t pid, thread, ts, dur;
 };
 
 static int cmp_path(const void *a, const void *b)
@@ -101,210 +99,332 @@ static int load_ranges(struct script *sc, struct range **out, size_t *nout)
 }
 
 /*
- * GPU time by (pid, correlation id). CUPTI numbers correlation ids densely per process, so a plain array
- * per process serves when they stay below a bound; otherwise a hash map.
+ * GPU time by (process, correlation id), from the shared kernel columns. Every kernel with the id counts
+ * (a CUDA graph launch's kernels share its id). Correlation ids are dense per process in CUPTI, so a plain
+ * array per process serves while they stay below a bound; beyond it, a hash map.
  */
 struct corr_durs {
 	int64_t pid;
-	int64_t *dur;		/* dur[corr] + 1, 0 = no kernel */
-	size_t n;
-	struct intmap sparse;	/* corr + 1 -> dur + 1, for ids beyond the array */
+	int64_t *dur;		/* summed kernel time per id */
+	uint32_t *kernels;	/* kernels per id, 0 = none */
+	uint8_t *owner;		/* slices whose calls carried the id, a bit each (first call wins) */
+	size_t n;		/* ids 0..n-1 in the arrays */
+	struct intmap sparse;	/* id + 1 -> index into sdur/skernels/sowner, for other ids */
+	int64_t *sdur;
+	uint32_t *skernels;
+	uint8_t *sowner;
+	size_t ns, as;
 };
 
 #define DENSE_MAX ((int64_t)1 << 26)
 
-static struct corr_durs *durs_for(struct corr_durs **v, size_t *n, size_t *alloc, int64_t pid)
+static void durs_free(struct corr_durs *cd, size_t n)
 {
 	size_t i;
-	for (i = 0; i < *n; i++)
-		if ((*v)[i].pid == pid)
-			return &(*v)[i];
-	ALLOC_GROW(*v, *n + 1, *alloc);
-	memset(&(*v)[*n], 0, sizeof(**v));
-	(*v)[*n].pid = pid;
-	return &(*v)[(*n)++];
+	for (i = 0; i < n; i++) {
+		xunmap(cd[i].dur, cd[i].n * sizeof(*cd[i].dur));
+		xunmap(cd[i].kernels, cd[i].n * sizeof(*cd[i].kernels));
+		xunmap(cd[i].owner, cd[i].n);
+		intmap_release(&cd[i].sparse);
+		free(cd[i].sdur);
+		free(cd[i].skernels);
+		free(cd[i].sowner);
+	}
+	free(cd);
 }
 
-static int cmp_ts(const void *a, const void *b)
+/* Kernel time per (process index, correlation id) of the kernel columns: one entry per k->pids. */
+static struct corr_durs *durs_load(const struct kcols *k)
 {
-	const struct launch *x = a, *y = b;
-	return x->ts < y->ts ? -1 : x->ts > y->ts;
-}
-
-/*
- * Kernel launches as (pid, thread, time, GPU duration): every kernel's duration by correlation id, then
- * the calls with those ids, grouped per (pid, thread) and sorted by time (they mostly already are).
- */
-static int load_launches(struct script *sc, struct launch **out, size_t *nout)
-{
-	struct corr_durs *cd = NULL, *c = NULL;
-	struct launch *l = NULL;
-	size_t ncd = 0, acd = 0, n = 0, alloc = 0, i, j;
-	sqlite3_stmt *st = script_next(sc), *kst;
-	int rc;
-	if (!st)
-		return -1;
-	/* Statement 2 (calls) is stepped after statement 3 (kernels): prepare both now. */
-	if (!(kst = script_next(sc))) {
-		sqlite3_finalize(st);
-		return -1;
+	struct corr_durs *cd = xcalloc(k->npids ? k->npids : 1, sizeof(*cd));
+	size_t i;
+	for (i = 0; i < k->npids; i++)
+		cd[i].pid = k->pids[i];
+	for (i = 0; i < k->n; i++) {
+		struct corr_durs *c = &cd[k->pid[i]];
+		if (k->corr[i] >= 0 && k->corr[i] < DENSE_MAX && (size_t)k->corr[i] >= c->n)
+			c->n = (size_t)k->corr[i] + 1;
 	}
-	while ((rc = sqlite3_step(kst)) == SQLITE_ROW) {
-		int64_t pid = sqlite3_column_int64(kst, 0), corr = sqlite3_column_int64(kst, 1);
-		int64_t dur = sqlite3_column_int64(kst, 2);
-		if (!c || c->pid != pid)
-			c = durs_for(&cd, &ncd, &acd, pid);
-		if (corr >= 0 && corr < DENSE_MAX) {
-			if ((size_t)corr >= c->n) {
-				size_t old = c->n;
-				ALLOC_GROW(c->dur, (size_t)corr + 1, c->n);
-				memset(c->dur + old, 0, (c->n - old) * sizeof(*c->dur));
-			}
-			c->dur[corr] = dur + 1;
-		} else {
-			intmap_put(&c->sparse, corr + 1, dur + 1);
-		}
+	for (i = 0; i < k->npids; i++) {
+		cd[i].dur = xmap(cd[i].n * sizeof(*cd[i].dur));
+		cd[i].kernels = xmap(cd[i].n * sizeof(*cd[i].kernels));
+		cd[i].owner = xmap(cd[i].n);
 	}
-	if (rc != SQLITE_DONE) {
-		step_error(kst);
-		sqlite3_finalize(st);
-		goto fail;
-	}
-	sqlite3_finalize(kst);
-	c = NULL;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t pid = sqlite3_column_int64(st, 0), corr = sqlite3_column_int64(st, 1), d = 0;
-		if (!c || c->pid != pid) {
-			for (c = NULL, i = 0; i < ncd; i++)
-				if (cd[i].pid == pid)
-					c = &cd[i];
-			if (!c)
-				continue;
-		}
-		/* The first call with the kernel's id launched it (a driver call may share the id). */
+	for (i = 0; i < k->n; i++) {
+		struct corr_durs *c = &cd[k->pid[i]];
+		int64_t corr = k->corr[i], x;
 		if (corr >= 0 && (size_t)corr < c->n) {
-			d = c->dur[corr];
-			c->dur[corr] = 0;
-		} else if ((corr < 0 || corr >= DENSE_MAX) && intmap_get(&c->sparse, corr + 1, &d)) {
-			intmap_put(&c->sparse, corr + 1, 0);
-		}
-		if (!d)
-			continue;	/* not a kernel launch, or one already counted */
-		ALLOC_GROW(l, n + 1, alloc);
-		l[n].pid = pid;
-		l[n].thread = sqlite3_column_int64(st, 2);
-		l[n].ts = sqlite3_column_int64(st, 3);
-		l[n].dur = d - 1;
-		n++;
-	}
-	if (rc != SQLITE_DONE) {
-		step_error(st);
-		goto fail;
-	}
-	sqlite3_finalize(st);
-	/* Group by (pid, thread) keeping time order (a stable pass), then sort each run if it is not sorted. */
-	{
-		struct launch *tmp = xmalloc((n ? n : 1) * sizeof(*tmp));
-		size_t k, pos = 0;
-		struct { int64_t pid, thread; size_t count, at; } *keys = NULL;
-		size_t nkeys = 0, akeys = 0;
-		for (i = 0; i < n; i++) {
-			for (k = nkeys; k-- > 0;)
-				if (keys[k].pid == l[i].pid && keys[k].thread == l[i].thread)
-					break;
-			if (k == (size_t)-1) {
-				ALLOC_GROW(keys, nkeys + 1, akeys);
-				keys[nkeys].pid = l[i].pid;
-				keys[nkeys].thread = l[i].thread;
-				keys[nkeys].count = 0;
-				k = nkeys++;
-			}
-			keys[k].count++;
-		}
-		/* Keys in (pid, thread) order, so the sweep meets them as it meets the ranges. */
-		for (i = 1; i < nkeys; i++)
-			for (j = i; j > 0 && (keys[j - 1].pid > keys[j].pid ||
-				 (keys[j - 1].pid == keys[j].pid && keys[j - 1].thread > keys[j].thread)); j--) {
-				__typeof__(*keys) t = keys[j];
-				keys[j] = keys[j - 1];
-				keys[j - 1] = t;
-			}
-		for (k = 0; k < nkeys; k++) {
-			keys[k].at = pos;
-			pos += keys[k].count;
-		}
-		for (i = 0; i < n; i++) {
-			size_t key;
-			for (key = 0; keys[key].pid != l[i].pid || keys[key].thread != l[i].thread; key++)
-				;
-			tmp[keys[key].at++] = l[i];
-		}
-		for (k = 0, pos = 0; k < nkeys; k++) {
-			size_t start = keys[k].at - keys[k].count, m;
-			for (m = start + 1; m < keys[k].at && tmp[m - 1].ts <= tmp[m].ts; m++)
-				;
-			if (m < keys[k].at)
-				xqsort(tmp + start, keys[k].count, sizeof(*tmp), cmp_ts);
-		}
-		free(keys);
-		free(l);
-		l = tmp;
-	}
-	for (i = 0; i < ncd; i++) {
-		free(cd[i].dur);
-		intmap_release(&cd[i].sparse);
-	}
-	free(cd);
-	*out = l;
-	*nout = n;
-	return 0;
-fail:
-	for (i = 0; i < ncd; i++) {
-		free(cd[i].dur);
-		intmap_release(&cd[i].sparse);
-	}
-	free(cd);
-	free(l);
-	return -1;
-}
-
-/*
- * Sweep each thread's launches in time order against its ranges (sorted by start): every range open at
- * a launch gets the kernel's time.
- */
-static void attribute(struct range *r, size_t nr, const struct launch *l, size_t nl)
-{
-	size_t i = 0, j = 0, *active = NULL, nact = 0, aact = 0;
-	while (j < nl) {
-		/* The ranges of the launch's (pid, thread), host ranges only. */
-		size_t a, k;
-		while (i < nr && (r[i].pid < l[j].pid || (r[i].pid == l[j].pid && (r[i].kind == 3 ||
-		       r[i].thread < l[j].thread))))
-			i++;
-		if (i == nr || r[i].pid != l[j].pid || r[i].thread != l[j].thread) {
-			j++;
+			c->dur[corr] += k->dur[i];
+			c->kernels[corr]++;
 			continue;
 		}
-		nact = 0;
-		for (a = i; j < nl && l[j].pid == r[i].pid && l[j].thread == r[i].thread; j++) {
-			while (a < nr && r[a].pid == r[i].pid && r[a].thread == r[i].thread && r[a].kind != 3 &&
-			       r[a].start <= l[j].ts) {
-				ALLOC_GROW(active, nact + 1, aact);
-				active[nact++] = a++;
-			}
-			for (k = 0; k < nact;) {
-				if (r[active[k]].end <= l[j].ts)
-					active[k] = active[--nact];
-				else
-					k++;
-			}
-			for (k = 0; k < nact; k++) {
-				r[active[k]].gpu_ns += l[j].dur;
-				r[active[k]].kernels++;
-			}
+		if (!intmap_get(&c->sparse, corr + 1, &x)) {
+			ALLOC_GROW(c->sdur, c->ns + 1, c->as);
+			c->skernels = xrealloc(c->skernels, c->as * sizeof(*c->skernels));
+			c->sowner = xrealloc(c->sowner, c->as);
+			c->sdur[c->ns] = 0;
+			c->skernels[c->ns] = 0;
+			c->sowner[c->ns] = 0;
+			x = (int64_t)c->ns++;
+			intmap_put(&c->sparse, corr + 1, x);
 		}
+		c->sdur[x] += k->dur[i];
+		c->skernels[x]++;
 	}
-	free(active);
+	return cd;
+}
+
+/*
+ * The host threads that have ranges, each with the sorted distinct start and end times of its ranges
+ * (its boundaries). Kernel time launched between two boundaries goes into one bucket; a range's GPU time
+ * is the sum of the buckets between its start and its end.
+ */
+struct thread_ranges {
+	int64_t pid, thread;
+	int64_t *b;		/* boundaries, ascending */
+	size_t nb;
+	size_t first;		/* the thread's first bucket (nb + 1 of them) in a slice's arrays */
+};
+
+struct threads {
+	struct thread_ranges *v;
+	size_t n, buckets;
+	size_t *slot;		/* hash of (pid, thread) -> index + 1 */
+	size_t cap;
+};
+
+static size_t thread_hash(int64_t pid, int64_t thread, size_t cap)
+{
+	uint64_t h = (uint64_t)pid * 0x9E3779B97F4A7C15ULL ^ (uint64_t)thread * 0xC2B2AE3D27D4EB4FULL;
+	return (size_t)(h >> 32) & (cap - 1);
+}
+
+static const struct thread_ranges *thread_find(const struct threads *t, int64_t pid, int64_t thread)
+{
+	size_t h;
+	if (!t->n)
+		return NULL;
+	for (h = thread_hash(pid, thread, t->cap); t->slot[h]; h = (h + 1) & (t->cap - 1)) {
+		const struct thread_ranges *x = &t->v[t->slot[h] - 1];
+		if (x->pid == pid && x->thread == thread)
+			return x;
+	}
+	return NULL;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* The threads of ranges r (sorted by pid, GPU ranges last, thread, start), host ranges only. */
+static void threads_build(const struct range *r, size_t nr, struct threads *t)
+{
+	size_t i, j, k;
+	memset(t, 0, sizeof(*t));
+	for (i = 0; i < nr; i = j) {
+		struct thread_ranges *x;
+		for (j = i; j < nr && r[j].pid == r[i].pid && r[j].thread == r[i].thread && (r[j].kind == 3) ==
+		     (r[i].kind == 3); j++)
+			;
+		if (r[i].kind == 3)
+			continue;
+		t->v = xrealloc(t->v, (t->n + 1) * sizeof(*t->v));
+		x = &t->v[t->n++];
+		x->pid = r[i].pid;
+		x->thread = r[i].thread;
+		x->b = xmalloc(2 * (j - i) * sizeof(*x->b));
+		for (x->nb = 0, k = i; k < j; k++) {
+			x->b[x->nb++] = r[k].start;
+			x->b[x->nb++] = r[k].end;
+		}
+		xqsort(x->b, x->nb, sizeof(*x->b), cmp_i64);
+		{
+			size_t m = x->nb ? 1 : 0;
+			for (k = 1; k < x->nb; k++)
+				if (x->b[k] != x->b[m - 1])
+					x->b[m++] = x->b[k];
+			x->nb = m;
+		}
+		x->first = t->buckets;
+		t->buckets += x->nb + 1;
+	}
+	for (t->cap = 16; t->cap < 2 * t->n; t->cap *= 2)
+		;
+	t->slot = xcalloc(t->cap, sizeof(*t->slot));
+	for (i = 0; i < t->n; i++) {
+		size_t h = thread_hash(t->v[i].pid, t->v[i].thread, t->cap);
+		while (t->slot[h])
+			h = (h + 1) & (t->cap - 1);
+		t->slot[h] = i + 1;
+	}
+}
+
+static void threads_release(struct threads *t)
+{
+	size_t i;
+	for (i = 0; i < t->n; i++)
+		free(t->v[i].b);
+	free(t->v);
+	free(t->slot);
+}
+
+/* The number of boundaries at or before ts: the bucket of a launch at ts. */
+static size_t bucket_of(const struct thread_ranges *x, int64_t ts)
+{
+	size_t lo = 0, hi = x->nb;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (x->b[mid] <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* One slice of the scan of calls: kernel time and kernels per bucket. */
+struct calls_slice {
+	struct corr_durs *cd;
+	size_t ncd;
+	const struct threads *t;
+	int bit;		/* this slice's owner bit */
+	int64_t *dur, *kernels;	/* per bucket */
+	int contested;		/* a call carried an id another slice's call carried too */
+	struct corr_durs *c;	/* the last call's process */
+};
+
+static int call_row(sqlite3_stmt *st, void *arg)
+{
+	struct calls_slice *s = arg;
+	int64_t pid = sqlite3_column_int64(st, 0), corr = sqlite3_column_int64(st, 1), dur, x;
+	uint32_t kernels;
+	uint8_t *owner, prev;
+	const struct thread_ranges *tr;
+	size_t b, i;
+	if (!s->c || s->c->pid != pid) {
+		for (s->c = NULL, i = 0; i < s->ncd; i++)
+			if (s->cd[i].pid == pid)
+				s->c = &s->cd[i];
+		if (!s->c)
+			return 0;
+	}
+	if (corr >= 0 && (size_t)corr < s->c->n) {
+		if (!(kernels = s->c->kernels[corr]))
+			return 0;
+		dur = s->c->dur[corr];
+		owner = &s->c->owner[corr];
+	} else if (intmap_get(&s->c->sparse, corr + 1, &x)) {
+		kernels = s->c->skernels[x];
+		dur = s->c->sdur[x];
+		owner = &s->c->sowner[x];
+	} else {
+		return 0;	/* not a kernel launch */
+	}
+	/* The first call with the kernel's id launched it (a driver call may share the id). */
+	prev = __atomic_fetch_or(owner, (uint8_t)s->bit, __ATOMIC_RELAXED);
+	if (prev & s->bit)
+		return 0;
+	if (prev)
+		s->contested = 1;	/* an earlier slice may have it: the caller scans again in one slice */
+	if (!(tr = thread_find(s->t, pid, sqlite3_column_int64(st, 2))))
+		return 0;
+	b = tr->first + bucket_of(tr, sqlite3_column_int64(st, 3));
+	s->dur[b] += dur;
+	s->kernels[b] += kernels;
+	return 0;
+}
+
+/*
+ * Every range's GPU time: the kernels whose launch call (statement 2, scanned on every core) was made on
+ * the range's thread at or after its start and before its end. 0, or -1 with a message.
+ */
+static int attribute(sqlite3 *db, struct script *sc, struct range *r, size_t nr)
+{
+	const struct kcols *k = kernels_get(db, sc->o->session, KC_PID | KC_CORR | KC_DUR);
+	struct calls_slice s[SCAN_MAX_SLICES];
+	struct corr_durs *cd;
+	struct threads t;
+	struct scan_plan p;
+	const char *calls = sc->tail;
+	sqlite3_stmt *skip;
+	int64_t *cdur, *ckern;
+	size_t i, j;
+	int n, rc = 0, contested = 0;
+
+	/* Statement 2 runs through scan.c; move the script past it. */
+	if (!k || !(skip = script_next(sc)))
+		return -1;
+	sqlite3_finalize(skip);
+	threads_build(r, nr, &t);
+	if (t.n && scan_plan(db, "api_calls", &p)) {
+		threads_release(&t);
+		return -1;
+	}
+	if (!t.n || !p.n) {
+		threads_release(&t);
+		return 0;	/* no host ranges or no calls: no GPU time to give */
+	}
+	cd = durs_load(k);
+	memset(s, 0, sizeof(s));
+	for (;;) {
+		for (n = 0; n < p.n; n++) {
+			s[n].cd = cd;
+			s[n].ncd = k->npids;
+			s[n].t = &t;
+			s[n].bit = 1 << n;
+			s[n].dur = xcalloc(t.buckets, sizeof(*s[n].dur));
+			s[n].kernels = xcalloc(t.buckets, sizeof(*s[n].kernels));
+		}
+		rc = scan_run(db, &p, calls, sc->o, call_row, s, sizeof(s[0]));
+		for (contested = 0, n = 0; n < p.n; n++)
+			contested |= s[n].contested;
+		if (rc || !contested || p.n == 1)
+			break;
+		/* Two slices saw the same id: "first call wins" needs table order, so one slice it is. */
+		for (n = 0; n < p.n; n++) {
+			free(s[n].dur);
+			free(s[n].kernels);
+		}
+		for (i = 0; i < k->npids; i++) {
+			memset(cd[i].owner, 0, cd[i].n);
+			memset(cd[i].sowner, 0, cd[i].ns);
+		}
+		p.hi[0] = p.hi[p.n - 1];
+		p.n = 1;
+	}
+	/* Sum the slices, then each thread's running totals: bucket b becomes the time before boundary b. */
+	cdur = s[0].dur;
+	ckern = s[0].kernels;
+	for (n = 1; n < p.n; n++)
+		for (i = 0; i < t.buckets; i++) {
+			cdur[i] += s[n].dur[i];
+			ckern[i] += s[n].kernels[i];
+		}
+	for (i = 0; i < t.n; i++)
+		for (j = 1; j <= t.v[i].nb; j++) {
+			cdur[t.v[i].first + j] += cdur[t.v[i].first + j - 1];
+			ckern[t.v[i].first + j] += ckern[t.v[i].first + j - 1];
+		}
+	for (i = 0; i < nr && !rc; i++) {
+		const struct thread_ranges *tr;
+		size_t bs, be;
+		if (r[i].kind == 3 || !(tr = thread_find(&t, r[i].pid, r[i].thread)))
+			continue;
+		/* Launches before boundary b are in buckets 0..b: a range's are those before its end, not its start. */
+		bs = tr->first + bucket_of(tr, r[i].start) - 1;
+		be = tr->first + bucket_of(tr, r[i].end) - 1;
+		r[i].gpu_ns = cdur[be] - cdur[bs];
+		r[i].kernels = ckern[be] - ckern[bs];
+	}
+	for (n = 0; n < p.n; n++) {
+		free(s[n].dur);
+		free(s[n].kernels);
+	}
+	durs_free(cd, k->npids);
+	threads_release(&t);
+	return rc;
 }
 
 static const struct colspec ranges_cols[] = {
@@ -337,18 +457,16 @@ int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	struct script sc = { db, sql, o };
 	struct table *t = table_new("ranges", "NVTX ranges by path, with the GPU time of the kernels they launched");
 	struct range *r = NULL, **byp = NULL;
-	struct launch *l = NULL;
 	struct group *g = NULL;
-	size_t nr = 0, nl = 0, ng = 0, i, j, k;
+	size_t nr = 0, ng = 0, i, j, k;
 	int64_t *durs = NULL;
 	sqlite3_stmt *keep = NULL;
 	int rc = -1;
 
 	tables_add(out, t);
 	table_cols(t, ranges_cols, NCOLS(ranges_cols));
-	if (load_ranges(&sc, &r, &nr) || load_launches(&sc, &l, &nl) || !(keep = script_next(&sc)))
+	if (load_ranges(&sc, &r, &nr) || attribute(db, &sc, r, nr) || !(keep = script_next(&sc)))
 		goto out;
-	attribute(r, nr, l, nl);
 
 	/* Group by path. */
 	byp = xmalloc((nr ? nr : 1) * sizeof(*byp));
@@ -402,7 +520,6 @@ out:
 	for (i = 0; i < nr; i++)
 		free(r[i].path);
 	free(r);
-	free(l);
 	free(byp);
 	free(g);
 	free(durs);

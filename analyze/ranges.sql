@@ -7,11 +7,10 @@ FROM ranges r JOIN strings s ON s.session_id = r.session_id AND s.id = r.name_id
 WHERE r.session_id = :session
 ORDER BY r.pid, r.kind = 3, coalesce(r.thread_id, 0), r.start_ns, coalesce(r.end_ns, 9223372036854775807) DESC;
 
--- Statement 2: every launch (and other) call: where and when it was made.
-SELECT pid, correlation_id, coalesce(thread_id, 0), start_ns FROM api_calls WHERE session_id = :session;
+-- Statement 2: every launch (and other) call: where and when it was made. Read in rowid slices on
+-- several connections at once (scan.c binds :lo and :hi); kernels come from kernels.sql.
+SELECT pid, correlation_id, coalesce(thread_id, 0), start_ns FROM api_calls
+WHERE rowid BETWEEN :lo AND :hi AND session_id = :session;
 
--- Statement 3: every kernel: the call that launched it, and its GPU time.
-SELECT pid, correlation_id, end_ns - start_ns FROM kernels WHERE session_id = :session;
-
--- Statement 4: whether a path passes --match and --exclude.
+-- Statement 3: whether a path passes --match and --exclude.
 SELECT (:match IS NULL OR :path REGEXP :match) AND (:exclude IS NULL OR NOT :path REGEXP :exclude);

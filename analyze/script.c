@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-static void bind_opts(sqlite3_stmt *st, const struct analysis_opts *o)
+void script_bind(sqlite3_stmt *st, const struct analysis_opts *o)
 {
 	int i;
 	if ((i = sqlite3_bind_parameter_index(st, ":session")))
@@ -35,7 +35,7 @@ sqlite3_stmt *script_next(struct script *sc)
 			return NULL;
 		}
 	}
-	bind_opts(st, sc->o);
+	script_bind(st, sc->o);
 	return st;
 }
 

@@ -2,7 +2,6 @@
 #include "util.h"
 
 #include <math.h>
-#include <sys/mman.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +82,11 @@ static int cmp_total_desc(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
+void stats_sort(struct dstats *s, size_t n)
+{
+	xqsort(s, n, sizeof(*s), cmp_total_desc);
+}
+
 int stats_by_key(sqlite3_stmt *st, int64_t (*map)(void *ctx, int64_t key), void *ctx, struct dstats **out,
 		 size_t *nout)
 {
@@ -154,7 +158,7 @@ int stats_by_key(sqlite3_stmt *st, int64_t (*map)(void *ctx, int64_t key), void 
 		free(g[i].v);
 	}
 	free(g);
-	qsort(*out, ng, sizeof(**out), cmp_total_desc);
+	stats_sort(*out, ng);
 	*nout = ng;
 	return 0;
 }
@@ -165,46 +169,41 @@ int stats_by_key(sqlite3_stmt *st, int64_t (*map)(void *ctx, int64_t key), void 
 static void ivlist_free_v(struct ivlist *s)
 {
 	if (s->mapped)
-		munmap(s->v, s->alloc * sizeof(*s->v));
+		xunmap(s->v, s->alloc * sizeof(*s->v));
 	else
 		free(s->v);
 }
 
 /*
- * Make room for one more span. Big lists live in their own anonymous mapping, grown with mremap, with
- * transparent huge pages requested: on 5M kernels, faulting in 80 MB one 4 KiB page at a time costs
- * a fifth of the analysis. Where mapping fails, malloc serves (xrealloc ends the program only when
- * memory is exhausted).
+ * Make room for one more span. Big lists live in their own mapping (xmap: huge pages, reused once freed:
+ * on 5M kernels, faulting in 80 MB one 4 KiB page at a time costs a fifth of an analysis).
  */
 void ivlist_grow(struct ivlist *s)
 {
 	size_t bytes = s->alloc * sizeof(*s->v), want = 2 * bytes;
-	void *p;
+	struct interval *p;
 	if (!s->mapped && bytes < IVLIST_MAP_BYTES) {
 		ALLOC_GROW(s->v, s->n + 1, s->alloc);
 		return;
 	}
-	if (s->mapped)
-		p = mremap(s->v, bytes, want, MREMAP_MAYMOVE);
-	else
-		p = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED) {
-		struct interval *heap = xmalloc(want);
-		memcpy(heap, s->v, s->n * sizeof(*s->v));
-		ivlist_free_v(s);
-		s->v = heap;
-		s->mapped = 0;
-		s->alloc = want / sizeof(*s->v);
-		return;
-	}
-	madvise(p, want, MADV_HUGEPAGE);
-	if (!s->mapped) {
-		memcpy(p, s->v, s->n * sizeof(*s->v));
-		free(s->v);
-	}
+	p = xmap(want);
+	memcpy(p, s->v, s->n * sizeof(*s->v));
+	ivlist_free_v(s);
 	s->v = p;
 	s->mapped = 1;
 	s->alloc = want / sizeof(*s->v);
+}
+
+void ivlist_reserve(struct ivlist *s, size_t n)
+{
+	memset(s, 0, sizeof(*s));
+	s->alloc = n ? n : 1;
+	if (s->alloc * sizeof(*s->v) >= IVLIST_MAP_BYTES) {
+		s->v = xmap(s->alloc * sizeof(*s->v));
+		s->mapped = 1;
+	} else {
+		s->v = xmalloc(s->alloc * sizeof(*s->v));
+	}
 }
 
 void ivlist_release(struct ivlist *s)

@@ -29,6 +29,8 @@ struct dstats {
 int stats_by_key(sqlite3_stmt *st, int64_t (*map)(void *ctx, int64_t key), void *ctx, struct dstats **out,
 		 size_t *n);
 
+/* Sort groups by total descending, then key. */
+void stats_sort(struct dstats *s, size_t n);
 /* Statistics of one array of values (reordered in place). */
 void stats_of(int64_t *v, size_t n, struct dstats *s);
 
@@ -52,6 +54,8 @@ struct ivlist {
 	int mapped;		/* v is an mmap'd region, else from malloc */
 };
 void ivlist_grow(struct ivlist *l);
+/* An empty list with room for exactly n intervals (pushing more is the caller's bug). */
+void ivlist_reserve(struct ivlist *l, size_t n);
 void ivlist_release(struct ivlist *l);
 
 

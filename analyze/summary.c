@@ -3,6 +3,7 @@
  */
 #include "analysis.h"
 #include "embed.h"
+#include "kernels.h"
 #include "stats.h"
 #include "util.h"
 
@@ -13,7 +14,6 @@
 struct device_busy {
 	int64_t id;
 	int64_t kernels, kernel_ns, busy_ns, span_ns;
-	struct ivlist iv;	/* kernel intervals while loading */
 };
 
 /* The entry for device id, added if new. */
@@ -69,56 +69,44 @@ static int busy_load(sqlite3 *db, const struct analysis_opts *o, struct device_b
 static int busy_compute(sqlite3 *db, const struct analysis_opts *o, struct device_busy **out, size_t *nout)
 {
 	struct script sc = { db, embed_get("analyze/busy.sql"), o };
-	struct device_busy *dev = NULL, *d = NULL;
-	size_t ndev = 0, dalloc = 0, i;
+	const struct kcols *k;
+	struct device_busy *dev = NULL;
+	struct ivlist *spans;
+	size_t ndev = 0, dalloc = 0, i, j;
 	sqlite3_stmt *st;
 	int rc;
 
-	if (!(st = script_next(&sc)))
+	if (!(k = kernels_get(db, o->session, KC_SPAN)) || !(st = script_next(&sc)))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		device_get(&dev, &ndev, &dalloc, sqlite3_column_int64(st, 0));
-	if (rc != SQLITE_DONE || !(sqlite3_finalize(st), st = script_next(&sc)))
-		goto fail;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0), s0 = sqlite3_column_int64(st, 1),
-			e0 = sqlite3_column_int64(st, 2);
-		if (!d || d->id != id)
-			d = device_get(&dev, &ndev, &dalloc, id);
-		if (d->iv.n == d->iv.alloc)
-			ivlist_grow(&d->iv);
-		d->iv.v[d->iv.n].start = s0;
-		d->iv.v[d->iv.n].end = e0;
-		d->iv.n++;
-		d->kernels++;
-		d->kernel_ns += e0 - s0;
+	if (rc != SQLITE_DONE) {
+		free(dev);
+		return step_error(st);
 	}
-	if (rc != SQLITE_DONE)
-		goto fail;
 	sqlite3_finalize(st);
-	for (i = 0; i < ndev; i++) {
-		int64_t first = INT64_MAX, last = INT64_MIN, k;
-		for (k = 0; k < dev[i].kernels; k++) {
-			if (dev[i].iv.v[k].start < first)
-				first = dev[i].iv.v[k].start;
-			if (dev[i].iv.v[k].end > last)
-				last = dev[i].iv.v[k].end;
+	spans = xcalloc(k->ndevices ? k->ndevices : 1, sizeof(*spans));
+	kernels_device_spans(k, spans);
+	for (i = 0; i < k->ndevices; i++) {
+		struct device_busy *d = device_get(&dev, &ndev, &dalloc, k->devices[i]);
+		int64_t first = INT64_MAX, last = INT64_MIN;
+		for (j = 0; j < spans[i].n; j++) {
+			if (spans[i].v[j].start < first)
+				first = spans[i].v[j].start;
+			if (spans[i].v[j].end > last)
+				last = spans[i].v[j].end;
+			d->kernel_ns += spans[i].v[j].end - spans[i].v[j].start;
 		}
-		dev[i].busy_ns = interval_union(dev[i].iv.v, dev[i].iv.n);
-		dev[i].span_ns = dev[i].kernels ? last - first : 0;
-		ivlist_release(&dev[i].iv);
+		d->kernels = (int64_t)spans[i].n;
+		d->span_ns = spans[i].n ? last - first : 0;
+		d->busy_ns = interval_union(spans[i].v, spans[i].n);
+		ivlist_release(&spans[i]);
 	}
+	free(spans);
 	xqsort(dev, ndev, sizeof(*dev), cmp_device);
 	*out = dev;
 	*nout = ndev;
 	return 0;
-fail:
-	if (st)
-		step_error(st);
-	for (i = 0; i < ndev; i++)
-		ivlist_release(&dev[i].iv);
-	free(dev);
-	return -1;
 }
 
 static const struct colspec summary_cols[] = {

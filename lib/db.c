@@ -91,6 +91,20 @@ static int schema_version(sqlite3 *db, int64_t *version)
 	return rc == SQLITE_ROW ? 0 : -1;
 }
 
+sqlite3 *db_clone(sqlite3 *db)
+{
+	const char *file = sqlite3_db_filename(db, "main");
+	sqlite3 *c = NULL;
+	if (sqlite3_open_v2(file, &c, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		error("%s: cannot open database: %s", file, c ? sqlite3_errmsg(c) : "out of memory");
+		sqlite3_close(c);
+		return NULL;
+	}
+	sqlite3_busy_timeout(c, 5000);
+	sqlite3_create_function(c, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_regexp, NULL, NULL);
+	return c;
+}
+
 sqlite3 *db_open(const char *path, enum db_mode mode)
 {
 	sqlite3 *db = NULL;
@@ -101,10 +115,11 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	static int configured;
 	if (!configured) {
 		/*
-		 * Every program uses SQLite from one thread only (ingest's decoder thread never touches it),
-		 * so SQLite's own mutexes and allocation statistics are pure cost on the insert path.
+		 * The writer (ingest) uses SQLite from one thread only (its decoder thread never touches it), so
+		 * SQLite's mutexes are pure cost on the insert path. Readers scan big tables on several
+		 * connections, one per thread (analyze/scan.c), which multi-thread mode allows.
 		 */
-		sqlite3_config(SQLITE_CONFIG_SINGLETHREAD);
+		sqlite3_config(mode == DB_WRITE ? SQLITE_CONFIG_SINGLETHREAD : SQLITE_CONFIG_MULTITHREAD);
 		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 		configured = 1;
 	}

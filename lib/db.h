@@ -20,6 +20,8 @@ enum db_mode {
 
 sqlite3 *db_open(const char *path, enum db_mode mode);
 void db_close(sqlite3 *db);
+/* Another read-only connection to db's file, with the same SQL functions (for a second thread); NULL with a message. */
+sqlite3 *db_clone(sqlite3 *db);
 
 /* Run SQL text with no results; -1 with a message on failure. */
 int db_exec(sqlite3 *db, const char *sql);

@@ -38,6 +38,14 @@ void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
+/*
+ * Memory for big arrays, zeroed: an anonymous mapping with transparent huge pages (faulting in hundreds
+ * of MB 4 KiB at a time costs more than filling them), reserved but not committed, so sizing an array
+ * for the most rows it could hold costs only the rows written. Freed mappings are kept a while for reuse.
+ * Free with xunmap and the size asked for.
+ */
+void *xmap(size_t bytes);
+void xunmap(void *p, size_t bytes);
 /* Grow *p (holding *alloc elements of size `size`) to hold at least `need` elements. */
 void grow_array(void **p, size_t *alloc, size_t need, size_t size);
 #define ALLOC_GROW(p, need, alloc) grow_array((void **)&(p), &(alloc), (need), sizeof(*(p)))

@@ -8,6 +8,7 @@
  * Charts that need more than the tables query d->db directly and aggregate into NB pixel-wide buckets
  * in one pass, so the file stays small and rendering fast whatever the number of events.
  */
+#include "kernels.h"
 #include "report.h"
 #include "embed.h"
 #include "util.h"
@@ -361,46 +362,63 @@ static void lane_rects(FILE *out, const double *b, double bw, const char *cls, d
  * Chart 2: per device, its streams as lanes; each lane shows, per bucket, the fraction of time kernels
  * (upper bar) and copies or memsets (lower bar) were running. One pass over the events in C.
  */
+/* The lane of (device, stream), added if new; *last caches the previous answer. */
+static struct lane *lane_get(struct lane ***lanes, size_t *n, size_t *alloc, struct lane **last, int64_t dev,
+			     int64_t stream)
+{
+	size_t i;
+	if (*last && (*last)->device == dev && (*last)->stream == stream)
+		return *last;
+	for (i = 0; i < *n; i++)
+		if ((*lanes)[i]->device == dev && (*lanes)[i]->stream == stream)
+			return *last = (*lanes)[i];
+	ALLOC_GROW(*lanes, *n + 1, *alloc);
+	*last = (*lanes)[(*n)++] = xcalloc(1, sizeof(struct lane));
+	(*last)->device = dev;
+	(*last)->stream = stream;
+	(*last)->nstreams = 1;
+	return *last;
+}
+
+static void lane_add(struct lane *l, int kind, double bw, double s, double e)
+{
+	add_busy(l->busy[kind], 0, bw, s, e);
+	if (e > s)
+		l->total += e - s;
+}
+
 static int chart_timeline(FILE *out, const struct report_doc *d, int64_t t0, int64_t t1)
 {
 	static const char *sql =
-		"SELECT device_id, coalesce(stream_id, -1), start_ns, end_ns, 0 FROM kernels WHERE session_id = ?1"
-		" UNION ALL SELECT device_id, coalesce(stream_id, -1), start_ns, end_ns, 1 FROM memcpys"
-		" WHERE session_id = ?1"
-		" UNION ALL SELECT device_id, coalesce(stream_id, -1), start_ns, end_ns, 1 FROM memsets"
+		"SELECT device_id, coalesce(stream_id, -1), start_ns, end_ns FROM memcpys WHERE session_id = ?1"
+		" UNION ALL SELECT device_id, coalesce(stream_id, -1), start_ns, end_ns FROM memsets"
 		" WHERE session_id = ?1";
-	struct lane **lanes = NULL, *last = NULL;
-	size_t nlanes = 0, alloc = 0, i, k;
+	const struct kcols *kc = kernels_get(d->db, d->session, KC_SPAN | KC_STREAM);
+	struct lane **lanes = NULL, *last = NULL, **ix = NULL;
+	size_t nlanes = 0, alloc = 0, i, k, pairs;
 	double span = (double)(t1 - t0), bw = span / NB;
 	sqlite3_stmt *st;
 	int rc, ret = 0;
 	if (span <= 0)
 		return 0;
+	if (!kc)
+		return -1;
+	/* Kernels, from the shared kernel columns: (device, stream) indexes map to lanes through a table. */
+	pairs = kc->ndevices * kc->nstreams;
+	ix = xcalloc(pairs ? pairs : 1, sizeof(*ix));
+	for (i = 0; i < kc->n; i++) {
+		struct lane **l = &ix[(size_t)kc->dev[i] * kc->nstreams + (size_t)kc->stream[i]];
+		if (!*l)
+			*l = lane_get(&lanes, &nlanes, &alloc, &last, kc->devices[kc->dev[i]], kc->streams[kc->stream[i]]);
+		lane_add(*l, 0, bw, (double)(kc->start[i] - t0), (double)(kc->start[i] + kc->dur[i] - t0));
+	}
+	free(ix);
 	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
 		return error("html: %s", sqlite3_errmsg(d->db));
 	sqlite3_bind_int64(st, 1, d->session);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t dev = sqlite3_column_int64(st, 0), stream = sqlite3_column_int64(st, 1);
-		double s = (double)(sqlite3_column_int64(st, 2) - t0), e = (double)(sqlite3_column_int64(st, 3) - t0);
-		int kind = sqlite3_column_int(st, 4);
-		if (!last || last->device != dev || last->stream != stream) {
-			for (last = NULL, i = 0; i < nlanes; i++)
-				if (lanes[i]->device == dev && lanes[i]->stream == stream) {
-					last = lanes[i];
-					break;
-				}
-			if (!last) {
-				ALLOC_GROW(lanes, nlanes + 1, alloc);
-				last = lanes[nlanes++] = xcalloc(1, sizeof(struct lane));
-				last->device = dev;
-				last->stream = stream;
-				last->nstreams = 1;
-			}
-		}
-		add_busy(last->busy[kind], 0, bw, s, e);
-		if (e > s)
-			last->total += e - s;
-	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		lane_add(lane_get(&lanes, &nlanes, &alloc, &last, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)),
+			 1, bw, (double)(sqlite3_column_int64(st, 2) - t0), (double)(sqlite3_column_int64(st, 3) - t0));
 	if (rc != SQLITE_DONE)
 		ret = error("html: %s", sqlite3_errmsg(d->db));
 	sqlite3_finalize(st);

@@ -41,6 +41,7 @@ suite kineto python3 tests/traces_kineto.py
 suite nsys python3 tests/traces_nsys.py
 suite analyses python3 tests/analyses.py
 suite compare python3 tests/compare.py
+suite parallel python3 tests/parallel.py
 suite classes python3 tests/analyses_launch_classes.py
 suite memory python3 tests/memory.py
 suite stalls python3 tests/stalls.py

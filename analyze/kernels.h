@@ -1,0 +1,77 @@
+/*
+ * kernels: the session's kernels as columns in memory, loaded once per process (analyze/kernels.sql,
+ * read on every core through scan.c) and shared by every analysis that reads kernels. A report then
+ * reads the kernels table once instead of once per section.
+ *
+ * Small-valued columns (process, device, stream) hold an index into a table of the distinct values, so
+ * an analysis can keep per-device or per-stream state in a plain array.
+ *
+ * Ownership: kernels_get returns a cache entry owned here, valid until kernels_drop(db); callers never
+ * free it. Arrays returned by the other functions belong to the caller (free()).
+ */
+#ifndef GPUPROF_KERNELS_H
+#define GPUPROF_KERNELS_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include "analysis.h"
+#include "names.h"
+#include "stats.h"
+
+/* Columns an analysis reads (struct analysis's `kernels`); each costs load time, so ask for few. */
+enum {
+	KC_PID = 1 << 0,
+	KC_DEV = 1 << 1,
+	KC_STREAM = 1 << 2,
+	KC_NAME = 1 << 3,
+	KC_CORR = 1 << 4,
+	KC_START = 1 << 5,
+	KC_DUR = 1 << 6,
+	KC_SPAN = KC_DEV | KC_START | KC_DUR,	/* intervals per device */
+	KC_ALL = (1 << 7) - 1
+};
+
+struct kcols {
+	sqlite3 *db;			/* the cache key: connection and session */
+	int64_t session;
+	unsigned cols;			/* KC_* loaded; the other arrays are NULL */
+	size_t n;			/* kernels, in table (rowid) order */
+	size_t cap;			/* rows the column mappings were sized for */
+	int64_t *start, *dur;		/* ns */
+	int64_t *corr;			/* correlation id, 0 when NULL */
+	int32_t *name;			/* strings.id of the name */
+	int32_t *pid, *dev, *stream;	/* indexes into pids, devices, streams */
+	int64_t *pids, *devices, *streams;	/* distinct values (-1: stream unknown) */
+	size_t npids, ndevices, nstreams;
+	size_t nnames;			/* largest name id + 1 (KC_NAME) */
+	struct kcols *next;
+};
+
+/* The session's kernels with at least the columns `cols`, loaded on first use; NULL with a message. */
+const struct kcols *kernels_get(sqlite3 *db, int64_t session, unsigned cols);
+/* Forget db's cached sessions (call before closing it). */
+void kernels_drop(sqlite3 *db);
+
+/*
+ * Group keys by name id for name-keyed analyses: keys[id] is the group of name id, -1 when --match or
+ * --exclude leave it out. A name is its own group (its id) unless f (from fold_load, --group/--short)
+ * is given, then its fold key. k->nnames entries, or NULL with a message.
+ */
+int32_t *kernels_name_keys(sqlite3 *db, const struct analysis_opts *o, const struct kcols *k,
+			   const struct fold *f);
+/*
+ * Duration statistics per group (keys from kernels_name_keys), sorted by total descending then key, in
+ * *out (the caller frees it) and *n; *all is the summed total of the groups.
+ */
+void kernels_stats(const struct kcols *k, const int32_t *keys, struct dstats **out, size_t *n, int64_t *all);
+/* Summed duration of every kernel. */
+int64_t kernels_total(const struct kcols *k);
+/*
+ * Every kernel's interval into per-device lists (KC_SPAN): spans[d] for device index d (k->ndevices lists, each
+ * sized exactly). Release each with ivlist_release.
+ */
+void kernels_device_spans(const struct kcols *k, struct ivlist *spans);
+
+#endif
