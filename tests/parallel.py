@@ -6,7 +6,8 @@ the kernel columns (analyze/kernels.c). Every slicing must give the same bytes a
   slices of either cross rows of the other), every analysis and the whole report, on both sessions,
   with 1, 2, 3 and 5 slices (GPUPROF_THREADS), with and without name filters and folding;
 - "the first call with a kernel's correlation id launched it" when the two calls fall in different
-  slices (ranges scans the calls again in one slice), checked against the planted answer.
+  slices (ranges scans the calls again in one slice), and a graph launch's kernels sharing one id all
+  count, checked against the planted answer.
 """
 import json
 import os
@@ -70,12 +71,15 @@ def contested(tmp):
     """Ten launch calls on two threads; calls 5 and 6 carry the same correlation id (5). With two slices
     over the ten rows they land in different slices; call 5 (thread 1, inside range A) launched it."""
     n = 10
-    kern = {"start": [10_000 + 1000 * i for i in range(n)], "end": [10_000 + 1000 * i + 100 * (i + 1) for i in range(n)],
-            "device": [0] * n, "context": [1] * n, "stream": [7] * n, "correlation": list(range(1, n + 1)),
-            "name": [1] * n, "mangled": [0] * n,
-            **{k: [1] * n for k in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z")},
-            **{k: [0] * n for k in ("cluster_x", "cluster_y", "cluster_z", "registers", "static_smem",
-                                    "dynamic_smem", "local_mem", "graph_id", "graph_node")}}
+    # An eleventh kernel shares id 1, as the kernels of a CUDA graph launch share the launch's id.
+    kern = {"start": [10_000 + 1000 * i for i in range(n + 1)],
+            "end": [10_000 + 1000 * i + 100 * (i + 1) for i in range(n)] + [20_000 + 777],
+            "device": [0] * (n + 1), "context": [1] * (n + 1), "stream": [7] * (n + 1),
+            "correlation": list(range(1, n + 1)) + [1],
+            "name": [1] * (n + 1), "mangled": [0] * (n + 1),
+            **{k: [1] * (n + 1) for k in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z")},
+            **{k: [0] * (n + 1) for k in ("cluster_x", "cluster_y", "cluster_z", "registers", "static_smem",
+                                          "dynamic_smem", "local_mem", "graph_id", "graph_node")}}
     corr = [1, 2, 3, 4, 5, 5, 7, 8, 9, 10]
     thread = [1, 1, 1, 1, 1, 2, 2, 2, 2, 2]
     api = {"start": [100 * i for i in range(n)], "end": [100 * i + 50 for i in range(n)], "thread": thread,
@@ -84,7 +88,7 @@ def contested(tmp):
         {"type": "header", "v": 1, "session": "contested", "pid": 1, "origin_ns": "1700000000000000000",
          "program": "p", "hostname": "h"},
         {"type": "strings", "v": 1, "ids": [1, 2, 3, 4], "values": ["k", "cudaLaunchKernel", "A", "B"]},
-        {"type": "kernel", "v": 1, "seq": 0, "n": n, **kern},
+        {"type": "kernel", "v": 1, "seq": 0, "n": n + 1, **kern},
         {"type": "api", "v": 1, "seq": 0, "n": n, **api},
         {"type": "range", "v": 1, "seq": 0, "n": 2, "start": [0, 0], "end": [5000, 5000], "thread": [1, 2],
          "name": [3, 4], "domain": [0, 0], "kind": [1, 1], "depth": [0, 0], "id": [1, 2]},
@@ -98,8 +102,9 @@ def contested(tmp):
     db = os.path.join(tmp, "contested.db")
     subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", d, "-o", db], check=True)
     # Kernel i (1-based correlation i) lasts 100 * i ns. Thread 1 launched 1..5 (call 5 is first with
-    # id 5); thread 2 launched 7..10 (its call with id 5 came second, and id 6 launched nothing).
-    want = {"A": (sum(100 * i for i in range(1, 6)), 5), "B": (sum(100 * i for i in range(7, 11)), 4)}
+    # id 5) and the graph kernel of id 1; thread 2 launched 7..10 (its call with id 5 came second, and
+    # id 6 launched nothing).
+    want = {"A": (sum(100 * i for i in range(1, 6)) + 777, 6), "B": (sum(100 * i for i in range(7, 11)), 4)}
     for threads in (1, 2):
         rows = json.loads(run(["gpuprof-analyze", "ranges", db, "-f", "json"], threads))
         got = {r["name"]: (r["gpu_ns"], r["kernels"]) for r in rows}
