@@ -15,7 +15,7 @@
  * naming the file, line and rule (gpuprof-analyze exits 4).
  */
 #include "analysis.h"
-#include "kernels.h"
+#include "columns.h"
 #include "stats.h"
 #include "embed.h"
 #include "intmap.h"

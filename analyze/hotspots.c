@@ -2,7 +2,7 @@
  * hotspots: kernels by total GPU time, one row per name, with Nsight Systems' statistics.
  */
 #include "analysis.h"
-#include "kernels.h"
+#include "columns.h"
 #include "names.h"
 #include "stats.h"
 #include "util.h"

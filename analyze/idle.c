@@ -5,7 +5,7 @@
  */
 #include "analysis.h"
 #include "embed.h"
-#include "kernels.h"
+#include "columns.h"
 #include "scan.h"
 #include "stats.h"
 #include "util.h"

@@ -2,7 +2,7 @@
  * gpuprof-analyze: run one analysis over session.db.
  */
 #include "analysis.h"
-#include "kernels.h"
+#include "columns.h"
 #include "db.h"
 #include "util.h"
 
@@ -297,9 +297,9 @@ int main(int argc, char **argv)
 		tables_free(&all);
 	}
 	tables_free(&ts);
-	kernels_drop(db);
+	columns_drop(db);
 	if (base_db) {
-		kernels_drop(base_db);
+		columns_drop(base_db);
 		db_close(base_db);
 	}
 	db_close(db);

@@ -5,7 +5,7 @@
  */
 #include "analysis.h"
 #include "intmap.h"
-#include "kernels.h"
+#include "columns.h"
 #include "names.h"
 #include "scan.h"
 #include "stats.h"

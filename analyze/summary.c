@@ -3,7 +3,7 @@
  */
 #include "analysis.h"
 #include "embed.h"
-#include "kernels.h"
+#include "columns.h"
 #include "stats.h"
 #include "util.h"
 

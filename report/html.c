@@ -8,7 +8,7 @@
  * Charts that need more than the tables query d->db directly and aggregate into NB pixel-wide buckets
  * in one pass, so the file stays small and rendering fast whatever the number of events.
  */
-#include "kernels.h"
+#include "columns.h"
 #include "report.h"
 #include "embed.h"
 #include "util.h"

@@ -3,7 +3,7 @@
  */
 #include "analysis.h"
 #include "db.h"
-#include "kernels.h"
+#include "columns.h"
 #include "report.h"
 #include "util.h"
 
@@ -184,8 +184,8 @@ int main(int argc, char **argv)
 			status = EXIT_SYSTEM;
 		}
 	}
-	kernels_drop(db);
-	kernels_drop(base_db);
+	columns_drop(db);
+	columns_drop(base_db);
 	db_close(db);
 	db_close(base_db);
 	tables_free(&ts);

@@ -1,16 +1,16 @@
 /*
- * kernels: the session's kernels as columns in memory, loaded once per process (analyze/kernels.sql,
- * read on every core through scan.c) and shared by every analysis that reads kernels. A report then
- * reads the kernels table once instead of once per section.
+ * columns: the session's big tables (kernels so far) as columns in memory, loaded once per process
+ * (read on every core through scan.c) and shared by every analysis that reads them. A report then reads
+ * each table once instead of once per section.
  *
- * Small-valued columns (process, device, stream) hold an index into a table of the distinct values, so
- * an analysis can keep per-device or per-stream state in a plain array.
+ * Small-valued columns (process, device, stream) hold an index into a table of the distinct
+ * values, so an analysis can keep per-device or per-thread state in a plain array.
  *
- * Ownership: kernels_get returns a cache entry owned here, valid until kernels_drop(db); callers never
- * free it. Arrays returned by the other functions belong to the caller (free()).
+ * Ownership: kernels_get returns cache entries owned here, valid until columns_drop(db);
+ * callers never free them. Arrays returned by the other functions belong to the caller (free()).
  */
-#ifndef GPUPROF_KERNELS_H
-#define GPUPROF_KERNELS_H
+#ifndef GPUPROF_COLUMNS_H
+#define GPUPROF_COLUMNS_H
 
 #include <sqlite3.h>
 #include <stdint.h>
@@ -20,7 +20,7 @@
 #include "names.h"
 #include "stats.h"
 
-/* Columns an analysis reads (struct analysis's `kernels`); each costs load time, so ask for few. */
+/* Kernel columns an analysis reads; each costs load time, so ask for few. */
 enum {
 	KC_PID = 1 << 0,
 	KC_DEV = 1 << 1,
@@ -33,26 +33,31 @@ enum {
 	KC_ALL = (1 << 7) - 1
 };
 
+/* What every cached table has first: its key, the columns loaded, the rows. */
+#define COLUMNS_HEAD \
+	sqlite3 *db;			/* the cache key: connection and session */ \
+	int64_t session; \
+	const struct col_source *src;	/* the table */ \
+	unsigned cols;			/* columns loaded; the other arrays are NULL */ \
+	size_t n;			/* rows, in table (rowid) order */ \
+	size_t cap;			/* rows the column mappings were sized for */ \
+	size_t nnames;			/* largest name id + 1, when names are loaded */ \
+	void *next;
+
 struct kcols {
-	sqlite3 *db;			/* the cache key: connection and session */
-	int64_t session;
-	unsigned cols;			/* KC_* loaded; the other arrays are NULL */
-	size_t n;			/* kernels, in table (rowid) order */
-	size_t cap;			/* rows the column mappings were sized for */
+	COLUMNS_HEAD
 	int64_t *start, *dur;		/* ns */
 	int64_t *corr;			/* correlation id, 0 when NULL */
 	int32_t *name;			/* strings.id of the name */
 	int32_t *pid, *dev, *stream;	/* indexes into pids, devices, streams */
 	int64_t *pids, *devices, *streams;	/* distinct values (-1: stream unknown) */
 	size_t npids, ndevices, nstreams;
-	size_t nnames;			/* largest name id + 1 (KC_NAME) */
-	struct kcols *next;
 };
 
 /* The session's kernels with at least the columns `cols`, loaded on first use; NULL with a message. */
 const struct kcols *kernels_get(sqlite3 *db, int64_t session, unsigned cols);
-/* Forget db's cached sessions (call before closing it). */
-void kernels_drop(sqlite3 *db);
+/* Forget db's cached tables (call before closing it). */
+void columns_drop(sqlite3 *db);
 
 /*
  * Group keys by name id for name-keyed analyses: keys[id] is the group of name id, -1 when --match or

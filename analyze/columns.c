@@ -1,0 +1,426 @@
+/*
+ * columns: big session tables as shared in-memory columns (see columns.h).
+ */
+#include "columns.h"
+#include "embed.h"
+#include "scan.h"
+#include "util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The cached tables, newest first. */
+struct colset {
+	COLUMNS_HEAD
+};
+
+static struct colset *cache;
+
+/* Distinct values seen by one slice, each with its index: open addressing, few entries. */
+struct dict {
+	int64_t *v;		/* values in order of first sight */
+	size_t n, alloc;
+	int32_t *slot;		/* index + 1 per hash slot, 0 empty */
+	size_t cap;
+	int64_t last;		/* the last value looked up, and its index (rows repeat values) */
+	int32_t last_ix;
+};
+
+static size_t dict_hash(int64_t v, size_t cap)
+{
+	return (size_t)(((uint64_t)v * 0x9E3779B97F4A7C15ULL) >> 32) & (cap - 1);
+}
+
+static int32_t dict_ix(struct dict *d, int64_t v)
+{
+	size_t h;
+	if (d->n && v == d->last)
+		return d->last_ix;
+	if (!d->cap || (d->n + 1) * 2 > d->cap) {
+		size_t i;
+		free(d->slot);
+		d->cap = d->cap ? 2 * d->cap : 64;
+		d->slot = xcalloc(d->cap, sizeof(*d->slot));
+		for (i = 0; i < d->n; i++) {
+			for (h = dict_hash(d->v[i], d->cap); d->slot[h]; h = (h + 1) & (d->cap - 1))
+				;
+			d->slot[h] = (int32_t)i + 1;
+		}
+	}
+	for (h = dict_hash(v, d->cap); d->slot[h] && d->v[d->slot[h] - 1] != v; h = (h + 1) & (d->cap - 1))
+		;
+	if (!d->slot[h]) {
+		ALLOC_GROW(d->v, d->n + 1, d->alloc);
+		d->v[d->n++] = v;
+		d->slot[h] = (int32_t)d->n;
+	}
+	d->last = v;
+	d->last_ix = d->slot[h] - 1;
+	return d->last_ix;
+}
+
+static void dict_release(struct dict *d)
+{
+	free(d->v);
+	free(d->slot);
+	memset(d, 0, sizeof(*d));
+}
+
+enum col_kind {
+	CV_I64,		/* int64_t as read */
+	CV_NAME,	/* a strings.id, int32_t (nnames follows the largest) */
+	CV_DICT		/* int32_t index into a table of distinct values */
+};
+
+/* One column of a cached table: its bit, its expression over the table, where it goes. */
+struct col_def {
+	unsigned bit;
+	const char *expr;
+	enum col_kind kind;
+	size_t arr;		/* offsetof the array pointer */
+	size_t vals, nvals;	/* CV_DICT: offsetof the distinct values and their count */
+};
+
+#define MAX_COLS 8
+
+struct col_source {
+	const char *table;
+	size_t size;		/* of the struct (kcols, ccols) */
+	int ncols;
+	struct col_def cols[MAX_COLS];
+};
+
+#define I64(S, bit, expr, f) { bit, expr, CV_I64, offsetof(struct S, f), 0, 0 }
+#define NAME(S, bit, expr, f) { bit, expr, CV_NAME, offsetof(struct S, f), 0, 0 }
+#define DICT(S, bit, expr, f, vals, nvals) \
+	{ bit, expr, CV_DICT, offsetof(struct S, f), offsetof(struct S, vals), offsetof(struct S, nvals) }
+
+static const struct col_source kernel_source = { "kernels", sizeof(struct kcols), 7, {
+	DICT(kcols, KC_PID, "pid", pid, pids, npids),
+	DICT(kcols, KC_DEV, "device_id", dev, devices, ndevices),
+	DICT(kcols, KC_STREAM, "coalesce(stream_id, -1)", stream, streams, nstreams),
+	NAME(kcols, KC_NAME, "name_id", name),
+	I64(kcols, KC_CORR, "correlation_id", corr),
+	I64(kcols, KC_START, "start_ns", start),
+	I64(kcols, KC_DUR, "end_ns - start_ns", dur),
+} };
+
+/* The array of column d in set c. */
+static void **col_arr(struct colset *c, const struct col_def *d)
+{
+	return (void **)((char *)c + d->arr);
+}
+
+static size_t col_size(const struct col_def *d)
+{
+	return d->kind == CV_I64 ? sizeof(int64_t) : sizeof(int32_t);
+}
+
+/* One slice's state: where its rows go, the columns it reads, their dictionaries. */
+struct col_slice {
+	struct colset *c;
+	const struct col_def *want[MAX_COLS];	/* result column i is want[i] */
+	int nwant;
+	size_t at, first;	/* next row index; the slice's first */
+	int64_t maxname;
+	int bad;		/* a name id out of range */
+	struct dict dict[MAX_COLS];
+};
+
+static int col_row(sqlite3_stmt *st, void *arg)
+{
+	struct col_slice *s = arg;
+	size_t i = s->at++;
+	int k;
+	for (k = 0; k < s->nwant; k++) {
+		const struct col_def *d = s->want[k];
+		int64_t v = sqlite3_column_int64(st, k);
+		void *arr = *col_arr(s->c, d);
+		switch (d->kind) {
+		case CV_I64:
+			((int64_t *)arr)[i] = v;
+			break;
+		case CV_NAME:
+			if (v < 0 || v >= INT32_MAX) {
+				s->bad = 1;
+				return -1;
+			}
+			if (v > s->maxname)
+				s->maxname = v;
+			((int32_t *)arr)[i] = (int32_t)v;
+			break;
+		case CV_DICT:
+			((int32_t *)arr)[i] = dict_ix(&s->dict[k], v);
+			break;
+		}
+	}
+	return 0;
+}
+
+static void colset_free(struct colset *c)
+{
+	int k;
+	for (k = 0; k < c->src->ncols; k++) {
+		const struct col_def *d = &c->src->cols[k];
+		xunmap(*col_arr(c, d), c->cap * col_size(d));
+		if (d->kind == CV_DICT)
+			free(*(int64_t **)((char *)c + d->vals));
+	}
+	free(c);
+}
+
+/*
+ * Merge the slices' dictionaries of result column k into one (slice 0's indexes stay as they are) and
+ * rewrite the indexes of later slices; the distinct values go to the set.
+ */
+static void dict_merge(struct col_slice *s, int ns, int k)
+{
+	const struct col_def *d = s[0].want[k];
+	int32_t *col = *col_arr(s[0].c, d);
+	struct dict all = { 0 };
+	int j;
+	size_t i;
+	for (j = 0; j < ns; j++) {
+		struct dict *dj = &s[j].dict[k];
+		int32_t *remap = xmalloc((dj->n ? dj->n : 1) * sizeof(*remap));
+		int identity = 1;
+		for (i = 0; i < dj->n; i++) {
+			remap[i] = dict_ix(&all, dj->v[i]);
+			identity &= remap[i] == (int32_t)i;
+		}
+		if (!identity)
+			for (i = s[j].first; i < s[j].at; i++)
+				col[i] = remap[col[i]];
+		free(remap);
+	}
+	*(int64_t **)((char *)s[0].c + d->vals) = all.v;
+	*(size_t *)((char *)s[0].c + d->nvals) = all.n;
+	free(all.slot);
+}
+
+/*
+ * Load the columns `want` into c (new when c->cols is 0). Every load of a session sees the same rows in
+ * the same order (a session never changes once ingested), so columns loaded later line up. 0, or -1.
+ */
+static int load(struct colset *c, unsigned want)
+{
+	struct analysis_opts o = { 0 };
+	struct scan_plan p;
+	struct col_slice s[SCAN_MAX_SLICES];
+	const struct col_def *cols[MAX_COLS];
+	struct buf sql;
+	size_t n = 0, cap;
+	int64_t maxname = -1;
+	int j, k, bad = 0, rc, ncol = 0;
+
+	o.session = c->session;
+	if (scan_plan(c->db, c->src->table, &p))
+		return -1;
+	cap = p.n ? (size_t)(p.hi[p.n - 1] - p.lo[0] + 1) : 0;
+	if (c->cols && cap != c->cap)
+		return error("%s: the table changed while it was being read", c->src->table);
+	c->cap = cap;
+	/* The statement asks for the wanted columns only (see kernels.sql). */
+	buf_init(&sql);
+	buf_addstr(&sql, "SELECT ");
+	for (k = 0; k < c->src->ncols; k++) {
+		const struct col_def *d = &c->src->cols[k];
+		if (!(want & d->bit))
+			continue;
+		*col_arr(c, d) = xmap(cap * col_size(d));
+		buf_addf(&sql, "%s%s", ncol ? ", " : "", d->expr);
+		cols[ncol++] = d;
+	}
+	buf_addf(&sql, " FROM %s WHERE rowid BETWEEN :lo AND :hi AND session_id = :session", c->src->table);
+	memset(s, 0, sizeof(s));
+	for (j = 0; j < p.n; j++) {
+		s[j].c = c;
+		memcpy(s[j].want, cols, sizeof(cols));
+		s[j].nwant = ncol;
+		s[j].first = s[j].at = (size_t)(p.lo[j] - p.lo[0]);
+		s[j].maxname = -1;
+	}
+	rc = scan_run(c->db, &p, sql.s, &o, col_row, s, sizeof(s[0]));
+	buf_release(&sql);
+	for (j = 0; j < p.n; j++)
+		bad |= s[j].bad;
+	if (bad)
+		rc = error("%s: a name id is out of range (0..%d)", c->src->table, INT32_MAX - 1);
+	if (!rc) {
+		for (k = 0; k < ncol; k++)
+			if (cols[k]->kind == CV_DICT && p.n)
+				dict_merge(s, p.n, k);
+		/* Close the gaps between slices (rowids of other sessions, or deleted rows). */
+		for (j = 0; j < p.n; j++) {
+			size_t m = s[j].at - s[j].first;
+			if (s[j].first != n)
+				for (k = 0; k < ncol; k++) {
+					char *arr = *col_arr(c, cols[k]);
+					size_t z = col_size(cols[k]);
+					memmove(arr + n * z, arr + s[j].first * z, m * z);
+				}
+			n += m;
+			if (s[j].maxname > maxname)
+				maxname = s[j].maxname;
+		}
+		if (c->cols && n != c->n)
+			rc = error("%s: the table changed while it was being read", c->src->table);
+		c->n = n;
+		for (k = 0; k < ncol; k++)
+			if (cols[k]->kind == CV_NAME)
+				c->nnames = (size_t)(maxname + 1);
+	}
+	for (j = 0; j < p.n; j++)
+		for (k = 0; k < ncol; k++)
+			dict_release(&s[j].dict[k]);
+	c->cols |= want;
+	return rc;
+}
+
+/* The cached table src of (db, session) with at least the columns `cols`; NULL with a message. */
+static struct colset *columns_get(sqlite3 *db, int64_t session, const struct col_source *src, unsigned cols)
+{
+	struct colset *c;
+	for (c = cache; c; c = c->next)
+		if (c->db == db && c->session == session && c->src == src)
+			break;
+	if (!c) {
+		c = xcalloc(1, src->size);
+		c->db = db;
+		c->session = session;
+		c->src = src;
+		c->next = cache;
+		cache = c;
+	}
+	if ((c->cols & cols) != cols && load(c, cols & ~c->cols)) {
+		columns_drop(db);
+		return NULL;
+	}
+	return c;
+}
+
+const struct kcols *kernels_get(sqlite3 *db, int64_t session, unsigned cols)
+{
+	return (const struct kcols *)columns_get(db, session, &kernel_source, cols);
+}
+
+void columns_drop(sqlite3 *db)
+{
+	struct colset **p = &cache;
+	while (*p) {
+		struct colset *c = *p;
+		if (c->db == db) {
+			*p = c->next;
+			colset_free(c);
+		} else {
+			p = (struct colset **)&c->next;
+		}
+	}
+}
+
+int32_t *kernels_name_keys(sqlite3 *db, const struct analysis_opts *o, const struct kcols *k,
+			   const struct fold *f)
+{
+	size_t n = k->nnames ? k->nnames : 1, i;
+	int32_t *keys = xmalloc(n * sizeof(*keys));
+	for (i = 0; i < k->nnames; i++)
+		keys[i] = f ? (int32_t)fold_key((void *)f, (int64_t)i) : (int32_t)i;
+	if (o->match || o->exclude) {
+		struct script sc = { db, embed_get("analyze/kernels.sql"), o };
+		sqlite3_stmt *st = script_next(&sc);
+		unsigned char *pass = xcalloc(n, 1);
+		int rc;
+		if (!st) {
+			free(pass);
+			free(keys);
+			return NULL;
+		}
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			int64_t id = sqlite3_column_int64(st, 0);
+			if (id >= 0 && (size_t)id < k->nnames)
+				pass[id] = 1;
+		}
+		if (rc != SQLITE_DONE) {
+			step_error(st);
+			free(pass);
+			free(keys);
+			return NULL;
+		}
+		sqlite3_finalize(st);
+		for (i = 0; i < k->nnames; i++)
+			if (!pass[i])
+				keys[i] = -1;
+		free(pass);
+	}
+	return keys;
+}
+
+void kernels_stats(const struct kcols *k, const int32_t *keys, struct dstats **out, size_t *n, int64_t *all)
+{
+	int32_t maxkey = -1;
+	size_t i, ng = 0, *at, nk;
+	int64_t *vals;
+	struct dstats *s;
+
+	for (i = 0; i < k->nnames; i++)
+		if (keys[i] > maxkey)
+			maxkey = keys[i];
+	nk = (size_t)maxkey + 1;
+	/* A counting sort: durations grouped by key in one array, then each group's statistics. */
+	at = xcalloc(nk + 1, sizeof(*at));
+	for (i = 0; i < k->n; i++) {
+		int32_t key = keys[k->name[i]];
+		if (key >= 0)
+			at[key + 1]++;
+	}
+	for (i = 0; i < nk; i++)
+		at[i + 1] += at[i];
+	vals = xmap(at[nk] * sizeof(*vals));
+	for (i = 0; i < k->n; i++) {
+		int32_t key = keys[k->name[i]];
+		if (key >= 0)
+			vals[at[key]++] = k->dur[i];
+	}
+	/* at[key] is now the end of key's run, the start of key + 1's. */
+	s = xcalloc(nk ? nk : 1, sizeof(*s));
+	*all = 0;
+	for (i = 0; i < nk; i++) {
+		size_t from = i ? at[i - 1] : 0;
+		if (at[i] == from)
+			continue;
+		stats_of(vals + from, at[i] - from, &s[ng]);
+		s[ng].key = (int64_t)i;
+		*all += s[ng].total;
+		ng++;
+	}
+	xunmap(vals, at[nk] * sizeof(*vals));
+	free(at);
+	stats_sort(s, ng);
+	*out = s;
+	*n = ng;
+}
+
+int64_t kernels_total(const struct kcols *k)
+{
+	int64_t total = 0;
+	size_t i;
+	for (i = 0; i < k->n; i++)
+		total += k->dur[i];
+	return total;
+}
+
+void kernels_device_spans(const struct kcols *k, struct ivlist *spans)
+{
+	size_t *count = xcalloc(k->ndevices ? k->ndevices : 1, sizeof(*count)), i;
+	for (i = 0; i < k->n; i++)
+		count[k->dev[i]]++;
+	for (i = 0; i < k->ndevices; i++)
+		ivlist_reserve(&spans[i], count[i]);
+	for (i = 0; i < k->n; i++) {
+		struct ivlist *l = &spans[k->dev[i]];
+		l->v[l->n].start = k->start[i];
+		l->v[l->n].end = k->start[i] + k->dur[i];
+		l->n++;
+	}
+	free(count);
+}
