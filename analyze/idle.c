@@ -120,10 +120,14 @@ static size_t stream_get(struct gpu_load *g, int64_t device, int64_t stream)
 	return g->nstr++;
 }
 
-/* Add one GPU interval (copy or compute) to its device, and to its stream when streams. */
+/*
+ * Add one GPU interval (copy or compute) to its device, or when streams only to its stream (the device
+ * keeps its first and last time for the span).
+ */
 static void add(struct gpu_load *g, struct dev_iv *d, size_t stream, int copy, int64_t s, int64_t e)
 {
-	push(copy ? &d->copy : &d->compute, s, e);
+	if (stream == SIZE_MAX)
+		push(copy ? &d->copy : &d->compute, s, e);
 	if (s < d->first)
 		d->first = s;
 	if (e > d->last)
@@ -133,8 +137,8 @@ static void add(struct gpu_load *g, struct dev_iv *d, size_t stream, int copy, i
 }
 
 /*
- * Every GPU interval into per-device (and when streams, per-stream) lists: kernels from the shared
- * kernel columns, then copies and memsets from statement 1 of idle.sql.
+ * Every GPU interval into per-device (or when streams, per-stream) lists: kernels from the shared kernel
+ * columns, then copies and memsets from statement 1 of idle.sql.
  */
 static int load(struct script *sc, struct gpu_load *g, int streams)
 {
