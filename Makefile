@@ -124,13 +124,13 @@ $(B)/obj/collector/%.o: collector/%.c
 
 $(B)/tests/collector/test_activity: tests/collector/test_activity.c $(B)/pic/collector/activity.o \
 				    $(B)/pic/collector/wire.o $(B)/libcommon.a
-	@mkdir -p $(@D)
+	@mkdir -p $(@D) $(B)/obj/tests
 	@echo "  CC      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -Icollector -isystem $(CUDA)/include -MF $(B)/obj/tests/test_activity.d $(LDFLAGS) \
 		-o $@ $^ $(CUPTI_LIBS) -lstdc++ $(LIBS)
 
 $(B)/tests/collector/test_inject: tests/collector/test_inject.c
-	@mkdir -p $(@D)
+	@mkdir -p $(@D) $(B)/obj/tests
 	@echo "  CC      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -MF $(B)/obj/tests/test_inject.d $(LDFLAGS) -o $@ $< -ldl
 

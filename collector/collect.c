@@ -100,13 +100,6 @@ static void usage(FILE *out)
 		"found (run), 2 usage error, 4 system error.\n");
 }
 
-static int64_t realtime_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
-}
-
 /* The engine called name, or NULL. */
 static const struct engine *find_engine(const char *name)
 {

@@ -56,13 +56,6 @@ static struct {
 	CUpti_SubscriberHandle subscriber;
 } C = { .wlock = PTHREAD_MUTEX_INITIALIZER, .qlock = PTHREAD_MUTEX_INITIALIZER, .qcond = PTHREAD_COND_INITIALIZER };
 
-static int64_t realtime_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Record a failure in the session; the program is not told. */
 static void note_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note_error(const char *what, const char *fmt, ...)
