@@ -46,13 +46,14 @@ UNITS = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # The collector: libgpuprof.so needs CUPTI (CUDA 13 at $(CUDA)); without it only the launcher is built.
 CUDA ?= /usr/local/cuda
 HAVE_CUPTI := $(wildcard $(CUDA)/include/cupti.h)
-COLLECTOR_SRC = collector/inject.c collector/activity.c collector/wire.c collector/sampler.c \
-		lib/util.c lib/json.c lib/records.c
+COLLECTOR_SRC = collector/inject.c collector/activity.c collector/pcsampling.c collector/wire.c \
+		collector/sampler.c lib/util.c lib/json.c lib/records.c lib/intmap.c
 PIC_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -Icollector -isystem $(CUDA)/include
 CUPTI_LIBS = -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcupti
 ifneq ($(HAVE_CUPTI),)
 COLLECTOR = $(B)/lib/libgpuprof.so
-COLLECTOR_TESTS = $(B)/tests/collector/test_activity $(B)/tests/collector/test_inject
+COLLECTOR_TESTS = $(B)/tests/collector/test_activity $(B)/tests/collector/test_pcsampling \
+		  $(B)/tests/collector/test_inject $(B)/tests/collector/fake/libcupti.so.13
 endif
 
 all: $(PROGRAMS) $(COLLECTOR)
@@ -124,13 +125,27 @@ $(B)/obj/collector/%.o: collector/%.c
 
 $(B)/tests/collector/test_activity: tests/collector/test_activity.c $(B)/pic/collector/activity.o \
 				    $(B)/pic/collector/wire.o $(B)/libcommon.a
-	@mkdir -p $(@D)
+	@mkdir -p $(@D) $(B)/obj/tests
 	@echo "  CC      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -Icollector -isystem $(CUDA)/include -MF $(B)/obj/tests/test_activity.d $(LDFLAGS) \
 		-o $@ $^ $(CUPTI_LIBS) -lstdc++ $(LIBS)
 
+$(B)/tests/collector/test_pcsampling: tests/collector/test_pcsampling.c $(B)/pic/collector/pcsampling.o \
+				      $(B)/pic/collector/activity.o $(B)/pic/collector/wire.o $(B)/libcommon.a
+	@mkdir -p $(@D) $(B)/obj/tests
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -Icollector -isystem $(CUDA)/include -MF $(B)/obj/tests/test_pcsampling.d $(LDFLAGS) \
+		-o $@ $^ $(CUPTI_LIBS) -lstdc++ $(LIBS)
+
+# A stand-in libcupti.so.13 (LD_LIBRARY_PATH wins over the library's RUNPATH) for the pcsampling engine.
+$(B)/tests/collector/fake/libcupti.so.13: tests/collector/fake_cupti.c tests/collector/fake_cupti.map
+	@mkdir -p $(@D) $(B)/obj/tests
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -isystem $(CUDA)/include -MF $(B)/obj/tests/fake_cupti.d $(LDFLAGS) \
+		-Wl,--version-script=tests/collector/fake_cupti.map -Wl,-soname,libcupti.so.13 -o $@ $< -pthread
+
 $(B)/tests/collector/test_inject: tests/collector/test_inject.c
-	@mkdir -p $(@D)
+	@mkdir -p $(@D) $(B)/obj/tests
 	@echo "  CC      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -MF $(B)/obj/tests/test_inject.d $(LDFLAGS) -o $@ $< -ldl
 

@@ -118,23 +118,32 @@ static char *demangle(const char *name)
 	return d;
 }
 
+int64_t act_kernel_name(struct wire *w, const char *name, int64_t *mangled)
+{
+	char *dm = demangle(name);
+	int64_t id = wire_string(w, dm ? dm : name ? name : "(unnamed)");
+	if (mangled)
+		*mangled = dm ? wire_string(w, name) : 0;
+	free(dm);
+	return id;
+}
+
 static int kernel(struct act *a, const CUpti_ActivityKernel10 *k)
 {
 	struct value *v = blank(R_KERNEL);
-	char *dm;
+	int64_t mangled;
 	if (!k->end || k->end < k->start) {
 		a->incomplete++;	/* still running at a forced flush, or a device buffer overflow */
 		return 0;
 	}
-	dm = demangle(k->name);
 	put(v, ix.k_start, (int64_t)k->start);
 	put(v, ix.k_end, (int64_t)k->end);
 	put(v, ix.k_device, k->deviceId);
 	put(v, ix.k_context, k->contextId);
 	put(v, ix.k_stream, k->streamId);
 	put(v, ix.k_corr, k->correlationId);
-	put(v, ix.k_name, wire_string(a->w, dm ? dm : k->name ? k->name : "(unnamed)"));
-	put(v, ix.k_mangled, dm ? wire_string(a->w, k->name) : 0);
+	put(v, ix.k_name, act_kernel_name(a->w, k->name, &mangled));
+	put(v, ix.k_mangled, mangled);
 	put(v, ix.k_grid, k->gridX);
 	put(v, ix.k_grid + 1, k->gridY);
 	put(v, ix.k_grid + 2, k->gridZ);
@@ -150,7 +159,6 @@ static int kernel(struct act *a, const CUpti_ActivityKernel10 *k)
 	put(v, ix.k_lmem, k->localMemoryPerThread);
 	put(v, ix.k_graph, k->graphId);
 	put(v, ix.k_node, (int64_t)k->graphNodeId);
-	free(dm);
 	return wire_add(a->w, R_KERNEL, v);
 }
 

@@ -27,6 +27,11 @@ struct act {
 void act_init(struct act *a, struct wire *w);
 /* Convert every record of a completed buffer; returns records converted, or -1 on a write error. */
 int64_t act_buffer(struct act *a, uint8_t *buffer, size_t valid);
+/*
+ * The string id of a kernel's name as kernel records carry it: demangled when the C++ runtime can,
+ * else as given, "(unnamed)" for NULL. With mangled, also the mangled name's id (0 when the same).
+ */
+int64_t act_kernel_name(struct wire *w, const char *name, int64_t *mangled);
 /* Write ranges still open as unfinished (end null) and free the state; 0 or -1. */
 int act_finish(struct act *a);
 

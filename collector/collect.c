@@ -31,6 +31,8 @@
 #define DEFAULT_CUPTI "/usr/local/cuda/lib64/libcupti.so"
 #define DEFAULT_INTERVAL_MS 100
 #define MAX_INTERVAL_MS 60000
+#define MIN_PC_PERIOD 5		/* PC sampling period: 2^N cycles, as CUPTI takes it */
+#define MAX_PC_PERIOD 31
 #define NS_PER_MS 1000000LL
 #define NS_PER_S 1000000000LL
 
@@ -53,6 +55,8 @@ struct opts {
 	const char *dir;		/* parent of the session directory */
 	const struct engine *engine;
 	int interval_ms;
+	int pc_period;			/* 0: the collector's default */
+	const char *pc_mode;		/* NULL: the collector's default */
 	int quiet;
 	char **argv;			/* the program and its arguments, NULL-terminated */
 };
@@ -83,6 +87,9 @@ static void usage(FILE *out)
 		"  -o, --output DIR      where session directories go (default ./" DEFAULT_DIR ")\n"
 		"  -e, --engine NAME     what to collect (default trace), see below\n"
 		"  -i, --interval MS     sampling interval, 1..60000 ms (default 100)\n"
+		"      --pc-period N     pcsampling: sample every 2^N cycles, 5..31 (default: CUPTI's)\n"
+		"      --pc-mode MODE    pcsampling: continuous (default) or serialized (one kernel at a\n"
+		"                        time, samples carry the launch's correlation id)\n"
 		"  -q, --quiet           do not print the session directory at the end\n"
 		"  -h, --help            show this help\n"
 		"      --version         show the version\n"
@@ -92,19 +99,12 @@ static void usage(FILE *out)
 		fprintf(out, "  %-12s %s\n", engines[i].name, engines[i].help);
 	fprintf(out,
 		"\n"
-		"Environment: GPUPROF_OUTPUT, GPUPROF_ENGINE and GPUPROF_INTERVAL_MS are used when the\n"
-		"matching option is not given; GPUPROF_LIBRARY and GPUPROF_CUPTI name libgpuprof.so and\n"
-		"libcupti.so; GPUPROF_DISABLED=1 runs PROGRAM untouched.\n"
+		"Environment: GPUPROF_OUTPUT, GPUPROF_ENGINE, GPUPROF_INTERVAL_MS, GPUPROF_PC_PERIOD and\n"
+		"GPUPROF_PC_MODE are used when the matching option is not given; GPUPROF_LIBRARY and\n"
+		"GPUPROF_CUPTI name libgpuprof.so and libcupti.so; GPUPROF_DISABLED=1 runs PROGRAM untouched.\n"
 		"\n"
 		"Exit status: the program's, 128+N when signal N killed it, 127 (126) when it cannot be\n"
 		"found (run), 2 usage error, 4 system error.\n");
-}
-
-static int64_t realtime_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
 }
 
 /* The engine called name, or NULL. */
@@ -117,14 +117,20 @@ static const struct engine *find_engine(const char *name)
 	return NULL;
 }
 
-/* Parse an interval in ms (1..60000); 0, or -1. */
-static int parse_interval(const char *s, int *out)
+/* Parse an integer in lo..hi into *out; 0, or -1. */
+static int parse_range(const char *s, int lo, int hi, int *out)
 {
 	int64_t v;
-	if (parse_i64(s, strlen(s), &v) || v < 1 || v > MAX_INTERVAL_MS)
+	if (parse_i64(s, strlen(s), &v) || v < lo || v > hi)
 		return -1;
 	*out = (int)v;
 	return 0;
+}
+
+/* A PC-sampling collection mode the collector knows, or NULL. */
+static const char *pc_mode(const char *s)
+{
+	return !strcmp(s, "continuous") ? "continuous" : !strcmp(s, "serialized") ? "serialized" : NULL;
 }
 
 /*
@@ -137,6 +143,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "engine", required_argument, NULL, 'e' },
 		{ "interval", required_argument, NULL, 'i' },
+		{ "pc-period", required_argument, NULL, 'P' },
+		{ "pc-mode", required_argument, NULL, 'M' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -157,8 +165,21 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			}
 			break;
 		case 'i':
-			if (parse_interval(optarg, &o->interval_ms)) {
+			if (parse_range(optarg, 1, MAX_INTERVAL_MS, &o->interval_ms)) {
 				error("invalid interval '%s' (1..%d ms)", optarg, MAX_INTERVAL_MS);
+				return -1;
+			}
+			break;
+		case 'P':
+			if (parse_range(optarg, MIN_PC_PERIOD, MAX_PC_PERIOD, &o->pc_period)) {
+				error("invalid PC sampling period '%s' (%d..%d: 2^N cycles)", optarg, MIN_PC_PERIOD,
+				      MAX_PC_PERIOD);
+				return -1;
+			}
+			break;
+		case 'M':
+			if (!(o->pc_mode = pc_mode(optarg))) {
+				error("unknown PC sampling mode '%s' (continuous or serialized)", optarg);
 				return -1;
 			}
 			break;
@@ -199,11 +220,20 @@ static int apply_env(struct opts *o)
 	}
 	if (!o->interval_ms) {
 		v = getenv("GPUPROF_INTERVAL_MS");
-		if (v && *v && parse_interval(v, &o->interval_ms))
+		if (v && *v && parse_range(v, 1, MAX_INTERVAL_MS, &o->interval_ms))
 			return error("GPUPROF_INTERVAL_MS: invalid interval '%s' (1..%d ms)", v, MAX_INTERVAL_MS);
 		if (!o->interval_ms)
 			o->interval_ms = DEFAULT_INTERVAL_MS;
 	}
+	v = getenv("GPUPROF_PC_PERIOD");
+	if (!o->pc_period && v && *v && parse_range(v, MIN_PC_PERIOD, MAX_PC_PERIOD, &o->pc_period))
+		return error("GPUPROF_PC_PERIOD: invalid PC sampling period '%s' (%d..%d: 2^N cycles)", v,
+			     MIN_PC_PERIOD, MAX_PC_PERIOD);
+	v = getenv("GPUPROF_PC_MODE");
+	if (!o->pc_mode && v && *v && !(o->pc_mode = pc_mode(v)))
+		return error("GPUPROF_PC_MODE: unknown PC sampling mode '%s' (continuous or serialized)", v);
+	if ((o->pc_period || o->pc_mode) && strcmp(o->engine->name, "pcsampling"))
+		warning("PC sampling settings have no effect with the %s engine", o->engine->name);
 	return 0;
 }
 
@@ -346,6 +376,10 @@ static int setup_env(struct collect *c)
 		return -1;
 	snprintf(num, sizeof(num), "%d", c->o.interval_ms);
 	if (set_var("GPUPROF_INTERVAL_MS", num) || set_var("GPUPROF_LAUNCHER", "1"))
+		return -1;
+	snprintf(num, sizeof(num), "%d", c->o.pc_period);
+	if ((c->o.pc_period && set_var("GPUPROF_PC_PERIOD", num)) ||
+	    (c->o.pc_mode && set_var("GPUPROF_PC_MODE", c->o.pc_mode)))
 		return -1;
 	return 0;
 }

@@ -4,14 +4,16 @@
  *
  * Threads: CUPTI hands completed activity buffers to buffer_completed() on its own thread, which only
  * queues them. One writer thread (writer_main) owns the output: it converts buffers (activity.c),
- * samples host and NVML metrics when no launcher does, flushes a batch line per type at least once a
- * second and counts dropped records. At exit (registered here, not in a constructor) everything is
- * flushed with CUPTI's forced flush and the session-end record is written.
+ * samples host and NVML metrics when no launcher does, reads PC samples (pcsampling.c) every 100 ms,
+ * flushes a batch line per type at least once a second and counts dropped records. At exit (registered
+ * here, not in a constructor) PC sampling is disabled first, then everything is flushed with CUPTI's
+ * forced flush and the session-end record is written.
  *
  * The library must never crash, block or print into the host program: failures become `error` records
  * in the session and the program runs on. Only InitializeInjection is exported (-fvisibility=hidden).
  */
 #include "activity.h"
+#include "pcsampling.h"
 #include "sampler.h"
 #include "util.h"
 #include "wire.h"
@@ -28,6 +30,7 @@
 #include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
+#define PCS_POLL_NS 100000000LL	/* how often the writer reads PC samples */
 
 struct pending_buf {
 	uint8_t *buf;
@@ -39,6 +42,8 @@ static struct {
 	int active;		/* writing a session */
 	pid_t pid;		/* the process that initialised; a forked child is not it */
 	int cupti;		/* activity tracing is on */
+	int pcs;		/* the pcsampling engine was asked for (pcsampling.c knows whether it runs) */
+	struct pcs_options pcs_opts;
 	struct wire *w;
 	struct act act;
 	struct sampler *sampler;	/* our own, when no launcher samples from outside */
@@ -55,13 +60,6 @@ static struct {
 	int64_t lost_records;	/* records of buffers the queue could not take (out of memory), under qlock */
 	CUpti_SubscriberHandle subscriber;
 } C = { .wlock = PTHREAD_MUTEX_INITIALIZER, .qlock = PTHREAD_MUTEX_INITIALIZER, .qcond = PTHREAD_COND_INITIALIZER };
-
-static int64_t realtime_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Record a failure in the session; the program is not told. */
 static void note_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -125,13 +123,18 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	pthread_mutex_unlock(&C.qlock);
 }
 
-/* Flush what CUPTI holds when a context goes away or the device is reset. */
+/*
+ * PC sampling's callbacks; then flush what CUPTI holds when a context goes away (after PC sampling has
+ * let go of it: armed sampling can hold back activity records) or the device is reset.
+ */
 static void CUPTIAPI on_callback(void *data, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *info)
 {
 	(void)data;
 	if (getpid() != C.pid)
 		return;
-	if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)
+	if (C.pcs)
+		pcs_callback(domain, cbid, info);
+	if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING && C.cupti)
 		cuptiActivityFlushAll(0);
 	else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
 		 cbid == CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 &&
@@ -231,7 +234,7 @@ static void sample(void)
 
 static void *writer_main(void *arg)
 {
-	int64_t last_flush = now_ns(), last_sample = 0;
+	int64_t last_flush = now_ns(), last_sample = 0, last_pcs = 0;
 	(void)arg;
 	for (;;) {
 		struct timespec until;
@@ -248,6 +251,10 @@ static void *writer_main(void *arg)
 		stop = C.stop;
 		pthread_mutex_unlock(&C.qlock);
 		drain();
+		if (C.pcs && !stop && now_ns() - last_pcs >= PCS_POLL_NS) {
+			last_pcs = now_ns();
+			pcs_poll();
+		}
 		if (now_ns() - last_sample >= (int64_t)C.interval_ms * 1000000) {
 			last_sample = now_ns();
 			sample();
@@ -269,6 +276,8 @@ static void finish(void)
 {
 	if (!C.active || getpid() != C.pid)
 		return;
+	if (C.pcs)
+		pcs_finish();
 	if (C.cupti)
 		cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
 	pthread_mutex_lock(&C.qlock);
@@ -350,7 +359,7 @@ static char **command_line(char **program)
 /* Open our file in the session directory and write its header. */
 static int open_output(const char *engine)
 {
-	char dir[4096], path[4200], session[64], host[256] = "", opts[256];
+	char dir[4096], path[4200], session[64], host[256] = "", opts[768], pcs[384] = "";
 	const char *exact = getenv("GPUPROF_SESSION_DIR"), *out = getenv("GPUPROF_OUTPUT");
 	const char *sid = getenv("GPUPROF_SESSION");
 	struct wire_header h;
@@ -372,8 +381,12 @@ static int open_output(const char *engine)
 		return -1;
 	snprintf(path, sizeof(path), "%s/%d.ndjson", dir, (int)getpid());
 	gethostname(host, sizeof(host) - 1);
-	snprintf(opts, sizeof(opts), "{\"interval_ms\":%d,\"buffer_mb\":%zu,\"launcher\":%s}", C.interval_ms,
-		 C.buffer_bytes >> 20, getenv("GPUPROF_LAUNCHER") ? "true" : "false");
+	if (C.pcs) {
+		pcs[0] = ',';
+		pcs_options_json(&C.pcs_opts, pcs + 1, sizeof(pcs) - 1);
+	}
+	snprintf(opts, sizeof(opts), "{\"interval_ms\":%d,\"buffer_mb\":%zu,\"launcher\":%s%s}", C.interval_ms,
+		 C.buffer_bytes >> 20, getenv("GPUPROF_LAUNCHER") ? "true" : "false", pcs);
 	memset(&h, 0, sizeof(h));
 	h.session = sid;
 	h.collector = "gpuprof " GPUPROF_VERSION;
@@ -399,8 +412,11 @@ static int enable(CUpti_ActivityKind kind, const char *name)
 	return -1;
 }
 
-/* Set up activity tracing; on failure the reason is recorded and the session goes on without it. */
-static void start_tracing(void)
+/*
+ * Set up activity tracing and, for the pcsampling engine, PC sampling; each failure is recorded and the
+ * session goes on with whatever works.
+ */
+static void start_cupti(void)
 {
 	static const struct {
 		CUpti_ActivityKind kind;
@@ -427,28 +443,33 @@ static void start_tracing(void)
 		note_error("cupti", "libcupti API version %u is older than the %u this collector was built for",
 			   version, (unsigned)CUPTI_API_VERSION);
 	rc = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
-	if (rc != CUPTI_SUCCESS) {
+	if (rc != CUPTI_SUCCESS)
 		note_error("cupti", "cuptiActivityRegisterCallbacks: %s", cupti_error(rc));
-		return;
-	}
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+	for (i = 0; rc == CUPTI_SUCCESS && i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		enabled += enable(kinds[i].kind, kinds[i].name) == 0;
-	if (!enabled) {
-		note_error("cupti", "no activity kind could be enabled; the session holds host metrics only");
-		return;
+	if (enabled) {
+		C.cupti = 1;
+		cuptiActivityFlushPeriod(1000);
+	} else if (rc == CUPTI_SUCCESS) {
+		note_error("cupti", "no activity kind could be enabled; the session holds no activity records");
 	}
-	C.cupti = 1;
-	cuptiActivityFlushPeriod(1000);
+	if (!C.cupti && !C.pcs)
+		return;
 	rc = cuptiSubscribe(&C.subscriber, on_callback, NULL);
 	if (rc != CUPTI_SUCCESS) {
 		/* Another profiler (Nsight, the PyTorch profiler) holds the subscription: trace without it. */
 		note_error("cupti", "cuptiSubscribe: %s (flushes at context destroy and device reset are off)",
 			   cupti_error(rc));
+		if (C.pcs)
+			note_error("pcsampling", "PC sampling needs CUPTI's callbacks (cuptiSubscribe: %s): it is off",
+				   cupti_error(rc));
 		return;
 	}
 	cuptiEnableCallback(1, C.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
 	cuptiEnableCallback(1, C.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
 			    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+	if (C.pcs)
+		pcs_start(C.subscriber, &C.pcs_opts, C.w, &C.wlock, note_error, C.cupti);
 }
 
 /* Called by the CUDA driver during cuInit; returns 1 (success) whatever happens inside. */
@@ -456,6 +477,7 @@ EXPORT int InitializeInjection(void);
 int InitializeInjection(void)
 {
 	const char *engine = getenv("GPUPROF_ENGINE"), *disabled = getenv("GPUPROF_DISABLED");
+	int i;
 	if (C.initialized)
 		return 1;
 	C.initialized = 1;
@@ -466,10 +488,15 @@ int InitializeInjection(void)
 	if (!engine || (strcmp(engine, "monitor") && strcmp(engine, "trace") && strcmp(engine, "pcsampling")))
 		engine = "trace";
 	C.interval_ms = (int)env_int("GPUPROF_INTERVAL_MS", 100, 1, 60000);
+	C.pcs = !strcmp(engine, "pcsampling");
+	if (C.pcs)
+		pcs_options_from_env(&C.pcs_opts);
 	C.buffer_bytes = (size_t)env_int("GPUPROF_BUFFER_MB", 8, 1, 1024) << 20;
 	C.pid = getpid();
 	if (open_output(engine))
 		return 1;
+	for (i = 0; i < C.pcs_opts.nnotes; i++)
+		note_error("pcsampling", "%s", C.pcs_opts.notes[i]);
 	act_init(&C.act, C.w);
 	if (!getenv("GPUPROF_LAUNCHER")) {
 		C.sampler = sampler_open(getpid(), 0);
@@ -484,9 +511,7 @@ int InitializeInjection(void)
 		return 1;
 	}
 	if (strcmp(engine, "monitor"))
-		start_tracing();
-	if (!strcmp(engine, "pcsampling"))
-		note_error("pcsampling", "the pcsampling engine is not implemented yet; tracing instead");
+		start_cupti();
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(finish);
 	return 1;

@@ -330,11 +330,21 @@ int parse_i64(const char *s, size_t n, int64_t *out)
 	return 0;
 }
 
-int64_t now_ns(void)
+static int64_t clock_of(clockid_t clock)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int64_t now_ns(void)
+{
+	return clock_of(CLOCK_MONOTONIC);
+}
+
+int64_t realtime_ns(void)
+{
+	return clock_of(CLOCK_REALTIME);
 }
 
 int ends_with(const char *s, const char *suffix)

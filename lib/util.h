@@ -75,6 +75,8 @@ int parse_i64(const char *s, size_t n, int64_t *out);
 
 /* Time on the monotonic clock in ns, for progress and benchmarks. */
 int64_t now_ns(void);
+/* Unix-epoch ns (CLOCK_REALTIME), the clock of every recorded time. */
+int64_t realtime_ns(void);
 
 /*
  * Where the top-level parameter list "(...)" at the end of a C++ signature begins (trailing spaces

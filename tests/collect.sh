@@ -13,7 +13,7 @@ ingest=$build/bin/gpuprof-ingest
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 unset GPUPROF_DISABLED GPUPROF_SESSION_DIR GPUPROF_OUTPUT GPUPROF_ENGINE GPUPROF_INTERVAL_MS GPUPROF_LIBRARY GPUPROF_CUPTI \
-	CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH
+	GPUPROF_PC_PERIOD GPUPROF_PC_MODE CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH
 passed=0 failed=0
 check() { # check DESCRIPTION GOT WANT
 	if [ "$2" = "$3" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL $1: got '$2', want '$3'"; fi
@@ -159,6 +159,20 @@ check "unknown engine is a usage error" "$(rc badengine)" 2
 check "usage errors create nothing" "$(test -e "$tmp/g" && echo exists || echo none)" none
 GPUPROF_INTERVAL_MS=0 run badenv -o "$tmp/g" -- /bin/true
 check "bad GPUPROF_INTERVAL_MS is a usage error" "$(rc badenv)" 2
+run pc4 -o "$tmp/g" --engine pcsampling --pc-period 4 -- /bin/true
+check "--pc-period 4 is a usage error" "$(rc pc4)" 2
+check "--pc-period 4: the message" "$(cat "$tmp/pc4.err")" \
+	"gpuprof-collect: error: invalid PC sampling period '4' (5..31: 2^N cycles)"
+run pc32 -o "$tmp/g" --engine pcsampling --pc-period 32 -- /bin/true
+check "--pc-period 32 is a usage error" "$(rc pc32)" 2
+run pcmode -o "$tmp/g" --engine pcsampling --pc-mode sometimes -- /bin/true
+check "unknown --pc-mode is a usage error" "$(rc pcmode)" 2
+GPUPROF_PC_PERIOD=32 run pcenv -o "$tmp/g" --engine pcsampling -- /bin/true
+check "bad GPUPROF_PC_PERIOD is a usage error" "$(rc pcenv)" 2
+check "bad GPUPROF_PC_PERIOD: the message" "$(cat "$tmp/pcenv.err")" \
+	"gpuprof-collect: error: GPUPROF_PC_PERIOD: invalid PC sampling period '32' (5..31: 2^N cycles)"
+GPUPROF_PC_MODE=x run pcenv2 -o "$tmp/g" --engine pcsampling -- /bin/true
+check "bad GPUPROF_PC_MODE is a usage error" "$(rc pcenv2)" 2
 run help --help
 check "--help exits 0" "$(rc help)" 0
 check "--help on stdout" "$(grep -c '^usage: gpuprof-collect' "$tmp/help.out")" 1
@@ -190,6 +204,15 @@ GPUPROF_ENGINE=monitor GPUPROF_INTERVAL_MS=250 run env2 -o "$tmp/j" -- /bin/sh -
 check "inherited engine and interval" "$(cat "$tmp/env2.out")" "monitor 250 1 unset"
 GPUPROF_ENGINE=monitor GPUPROF_INTERVAL_MS=250 run env3 -o "$tmp/j" --engine pcsampling --interval 50 -- /bin/sh -c "$show"
 check "options win over inherited variables" "$(cat "$tmp/env3.out")" "pcsampling 50 1 $(realpath "$tmp/libfake.so")"
+pcshow='echo "$GPUPROF_ENGINE ${GPUPROF_PC_PERIOD-unset} ${GPUPROF_PC_MODE-unset}"'
+run pc1 -o "$tmp/j" --engine pcsampling -- /bin/sh -c "$pcshow"
+check "pcsampling: collector defaults" "$(cat "$tmp/pc1.out")" "pcsampling unset unset"
+run pc2 -o "$tmp/j" --engine pcsampling --pc-period 9 --pc-mode serialized -- /bin/sh -c "$pcshow"
+check "--pc-period and --pc-mode reach the collector" "$(cat "$tmp/pc2.out")" "pcsampling 9 serialized"
+GPUPROF_PC_PERIOD=12 GPUPROF_PC_MODE=serialized run pc3 -o "$tmp/j" --engine pcsampling --pc-period 7 -- /bin/sh -c "$pcshow"
+check "--pc-period wins over GPUPROF_PC_PERIOD" "$(cat "$tmp/pc3.out")" "pcsampling 7 serialized"
+run pc5 -o "$tmp/j" --pc-period 9 -- /bin/true
+check "PC sampling settings with the trace engine: a warning" "$(rc pc5)/$(grep -c 'warning: PC sampling settings have no effect with the trace engine' "$tmp/pc5.err")" 0/1
 GPUPROF_LIBRARY=$tmp/missing.so run env4 -o "$tmp/j" -- /bin/sh -c "$show"
 check "missing library: monitor mode" "$(cat "$tmp/env4.out")" "monitor 100 1 unset"
 check "missing library: one warning" "$(grep -c 'warning:.*missing\.so' "$tmp/env4.err")" 1

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""The collector without a GPU: hand-built CUPTI buffers through the real conversion path, ingested and
-compared field by field; libgpuprof.so loaded the way the driver loads it; its exported symbols.
+"""The collector without a GPU: hand-built CUPTI activity and PC-sampling buffers through the real conversion
+paths, ingested and compared field by field; libgpuprof.so loaded the way the driver loads it, with each
+engine and with bad PC-sampling settings; its exported symbols.
 Skipped, with the reason printed, when the collector was not built (no CUPTI)."""
 import json
 import os
@@ -25,12 +26,19 @@ def rows(db, sql):
         con.close()
 
 
-def activity(tmp):
-    out = os.path.join(tmp, "act.ndjson")
-    exp = json.loads(subprocess.run([os.path.join(BUILD, "tests", "collector", "test_activity"), out],
+def planted(tmp, name):
+    """Run tests/collector/test_NAME, which writes hand-built buffers as a wire file and prints what it planted;
+    ingest the file. Returns (file, what was planted, database, the ingest's CompletedProcess)."""
+    out = os.path.join(tmp, name + ".ndjson")
+    exp = json.loads(subprocess.run([os.path.join(BUILD, "tests", "collector", "test_" + name), out],
                                     capture_output=True, text=True, check=True).stdout)
-    db = os.path.join(tmp, "act.db")
+    db = os.path.join(tmp, name + ".db")
     r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", out, "-o", db], capture_output=True, text=True)
+    return out, exp, db, r
+
+
+def activity(tmp):
+    out, exp, db, r = planted(tmp, "activity")
     check("activity session ingests, the lost record reported", (r.returncode, r.stderr),
           (0, f"gpuprof-ingest: warning: {out}: the collector lost 1 unfinished records (cupti)\n"))
     check("every record walked by cuptiActivityGetNextRecord", exp["records_walked"], 16)
@@ -72,6 +80,147 @@ def activity(tmp):
     check("clean end", rows(db, "SELECT clean_end FROM sessions"), [[1]])
 
 
+def pcsampling(tmp):
+    out, exp, db, r = planted(tmp, "pcsampling")
+    check("pc-sampling session ingests, the lost samples reported", (r.returncode, r.stderr),
+          (0, f"gpuprof-ingest: warning: {out}: the collector lost 17 samples (pcsampling)\n"
+              f"gpuprof-ingest: warning: {out}: the collector lost 1 events (hwbuffer)\n"))
+    want = exp["samples"]
+    check("a row per (PC, reason) with samples, none for a zero count", exp["rows_written"], len(want))
+    got = rows(db, """SELECT p.ts_ns, p.device_id, f.value, p.cubin_crc, p.pc_offset, r.name, p.samples,
+          p.correlation_id, src.value, p.line FROM pc_samples p
+          JOIN stall_reasons r ON r.session_id = p.session_id AND r.pid = p.pid AND r.device_id = p.device_id
+            AND r.id = p.stall_reason_id
+          JOIN strings f ON f.session_id = p.session_id AND f.id = p.function_id
+          LEFT JOIN strings src ON src.session_id = p.session_id AND src.id = p.file_id""")
+    key = lambda x: [str(v) for v in x]
+    check("pc samples: count", len(got), len(want))
+    for i, (g, e) in enumerate(zip(sorted(got, key=key), sorted(want, key=key))):
+        for c, gv, ev in zip(["ts", "device", "function", "cubin_crc", "pc_offset", "reason", "samples",
+                              "correlation", "file", "line"], g, e):
+            check(f"pc sample {i} {c}", gv, ev)
+    by_reason = {}
+    for e in want:
+        by_reason[e[5]] = by_reason.get(e[5], 0) + e[6]
+    check("samples per reason", rows(db, """SELECT r.name, sum(p.samples) FROM pc_samples p JOIN stall_reasons r
+          ON r.session_id = p.session_id AND r.pid = p.pid AND r.device_id = p.device_id AND r.id = p.stall_reason_id
+          GROUP BY r.name ORDER BY r.name"""), [[k, v] for k, v in sorted(by_reason.items())])
+    check("stall-reason tables per device, as the devices number them",
+          rows(db, "SELECT device_id, id, name FROM stall_reasons ORDER BY device_id, id"), exp["reasons"])
+    check("every sample's function is a kernel's name (join by name)", rows(db, """SELECT count(*) FROM pc_samples p
+          WHERE NOT EXISTS (SELECT 1 FROM kernels k WHERE k.session_id = p.session_id AND k.name_id = p.function_id
+          AND k.device_id = p.device_id)"""), [[0]])
+    check("serialized mode: samples join their launch by correlation", rows(db, """SELECT count(*) FROM pc_samples p
+          JOIN kernels k ON k.session_id = p.session_id AND k.correlation_id = p.correlation_id
+          AND k.name_id = p.function_id WHERE p.correlation_id != 0"""),
+          [[sum(1 for e in want if e[7])]])
+    check("dropped samples and a full hardware buffer, as data", rows(db, """SELECT ts_ns - (SELECT origin_ns
+          FROM sessions), source, what, count FROM drops ORDER BY ts_ns"""),
+          [[20000, "pcsampling", "samples", exp["dropped"]], [30000, "hwbuffer", "events", exp["hwfull"]]])
+    check("clean end", rows(db, "SELECT clean_end, engine FROM sessions"), [[1, "pcsampling"]])
+    r = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "stalls", db, "--format", "csv"], capture_output=True,
+                       text=True)
+    check("the stalls analysis reads them", (r.returncode, "long_scoreboard" in r.stdout), (0, True))
+
+
+def inject_pcsampling(tmp, prog):
+    """The pcsampling engine without a GPU: returns, records why it is off; bad settings recorded, defaults kept."""
+    cases = [
+        ("pcs-bad", {"GPUPROF_PC_PERIOD": "4", "GPUPROF_PC_MODE": "sometimes", "GPUPROF_PC_HWBUF_MB": "0"},
+         ["GPUPROF_PC_MODE: 'sometimes' is not continuous or serialized; continuous is used",
+          "GPUPROF_PC_PERIOD: '4' is not an integer in 5..31; CUPTI's default period is used",
+          "GPUPROF_PC_HWBUF_MB: '0' is not an integer in 1..65536; the default, 512 MB, is used"],
+         {"pc_mode": "continuous", "pc_period": None, "pc_scratch_mb": 4, "pc_hwbuf_mb": 512, "pc_cubin_mb": 256}),
+        ("pcs-big", {"GPUPROF_PC_PERIOD": "32", "GPUPROF_PC_SCRATCH_MB": "x"},
+         ["GPUPROF_PC_PERIOD: '32' is not an integer in 5..31; CUPTI's default period is used",
+          "GPUPROF_PC_SCRATCH_MB: 'x' is not an integer in 1..4096; the default, 4 MB, is used"],
+         {"pc_mode": "continuous", "pc_period": None, "pc_scratch_mb": 4, "pc_hwbuf_mb": 512, "pc_cubin_mb": 256}),
+        ("pcs-good", {"GPUPROF_PC_PERIOD": "5", "GPUPROF_PC_MODE": "serialized", "GPUPROF_PC_SCRATCH_MB": "16",
+                      "GPUPROF_PC_HWBUF_MB": "64", "GPUPROF_PC_CUBIN_MB": "0"}, [],
+         {"pc_mode": "serialized", "pc_period": 5, "pc_scratch_mb": 16, "pc_hwbuf_mb": 64, "pc_cubin_mb": 0}),
+    ]
+    for name, settings, notes, options in cases:
+        env = dict(os.environ, GPUPROF_OUTPUT=os.path.join(tmp, name), GPUPROF_SESSION=name,
+                   GPUPROF_ENGINE="pcsampling", **settings)
+        env.pop("GPUPROF_LAUNCHER", None)
+        r = subprocess.run([prog, LIB], env=env, capture_output=True, text=True, timeout=60)
+        check(f"{name}: InitializeInjection returns, prints nothing", (r.returncode, r.stdout, r.stderr), (0, "", ""))
+        db = os.path.join(tmp, name + ".db")
+        r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", os.path.join(tmp, name, name), "-o", db],
+                           capture_output=True, text=True)
+        check(f"{name}: the session ingests", (r.returncode, r.stderr), (0, ""))
+        check(f"{name}: clean end, engine", rows(db, "SELECT clean_end, engine FROM sessions"), [[1, "pcsampling"]])
+        opts = json.loads(rows(db, "SELECT options FROM sessions")[0][0])
+        check(f"{name}: the settings in force in the header", {k: opts.get(k, "missing") for k in options}, options)
+        reasons = [x[0] for x in rows(db, "SELECT reason FROM collector_errors WHERE what = 'pcsampling' ORDER BY ts_ns")]
+        check(f"{name}: rejected settings recorded, then why PC sampling is off", reasons,
+              notes + ["PC sampling needs CUPTI's callbacks (cuptiSubscribe: CUPTI_ERROR_UNKNOWN): it is off"])
+        check(f"{name}: no 'not implemented' left", rows(db, """SELECT count(*) FROM collector_errors
+              WHERE reason LIKE '%not implemented%'"""), [[0]])
+
+
+def engine(tmp, prog):
+    """The pcsampling engine against the stand-in libcupti (fake_cupti.c): its calls in the order and shape the
+    API asks, samples read by the writer, at launches, unload, destroy and exit, with source lines."""
+    fake = os.path.join(BUILD, "tests", "collector", "fake")
+    scenarios = [
+        ("continuous", "0", {"GPUPROF_PC_PERIOD": "9", "GPUPROF_PC_SCRATCH_MB": "8", "GPUPROF_PC_HWBUF_MB": "64"},
+         {"period": 9, "mode": 1, "scratch": 8 << 20, "hwbuf": 64 << 20, "launch": 0}, 0, []),
+        ("serialized", "1", {"GPUPROF_PC_MODE": "serialized", "GPUPROF_PC_PERIOD": "7", "GPUPROF_PC_HWBUF_MB": "2048"},
+         {"period": 0, "mode": 2, "scratch": 0, "hwbuf": 0, "launch": 1}, 7,
+         ["cuptiPCSamplingSetConfigurationAttribute (device 0): CUPTI_ERROR_INVALID_PARAMETER (hardware buffer "
+          "size: CUPTI_ERROR_INVALID_PARAMETER)", "device 0 samples with CUPTI's default period and buffer sizes"]),
+    ]
+    for name, destroy, settings, config, corr, config_notes in scenarios:
+        env = dict(os.environ, GPUPROF_OUTPUT=os.path.join(tmp, "eng-" + name), GPUPROF_SESSION=name,
+                   GPUPROF_ENGINE="pcsampling", LD_LIBRARY_PATH=fake, **settings)
+        env.pop("GPUPROF_LAUNCHER", None)
+        r = subprocess.run([prog, LIB, destroy], env=env, capture_output=True, text=True, timeout=60)
+        check(f"engine {name}: runs, prints only the stand-in's report", (r.returncode, r.stderr), (0, ""))
+        try:
+            rep = json.loads(r.stdout)
+        except ValueError:
+            check(f"engine {name}: the stand-in's report", r.stdout, "JSON")
+            continue
+        check(f"engine {name}: every call in the order and shape the API asks", rep["violations"], [])
+        got = {k: rep[k] for k in ("period", "mode", "scratch", "hwbuf")}
+        got["launch"] = rep["callbacks"]["launch"]
+        check(f"engine {name}: the configuration CUPTI was given", got, config)
+        check(f"engine {name}: context and module callbacks on", (rep["callbacks"]["context_created"],
+              rep["callbacks"]["module_loaded"]), (1, 1))
+        check(f"engine {name}: one Disable (context A; B never started)", rep["disables"], 1)
+        check(f"engine {name}: the kept cubin's CRC taken once", rep["crc_calls"], 1)
+        db = os.path.join(tmp, f"eng-{name}.db")
+        r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", os.path.join(tmp, "eng-" + name, name), "-o", db],
+                           capture_output=True, text=True)
+        check(f"engine {name}: the session ingests, the overflow reported", (r.returncode, r.stderr.count("lost")), (0, 2))
+        check(f"engine {name}: clean end", rows(db, "SELECT clean_end FROM sessions"), [[1]])
+        check(f"engine {name}: every sample handed out is in the session", rows(db, "SELECT sum(samples) FROM pc_samples"),
+              [[rep["samples_handed"]]])
+        check(f"engine {name}: PCs read once each", rows(db, """SELECT count(*) FROM (SELECT pc_offset, stall_reason_id
+              FROM pc_samples GROUP BY pc_offset, stall_reason_id HAVING count(*) > 1)"""), [[0]])
+        check(f"engine {name}: function names demangled", rows(db, """SELECT DISTINCT s.value FROM pc_samples p
+              JOIN strings s ON s.session_id = p.session_id AND s.id = p.function_id ORDER BY 1"""),
+              [["fma_chain(float*, int)"], ["memory_walk(float const*, float*, int, int)"]])
+        check(f"engine {name}: source lines from the kept cubin", rows(db, """SELECT count(*) FROM pc_samples p
+              JOIN strings f ON f.session_id = p.session_id AND f.id = p.file_id
+              WHERE f.value = '/src/fake.cu' AND p.line = 100 + p.pc_offset / 16"""),
+              rows(db, "SELECT count(*) FROM pc_samples"))
+        check(f"engine {name}: what Disable flushed is written", rows(db, "SELECT samples FROM pc_samples WHERE pc_offset = 1600"),
+              [[101]])
+        check(f"engine {name}: correlation ids", rows(db, "SELECT DISTINCT correlation_id FROM pc_samples"), [[corr]])
+        check(f"engine {name}: device 0's stall reasons, once", rows(db, "SELECT device_id, id FROM stall_reasons ORDER BY id"),
+              [[0, 0], [0, 3], [0, 5], [0, 9]])
+        check(f"engine {name}: the overflow as data", rows(db, "SELECT source, what, count FROM drops ORDER BY source"),
+              [["hwbuffer", "events", 1], ["pcsampling", "samples", 5]])
+        notes = [x[0] for x in rows(db, "SELECT reason FROM collector_errors WHERE what = 'pcsampling' ORDER BY ts_ns")]
+        check(f"engine {name}: what went wrong, recorded", notes, config_notes + [
+            "cuptiPCSamplingEnable (device 1): CUPTI_ERROR_NOT_SUPPORTED; PC sampling does not run with activity "
+            "tracing here: tracing goes on without it",
+            "the hardware buffer of device 0 overflowed and its samples were lost (raise GPUPROF_PC_HWBUF_MB or "
+            "GPUPROF_PC_PERIOD)"])
+
+
 def inject(tmp):
     out = os.path.join(tmp, "inj", "inject-test")
     env = dict(os.environ, GPUPROF_OUTPUT=os.path.join(tmp, "inj"), GPUPROF_SESSION="inject-test")
@@ -96,6 +245,8 @@ def inject(tmp):
     env["GPUPROF_OUTPUT"] = os.path.join(tmp, "off")
     r = subprocess.run([prog, LIB], env=env, capture_output=True, text=True, timeout=60)
     check("GPUPROF_DISABLED=1: inert", (r.returncode, os.path.exists(os.path.join(tmp, "off"))), (0, False))
+    inject_pcsampling(tmp, prog)
+    engine(tmp, prog)
 
 
 def symbols():
@@ -111,6 +262,7 @@ def main():
         return 0
     with tempfile.TemporaryDirectory(prefix="gpuprof-collector-") as tmp:
         activity(tmp)
+        pcsampling(tmp)
         inject(tmp)
         symbols()
     return checks.summary("collector")

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""make gpu-check, phase 2: ingest the session tests/gpu/run.sh recorded on a GPU machine and check what
-the workload is known to have done, exactly. Usage: check.py DIR (the folder run.sh wrote)."""
+"""make gpu-check, phase 2: ingest the sessions tests/gpu/run.sh recorded on a GPU machine and check what
+the workload is known to have done, exactly; then the PC-sampling sessions of the stall workload (which
+stalls dominate which kernel, source lines, correlation ids) and both overheads.
+Usage: check.py DIR (the folder run.sh wrote)."""
 import os
 import sqlite3
 import subprocess
@@ -12,6 +14,132 @@ import checks  # noqa: E402
 from checks import BIN, check  # noqa: E402
 
 MiB = 1 << 20
+PREFIX = "smsp__pcsamp_warps_issue_stalled_"
+# What must dominate each kernel's stall samples (issued samples, selected and not_selected, left out).
+EXPECTED = {
+    "mem_walk": {"long_scoreboard"},
+    "fma_chain": {"math_pipe_throttle", "wait", "short_scoreboard", "dispatch_stall"},
+}
+
+
+def fold(name):
+    """A raw reason name as analyze/stall-reasons.txt keys it: no prefix, no _not_issued suffix."""
+    key = name[len(PREFIX):] if name.startswith(PREFIX) else name
+    return key[:-len("_not_issued")] if key.endswith("_not_issued") else key
+
+
+def session_dirs(base, name):
+    path = os.path.join(base, name)
+    return [os.path.join(path, d) for d in os.listdir(path)] if os.path.isdir(path) else []
+
+
+def pcsampling(base, mode, tmp):
+    """The stall workload under --engine pcsampling (mode continuous or serialized)."""
+    dirs = session_dirs(base, "pcs-" + mode)
+    check(f"pcsampling {mode}: one session recorded", len(dirs), 1)
+    if not dirs:
+        return
+    db = os.path.join(tmp, f"pcs-{mode}.db")
+    r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", dirs[0], "-o", db], capture_output=True, text=True)
+    check(f"pcsampling {mode}: ingest", r.returncode, 0)
+    if r.stderr:
+        print(f"pcsampling {mode}: ingest said: {r.stderr.strip()}")
+    con = sqlite3.connect(db)
+    q = lambda sql: con.execute(sql).fetchall()
+    check(f"pcsampling {mode}: clean end", q("SELECT clean_end, engine FROM sessions"), [(1, "pcsampling")])
+    check(f"pcsampling {mode}: nothing went wrong in the collector", q("""SELECT what, reason FROM collector_errors
+          WHERE what IN ('cupti', 'pcsampling')"""), [])
+    check(f"pcsampling {mode}: the kernels traced beside the samples", q("""SELECT substr(name, 1, instr(name, '(') - 1),
+          count(*) FROM kernel_events WHERE name LIKE 'mem_walk(%' OR name LIKE 'fma_chain(%' GROUP BY 1 ORDER BY 1"""),
+          [("fma_chain", 5), ("mem_walk", 5)])
+    check(f"pcsampling {mode}: the device's stall reasons declared", q("""SELECT count(*) > 10,
+          sum(name LIKE '%long_scoreboard%') > 0 FROM stall_reasons"""), [(1, 1)])
+    check(f"pcsampling {mode}: every sample's function is a traced kernel", q("""SELECT count(*) FROM pc_samples p
+          WHERE NOT EXISTS (SELECT 1 FROM kernels k WHERE k.session_id = p.session_id AND k.name_id = p.function_id)"""),
+          [(0,)])
+    rows = q("""SELECT s.value, r.name, sum(p.samples) FROM pc_samples p
+             JOIN stall_reasons r ON r.session_id = p.session_id AND r.pid = p.pid AND r.device_id = p.device_id
+               AND r.id = p.stall_reason_id
+             JOIN strings s ON s.session_id = p.session_id AND s.id = p.function_id
+             GROUP BY s.value, r.name""")
+    for kernel, expected in EXPECTED.items():
+        stalls = {}
+        for name, reason, n in rows:
+            key = fold(reason)
+            if name.startswith(kernel + "(") and key not in ("selected", "not_selected"):
+                stalls[key] = stalls.get(key, 0) + n
+        total = sum(stalls.values())
+        top = sorted(stalls.items(), key=lambda kv: -kv[1])[:4]
+        print(f"pcsampling {mode}: {kernel}: {total} stall samples; top: " +
+              ", ".join(f"{k} {100.0 * n / total:.1f} %" for k, n in top) if total else
+              f"pcsampling {mode}: {kernel}: no stall samples")
+        check(f"pcsampling {mode}: {kernel} dominated by {' or '.join(sorted(expected))}",
+              top[0][0] in expected if top else None, True)
+    check(f"pcsampling {mode}: samples of both kernels mapped to workload.cu lines (>= 90 %)", q("""SELECT
+          sum(CASE WHEN f.value LIKE '%workload.cu' AND p.line > 0 THEN p.samples ELSE 0 END) >= 0.9 * sum(p.samples)
+          FROM pc_samples p JOIN strings s ON s.session_id = p.session_id AND s.id = p.function_id
+          LEFT JOIN strings f ON f.session_id = p.session_id AND f.id = p.file_id
+          WHERE s.value LIKE 'mem_walk(%' OR s.value LIKE 'fma_chain(%'"""), [(1,)])
+    if mode == "serialized":
+        check(f"pcsampling {mode}: every sample carries its launch's correlation id", q("""SELECT count(*) FROM pc_samples p
+              WHERE NOT EXISTS (SELECT 1 FROM kernels k WHERE k.session_id = p.session_id AND k.pid = p.pid
+              AND k.correlation_id = p.correlation_id AND k.name_id = p.function_id)"""), [(0,)])
+    else:
+        check(f"pcsampling {mode}: continuous samples carry correlation 0", q("""SELECT DISTINCT correlation_id
+              FROM pc_samples"""), [(0,)])
+    for source, what, n in q("SELECT source, what, sum(count) FROM drops GROUP BY source, what"):
+        print(f"pcsampling {mode}: lost {n} {what} ({source})")
+    con.close()
+
+
+def overhead(path, modes, label):
+    """Print each mode's time without and with the collector from run.sh's FILE."""
+    if not os.path.exists(path):
+        return
+    t = {}
+    for line in open(path):
+        mode, w, ns = line.split()
+        t[(mode, w)] = int(ns)
+    for mode, target in modes:
+        if (mode, "on") in t and (mode, "off") in t:
+            pct = 100.0 * (t[(mode, "on")] - t[(mode, "off")]) / t[(mode, "off")]
+            print(f"{label} {mode}: {t[(mode, 'off')] / 1e6:.1f} ms without, {t[(mode, 'on')] / 1e6:.1f} ms with"
+                  f" the collector: {pct:+.2f} %" + (f" (target <= {target} %)" if target is not None else ""))
+
+
+def trace(base, tmp):
+    """The trace session of the known workload, checked exactly."""
+    dirs = session_dirs(base, "sessions")
+    check("one session recorded", len(dirs), 1)
+    if not dirs:
+        return
+    db = os.path.join(tmp, "s.db")
+    r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", dirs[0], "-o", db], capture_output=True,
+                       text=True)
+    check("ingest", (r.returncode, r.stderr), (0, ""))
+    con = sqlite3.connect(db)
+    q = lambda sql: con.execute(sql).fetchall()
+    check("clean end", q("SELECT clean_end FROM sessions"), [(1,)])
+    check("kernels by name, with launch configuration", q("""SELECT name, count(*), grid_x, block_x
+          FROM kernel_events GROUP BY name, grid_x, block_x ORDER BY name"""),
+          [("kernel_a(float*, int)", 1000, 512, 128), ("kernel_b(float*, int, int)", 10, 64, 256)])
+    check("every kernel has its launch call", q("""SELECT count(*) FROM kernels k JOIN api_calls a
+          ON a.session_id = k.session_id AND a.pid = k.pid AND a.correlation_id = k.correlation_id"""),
+          [(1010,)])
+    check("copies by kind", q("SELECT kind, count(*), sum(bytes) FROM memcpys GROUP BY kind ORDER BY kind"),
+          [(1, 7, 7 * MiB), (2, 2, 8 * MiB)])
+    check("memset", q("SELECT count(*), sum(bytes) FROM memsets"), [(1, 256 << 10)])
+    check("event syncs", q("SELECT count(*) FROM syncs WHERE kind = 1"), [(5,)])
+    check("stream syncs", q("SELECT count(*) >= 1 FROM syncs WHERE kind = 3"), [(1,)])
+    check("the unfreed device allocation", q("""SELECT a.bytes FROM memory_events a WHERE a.op = 1
+          AND a.mem_kind = 3 AND NOT EXISTS (SELECT 1 FROM memory_events f WHERE f.op = 2
+          AND f.address = a.address AND f.ts_ns >= a.ts_ns)"""), [(3 * MiB,)])
+    check("NVTX ranges and nesting", q("""SELECT name, depth, count(*) FROM range_events
+          GROUP BY name, depth ORDER BY depth, name"""),
+          [("iteration", 0, 5), ("compute", 1, 5), ("copy_in", 1, 5)])
+    check("no dropped records", q("SELECT coalesce(sum(count), 0) FROM drops"), [(0,)])
+    check("device described", q("SELECT count(*) > 0 FROM devices WHERE name LIKE 'NVIDIA%'"), [(1,)])
+    con.close()
 
 
 def main():
@@ -19,50 +147,12 @@ def main():
         print("usage: check.py DIR")
         return 2
     base = sys.argv[1]
-    sessions = os.path.join(base, "sessions")
-    dirs = [os.path.join(sessions, d) for d in os.listdir(sessions)] if os.path.isdir(sessions) else []
-    check("one session recorded", len(dirs), 1)
-    if not dirs:
-        return checks.summary("gpu-check")
     with tempfile.TemporaryDirectory() as tmp:
-        db = os.path.join(tmp, "s.db")
-        r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", dirs[0], "-o", db], capture_output=True,
-                           text=True)
-        check("ingest", (r.returncode, r.stderr), (0, ""))
-        con = sqlite3.connect(db)
-        q = lambda sql: con.execute(sql).fetchall()
-        check("clean end", q("SELECT clean_end FROM sessions"), [(1,)])
-        check("kernels by name, with launch configuration", q("""SELECT name, count(*), grid_x, block_x
-              FROM kernel_events GROUP BY name, grid_x, block_x ORDER BY name"""),
-              [("kernel_a(float*, int)", 1000, 512, 128), ("kernel_b(float*, int, int)", 10, 64, 256)])
-        check("every kernel has its launch call", q("""SELECT count(*) FROM kernels k JOIN api_calls a
-              ON a.session_id = k.session_id AND a.pid = k.pid AND a.correlation_id = k.correlation_id"""),
-              [(1010,)])
-        check("copies by kind", q("SELECT kind, count(*), sum(bytes) FROM memcpys GROUP BY kind ORDER BY kind"),
-              [(1, 7, 7 * MiB), (2, 2, 8 * MiB)])
-        check("memset", q("SELECT count(*), sum(bytes) FROM memsets"), [(1, 256 << 10)])
-        check("event syncs", q("SELECT count(*) FROM syncs WHERE kind = 1"), [(5,)])
-        check("stream syncs", q("SELECT count(*) >= 1 FROM syncs WHERE kind = 3"), [(1,)])
-        check("the unfreed device allocation", q("""SELECT a.bytes FROM memory_events a WHERE a.op = 1
-              AND a.mem_kind = 3 AND NOT EXISTS (SELECT 1 FROM memory_events f WHERE f.op = 2
-              AND f.address = a.address AND f.ts_ns >= a.ts_ns)"""), [(3 * MiB,)])
-        check("NVTX ranges and nesting", q("""SELECT name, depth, count(*) FROM range_events
-              GROUP BY name, depth ORDER BY depth, name"""),
-              [("iteration", 0, 5), ("compute", 1, 5), ("copy_in", 1, 5)])
-        check("no dropped records", q("SELECT coalesce(sum(count), 0) FROM drops"), [(0,)])
-        check("device described", q("SELECT count(*) > 0 FROM devices WHERE name LIKE 'NVIDIA%'"), [(1,)])
-        con.close()
-    over = os.path.join(base, "overhead.txt")
-    if os.path.exists(over):
-        t = {}
-        for line in open(over):
-            mode, w, ns = line.split()
-            t[(mode, w)] = int(ns)
-        for mode, target in (("small", 3.0), ("ms", 1.0)):
-            if (mode, "on") in t and (mode, "off") in t:
-                pct = 100.0 * (t[(mode, "on")] - t[(mode, "off")]) / t[(mode, "off")]
-                print(f"overhead {mode}: {t[(mode, 'off')] / 1e6:.1f} ms without, {t[(mode, 'on')] / 1e6:.1f} ms with"
-                      f" the collector: {pct:+.2f} % (target <= {target} %)")
+        trace(base, tmp)
+        pcsampling(base, "continuous", tmp)
+        pcsampling(base, "serialized", tmp)
+    overhead(os.path.join(base, "overhead.txt"), (("small", 3.0), ("ms", 1.0)), "overhead")
+    overhead(os.path.join(base, "pcs-overhead.txt"), (("membound", None), ("fma", None)), "pcsampling overhead")
     return checks.summary("gpu-check")
 
 

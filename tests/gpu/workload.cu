@@ -4,7 +4,10 @@
 //                        of which one (3 MiB) is never freed, NVTX ranges two deep for 5 iterations
 //   workload small N     N tiny kernels back to back (launch-bound: collector overhead per kernel)
 //   workload ms N        N kernels of about 1 ms each
-// Prints the wall time of the timed part in ns on stdout.
+//   workload stalls      mem_walk x5 and fma_chain x5: known stall profiles for PC sampling
+//   workload membound N  N mem_walk kernels: dependent strided loads, long-scoreboard stalls
+//   workload fma N       N fma_chain kernels: dependent FMAs, math and dependency stalls
+// Prints the wall time of the timed part in ns on stdout (not for check and stalls).
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
 #include <stdio.h>
@@ -44,6 +47,74 @@ __global__ void spin(long long cycles)
 	long long start = clock64();
 	while (clock64() - start < cycles)
 		;
+}
+
+// Memory-bound: each thread follows a chain of loads through a table larger than L2, every load's address
+// taken from the one before (a strided permutation), so warps wait on memory: long scoreboard.
+__global__ void mem_walk(const int *__restrict__ next, int *out, int steps)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	int j = i;
+	for (int k = 0; k < steps; k++)
+		j = next[j];
+	out[i] = j;
+}
+
+// next[i] = (i * 40503 + 12345) mod n with n a power of two: a permutation whose neighbours lie far apart.
+__global__ void mem_init(int *next, unsigned n)
+{
+	unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		next[i] = (int)((i * 40503u + 12345u) & (n - 1));
+}
+
+// Compute-bound: a dependent chain of FMAs per thread, each waiting on the one before (fixed-latency
+// dependency: wait; with many warps, math pipe throttle). b and c come from the host so nothing folds.
+__global__ void fma_chain(float *x, float b, float c, int iters)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	float a = x[i];
+#pragma unroll 8
+	for (int k = 0; k < iters; k++)
+		a = fmaf(a, b, c);
+	x[i] = a;
+}
+
+#define WALK_N (1u << 24)	/* 64 MiB of int: larger than the L2 of any current GPU */
+#define WALK_THREADS (1 << 20)
+#define WALK_STEPS 256
+#define FMA_THREADS (1 << 20)
+#define FMA_ITERS (1 << 16)
+
+struct stall_bufs {
+	int *next, *out;
+	float *x;
+};
+
+static void stall_setup(struct stall_bufs *b)
+{
+	CHECK(cudaMalloc(&b->next, WALK_N * sizeof(int)));
+	CHECK(cudaMalloc(&b->out, WALK_THREADS * sizeof(int)));
+	CHECK(cudaMalloc(&b->x, FMA_THREADS * sizeof(float)));
+	CHECK(cudaMemset(b->x, 0, FMA_THREADS * sizeof(float)));
+	mem_init<<<WALK_N / 256, 256>>>(b->next, WALK_N);
+	CHECK(cudaDeviceSynchronize());
+}
+
+static void stall_launch(const struct stall_bufs *b, int walk)
+{
+	if (walk)
+		mem_walk<<<WALK_THREADS / 256, 256>>>(b->next, b->out, WALK_STEPS);
+	else
+		fma_chain<<<FMA_THREADS / 256, 256>>>(b->x, 1.0001f, 0.9999f, FMA_ITERS);
+	CHECK(cudaGetLastError());
+}
+
+static void stall_free(struct stall_bufs *b)
+{
+	CHECK(cudaFree(b->next));
+	CHECK(cudaFree(b->out));
+	CHECK(cudaFree(b->x));
 }
 
 static long long now_ns(void)
@@ -105,6 +176,23 @@ int main(int argc, char **argv)
 	CHECK(cudaFree(0));	/* initialise outside the timed part */
 	if (!strcmp(mode, "check"))
 		return check();
+	if (!strcmp(mode, "stalls") || !strcmp(mode, "membound") || !strcmp(mode, "fma")) {
+		struct stall_bufs b;
+		int stalls = !strcmp(mode, "stalls");
+		stall_setup(&b);
+		t0 = now_ns();
+		for (long i = 0; i < (stalls ? 5 : n); i++) {
+			if (stalls || !strcmp(mode, "membound"))
+				stall_launch(&b, 1);
+			if (stalls || !strcmp(mode, "fma"))
+				stall_launch(&b, 0);
+			CHECK(cudaDeviceSynchronize());
+		}
+		if (!stalls)
+			printf("%lld\n", now_ns() - t0);
+		stall_free(&b);
+		return 0;
+	}
 	CHECK(cudaMalloc(&p, sizeof(int)));
 	t0 = now_ns();
 	for (long i = 0; i < n; i++) {

@@ -1,0 +1,512 @@
+/*
+ * A stand-in libcupti.so.13 for testing the pcsampling engine without a GPU: the calls libgpuprof.so
+ * makes, with the PC Sampling API acting as the header describes it (per context, stall reasons only
+ * after Enable, GetData in rounds of at most 3 PCs with remainingNumPcs, a full hardware buffer as
+ * CUPTI_ERROR_OUT_OF_MEMORY, Disable flushing into the configuration's buffer). It checks what it is
+ * given (size fields, the order of calls, no two calls on one context at once) and fake_cupti_run plays
+ * a driver: contexts, a module with a cubin, launches, unloads, a context destroyed. fake_cupti_report
+ * prints, as JSON on stdout, what it saw. Built with a version script so its symbols carry the
+ * libcupti.so.13 version libgpuprof.so asks for; picked up through LD_LIBRARY_PATH.
+ */
+#include <cupti.h>
+#include <cupti_pcsampling.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define PER_CALL 3	/* PCs one GetData returns at most, whatever was asked */
+#define NCTX 2
+
+static const char cubin_a[] = "FAKE-CUBIN-A with line info";
+static const uint32_t reason_index[] = { 0, 3, 5, 9 };
+static const char *const reason_names[] = {
+	"smsp__pcsamp_warps_issue_stalled_barrier", "smsp__pcsamp_warps_issue_stalled_long_scoreboard",
+	"smsp__pcsamp_warps_issue_stalled_math_pipe_throttle", "smsp__pcsamp_warps_issue_stalled_wait",
+};
+
+static struct fake_ctx {
+	CUcontext ctx;
+	uint32_t device;
+	int enabled, reasons_read, configured, disabled, busy;
+	CUpti_PCSamplingData *cfg;	/* the configuration's buffer */
+	uint32_t period, mode;
+	size_t scratch, hwbuf;
+	int pending;			/* PCs sampled, not yet read */
+	int next_pc;			/* the next PC to hand out */
+	int hwfull;			/* the next GetData finds the hardware buffer full */
+} ctxs[NCTX] = {
+	{ (CUcontext)0x1000, 0, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0, 0 },
+	{ (CUcontext)0x2000, 1, 0, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0, 0 },
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static CUpti_CallbackFunc callback;
+static void *callback_data;
+static int enabled_cb[4][1024];		/* [domain][cbid] */
+static char violations[8192];
+static size_t vlen;
+static int getdata_calls, samples_handed, disables, crc_calls, line_calls;
+static char *function_names[2];		/* shared by every record, as CUPTI's are */
+
+static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void violation(const char *fmt, ...)
+{
+	va_list ap;
+	char sep = vlen ? ',' : '[';
+	if (vlen + 200 >= sizeof(violations))
+		return;
+	violations[vlen++] = sep;
+	violations[vlen++] = '"';
+	va_start(ap, fmt);
+	vlen += (size_t)vsnprintf(violations + vlen, sizeof(violations) - vlen - 3, fmt, ap);
+	va_end(ap);
+	violations[vlen++] = '"';
+}
+
+static struct fake_ctx *find(CUcontext ctx)
+{
+	int i;
+	for (i = 0; i < NCTX; i++)
+		if (ctxs[i].ctx == ctx)
+			return &ctxs[i];
+	return NULL;
+}
+
+/* Enter a call on c: flags a second thread inside a call on the same context. */
+static struct fake_ctx *enter(CUcontext ctx, const char *what)
+{
+	struct fake_ctx *c;
+	pthread_mutex_lock(&lock);
+	c = find(ctx);
+	if (!c)
+		violation("%s: unknown context", what);
+	else if (c->busy++)
+		violation("%s: two calls on one context at once", what);
+	pthread_mutex_unlock(&lock);
+	return c;
+}
+
+/* Start a PC Sampling call: its size field as the API asks, then enter(). */
+static struct fake_ctx *begin(const char *what, size_t size, size_t want, CUcontext ctx)
+{
+	if (size != want)
+		violation("%s: size %zu, not %zu", what, size, want);
+	return enter(ctx, what);
+}
+
+static void leave(struct fake_ctx *c)
+{
+	pthread_mutex_lock(&lock);
+	if (c)
+		c->busy--;
+	pthread_mutex_unlock(&lock);
+}
+
+/* ---- The activity and callback API: all accepted, nothing recorded ---- */
+
+EXPORT CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *version)
+{
+	*version = CUPTI_API_VERSION;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char **str)
+{
+	switch (result) {
+	case CUPTI_SUCCESS: *str = "CUPTI_SUCCESS"; break;
+	case CUPTI_ERROR_NOT_SUPPORTED: *str = "CUPTI_ERROR_NOT_SUPPORTED"; break;
+	case CUPTI_ERROR_OUT_OF_MEMORY: *str = "CUPTI_ERROR_OUT_OF_MEMORY"; break;
+	case CUPTI_ERROR_INVALID_PARAMETER: *str = "CUPTI_ERROR_INVALID_PARAMETER"; break;
+	default: *str = "CUPTI_ERROR_UNKNOWN"; break;
+	}
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
+							   CUpti_BuffersCallbackCompleteFunc done)
+{
+	(void)req;
+	(void)done;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind)
+{
+	(void)kind;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
+{
+	(void)flag;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiActivityFlushPeriod(uint32_t time)
+{
+	(void)time;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUpti_Activity **record)
+{
+	(void)buffer;
+	(void)valid;
+	(void)record;
+	return CUPTI_ERROR_MAX_LIMIT_REACHED;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t stream, size_t *dropped)
+{
+	(void)context;
+	(void)stream;
+	*dropped = 0;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)
+{
+	(void)domain;
+	(void)cbid;
+	*name = "fake";
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiSubscribe(CUpti_SubscriberHandle *subscriber, CUpti_CallbackFunc fn, void *data)
+{
+	callback = fn;
+	callback_data = data;
+	*subscriber = (CUpti_SubscriberHandle)&callback;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiEnableCallback(uint32_t enable, CUpti_SubscriberHandle subscriber,
+						CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
+{
+	if (subscriber != (CUpti_SubscriberHandle)&callback || domain >= 4 || cbid >= 1024)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	enabled_cb[domain][cbid] = (int)enable;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiGetDeviceId(CUcontext context, uint32_t *device)
+{
+	struct fake_ctx *c = find(context);
+	if (!c)
+		return CUPTI_ERROR_INVALID_CONTEXT;
+	*device = c->device;
+	return CUPTI_SUCCESS;
+}
+
+/* ---- The PC Sampling API ---- */
+
+EXPORT CUptiResult CUPTIAPI cuptiPCSamplingEnable(CUpti_PCSamplingEnableParams *p)
+{
+	struct fake_ctx *c;
+	if (!(c = begin("Enable", p->size, CUpti_PCSamplingEnableParamsSize, p->ctx)))
+		return CUPTI_ERROR_INVALID_CONTEXT;
+	if (c->enabled)
+		violation("Enable: twice on device %u", c->device);
+	if (c->device == 1) {	/* this device does not take PC sampling beside tracing */
+		leave(c);
+		return CUPTI_ERROR_NOT_SUPPORTED;
+	}
+	c->enabled = 1;
+	leave(c);
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiPCSamplingGetNumStallReasons(CUpti_PCSamplingGetNumStallReasonsParams *p)
+{
+	struct fake_ctx *c;
+	if (!(c = begin("GetNumStallReasons", p->size, CUpti_PCSamplingGetNumStallReasonsParamsSize, p->ctx)))
+		return CUPTI_ERROR_INVALID_CONTEXT;
+	/* Before Enable it answers 0 (NVIDIA forum, CUDA 13.1): a collector must ask after. */
+	if (!c->enabled)
+		violation("GetNumStallReasons before Enable");
+	*p->numStallReasons = c->enabled ? sizeof(reason_index) / sizeof(reason_index[0]) : 0;
+	leave(c);
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiPCSamplingGetStallReasons(CUpti_PCSamplingGetStallReasonsParams *p)
+{
+	struct fake_ctx *c;
+	size_t i;
+	if (!(c = begin("GetStallReasons", p->size, CUpti_PCSamplingGetStallReasonsParamsSize, p->ctx)))
+		return CUPTI_ERROR_INVALID_CONTEXT;
+	if (!c->enabled || p->numStallReasons != sizeof(reason_index) / sizeof(reason_index[0]))
+		violation("GetStallReasons: not enabled, or %zu reasons asked", p->numStallReasons);
+	for (i = 0; i < p->numStallReasons && i < sizeof(reason_index) / sizeof(reason_index[0]); i++) {
+		p->stallReasonIndex[i] = reason_index[i];
+		/* All 128 bytes are the caller's. */
+		memset(p->stallReasons[i], 'x', CUPTI_STALL_REASON_STRING_SIZE);
+		snprintf(p->stallReasons[i], CUPTI_STALL_REASON_STRING_SIZE, "%s", reason_names[i]);
+	}
+	c->reasons_read = 1;
+	leave(c);
+	return CUPTI_SUCCESS;
+}
+
+/* A buffer laid out as the API asks: sizes set, a reason array per PC. */
+static void check_buffer(const char *what, const CUpti_PCSamplingData *d)
+{
+	size_t i;
+	if (!d || d->size != sizeof(*d) || !d->collectNumPcs || !d->pPcData) {
+		violation("%s: buffer without size, PCs or PC array", what);
+		return;
+	}
+	for (i = 0; i < d->collectNumPcs; i++)
+		if (d->pPcData[i].size != sizeof(d->pPcData[i]) || !d->pPcData[i].stallReason) {
+			violation("%s: PC %zu without size or reason array", what, i);
+			return;
+		}
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiPCSamplingSetConfigurationAttribute(CUpti_PCSamplingConfigurationInfoParams *p)
+{
+	struct fake_ctx *c;
+	size_t i;
+	CUptiResult rc = CUPTI_SUCCESS;
+	if (!(c = begin("SetConfigurationAttribute", p->size, CUpti_PCSamplingConfigurationInfoParamsSize, p->ctx)))
+		return CUPTI_ERROR_INVALID_CONTEXT;
+	if (!c->enabled || !c->reasons_read)
+		violation("SetConfigurationAttribute before Enable or the stall reasons");
+	c->period = 0;	/* what this call sets, 0 for CUPTI's default */
+	c->scratch = c->hwbuf = 0;
+	for (i = 0; i < p->numAttributes; i++) {
+		CUpti_PCSamplingConfigurationInfo *a = &p->pPCSamplingConfigurationInfo[i];
+		a->attributeStatus = CUPTI_SUCCESS;
+		switch (a->attributeType) {
+		case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_PERIOD:
+			c->period = a->attributeData.samplingPeriodData.samplingPeriod;
+			if (c->period < 5 || c->period > 31)
+				a->attributeStatus = CUPTI_ERROR_INVALID_PARAMETER;
+			break;
+		case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_STALL_REASON:
+			if (a->attributeData.stallReasonData.stallReasonCount != 4 ||
+			    a->attributeData.stallReasonData.pStallReasonIndex[1] != 3)
+				a->attributeStatus = CUPTI_ERROR_INVALID_PARAMETER;
+			break;
+		case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SCRATCH_BUFFER_SIZE:
+			c->scratch = a->attributeData.scratchBufferSizeData.scratchBufferSize;
+			break;
+		case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_HARDWARE_BUFFER_SIZE:
+			c->hwbuf = a->attributeData.hardwareBufferSizeData.hardwareBufferSize;
+			if (c->hwbuf > ((size_t)1 << 30))	/* this device has 1 GB for it */
+				a->attributeStatus = CUPTI_ERROR_INVALID_PARAMETER;
+			break;
+		case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_COLLECTION_MODE:
+			c->mode = a->attributeData.collectionModeData.collectionMode;
+			break;
+		case CUPTI_PC_SAMPLING_CONFIGURATION_ATTR_TYPE_SAMPLING_DATA_BUFFER:
+			c->cfg = a->attributeData.samplingDataBufferData.samplingDataBuffer;
+			check_buffer("configuration buffer", c->cfg);
+			break;
+		default:
+			a->attributeStatus = CUPTI_ERROR_INVALID_PARAMETER;
+			break;
+		}
+		if (a->attributeStatus != CUPTI_SUCCESS)
+			rc = CUPTI_ERROR_INVALID_PARAMETER;
+	}
+	c->configured = rc == CUPTI_SUCCESS;
+	leave(c);
+	return rc;
+}
+
+/* Fill PC number n of a buffer: two functions, every third PC with a second reason. */
+static void fill_pc(CUpti_PCSamplingPCData *pc, int n, uint32_t mode)
+{
+	pc->cubinCrc = 0xa11ce;
+	pc->pcOffset = 0x10 * (uint64_t)n;
+	pc->functionIndex = (uint32_t)(n % 2);
+	pc->functionName = function_names[n % 2];
+	pc->correlationId = mode == CUPTI_PC_SAMPLING_COLLECTION_MODE_KERNEL_SERIALIZED ? 7 : 0;
+	pc->stallReason[0].pcSamplingStallReasonIndex = 3;
+	pc->stallReason[0].samples = (uint32_t)n + 1;
+	pc->stallReasonCount = 1;
+	samples_handed += n + 1;
+	if (n % 3 == 0) {
+		pc->stallReason[1].pcSamplingStallReasonIndex = 5;
+		pc->stallReason[1].samples = 2;
+		pc->stallReasonCount = 2;
+		samples_handed += 2;
+	}
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams *p)
+{
+	CUpti_PCSamplingData *d = p->pcSamplingData;
+	struct fake_ctx *c;
+	size_t i, n;
+	if (!(c = begin("GetData", p->size, CUpti_PCSamplingGetDataParamsSize, p->ctx)))
+		return CUPTI_ERROR_INVALID_CONTEXT;
+	pthread_mutex_lock(&lock);
+	getdata_calls++;
+	if (!c->configured || c->disabled)
+		violation("GetData on device %u: not configured, or disabled", c->device);
+	check_buffer("GetData", d);
+	d->totalNumPcs = d->remainingNumPcs = 0;
+	d->droppedSamples = 0;
+	d->hardwareBufferFull = 0;
+	if (c->hwfull) {
+		c->hwfull = 0;
+		d->hardwareBufferFull = 1;
+		d->droppedSamples = 5;
+		pthread_mutex_unlock(&lock);
+		leave(c);
+		return CUPTI_ERROR_OUT_OF_MEMORY;
+	}
+	n = (size_t)c->pending < PER_CALL ? (size_t)c->pending : PER_CALL;
+	if (n > d->collectNumPcs)
+		n = d->collectNumPcs;
+	for (i = 0; i < n; i++)
+		fill_pc(&d->pPcData[i], c->next_pc++, c->mode);
+	c->pending -= (int)n;
+	d->totalNumPcs = n;
+	d->remainingNumPcs = (size_t)c->pending;
+	pthread_mutex_unlock(&lock);
+	leave(c);
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiPCSamplingDisable(CUpti_PCSamplingDisableParams *p)
+{
+	struct fake_ctx *c;
+	if (!(c = begin("Disable", p->size, CUpti_PCSamplingDisableParamsSize, p->ctx)))
+		return CUPTI_ERROR_INVALID_CONTEXT;
+	pthread_mutex_lock(&lock);
+	if (c->disabled)
+		violation("Disable twice on device %u", c->device);
+	if (c->pending)
+		violation("Disable on device %u with %d PCs never read", c->device, c->pending);
+	/* What the hardware still held goes into the configuration's buffer. */
+	if (c->configured && c->cfg) {
+		fill_pc(&c->cfg->pPcData[0], 100, c->mode);
+		c->cfg->totalNumPcs = 1;
+	}
+	c->disabled = 1;
+	disables++;
+	pthread_mutex_unlock(&lock);
+	leave(c);
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiGetCubinCrc(CUpti_GetCubinCrcParams *p)
+{
+	if (p->size != CUpti_GetCubinCrcParamsSize || !p->cubin || !p->cubinSize)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	crc_calls++;
+	p->cubinCrc = p->cubinSize == sizeof(cubin_a) && !memcmp(p->cubin, cubin_a, sizeof(cubin_a)) ? 0xa11ce : 0xb0b;
+	return CUPTI_SUCCESS;
+}
+
+/* Lines for the kept copy of cubin A: PC 0x10 * n is at line 100 + n of /src/fake.cu. */
+EXPORT CUptiResult CUPTIAPI cuptiGetSassToSourceCorrelation(CUpti_GetSassToSourceCorrelationParams *p)
+{
+	if (p->size != CUpti_GetSassToSourceCorrelationParamsSize || !p->cubin || !p->functionName)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	line_calls++;
+	if (p->cubinSize != sizeof(cubin_a) || memcmp(p->cubin, cubin_a, sizeof(cubin_a)) || p->cubin == cubin_a)
+		return CUPTI_ERROR_INVALID_MODULE;	/* not a copy of cubin A (the original is gone by now) */
+	p->lineNumber = 100 + (uint32_t)(p->pcOffset / 0x10);
+	p->fileName = strdup("fake.cu");
+	p->dirName = strdup("/src");
+	return CUPTI_SUCCESS;
+}
+
+/* ---- The driver ---- */
+
+static void resource(CUpti_CallbackId cbid, CUcontext ctx, void *descriptor)
+{
+	CUpti_ResourceData r;
+	memset(&r, 0, sizeof(r));
+	r.context = ctx;
+	r.resourceDescriptor = descriptor;
+	if (callback && enabled_cb[CUPTI_CB_DOMAIN_RESOURCE][cbid])
+		callback(callback_data, CUPTI_CB_DOMAIN_RESOURCE, cbid, &r);
+}
+
+static void launch(CUcontext ctx)
+{
+	CUpti_CallbackData d;
+	CUpti_CallbackId cbid = CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel;
+	memset(&d, 0, sizeof(d));
+	d.context = ctx;
+	d.functionName = "cuLaunchKernel";
+	d.callbackSite = CUPTI_API_ENTER;
+	if (callback && enabled_cb[CUPTI_CB_DOMAIN_DRIVER_API][cbid])
+		callback(callback_data, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
+	d.callbackSite = CUPTI_API_EXIT;
+	if (callback && enabled_cb[CUPTI_CB_DOMAIN_DRIVER_API][cbid])
+		callback(callback_data, CUPTI_CB_DOMAIN_DRIVER_API, cbid, &d);
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+/* Sample n more PCs on c. */
+static void sample(struct fake_ctx *c, int n, int hwfull)
+{
+	pthread_mutex_lock(&lock);
+	c->pending += n;
+	c->hwfull |= hwfull;
+	pthread_mutex_unlock(&lock);
+}
+
+/*
+ * The program's life: two contexts (device 1 refuses PC sampling), a module whose cubin is copied and
+ * then overwritten, samples read by the writer's poll, a launch, an overflow, an unload; with destroy,
+ * context A is destroyed at the end, else the library's exit handler disables it.
+ */
+EXPORT void fake_cupti_run(int destroy);
+void fake_cupti_run(int destroy)
+{
+	char *cubin = malloc(sizeof(cubin_a));
+	CUpti_ModuleResourceData m;
+	function_names[0] = strdup("_Z11memory_walkPKfPfii");
+	function_names[1] = strdup("_Z9fma_chainPfi");
+	resource(CUPTI_CBID_RESOURCE_CONTEXT_CREATED, ctxs[0].ctx, NULL);
+	resource(CUPTI_CBID_RESOURCE_CONTEXT_CREATED, ctxs[1].ctx, NULL);
+	memcpy(cubin, cubin_a, sizeof(cubin_a));
+	memset(&m, 0, sizeof(m));
+	m.moduleId = 1;
+	m.cubinSize = sizeof(cubin_a);
+	m.pCubin = cubin;
+	resource(CUPTI_CBID_RESOURCE_MODULE_LOADED, ctxs[0].ctx, &m);
+	memset(cubin, 0, sizeof(cubin_a));	/* valid only during the callback */
+	free(cubin);
+	sample(&ctxs[0], 7, 0);
+	sleep_ms(400);				/* the writer reads them (3 + 3 + 1) */
+	sample(&ctxs[0], 2, 0);
+	launch(ctxs[0].ctx);			/* serialized mode reads them here */
+	sleep_ms(300);
+	sample(&ctxs[0], 0, 1);			/* the hardware buffer overflows */
+	sleep_ms(300);
+	sample(&ctxs[0], 4, 0);
+	resource(CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, ctxs[0].ctx, NULL);
+	if (destroy)
+		resource(CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, ctxs[0].ctx, NULL);
+}
+
+EXPORT void fake_cupti_report(void);
+void fake_cupti_report(void)
+{
+	printf("{\"violations\": %s, \"getdata_calls\": %d, \"samples_handed\": %d, \"disables\": %d, "
+	       "\"period\": %u, \"mode\": %u, \"scratch\": %zu, \"hwbuf\": %zu, \"crc_calls\": %d, \"line_calls\": %d, "
+	       "\"callbacks\": {\"context_created\": %d, \"module_loaded\": %d, \"launch\": %d}}\n",
+	       vlen ? (violations[vlen] = ']', violations) : "[]", getdata_calls, samples_handed, disables,
+	       ctxs[0].period, ctxs[0].mode, ctxs[0].scratch, ctxs[0].hwbuf, crc_calls, line_calls,
+	       enabled_cb[CUPTI_CB_DOMAIN_RESOURCE][CUPTI_CBID_RESOURCE_CONTEXT_CREATED],
+	       enabled_cb[CUPTI_CB_DOMAIN_RESOURCE][CUPTI_CBID_RESOURCE_MODULE_LOADED],
+	       enabled_cb[CUPTI_CB_DOMAIN_DRIVER_API][CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel]);
+	fflush(stdout);
+}
