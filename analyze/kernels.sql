@@ -4,6 +4,7 @@
 -- time on millions of rows), in rowid slices on several connections at once (scan.c):
 --   SELECT pid, device_id, coalesce(stream_id, -1), name_id, correlation_id, start_ns, end_ns - start_ns
 --   FROM kernels WHERE rowid BETWEEN :lo AND :hi AND session_id = :session
+-- (the last condition left out when the database holds this session only).
 -- Statement 1: the names that --match and --exclude let through (run only when one is given).
 SELECT id FROM strings
 WHERE session_id = :session
