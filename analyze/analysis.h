@@ -101,6 +101,20 @@ struct dstats;
  */
 int script_stats(struct script *sc, int64_t (*map)(void *ctx, int64_t key), void *ctx, struct dstats **s,
 		 size_t *n, int64_t *all);
+/*
+ * The groups compare matches by name, one side at a time (o->session of db), each as its analysis shows
+ * them. Sorted as noted into *out and *n; free with named_stats_free. 0, or -1 with a message.
+ * memcpy_by_kind (sql: memcpy.sql): copies per kind and memsets, labelled as the memcpy analysis labels
+ * them ("HtoD", "memset"), with bytes; largest total first.
+ * ranges_by_path (sql: ranges.sql): NVTX ranges per nesting path, as the ranges analysis groups and
+ * filters them; wall-time statistics of the ranges that ended, with n counting unfinished ones too;
+ * sorted by path.
+ */
+struct named_stats;
+int memcpy_by_kind(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
+		   size_t *n);
+int ranges_by_path(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
+		   size_t *n);
 /* Statistics into seven columns from col on: total, count, avg, med, min, max, stddev. */
 void set_stats(struct table *t, size_t r, int col, const struct dstats *s);
 /* Copy result columns 0..n-1 of st into row r from table column `first` on, typed by the table. */

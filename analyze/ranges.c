@@ -144,7 +144,7 @@ static int load_launches(struct script *sc, struct launch **out, size_t *nout)
 	int rc;
 	if (!st)
 		return -1;
-	/* Statement 2 (calls) is stepped after statement 3 (kernels): prepare both now. */
+	/* Statement 3 (calls) is stepped after statement 4 (kernels): prepare both now. */
 	if (!(kst = script_next(sc))) {
 		sqlite3_finalize(st);
 		return -1;
@@ -319,7 +319,7 @@ static const struct colspec ranges_cols[] = {
 struct group {
 	struct range **r;	/* the group's ranges */
 	size_t n;
-	struct dstats s;
+	struct dstats s;	/* wall times of the ranges that ended */
 	int64_t gpu_ns, kernels;
 };
 
@@ -331,6 +331,85 @@ static int cmp_group(const void *a, const void *b)
 	return strcmp(x->r[0]->path, y->r[0]->path);
 }
 
+/*
+ * The ranges grouped by path, in path order, into *g and *ng, leaving out the paths statement 2 (keep)
+ * rejects; each group's ranges point into *byp. The caller frees *byp and *g, also after an error.
+ * 0, or -1 with a message.
+ */
+static int group_paths(struct range *r, size_t nr, sqlite3_stmt *keep, struct range ***byp, struct group **g,
+		       size_t *ng)
+{
+	struct range **p = xmalloc((nr ? nr : 1) * sizeof(*p));
+	int64_t *durs = xmalloc((nr ? nr : 1) * sizeof(*durs));
+	size_t i, j;
+
+	*byp = p;
+	*g = xcalloc(nr ? nr : 1, sizeof(**g));
+	*ng = 0;
+	for (i = 0; i < nr; i++)
+		p[i] = &r[i];
+	xqsort(p, nr, sizeof(*p), cmp_path);
+	for (i = 0; i < nr; i = j) {
+		size_t nd = 0;
+		for (j = i; j < nr && !strcmp(p[j]->path, p[i]->path); j++)
+			if (p[j]->ended)
+				durs[nd++] = p[j]->end - p[j]->start;
+		sqlite3_bind_text(keep, sqlite3_bind_parameter_index(keep, ":path"), p[i]->path, -1, SQLITE_STATIC);
+		if (sqlite3_step(keep) != SQLITE_ROW) {
+			error("sqlite: %s", sqlite3_errmsg(sqlite3_db_handle(keep)));
+			free(durs);
+			return -1;
+		}
+		if (sqlite3_column_int(keep, 0)) {
+			(*g)[*ng].r = p + i;
+			(*g)[*ng].n = j - i;
+			stats_of(durs, nd, &(*g)[*ng].s);
+			(*ng)++;
+		}
+		sqlite3_reset(keep);
+	}
+	free(durs);
+	return 0;
+}
+
+static void ranges_free(struct range *r, size_t nr)
+{
+	size_t i;
+	for (i = 0; i < nr; i++)
+		free(r[i].path);
+	free(r);
+}
+
+int ranges_by_path(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
+		   size_t *n)
+{
+	struct script sc = { db, sql, o };
+	struct range *r = NULL, **byp = NULL;
+	struct group *g = NULL;
+	sqlite3_stmt *keep = NULL;
+	size_t nr = 0, ng = 0, i;
+	int rc = -1;
+
+	*out = NULL;
+	*n = 0;
+	if (load_ranges(&sc, &r, &nr) || !(keep = script_next(&sc)) || group_paths(r, nr, keep, &byp, &g, &ng))
+		goto out;
+	*out = xcalloc(ng ? ng : 1, sizeof(**out));
+	for (i = 0; i < ng; i++) {
+		(*out)[i].name = xstrdup(g[i].r[0]->path);
+		(*out)[i].s = g[i].s;
+		(*out)[i].s.n = (int64_t)g[i].n;	/* unfinished ranges count too */
+	}
+	*n = ng;
+	rc = 0;
+out:
+	sqlite3_finalize(keep);
+	ranges_free(r, nr);
+	free(byp);
+	free(g);
+	return rc;
+}
+
 int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
 	static const char *styles[] = { "", "PushPop", "StartEnd", "GPU" };
@@ -339,48 +418,22 @@ int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	struct range *r = NULL, **byp = NULL;
 	struct launch *l = NULL;
 	struct group *g = NULL;
-	size_t nr = 0, nl = 0, ng = 0, i, j, k;
-	int64_t *durs = NULL;
+	size_t nr = 0, nl = 0, ng = 0, i, k;
 	sqlite3_stmt *keep = NULL;
 	int rc = -1;
 
 	tables_add(out, t);
 	table_cols(t, ranges_cols, NCOLS(ranges_cols));
-	if (load_ranges(&sc, &r, &nr) || load_launches(&sc, &l, &nl) || !(keep = script_next(&sc)))
+	if (load_ranges(&sc, &r, &nr) || !(keep = script_next(&sc)) || load_launches(&sc, &l, &nl))
 		goto out;
 	attribute(r, nr, l, nl);
-
-	/* Group by path. */
-	byp = xmalloc((nr ? nr : 1) * sizeof(*byp));
-	for (i = 0; i < nr; i++)
-		byp[i] = &r[i];
-	xqsort(byp, nr, sizeof(*byp), cmp_path);
-	g = xcalloc(nr ? nr : 1, sizeof(*g));
-	durs = xmalloc((nr ? nr : 1) * sizeof(*durs));
-	for (i = 0; i < nr; i = j) {
-		size_t nd = 0;
-		for (j = i; j < nr && !strcmp(byp[j]->path, byp[i]->path); j++) {
-			if (byp[j]->ended)
-				durs[nd++] = byp[j]->end - byp[j]->start;
-			g[ng].gpu_ns += byp[j]->gpu_ns;
-			g[ng].kernels += byp[j]->kernels;
+	if (group_paths(r, nr, keep, &byp, &g, &ng))
+		goto out;
+	for (k = 0; k < ng; k++)
+		for (i = 0; i < g[k].n; i++) {
+			g[k].gpu_ns += g[k].r[i]->gpu_ns;
+			g[k].kernels += g[k].r[i]->kernels;
 		}
-		sqlite3_bind_text(keep, sqlite3_bind_parameter_index(keep, ":path"), byp[i]->path, -1, SQLITE_STATIC);
-		if (sqlite3_step(keep) != SQLITE_ROW) {
-			step_error(keep);
-			keep = NULL;
-			goto out;
-		}
-		if (sqlite3_column_int(keep, 0)) {
-			g[ng].r = byp + i;
-			g[ng].n = j - i;
-			stats_of(durs, nd, &g[ng].s);
-			ng++;
-		} else {
-			g[ng].gpu_ns = g[ng].kernels = 0;
-		}
-		sqlite3_reset(keep);
-	}
 	xqsort(g, ng, sizeof(*g), cmp_group);
 	for (k = 0; k < ng && (o->top <= 0 || k < (size_t)o->top); k++) {
 		size_t row = table_row(t);
@@ -399,12 +452,9 @@ int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	rc = 0;
 out:
 	sqlite3_finalize(keep);
-	for (i = 0; i < nr; i++)
-		free(r[i].path);
-	free(r);
+	ranges_free(r, nr);
 	free(l);
 	free(byp);
 	free(g);
-	free(durs);
 	return rc;
 }
