@@ -143,8 +143,12 @@ static int load_ranges(struct script *sc, struct range **out, size_t *nout)
 			gkind = r->kind;
 			depth = 0;
 		}
-		/* Close the ranges that ended before this one starts, or that do not contain it. */
-		while (depth && (v[stack[depth - 1]].end <= r->start || v[stack[depth - 1]].end < r->end))
+		/*
+		 * Close the ranges that ended before this one starts, or that do not contain it. Start/end
+		 * ranges neither nest nor close anything: one may outlive the push/pop range it began in.
+		 */
+		while (r->kind != 2 && depth &&
+		       (v[stack[depth - 1]].end <= r->start || v[stack[depth - 1]].end < r->end))
 			depth--;
 		buf_init(&path);
 		if (r->kind != 2 && depth) {
