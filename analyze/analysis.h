@@ -68,10 +68,12 @@ int run_trend(sqlite3 *db, const char *sql, const struct analysis_opts *o, struc
 /* compare: the session before `session` in db as the default baseline; 0, or -1 with a message. */
 int compare_default_base(sqlite3 *db, int64_t session, int64_t *base);
 /*
- * The one-line verdict of a compare table (all rows, not cut by --top) into line: "2 regressed, 1 improved,
- * 1 new, 1 gone; total kernel time +3.2% (12.300 ms -> 12.700 ms): FAIL". Returns the regressed count.
+ * The one-line verdict of compare's tables among ts (all rows, not cut by --top) into line: "2 regressed,
+ * 1 improved, 1 new, 1 gone; total kernel time +3.2% (12.300 ms -> 12.700 ms); ranges 1 regressed;
+ * copies unchanged: FAIL" (kernels first; ranges and copies when their tables have rows, naming only the
+ * statuses that occur). Returns the count of regressed rows over every table.
  */
-int compare_verdict(struct table *t, char *line, size_t n);
+int compare_verdict(const struct tables *ts, char *line, size_t n);
 
 /* Statements of one SQL file, prepared one after another with the options bound by name. */
 struct script {

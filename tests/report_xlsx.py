@@ -177,7 +177,8 @@ def main():
                 if check(r.returncode == 0 and run("gpuprof-ingest", "-q", base, "-o", base + ".db").returncode == 0,
                          "baseline session"):
                     wb = check_workbook(db, "baseline", tmp, "--baseline", base + ".db")
-                    check(wb is not None and wb.sheetnames[:2] == ["compare", "summary"],
+                    check(wb is not None and wb.sheetnames[:4] == ["compare", "compare_ranges", "compare_copies",
+                                                                   "summary"],
                           "baseline: sheets %s" % (wb.sheetnames if wb else None))
 
                 # the format writes a file: without -o it is a usage error
