@@ -68,10 +68,12 @@ int run_trend(sqlite3 *db, const char *sql, const struct analysis_opts *o, struc
 /* compare: the session before `session` in db as the default baseline; 0, or -1 with a message. */
 int compare_default_base(sqlite3 *db, int64_t session, int64_t *base);
 /*
- * The one-line verdict of a compare table (all rows, not cut by --top) into line: "2 regressed, 1 improved,
- * 1 new, 1 gone; total kernel time +3.2% (12.300 ms -> 12.700 ms): FAIL". Returns the regressed count.
+ * The one-line verdict of compare's tables among ts (all rows, not cut by --top) into line: "2 regressed,
+ * 1 improved, 1 new, 1 gone; total kernel time +3.2% (12.300 ms -> 12.700 ms); ranges 1 regressed;
+ * copies unchanged: FAIL" (kernels first; ranges and copies when their tables have rows, naming only the
+ * statuses that occur). Returns the count of regressed rows over every table.
  */
-int compare_verdict(struct table *t, char *line, size_t n);
+int compare_verdict(const struct tables *ts, char *line, size_t n);
 
 /* Statements of one SQL file, prepared one after another with the options bound by name. */
 struct script {
@@ -103,6 +105,20 @@ struct dstats;
  */
 int script_stats(struct script *sc, int64_t (*map)(void *ctx, int64_t key), void *ctx, struct dstats **s,
 		 size_t *n, int64_t *all);
+/*
+ * The groups compare matches by name, one side at a time (o->session of db), each as its analysis shows
+ * them. Sorted as noted into *out and *n; free with named_stats_free. 0, or -1 with a message.
+ * memcpy_by_kind (sql: memcpy.sql): copies per kind and memsets, labelled as the memcpy analysis labels
+ * them ("HtoD", "memset"), with bytes; largest total first.
+ * ranges_by_path (sql: ranges.sql): NVTX ranges per nesting path, as the ranges analysis groups and
+ * filters them; wall-time statistics of the ranges that ended, with n counting unfinished ones too;
+ * sorted by path.
+ */
+struct named_stats;
+int memcpy_by_kind(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
+		   size_t *n);
+int ranges_by_path(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
+		   size_t *n);
 /* Statistics into seven columns from col on: total, count, avg, med, min, max, stddev. */
 void set_stats(struct table *t, size_t r, int col, const struct dstats *s);
 /* Copy result columns 0..n-1 of st into row r from table column `first` on, typed by the table. */

@@ -1,13 +1,17 @@
 /*
- * compare: a baseline session against a new one, kernel by kernel (CI mode). Each side's per-name
- * statistics come from its own connection and session, so the baseline may be another database or another
- * session of the same one. Names are matched by their text (string ids are per session).
+ * compare: a baseline session against a new one (CI mode), in three tables: kernels by name, NVTX ranges
+ * by nesting path (wall time, as the ranges analysis groups them) and copies by kind (memcpy kinds and
+ * memsets, as the memcpy analysis labels them). Each side's statistics come from its own connection and
+ * session, so the baseline may be another database or another session of the same one. Groups are
+ * matched by their text (string ids are per session).
  *
- * A name present on both sides is regressed when its median grew by more than both the relative threshold
- * and the absolute minimum delta, improved when it shrank by more than both, else unchanged; names with
- * fewer than min_calls calls on both sides are unchanged. Names on one side only are new or gone.
+ * A group present on both sides is regressed when its median grew by more than both the relative
+ * threshold and the absolute minimum delta, improved when it shrank by more than both, else unchanged;
+ * groups with fewer than min_calls calls on both sides are unchanged. Groups on one side only are new or
+ * gone. A table has rows only for what either side has (no ranges recorded: no range rows).
  */
 #include "analysis.h"
+#include "embed.h"
 #include "names.h"
 #include "stats.h"
 #include "util.h"
@@ -20,6 +24,7 @@
 enum cmp_status { CMP_REGRESSED, CMP_NEW, CMP_GONE, CMP_IMPROVED, CMP_UNCHANGED };
 static const char *const status_names[] = { "regressed", "new", "gone", "improved", "unchanged" };
 
+/* The columns of every compare table; copies add bytes_cols; the name column comes last. */
 static const struct colspec compare_cols[] = {
 	{ "status", "Status", C_TEXT },
 	{ "delta_pct", "Med delta %", C_PCT },
@@ -33,53 +38,31 @@ static const struct colspec compare_cols[] = {
 	{ "total_delta_pct", "Total delta %", C_PCT },
 	{ "base_calls", "Base calls", C_INT },
 	{ "new_calls", "New calls", C_INT },
-	{ "name", "Name", C_TEXT },
 };
 
-struct kstat {
-	char *name;		/* owned */
-	struct dstats s;
+static const struct colspec bytes_cols[] = {
+	{ "base_bytes", "Base bytes", C_BYTES },
+	{ "new_bytes", "New bytes", C_BYTES },
 };
-
-struct crow {
-	const struct kstat *b, *n;	/* either may be NULL (new, gone) */
-	enum cmp_status status;
-	int64_t total_delta;		/* new total - base total, for ordering */
-};
-
-static int kstat_by_name(const void *a, const void *b)
-{
-	return strcmp(((const struct kstat *)a)->name, ((const struct kstat *)b)->name);
-}
-
-static void kstats_free(struct kstat *v, size_t n)
-{
-	size_t i;
-	for (i = 0; i < n; i++)
-		free(v[i].name);
-	free(v);
-}
 
 /*
- * One side's statistics per name, sorted by name, into *out and *n. Runs the first two statements of the
- * script on db with session `session`. 0, or -1 with a message.
+ * One side's kernel statistics per name: the first two statements of compare.sql on db with session
+ * o->session. 0, or -1 with a message.
  */
-static int side_load(sqlite3 *db, const char *sql, const struct analysis_opts *o, int64_t session,
-		     struct kstat **out, size_t *n)
+static int kernels_by_name(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
+			   size_t *n)
 {
-	struct analysis_opts so = *o;
-	struct script sc = { db, sql, &so };
+	struct script sc = { db, sql, o };
 	struct dstats *s = NULL;
-	struct kstat *v;
+	struct named_stats *v;
 	struct fold f;
 	sqlite3_stmt *st, *name;
 	size_t ns = 0, i;
 	int folded = names_folded(o);
 
-	so.session = session;
 	*out = NULL;
 	*n = 0;
-	if (folded && fold_load(db, &so, &f))
+	if (folded && fold_load(db, o, &f))
 		return -1;
 	if (!(st = script_next(&sc)))
 		goto fail;
@@ -108,7 +91,6 @@ static int side_load(sqlite3 *db, const char *sql, const struct analysis_opts *o
 	free(s);
 	if (folded)
 		fold_release(&f);
-	xqsort(v, ns, sizeof(*v), kstat_by_name);
 	*out = v;
 	*n = ns;
 	return 0;
@@ -119,7 +101,46 @@ fail:
 	return -1;
 }
 
-/* The verdict for a name present on both sides. */
+/* The tables of compare, in order ("tables, not switches"): what each compares and how a side loads. */
+static const struct cmp_kind {
+	const char *table, *title;
+	const char *noun;		/* the table's part of the verdict line, "ranges" */
+	const char *name_title;		/* heading of the name column (key "name" in every table) */
+	const char *sql;		/* the SQL file load runs; NULL: the analysis's own, compare.sql */
+	int bytes;			/* with base_bytes and new_bytes columns */
+	int (*load)(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
+		    size_t *n);
+} kinds[] = {
+	{ "compare", "Kernels against the baseline", "kernels", "Name", NULL, 0, kernels_by_name },
+	{ "compare_ranges", "NVTX ranges against the baseline, by path (wall time)", "ranges", "Path",
+	  "analyze/ranges.sql", 0, ranges_by_path },
+	{ "compare_copies", "Copies and memsets against the baseline, by kind", "copies", "Kind",
+	  "analyze/memcpy.sql", 1, memcpy_by_kind },
+};
+#define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
+
+struct crow {
+	const struct named_stats *b, *n;	/* either may be NULL (new, gone) */
+	enum cmp_status status;
+	int64_t total_delta;		/* new total - base total, for ordering */
+};
+
+/* One table's comparison: both sides' groups (sorted by name) and the rows matching them. */
+struct cmp {
+	struct named_stats *b, *n;
+	size_t bn, nn;
+	struct crow *rows;		/* in table order */
+	size_t nr;
+};
+
+static void cmp_release(struct cmp *c)
+{
+	named_stats_free(c->b, c->bn);
+	named_stats_free(c->n, c->nn);
+	free(c->rows);
+}
+
+/* The verdict for a group present on both sides. */
 static enum cmp_status judge(const struct analysis_opts *o, const struct dstats *b, const struct dstats *n)
 {
 	double delta = n->median - b->median;
@@ -145,6 +166,80 @@ static int crow_order(const void *pa, const void *pb)
 	return strcmp(a->b ? a->b->name : a->n->name, b->b ? b->b->name : b->n->name);
 }
 
+/* Load both sides of table k and match them into c->rows. 0, or -1 with a message. */
+static int cmp_run(const struct cmp_kind *k, sqlite3 *db, const char *sql, const struct analysis_opts *o,
+		   struct cmp *c)
+{
+	struct analysis_opts so = *o;
+	const char *ksql = k->sql ? embed_get(k->sql) : sql;
+	size_t i = 0, j = 0;
+
+	if (!ksql)
+		return error("internal: compare has no SQL file %s", k->sql);
+	so.session = o->base_session;
+	if (k->load(o->base_db ? o->base_db : db, ksql, &so, &c->b, &c->bn))
+		return -1;
+	if (k->load(db, ksql, o, &c->n, &c->nn))
+		return -1;
+	named_stats_sort(c->b, c->bn);
+	named_stats_sort(c->n, c->nn);
+	c->rows = xcalloc(c->bn + c->nn + 1, sizeof(*c->rows));
+	while (i < c->bn || j < c->nn) {
+		struct crow *r = &c->rows[c->nr++];
+		int d = i >= c->bn ? 1 : j >= c->nn ? -1 : strcmp(c->b[i].name, c->n[j].name);
+		if (d <= 0)
+			r->b = &c->b[i++];
+		if (d >= 0)
+			r->n = &c->n[j++];
+		r->total_delta = (r->n ? r->n->s.total : 0) - (r->b ? r->b->s.total : 0);
+		r->status = !r->b ? CMP_NEW : !r->n ? CMP_GONE : judge(o, &r->b->s, &r->n->s);
+	}
+	xqsort(c->rows, c->nr, sizeof(*c->rows), crow_order);
+	return 0;
+}
+
+/* What the verdict line counts: statuses per table over every row (not cut by --top), and kernel time. */
+struct verdict {
+	int counts[NKINDS][5];
+	size_t rows[NKINDS];
+	int64_t base, now;		/* kernel time of the compared names, each side */
+};
+
+/*
+ * "2 regressed, 1 improved, 1 new, 1 gone; total kernel time +3.2% (12.300 ms -> 12.700 ms); ranges 1
+ * regressed, 2 new; copies unchanged: FAIL". The kernel part always; a part per other table that has
+ * rows, naming only the statuses that occur. FAIL when anything regressed.
+ */
+static void verdict_text(char *line, size_t n, const struct verdict *v)
+{
+	static const enum cmp_status order[] = { CMP_REGRESSED, CMP_IMPROVED, CMP_NEW, CMP_GONE };
+	char pct[32] = "n/a", from[32], to[32];
+	int k, s, regressed = 0, any;
+	struct buf b;
+
+	if (v->base > 0)
+		snprintf(pct, sizeof(pct), "%+.1f%%", 100.0 * (double)(v->now - v->base) / (double)v->base);
+	fmt_ns(from, sizeof(from), (double)v->base);
+	fmt_ns(to, sizeof(to), (double)v->now);
+	buf_init(&b);
+	buf_addf(&b, "%d regressed, %d improved, %d new, %d gone; total kernel time %s (%s -> %s)",
+		 v->counts[0][CMP_REGRESSED], v->counts[0][CMP_IMPROVED], v->counts[0][CMP_NEW],
+		 v->counts[0][CMP_GONE], pct, from, to);
+	for (k = 0; k < NKINDS; k++) {
+		regressed += v->counts[k][CMP_REGRESSED];
+		if (!k || !v->rows[k])
+			continue;
+		buf_addf(&b, "; %s", kinds[k].noun);
+		for (any = 0, s = 0; s < (int)(sizeof(order) / sizeof(order[0])); s++)
+			if (v->counts[k][order[s]])
+				buf_addf(&b, "%s %d %s", any++ ? "," : "", v->counts[k][order[s]], status_names[order[s]]);
+		if (!any)
+			buf_addstr(&b, " unchanged");
+	}
+	snprintf(line, n, "%s: %s", b.s, regressed ? "FAIL" : "ok");
+	buf_release(&b);
+}
+
 static void set_side(struct table *t, size_t r, int med, int avg, int total, int calls, const struct dstats *s)
 {
 	table_set_real(t, r, med, s->median);
@@ -153,89 +248,86 @@ static void set_side(struct table *t, size_t r, int med, int avg, int total, int
 	table_set_int(t, r, calls, s->n);
 }
 
-/* "2 regressed, 1 improved, 1 new, 1 gone; total kernel time +3.2% (12.300 ms -> 12.700 ms): FAIL" */
-static void verdict_text(char *line, size_t n, const int counts[5], int64_t base, int64_t now)
+/* The first `top` rows of c (all with top <= 0) into t, which has k's columns. */
+static void cmp_fill(struct table *t, const struct cmp_kind *k, const struct cmp *c, int top)
 {
-	char pct[32] = "n/a", from[32], to[32];
-	if (base > 0)
-		snprintf(pct, sizeof(pct), "%+.1f%%", 100.0 * (double)(now - base) / (double)base);
-	fmt_ns(from, sizeof(from), (double)base);
-	fmt_ns(to, sizeof(to), (double)now);
-	snprintf(line, n, "%d regressed, %d improved, %d new, %d gone; total kernel time %s (%s -> %s): %s",
-		 counts[CMP_REGRESSED], counts[CMP_IMPROVED], counts[CMP_NEW], counts[CMP_GONE], pct, from, to,
-		 counts[CMP_REGRESSED] ? "FAIL" : "ok");
+	size_t i;
+	for (i = 0; i < c->nr && (top <= 0 || i < (size_t)top); i++) {
+		const struct crow *x = &c->rows[i];
+		size_t r = table_row(t);
+		table_set_text(t, r, 0, status_names[x->status]);
+		if (x->b)
+			set_side(t, r, 3, 5, 7, 10, &x->b->s);
+		else
+			table_set_int(t, r, 10, 0);
+		if (x->n)
+			set_side(t, r, 4, 6, 8, 11, &x->n->s);
+		else
+			table_set_int(t, r, 11, 0);
+		if (x->b && x->n) {
+			double d = x->n->s.median - x->b->s.median;
+			table_set_real(t, r, 2, d);
+			if (x->b->s.median > 0)
+				table_set_real(t, r, 1, 100.0 * d / x->b->s.median);
+			if (x->b->s.total > 0)
+				table_set_real(t, r, 9, 100.0 * (double)x->total_delta / (double)x->b->s.total);
+		}
+		if (k->bytes) {
+			if (x->b)
+				table_set_int(t, r, 12, x->b->bytes);
+			if (x->n)
+				table_set_int(t, r, 13, x->n->bytes);
+		}
+		table_set_text(t, r, t->ncols - 1, x->b ? x->b->name : x->n->name);
+	}
 }
 
 int run_compare(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
-	struct table *t = table_new("compare", "Kernels against the baseline (regressions first)");
-	sqlite3 *bdb = o->base_db ? o->base_db : db;
-	struct kstat *bv = NULL, *nv = NULL;
-	struct crow *rows;
-	size_t bn = 0, nn = 0, i = 0, j = 0, nr = 0, k;
+	struct cmp c[NKINDS];
+	struct table *t[NKINDS];
+	struct verdict v;
+	char line[512];
+	struct buf title;
+	int k, rc = -1;
+	size_t i;
 
-	tables_add(out, t);
-	table_cols(t, compare_cols, NCOLS(compare_cols));
-	if (side_load(bdb, sql, o, o->base_session, &bv, &bn) || side_load(db, sql, o, o->session, &nv, &nn)) {
-		kstats_free(bv, bn);
-		return -1;
+	memset(c, 0, sizeof(c));
+	memset(&v, 0, sizeof(v));
+	for (k = 0; k < NKINDS; k++) {
+		t[k] = table_new(kinds[k].table, kinds[k].title);
+		tables_add(out, t[k]);
+		table_cols(t[k], compare_cols, NCOLS(compare_cols));
+		if (kinds[k].bytes)
+			table_cols(t[k], bytes_cols, NCOLS(bytes_cols));
+		table_col(t[k], "name", kinds[k].name_title, C_TEXT);
 	}
-	rows = xcalloc(bn + nn + 1, sizeof(*rows));
-	while (i < bn || j < nn) {
-		struct crow *c = &rows[nr++];
-		int cmp = i >= bn ? 1 : j >= nn ? -1 : strcmp(bv[i].name, nv[j].name);
-		if (cmp <= 0)
-			c->b = &bv[i++];
-		if (cmp >= 0)
-			c->n = &nv[j++];
-		c->total_delta = (c->n ? c->n->s.total : 0) - (c->b ? c->b->s.total : 0);
-		c->status = !c->b ? CMP_NEW : !c->n ? CMP_GONE : judge(o, &c->b->s, &c->n->s);
+	for (k = 0; k < NKINDS; k++)
+		if (cmp_run(&kinds[k], db, sql, o, &c[k]))
+			goto out;
+	/* The verdict over every row of every table (not only the --top shown) heads the first, for CI. */
+	for (k = 0; k < NKINDS; k++) {
+		v.rows[k] = c[k].nr;
+		for (i = 0; i < c[k].nr; i++)
+			v.counts[k][c[k].rows[i].status]++;
 	}
-	xqsort(rows, nr, sizeof(*rows), crow_order);
-	{
-		/* The verdict over every name (not only the --top shown) heads the table, for CI summaries. */
-		int counts[5] = { 0, 0, 0, 0, 0 };
-		int64_t base = 0, now = 0;
-		char line[256];
-		struct buf title;
-		for (k = 0; k < nr; k++) {
-			counts[rows[k].status]++;
-			base += rows[k].b ? rows[k].b->s.total : 0;
-			now += rows[k].n ? rows[k].n->s.total : 0;
-		}
-		verdict_text(line, sizeof(line), counts, base, now);
-		buf_init(&title);
-		buf_addf(&title, "Kernels against the baseline: %s", line);
-		free(t->title);
-		t->title = xstrdup(title.s);
-		buf_release(&title);
+	for (i = 0; i < c[0].nr; i++) {
+		v.base += c[0].rows[i].b ? c[0].rows[i].b->s.total : 0;
+		v.now += c[0].rows[i].n ? c[0].rows[i].n->s.total : 0;
 	}
-	for (k = 0; k < nr && (o->top <= 0 || k < (size_t)o->top); k++) {
-		const struct crow *c = &rows[k];
-		size_t r = table_row(t);
-		table_set_text(t, r, 0, status_names[c->status]);
-		if (c->b)
-			set_side(t, r, 3, 5, 7, 10, &c->b->s);
-		else
-			table_set_int(t, r, 10, 0);
-		if (c->n)
-			set_side(t, r, 4, 6, 8, 11, &c->n->s);
-		else
-			table_set_int(t, r, 11, 0);
-		if (c->b && c->n) {
-			double d = c->n->s.median - c->b->s.median;
-			table_set_real(t, r, 2, d);
-			if (c->b->s.median > 0)
-				table_set_real(t, r, 1, 100.0 * d / c->b->s.median);
-			if (c->b->s.total > 0)
-				table_set_real(t, r, 9, 100.0 * (double)c->total_delta / (double)c->b->s.total);
-		}
-		table_set_text(t, r, 12, c->b ? c->b->name : c->n->name);
-	}
-	free(rows);
-	kstats_free(bv, bn);
-	kstats_free(nv, nn);
-	return 0;
+	verdict_text(line, sizeof(line), &v);
+	buf_init(&title);
+	buf_addf(&title, "%s: %s", kinds[0].title, line);
+	free(t[0]->title);
+	t[0]->title = xstrdup(title.s);
+	buf_release(&title);
+	for (k = 0; k < NKINDS; k++)
+		cmp_fill(t[k], &kinds[k], &c[k], o->top);
+	rc = 0;
+out:
+	for (k = 0; k < NKINDS; k++)
+		cmp_release(&c[k]);
+	return rc;
 }
 
 int compare_default_base(sqlite3 *db, int64_t session, int64_t *base)
@@ -262,23 +354,35 @@ static int64_t cell_i64(struct table *t, size_t r, int c)
 	return x->null ? 0 : x->is_real ? (int64_t)llround(x->d) : x->i;
 }
 
-int compare_verdict(struct table *t, char *line, size_t n)
+int compare_verdict(const struct tables *ts, char *line, size_t n)
 {
-	int counts[5] = { 0, 0, 0, 0, 0 }, s, scol = table_find_col(t, "status");
-	int bcol = table_find_col(t, "base_total_ns"), ncol = table_find_col(t, "new_total_ns");
-	int64_t base = 0, now = 0;
+	struct verdict v;
+	int i, k, s, regressed = 0;
 	size_t r;
 
-	for (r = 0; r < t->nrows; r++) {
-		const char *st = table_cell(t, r, scol)->s;
-		for (s = 0; s < 5; s++)
-			if (st && !strcmp(st, status_names[s]))
-				counts[s]++;
-		base += cell_i64(t, r, bcol);
-		now += cell_i64(t, r, ncol);
+	memset(&v, 0, sizeof(v));
+	for (i = 0; i < ts->n; i++) {
+		struct table *t = ts->v[i];
+		int scol = table_find_col(t, "status");
+		for (k = 0; k < NKINDS && strcmp(t->name, kinds[k].table); k++)
+			;
+		if (k == NKINDS || scol < 0)
+			continue;
+		v.rows[k] = t->nrows;
+		for (r = 0; r < t->nrows; r++) {
+			const char *st = table_cell(t, r, scol)->s;
+			for (s = 0; s < 5; s++)
+				if (st && !strcmp(st, status_names[s]))
+					v.counts[k][s]++;
+			if (k == 0) {
+				v.base += cell_i64(t, r, table_find_col(t, "base_total_ns"));
+				v.now += cell_i64(t, r, table_find_col(t, "new_total_ns"));
+			}
+		}
+		regressed += v.counts[k][CMP_REGRESSED];
 	}
-	verdict_text(line, n, counts, base, now);
-	return counts[CMP_REGRESSED];
+	verdict_text(line, n, &v);
+	return regressed;
 }
 
 static const struct colspec trend_cols[] = {

@@ -28,15 +28,17 @@ static void usage(FILE *out)
 		"  -g, --group NAME=RE  fold names matching the PCRE2 expression RE into NAME (repeatable)\n"
 		"  -S, --short          base names: no return type, template arguments or parameters\n"
 		"      --fail-on-leak [BYTES]  with leaks: exit 1 when more than BYTES (default 0) are unfreed\n"
-		"\ncompare NEW.db (and trend):\n"
+		"\ncompare NEW.db (and trend): three tables, kernels by name, NVTX ranges by path and\n"
+		"copies by kind (each as hotspots, ranges and memcpy show them):\n"
 		"      --baseline BASE.db    the baseline database (default NEW.db itself)\n"
 		"      --base-session ID     the baseline session; default the newest of BASE.db, or with one\n"
 		"                            database the session before the new one\n"
 		"      --threshold PCT       relative change of the median that counts (default 5%%; trend: of\n"
 		"                            the total against the median of earlier sessions)\n"
 		"      --min-delta TIME      absolute change of the median that counts, ns/us/ms/s (default 10us)\n"
-		"      --min-calls N         names with fewer calls on both sides are unchanged (default 1)\n"
-		"      --fail-on-regression  exit 1 when any kernel regressed; one-line verdict on stderr\n"
+		"      --min-calls N         groups with fewer calls on both sides are unchanged (default 1)\n"
+		"      --fail-on-regression  exit 1 when any kernel, range or copy kind regressed; one-line\n"
+		"                            verdict on stderr\n"
 		"\n"
 		"  -l, --list           list the analyses\n"
 		"  -h, --help           show this help\n"
@@ -76,7 +78,10 @@ static int parse_duration(const char *s, int64_t *ns)
 	return -1;
 }
 
-/* Print the tables in one format. With JSON, one table is an array of rows; several, an object of them. */
+/*
+ * Print the tables in one format. With JSON, one table is an array of rows; several, an object of them
+ * all (stable keys). Text, CSV and Markdown leave out the tables after the first that have no rows.
+ */
 static int print_tables(const struct tables *ts, int fmt, const struct render_opts *ro)
 {
 	int i, rc = 0;
@@ -84,6 +89,8 @@ static int print_tables(const struct tables *ts, int fmt, const struct render_op
 		fputs("{", stdout);
 	for (i = 0; i < ts->n && !rc; i++) {
 		const struct table *t = ts->v[i];
+		if (fmt != FMT_JSON && i && !t->nrows)
+			continue;
 		switch (fmt) {
 		case FMT_TEXT:
 			if (i)
@@ -285,12 +292,12 @@ int main(int argc, char **argv)
 	if (status == EXIT_OK && fail_on_regression) {
 		/* The gate: any regression past the thresholds, over every row (not cut by --top). */
 		struct tables all = { NULL, 0 };
-		char line[256];
+		char line[512];
 		o.top = 0;
 		if (analysis_run(db, a, &o, &all)) {
 			status = EXIT_SYSTEM;
 		} else {
-			if (compare_verdict(all.v[0], line, sizeof(line)))
+			if (compare_verdict(&all, line, sizeof(line)))
 				status = EXIT_GATE;
 			fprintf(stderr, "gpuprof-analyze: compare: %s\n", line);
 		}

@@ -4,8 +4,8 @@
  * (so a parent includes its children). Ranges that never ended count, but have no duration.
  */
 #include "analysis.h"
-#include "intmap.h"
 #include "columns.h"
+#include "intmap.h"
 #include "names.h"
 #include "scan.h"
 #include "stats.h"
@@ -17,6 +17,7 @@
 struct range {
 	int64_t pid, thread, start, end;	/* end INT64_MAX when it never ended */
 	int kind, ended;
+	size_t seq;			/* load order, the last tie-break of the nesting order */
 	char *path;
 	const char *name;		/* the last component of path */
 	int64_t gpu_ns, kernels;
@@ -28,74 +29,150 @@ static int cmp_path(const void *a, const void *b)
 	return strcmp((*x)->path, (*y)->path);
 }
 
-/* Load statement 1 and give each range its path: push/pop ranges nest within their thread. */
-static int load_ranges(struct script *sc, struct range **out, size_t *nout)
+/* Nesting order: by process, host ranges before GPU ranges, thread, start, the longest first, load order. */
+static int cmp_nesting(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if ((x->kind == 3) != (y->kind == 3))
+		return x->kind == 3 ? 1 : -1;
+	if (x->thread != y->thread)
+		return x->thread < y->thread ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Range names by string id, each looked up (statement 2) and folded once. */
+struct name_cache {
+	struct intmap index;	/* string id + 1 -> index + 1 in names */
+	char **names;		/* owned */
+	size_t n, alloc;
+};
+
+/* The name of string id as the options show it into *name (NULL when there is none). 0, or -1 with a message. */
+static int name_of(struct name_cache *c, sqlite3_stmt *st, const struct analysis_opts *o, int64_t id,
+		   const char **name)
 {
 	struct buf folded;
-	sqlite3_stmt *st = script_next(sc);
-	struct range *v = NULL;
-	size_t n = 0, alloc = 0, *stack = NULL, depth = 0, sdepth = 0;
-	int64_t gpid = INT64_MIN, gthread = INT64_MIN;
-	int gkind = -1, rc;
-	if (!st)
+	int64_t i;
+	int rc;
+	*name = NULL;
+	if (intmap_get(&c->index, id + 1, &i)) {
+		*name = i ? c->names[i - 1] : NULL;
+		return 0;
+	}
+	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":id"), id);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		error("sqlite: %s", sqlite3_errmsg(sqlite3_db_handle(st)));
+		sqlite3_reset(st);
 		return -1;
-	buf_init(&folded);
+	}
+	if (rc == SQLITE_ROW) {
+		buf_init(&folded);
+		if (names_folded(o) && name_fold(o, (const char *)sqlite3_column_text(st, 0), &folded)) {
+			buf_release(&folded);
+			sqlite3_reset(st);
+			return -1;
+		}
+		ALLOC_GROW(c->names, c->n + 1, c->alloc);
+		c->names[c->n++] = names_folded(o) ? xstrdup(folded.s) :
+				   xstrdup((const char *)sqlite3_column_text(st, 0));
+		buf_release(&folded);
+		*name = c->names[c->n - 1];
+	}
+	sqlite3_reset(st);
+	intmap_put(&c->index, id + 1, *name ? (int64_t)c->n : 0);
+	return 0;
+}
+
+/*
+ * Load statement 1 (names by statement 2) and give each range its path: push/pop ranges nest within
+ * their thread. Ranges whose name is not in the strings table are left out.
+ */
+static int load_ranges(struct script *sc, struct range **out, size_t *nout)
+{
+	struct name_cache names = { INTMAP_INIT, NULL, 0, 0 };
+	sqlite3_stmt *st = script_next(sc), *name_st = NULL;
+	struct range *v = NULL;
+	size_t n = 0, alloc = 0, *stack = NULL, depth = 0, sdepth = 0, i;
+	int64_t gpid = INT64_MIN, gthread = INT64_MIN;
+	int gkind = -1, rc = SQLITE_ERROR;	/* SQLITE_DONE once every path is made */
+
+	*out = NULL;
+	*nout = 0;
+	if (!st || !(name_st = script_next(sc)))
+		goto out;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct range *r;
-		const char *name = (const char *)sqlite3_column_text(st, 5);
-		struct buf path;
+		const char *name;
+		if (name_of(&names, name_st, sc->o, sqlite3_column_int64(st, 5), &name))
+			break;
+		if (!name)
+			continue;
 		ALLOC_GROW(v, n + 1, alloc);
 		r = &v[n];
+		memset(r, 0, sizeof(*r));
 		r->pid = sqlite3_column_int64(st, 0);
 		r->thread = sqlite3_column_int64(st, 1);
 		r->start = sqlite3_column_int64(st, 2);
 		r->ended = sqlite3_column_type(st, 3) != SQLITE_NULL;
 		r->end = r->ended ? sqlite3_column_int64(st, 3) : INT64_MAX;
 		r->kind = sqlite3_column_int(st, 4);
-		r->gpu_ns = r->kernels = 0;
+		r->name = name;		/* the cache's, until the path is made */
+		r->seq = n++;
+	}
+	if (rc != SQLITE_DONE) {
+		if (rc != SQLITE_ROW)	/* else name_of said what went wrong */
+			error("sqlite: %s", sqlite3_errmsg(sc->db));
+		goto out;
+	}
+	xqsort(v, n, sizeof(*v), cmp_nesting);
+	for (i = 0; i < n; i++) {
+		struct range *r = &v[i];
+		struct buf path;
 		if (r->pid != gpid || r->thread != gthread || (r->kind == 3) != (gkind == 3)) {
 			gpid = r->pid;
 			gthread = r->thread;
 			gkind = r->kind;
 			depth = 0;
 		}
-		/* Close the ranges that ended before this one starts, or that do not contain it. */
-		while (depth && (v[stack[depth - 1]].end <= r->start || v[stack[depth - 1]].end < r->end))
+		/*
+		 * Close the ranges that ended before this one starts, or that do not contain it. Start/end
+		 * ranges neither nest nor close anything: one may outlive the push/pop range it began in.
+		 */
+		while (r->kind != 2 && depth &&
+		       (v[stack[depth - 1]].end <= r->start || v[stack[depth - 1]].end < r->end))
 			depth--;
-		if (names_folded(sc->o) && name) {
-			if (name_fold(sc->o, name, &folded)) {
-				rc = SQLITE_ERROR;
-				break;
-			}
-			name = folded.s;
-		}
 		buf_init(&path);
-		if (r->kind != 2 && depth)
-			buf_addf(&path, "%s/", v[stack[depth - 1]].path);
-		buf_addstr(&path, name ? name : "");
+		if (r->kind != 2 && depth) {
+			buf_addstr(&path, v[stack[depth - 1]].path);
+			buf_addch(&path, '/');
+		}
+		buf_addstr(&path, r->name);
+		r->name = path.s + (path.len - strlen(r->name));
 		r->path = path.s;
-		r->name = r->path + (path.len - strlen(name ? name : ""));
 		if (r->kind != 2) {
 			ALLOC_GROW(stack, depth + 1, sdepth);
-			stack[depth++] = n;
+			stack[depth++] = i;
 		}
-		n++;
 	}
-	free(stack);
-	buf_release(&folded);
-	if (rc != SQLITE_DONE) {
-		*out = v;
-		*nout = n;
-		if (rc == SQLITE_ERROR) {
-			sqlite3_finalize(st);
-			return -1;
-		}
-		return step_error(st);
-	}
+	rc = SQLITE_DONE;
+out:
 	sqlite3_finalize(st);
+	sqlite3_finalize(name_st);
+	free(stack);
+	for (i = 0; i < names.n; i++)
+		free(names.names[i]);
+	free(names.names);
+	intmap_release(&names.index);
 	*out = v;
 	*nout = n;
-	return 0;
+	return rc == SQLITE_DONE ? 0 : -1;
 }
 
 /*
@@ -439,7 +516,7 @@ static const struct colspec ranges_cols[] = {
 struct group {
 	struct range **r;	/* the group's ranges */
 	size_t n;
-	struct dstats s;
+	struct dstats s;	/* wall times of the ranges that ended */
 	int64_t gpu_ns, kernels;
 };
 
@@ -451,6 +528,85 @@ static int cmp_group(const void *a, const void *b)
 	return strcmp(x->r[0]->path, y->r[0]->path);
 }
 
+/*
+ * The ranges grouped by path, in path order, into *g and *ng, leaving out the paths statement 3 (keep)
+ * rejects; each group's ranges point into *byp. The caller frees *byp and *g, also after an error.
+ * 0, or -1 with a message.
+ */
+static int group_paths(struct range *r, size_t nr, sqlite3_stmt *keep, struct range ***byp, struct group **g,
+		       size_t *ng)
+{
+	struct range **p = xmalloc((nr ? nr : 1) * sizeof(*p));
+	int64_t *durs = xmalloc((nr ? nr : 1) * sizeof(*durs));
+	size_t i, j;
+
+	*byp = p;
+	*g = xcalloc(nr ? nr : 1, sizeof(**g));
+	*ng = 0;
+	for (i = 0; i < nr; i++)
+		p[i] = &r[i];
+	xqsort(p, nr, sizeof(*p), cmp_path);
+	for (i = 0; i < nr; i = j) {
+		size_t nd = 0;
+		for (j = i; j < nr && !strcmp(p[j]->path, p[i]->path); j++)
+			if (p[j]->ended)
+				durs[nd++] = p[j]->end - p[j]->start;
+		sqlite3_bind_text(keep, sqlite3_bind_parameter_index(keep, ":path"), p[i]->path, -1, SQLITE_STATIC);
+		if (sqlite3_step(keep) != SQLITE_ROW) {
+			error("sqlite: %s", sqlite3_errmsg(sqlite3_db_handle(keep)));
+			free(durs);
+			return -1;
+		}
+		if (sqlite3_column_int(keep, 0)) {
+			(*g)[*ng].r = p + i;
+			(*g)[*ng].n = j - i;
+			stats_of(durs, nd, &(*g)[*ng].s);
+			(*ng)++;
+		}
+		sqlite3_reset(keep);
+	}
+	free(durs);
+	return 0;
+}
+
+static void ranges_free(struct range *r, size_t nr)
+{
+	size_t i;
+	for (i = 0; i < nr; i++)
+		free(r[i].path);
+	free(r);
+}
+
+int ranges_by_path(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
+		   size_t *n)
+{
+	struct script sc = { db, sql, o };
+	struct range *r = NULL, **byp = NULL;
+	struct group *g = NULL;
+	sqlite3_stmt *keep = NULL;
+	size_t nr = 0, ng = 0, i;
+	int rc = -1;
+
+	*out = NULL;
+	*n = 0;
+	if (load_ranges(&sc, &r, &nr) || !(keep = script_next(&sc)) || group_paths(r, nr, keep, &byp, &g, &ng))
+		goto out;
+	*out = xcalloc(ng ? ng : 1, sizeof(**out));
+	for (i = 0; i < ng; i++) {
+		(*out)[i].name = xstrdup(g[i].r[0]->path);
+		(*out)[i].s = g[i].s;
+		(*out)[i].s.n = (int64_t)g[i].n;	/* unfinished ranges count too */
+	}
+	*n = ng;
+	rc = 0;
+out:
+	sqlite3_finalize(keep);
+	ranges_free(r, nr);
+	free(byp);
+	free(g);
+	return rc;
+}
+
 int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
 	static const char *styles[] = { "", "PushPop", "StartEnd", "GPU" };
@@ -458,47 +614,21 @@ int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	struct table *t = table_new("ranges", "NVTX ranges by path, with the GPU time of the kernels they launched");
 	struct range *r = NULL, **byp = NULL;
 	struct group *g = NULL;
-	size_t nr = 0, ng = 0, i, j, k;
-	int64_t *durs = NULL;
+	size_t nr = 0, ng = 0, i, k;
 	sqlite3_stmt *keep = NULL;
 	int rc = -1;
 
 	tables_add(out, t);
 	table_cols(t, ranges_cols, NCOLS(ranges_cols));
-	if (load_ranges(&sc, &r, &nr) || attribute(db, &sc, r, nr) || !(keep = script_next(&sc)))
+	if (load_ranges(&sc, &r, &nr) || !(keep = script_next(&sc)) || attribute(db, &sc, r, nr))
 		goto out;
-
-	/* Group by path. */
-	byp = xmalloc((nr ? nr : 1) * sizeof(*byp));
-	for (i = 0; i < nr; i++)
-		byp[i] = &r[i];
-	xqsort(byp, nr, sizeof(*byp), cmp_path);
-	g = xcalloc(nr ? nr : 1, sizeof(*g));
-	durs = xmalloc((nr ? nr : 1) * sizeof(*durs));
-	for (i = 0; i < nr; i = j) {
-		size_t nd = 0;
-		for (j = i; j < nr && !strcmp(byp[j]->path, byp[i]->path); j++) {
-			if (byp[j]->ended)
-				durs[nd++] = byp[j]->end - byp[j]->start;
-			g[ng].gpu_ns += byp[j]->gpu_ns;
-			g[ng].kernels += byp[j]->kernels;
+	if (group_paths(r, nr, keep, &byp, &g, &ng))
+		goto out;
+	for (k = 0; k < ng; k++)
+		for (i = 0; i < g[k].n; i++) {
+			g[k].gpu_ns += g[k].r[i]->gpu_ns;
+			g[k].kernels += g[k].r[i]->kernels;
 		}
-		sqlite3_bind_text(keep, sqlite3_bind_parameter_index(keep, ":path"), byp[i]->path, -1, SQLITE_STATIC);
-		if (sqlite3_step(keep) != SQLITE_ROW) {
-			step_error(keep);
-			keep = NULL;
-			goto out;
-		}
-		if (sqlite3_column_int(keep, 0)) {
-			g[ng].r = byp + i;
-			g[ng].n = j - i;
-			stats_of(durs, nd, &g[ng].s);
-			ng++;
-		} else {
-			g[ng].gpu_ns = g[ng].kernels = 0;
-		}
-		sqlite3_reset(keep);
-	}
 	xqsort(g, ng, sizeof(*g), cmp_group);
 	for (k = 0; k < ng && (o->top <= 0 || k < (size_t)o->top); k++) {
 		size_t row = table_row(t);
@@ -517,11 +647,8 @@ int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	rc = 0;
 out:
 	sqlite3_finalize(keep);
-	for (i = 0; i < nr; i++)
-		free(r[i].path);
-	free(r);
+	ranges_free(r, nr);
 	free(byp);
 	free(g);
-	free(durs);
 	return rc;
 }

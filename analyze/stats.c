@@ -163,6 +163,24 @@ int stats_by_key(sqlite3_stmt *st, int64_t (*map)(void *ctx, int64_t key), void 
 	return 0;
 }
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(((const struct named_stats *)a)->name, ((const struct named_stats *)b)->name);
+}
+
+void named_stats_sort(struct named_stats *v, size_t n)
+{
+	xqsort(v, n, sizeof(*v), cmp_name);
+}
+
+void named_stats_free(struct named_stats *v, size_t n)
+{
+	size_t i;
+	for (i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
 #define IVLIST_MAP_BYTES (2u << 20)	/* lists beyond 2 MiB get their own mapping */
 
 /* Free the list's storage (the fields are left as they were). */

@@ -34,6 +34,18 @@ void stats_sort(struct dstats *s, size_t n);
 /* Statistics of one array of values (reordered in place). */
 void stats_of(int64_t *v, size_t n, struct dstats *s);
 
+/* A group's statistics under its name (a kernel name, an NVTX path, a copy kind), for compare. */
+struct named_stats {
+	char *name;		/* owned */
+	struct dstats s;
+	int64_t bytes;		/* copies: bytes moved; 0 otherwise */
+};
+
+/* Sort v by name (strcmp). */
+void named_stats_sort(struct named_stats *v, size_t n);
+/* Free the names and the array. */
+void named_stats_free(struct named_stats *v, size_t n);
+
 struct interval {
 	int64_t start, end;
 };

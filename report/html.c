@@ -755,7 +755,8 @@ int report_html(FILE *out, const char *path, const struct report_doc *d)
 		if (!shown(d, i))
 			continue;
 		write_table(out, d->ts->v[i]);
-		if (i == 0 && (chart_timeline(out, d, t0, t1) || chart_metrics(out, d, t0, t1)))
+		if (!strcmp(d->ts->v[i]->name, "summary") &&
+		    (chart_timeline(out, d, t0, t1) || chart_metrics(out, d, t0, t1)))
 			return -1;
 		if (!strcmp(d->ts->v[i]->name, "hotspots"))
 			chart_hotspots(out, d);

@@ -49,7 +49,7 @@ static void usage(FILE *out)
 		"  -w, --wide           text: never shorten names\n"
 		"  -g, --group NAME=RE  fold names matching the PCRE2 expression RE into NAME (repeatable)\n"
 		"  -S, --short          base names: no return type, template arguments or parameters\n"
-		"      --baseline BASE  add a comparison of every kernel with BASE.db's newest session (compare)\n"
+		"      --baseline BASE  first, compare with BASE.db's newest session: kernels, NVTX ranges, copies\n"
 		"  -h, --help           show this help\n"
 		"      --version        show the version\n"
 		"\nExit status: 0 ok, 2 usage, 3 bad input, 4 system error.\n");

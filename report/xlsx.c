@@ -1,6 +1,6 @@
 /*
  * xlsx: the report as an Excel workbook (libxlsxwriter): the summary as a sheet of field/value pairs,
- * then a sheet per table with rows, in document order, and native charts for the ranked tables.
+ * a sheet per other table with rows, in document order, and native charts for the ranked tables.
  *
  * Numbers stay numbers: durations in ns, sizes in bytes, times as Unix-epoch ns, the unit in the
  * heading; a number format only changes how they look. Text is always written as a string, never a
@@ -271,7 +271,7 @@ static int xlsx_table(lxw_workbook *wb, const struct xlsx_formats *f, const stru
 	return 0;
 }
 
-/* The workbook at `path`: the summary sheet first, then a sheet per table that has rows. */
+/* The workbook at `path`: a sheet per table that has rows (the summary always), in document order. */
 int report_xlsx(FILE *out, const char *path, const struct report_doc *d)
 {
 	struct xlsx_formats f;
@@ -296,7 +296,7 @@ int report_xlsx(FILE *out, const char *path, const struct report_doc *d)
 	format_set_num_format(f.time, "0");
 	for (i = 0; i < d->ts->n && !rc; i++) {
 		const struct table *t = d->ts->v[i];
-		if (i == 0)
+		if (t->vertical)	/* the summary: --baseline puts the comparison before it */
 			rc = xlsx_summary(wb, &f, t);
 		else if (t->nrows > 0)
 			rc = xlsx_table(wb, &f, t);

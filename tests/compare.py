@@ -1,17 +1,21 @@
 #!/usr/bin/env python3
 """compare and trend (CI mode), checked against values computed here in Python: a planted pair of wire-format
-sessions written by this test (statuses at several thresholds, --min-delta, --min-calls, the
---fail-on-regression gate and its verdict line), two sessions in one database, a planted trend step, and
-real trace pairs from ../shared/traces (totals and calls against the session databases' kernels tables)."""
+sessions written by this test, with kernels, NVTX ranges and copies (statuses of all three tables at several
+thresholds, --min-delta, --min-calls, the --fail-on-regression gate and its verdict line, also when only a
+range or only a copy kind regressed), two sessions in one database, a planted trend step, the report's
+comparison sections, and real trace pairs from ../shared/traces (kernel totals and calls against the session
+databases' kernels tables; per copy kind and per NVTX path totals against sums read straight from the nsys
+exports)."""
 import json
 import os
+import re
 import shutil
 import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
-from collections import defaultdict
+from collections import Counter, defaultdict
 
 import checks
 from checks import BIN, TRACES, check, ok
@@ -32,11 +36,57 @@ PLANT = {
 }
 
 
-def wire(path, session, origin, kernels):
-    """A tiny wire-format file: header, strings, one kernel batch, end. kernels: name -> durations."""
-    names = sorted(kernels)
+# Per-iteration durations of the planted NVTX ranges (us), base and new; None = absent on that side. Laid out
+# on one thread by layout(): step [forward [attention] backward optimizer|loss], and data_wait, a start/end
+# range that begins inside forward and ends after the step (a prefetch for the next one).
+RANGES_BASE = {"step": [3000, 3100, 2900, 3000], "forward": [1000] * 4, "attention": [90, 100, 110, 100],
+               "backward": [1000] * 4, "optimizer": [200] * 4, "loss": None, "data_wait": [3000, 3090, 2950, 3010]}
+RANGES_NEW = dict(RANGES_BASE, attention=[108, 120, 132, 120], backward=[1020] * 4, optimizer=None, loss=[50] * 4)
+PATHS = {"step": "step", "forward": "step/forward", "attention": "step/forward/attention",
+         "backward": "step/backward", "optimizer": "step/optimizer", "loss": "step/loss", "data_wait": "data_wait"}
+
+# Copies: label -> (CUPTI copy kind, -1 for memset; base (durations us, bytes each); new (...)); None = absent.
+COPY_KIND = {"HtoD": 1, "DtoH": 2, "DtoD": 8, "PtoP": 10, "memset": -1}
+COPIES_BASE = {"HtoD": ([50] * 4, 1 << 20), "DtoH": ([20, 22, 18], 4096), "DtoD": ([10] * 2, 1 << 16),
+               "memset": ([5, 5], 256)}
+COPIES_NEW = {"HtoD": ([65] * 4, 1 << 20), "DtoH": ([20, 22, 18], 8192), "PtoP": ([30] * 2, 1 << 18),
+              "memset": ([6, 6], 256)}
+
+
+def layout(durs):
+    """[(name, kind, start, end, depth)] of the planted ranges (durations in us, per iteration) and the
+    path -> durations (ns) they make, known from the layout itself."""
+    out, paths, t = [], defaultdict(list), 10 * US
+    for i in range(len(durs["step"])):
+        d = {k: (v[i] * US if v else None) for k, v in durs.items()}
+        fwd = t + 10 * US
+        att = fwd + 10 * US
+        bwd = fwd + d["forward"] + 10 * US
+        tail = bwd + d["backward"] + 10 * US
+        assert att + d["attention"] < fwd + d["forward"]
+        spans = [("step", 1, t, t + d["step"], 0), ("forward", 1, fwd, fwd + d["forward"], 1),
+                 ("attention", 1, att, att + d["attention"], 2), ("backward", 1, bwd, bwd + d["backward"], 1)]
+        for name in ("optimizer", "loss"):
+            if d[name]:
+                assert tail + d[name] < t + d["step"]
+                spans.append((name, 1, tail, tail + d[name], 1))
+        wait = att + US
+        assert wait < bwd and wait + d["data_wait"] > t + d["step"]
+        spans.append(("data_wait", 2, wait, wait + d["data_wait"], None))
+        for span in spans:
+            out.append(span)
+            paths[PATHS[span[0]]].append(span[3] - span[2])
+        t = max(span[3] for span in spans) + 50 * US
+    return out, dict(paths)
+
+
+def wire(path, session, origin, kernels, ranges=(), copies=None):
+    """A tiny wire-format file: header, strings, a kernel batch, then (when given) a range batch (ranges:
+    [(name, kind, start, end, depth)], one thread, kind 1 push/pop, 2 start/end) and memcpy and memset batches
+    (copies: label -> (durations us, bytes each)), end. kernels: name -> durations."""
+    names = sorted(set(kernels) | {r[0] for r in ranges})
     ids = {n: i + 1 for i, n in enumerate(names)}
-    rows = [(n, d) for n in names for d in kernels[n]]
+    rows = [(n, d) for n in sorted(kernels) for d in kernels[n]]
     start, t = [], 1000
     for _, d in rows:
         start.append(t)
@@ -49,8 +99,36 @@ def wire(path, session, origin, kernels):
     lines = [{"type": "header", "v": 1, "session": session, "pid": 4242, "engine": "synthetic",
               "origin_ns": str(origin), "clock": "realtime"},
              {"type": "strings", "v": 1, "ids": [ids[n] for n in names], "values": names},
-             batch,
-             {"type": "end", "v": 1, "ts": t, "totals": {"kernel": len(rows)}, "batches": {"kernel": 1}}]
+             batch]
+    totals, batches = {"kernel": len(rows)}, {"kernel": 1}
+    if ranges:
+        n = len(ranges)
+        lines.append({"type": "range", "v": 1, "seq": 0, "n": n, "start": [r[2] for r in ranges],
+                      "end": [r[3] for r in ranges], "thread": [4242] * n, "name": [ids[r[0]] for r in ranges],
+                      "domain": [0] * n, "kind": [r[1] for r in ranges], "depth": [r[4] for r in ranges],
+                      "id": list(range(1, n + 1))})
+        totals["range"], batches["range"] = n, 1
+        t = max(t, max(r[3] for r in ranges))
+    mc, ms = defaultdict(list), defaultdict(list)
+    for label, (durs, nbytes) in sorted((copies or {}).items()):
+        for d in durs:
+            rec = ms if label == "memset" else mc
+            for k, v in (("start", t), ("end", t + d * US), ("device", 0), ("context", 1), ("stream", 7),
+                         ("correlation", 0), ("bytes", nbytes)):
+                rec[k].append(v)
+            if label == "memset":
+                ms["value"].append(0)
+                ms["mem_kind"].append(3)
+            else:
+                for k, v in (("kind", COPY_KIND[label]), ("src_kind", 1), ("dst_kind", 3), ("src_device", -1),
+                             ("dst_device", -1), ("async", 1)):
+                    mc[k].append(v)
+            t += d * US + 500
+    for typ, rec in (("memcpy", mc), ("memset", ms)):
+        if rec:
+            lines.append(dict({"type": typ, "v": 1, "seq": 0, "n": len(rec["start"])}, **rec))
+            totals[typ], batches[typ] = len(rec["start"]), 1
+    lines.append({"type": "end", "v": 1, "ts": t, "totals": totals, "batches": batches})
     with open(path, "w") as f:
         for line in lines:
             f.write(json.dumps(line) + "\n")
@@ -64,11 +142,18 @@ def run(*args):
     return subprocess.run([os.path.join(BIN, "gpuprof-analyze"), *args], capture_output=True, text=True)
 
 
-def compare(db, *extra):
+def compare_doc(db, *extra):
+    """compare's JSON: an object of its three tables, table name -> rows."""
     p = run("compare", db, "--format", "json", *extra)
     if p.returncode != 0:
         print(p.stderr)
-    return {r["name"]: r for r in json.loads(p.stdout)}, json.loads(p.stdout)
+    return json.loads(p.stdout)
+
+
+def compare(db, *extra, table="compare"):
+    """One table of compare: rows by name, and the rows in order."""
+    arr = compare_doc(db, *extra)[table]
+    return {r["name"]: r for r in arr}, arr
 
 
 def statuses(rows):
@@ -104,6 +189,24 @@ def expect(threshold, min_delta, min_calls=1, plant=PLANT):
     return out
 
 
+def want_verdict(kernels, base, new, ranges=None, copies=None):
+    """The verdict line as the README documents it, from statuses computed here: the kernel counts and total
+    kernel time; then ranges and copies when they have rows, naming only the statuses that occur."""
+    k = Counter(kernels.values())
+    pct = f"{100 * (new - base) / base:+.1f}%" if base > 0 else "n/a"
+    line = (f"{k['regressed']} regressed, {k['improved']} improved, {k['new']} new, {k['gone']} gone; "
+            f"total kernel time {pct} ({fmt_ns(base)} -> {fmt_ns(new)})")
+    fail = k["regressed"] > 0
+    for noun, st in (("ranges", ranges), ("copies", copies)):
+        if not st:
+            continue
+        c = Counter(st.values())
+        said = [f"{c[s]} {s}" for s in ("regressed", "improved", "new", "gone") if c[s]]
+        line += f"; {noun} " + (", ".join(said) if said else "unchanged")
+        fail = fail or c["regressed"] > 0
+    return line + (": FAIL" if fail else ": ok")
+
+
 def check_planted_rows(tag, rows, plant=PLANT):
     check(f"{tag} names once each", sorted(rows), sorted(plant))
     for n, (b, w) in plant.items():
@@ -130,6 +233,9 @@ def planted(tmp):
     ingest(f"{tmp}/new.db", f"{tmp}/new.ndjson")
     nb = ["--baseline", f"{tmp}/base.db"]
 
+    doc = compare_doc(f"{tmp}/new.db", *nb)
+    check("planted json: an object of the three tables", list(doc), ["compare", "compare_ranges", "compare_copies"])
+    check("planted json: no ranges or copies, no rows", (doc["compare_ranges"], doc["compare_copies"]), ([], []))
     rows, arr = compare(f"{tmp}/new.db", *nb)
     check("planted json keys", all({"name", "status", "base_total_ns", "new_total_ns", "delta_pct", "base_calls",
                                     "new_calls", "base_med_ns", "new_med_ns", "delta_ns"} <= set(r) for r in arr), True)
@@ -175,15 +281,17 @@ def planted(tmp):
     p = run("compare", f"{tmp}/new.db", *nb, "--fail-on-regression", "--top", "1", "--threshold", "1%")
     check("gate counts every row under --top", (p.returncode, p.stderr.split(";")[0]),
           (1, "gpuprof-analyze: compare: 2 regressed, 1 improved, 1 new, 1 gone"))
-    check("--top cuts the table", len(json.loads(run("compare", f"{tmp}/new.db", *nb, "-f", "json", "-n", "2").stdout)), 2)
+    check("--top cuts the table", len(compare(f"{tmp}/new.db", *nb, "-n", "2")[1]), 2)
     p = run("compare", f"{tmp}/new.db", *nb)
     check("no gate: exit 0 and quiet stderr", (p.returncode, p.stderr), (0, ""))
     md = run("compare", f"{tmp}/new.db", *nb, "--format", "md").stdout
     lines = [l for l in md.splitlines() if l.startswith("| ")]
     ok("md table regressions first", len(lines) > 2 and lines[1].startswith("| regressed") and "kernel\\_A" in lines[1],
        md[:400])
-    check("--match filters both sides", sorted(r["name"] for r in json.loads(run(
-        "compare", f"{tmp}/new.db", *nb, "-f", "json", "-m", "kernel_[ACD]").stdout)), ["kernel_A", "kernel_C", "kernel_D"])
+    check("md leaves out the tables without rows", [ln.split(":")[0] for ln in md.splitlines() if ln.startswith("#")],
+          ["### Kernels against the baseline"])
+    check("--match filters both sides", sorted(compare(f"{tmp}/new.db", *nb, "-m", "kernel_[ACD]")[0]),
+          ["kernel_A", "kernel_C", "kernel_D"])
     for bad in (["--threshold", "x"], ["--min-delta", "10parsecs"], ["--min-calls", "-1"]):
         check(f"usage error {bad}", run("compare", f"{tmp}/new.db", *nb, *bad).returncode, 2)
     check("--fail-on-regression with another analysis", run("hotspots", f"{tmp}/new.db", "--fail-on-regression").returncode, 2)
@@ -208,6 +316,177 @@ def planted(tmp):
     check("one db reversed statuses", statuses(rows), expect(0.05, 10 * US, plant=rev))
 
 
+def copy_plant(base=COPIES_BASE, new=COPIES_NEW):
+    """label -> (base durations ns, new durations ns), None where absent."""
+    return {k: ([d * US for d in base[k][0]] if k in base else None,
+                [d * US for d in new[k][0]] if k in new else None) for k in set(base) | set(new)}
+
+
+def copy_bytes(copies):
+    return {k: len(durs) * each for k, (durs, each) in copies.items()}
+
+
+def write_pair(tmp, tag, base, new):
+    """Two wire files and databases, tag-base.db and tag-new.db; base, new: (kernels, ranges, copies)."""
+    for side_, origin, (k, r, c) in (("base", 1763822038000000000, base), ("new", 1763822099000000000, new)):
+        wire(f"{tmp}/{tag}-{side_}.ndjson", f"{tag}-{side_}", origin, k, r, c)
+        ingest(f"{tmp}/{tag}-{side_}.db", f"{tmp}/{tag}-{side_}.ndjson")
+    return f"{tmp}/{tag}-new.db", ["--baseline", f"{tmp}/{tag}-base.db"]
+
+
+def by_name(arr):
+    return {r["name"]: r for r in arr}
+
+
+def planted_all(tmp):
+    """Kernels, NVTX ranges and copies on both sides: the three tables, each against values computed here."""
+    kb = {n: b for n, (b, _) in PLANT.items() if b}
+    kn = {n: w for n, (_, w) in PLANT.items() if w}
+    rb, pb = layout(RANGES_BASE)
+    rn, pn = layout(RANGES_NEW)
+    rplant = {p: (pb.get(p), pn.get(p)) for p in set(pb) | set(pn)}
+    cplant = copy_plant()
+    db, nb = write_pair(tmp, "all", (kb, rb, COPIES_BASE), (kn, rn, COPIES_NEW))
+
+    doc = compare_doc(db, *nb)
+    check("all: json tables", list(doc), ["compare", "compare_ranges", "compare_copies"])
+    keys = {"name", "status", "base_total_ns", "new_total_ns", "delta_pct", "delta_ns", "base_calls", "new_calls",
+            "base_med_ns", "new_med_ns", "base_avg_ns", "new_avg_ns", "total_delta_pct"}
+    check("all: range keys", [sorted(r) for r in doc["compare_ranges"]], [sorted(keys)] * len(rplant))
+    check("all: copy keys", [sorted(r) for r in doc["compare_copies"]],
+          [sorted(keys | {"base_bytes", "new_bytes"})] * len(cplant))
+    check_planted_rows("all kernels", by_name(doc["compare"]))
+    check_planted_rows("all ranges", by_name(doc["compare_ranges"]), rplant)
+    check_planted_rows("all copies", by_name(doc["compare_copies"]), cplant)
+    bb, nbytes = copy_bytes(COPIES_BASE), copy_bytes(COPIES_NEW)
+    check("all: copy bytes", {r["name"]: (r["base_bytes"], r["new_bytes"]) for r in doc["compare_copies"]},
+          {k: (bb.get(k), nbytes.get(k)) for k in cplant})
+    for r in doc["compare_ranges"] + doc["compare_copies"]:
+        b, w = (rplant.get(r["name"]) or cplant.get(r["name"]))
+        if b and w:
+            check(f"all: {r['name']} total_delta_pct", round(r["total_delta_pct"], 9),
+                  round(100 * (sum(w) - sum(b)) / sum(b), 9))
+            check(f"all: {r['name']} avgs", (r["base_avg_ns"], r["new_avg_ns"]),
+                  (sum(b) / len(b), sum(w) / len(w)))
+    check("all: ranges at the defaults, spelled", statuses(by_name(doc["compare_ranges"])),
+          {"step": "unchanged", "step/forward": "unchanged", "step/forward/attention": "regressed",
+           "step/backward": "unchanged", "step/optimizer": "gone", "step/loss": "new", "data_wait": "unchanged"})
+    check("all: copies at the defaults, spelled", statuses(by_name(doc["compare_copies"])),
+          {"HtoD": "regressed", "DtoH": "unchanged", "DtoD": "gone", "PtoP": "new", "memset": "unchanged"})
+    order = ["regressed", "new", "gone", "improved", "unchanged"]
+    for t in ("compare_ranges", "compare_copies"):
+        got = [r["status"] for r in doc[t]]
+        check(f"all: {t} in status order", got, sorted(got, key=order.index))
+
+    # The same thresholds for every table.
+    cases = [((), 0.05, 10 * US, 1), (("--threshold", "1%"), 0.01, 10 * US, 1),
+             (("--threshold", "25%"), 0.25, 10 * US, 1), (("--threshold", "5"), 0.05, 10 * US, 1),
+             (("--threshold", "1%", "--min-delta", "25us"), 0.01, 25 * US, 1), (("--min-delta", "0"), 0.05, 0, 1),
+             (("--threshold", "1%", "--min-calls", "4"), 0.01, 10 * US, 4),
+             (("--threshold", "1%", "--min-calls", "5"), 0.01, 10 * US, 5)]
+    for args, thr, md, mc in cases:
+        d = compare_doc(db, *nb, *args)
+        for t, plant in (("compare", PLANT), ("compare_ranges", rplant), ("compare_copies", cplant)):
+            check(f"all {' '.join(args) or 'defaults'}: {t} statuses", statuses(by_name(d[t])),
+                  expect(thr, md, mc, plant=plant))
+    s = {t: statuses(by_name(compare_doc(db, *nb, "--threshold", "1%")[t])) for t in ("compare_ranges",)}
+    check("all 1%: the +2% range regresses", s["compare_ranges"]["step/backward"], "regressed")
+    s = statuses(by_name(compare_doc(db, *nb, "--threshold", "25%")["compare_ranges"]))
+    check("all 25%: the +20% range is unchanged", s["step/forward/attention"], "unchanged")
+    s = statuses(by_name(compare_doc(db, *nb, "--min-delta", "0")["compare_copies"]))
+    check("all --min-delta 0: the memset's +1us regresses", s["memset"], "regressed")
+
+    # The gate and its verdict over all three tables.
+    kst = expect(0.05, 10 * US)
+    bt = sum(sum(b) for b, _ in PLANT.values() if b)
+    nt = sum(sum(w) for _, w in PLANT.values() if w)
+    p = run("compare", db, *nb, "--fail-on-regression")
+    want = want_verdict(kst, bt, nt, expect(0.05, 10 * US, plant=rplant), expect(0.05, 10 * US, plant=cplant))
+    check("all: gate exit", p.returncode, 1)
+    check("all: gate verdict", p.stderr, f"gpuprof-analyze: compare: {want}\n")
+    check("all: gate verdict, spelled", want.split("; ", 2)[2],
+          "ranges 1 regressed, 1 new, 1 gone; copies 1 regressed, 1 new, 1 gone: FAIL")
+    ok("all: verdict fits a log line", len(p.stderr) < 200, p.stderr)
+    check("all: the verdict heads the kernel table", run("compare", db, *nb).stdout.splitlines()[0],
+          f"Kernels against the baseline: {want}")
+    p = run("compare", db, *nb, "--fail-on-regression", "--top", "1", "--threshold", "1%")
+    check("all: gate counts every row under --top", (p.returncode, p.stderr.split("; ", 2)[2]),
+          (1, "ranges 2 regressed, 1 new, 1 gone; copies 1 regressed, 1 new, 1 gone: FAIL\n"))
+    d = compare_doc(db, *nb, "--top", "1")
+    check("all: --top cuts every table", [len(d[t]) for t in d], [1, 1, 1])
+    check("all: --top keeps the regressions", [d[t][0]["name"] for t in ("compare_ranges", "compare_copies")],
+          ["step/forward/attention", "HtoD"])
+
+    # Names filters apply to paths and copy kinds, on both sides.
+    d = compare_doc(db, *nb, "-m", "attention|optimizer|HtoD|DtoD")
+    check("all --match", [sorted(by_name(d[t])) for t in d],
+          [[], ["step/forward/attention", "step/optimizer"], ["DtoD", "HtoD"]])
+    d = compare_doc(db, *nb, "-x", "^step/|memset")
+    check("all --exclude", [sorted(by_name(d[t])) for t in ("compare_ranges", "compare_copies")],
+          [["data_wait", "step"], ["DtoD", "DtoH", "HtoD", "PtoP"]])
+
+    # People's formats show the tables that have rows.
+    md = run("compare", db, *nb, "--format", "md").stdout
+    heads = [ln for ln in md.splitlines() if ln.startswith("### ")]
+    check("all md: three sections", [h.split(":")[0] for h in heads],
+          ["### Kernels against the baseline", "### NVTX ranges against the baseline, by path (wall time)",
+           "### Copies and memsets against the baseline, by kind"])
+    sections = md.split("### ")
+    first = [[ln for ln in sec.splitlines() if ln.startswith("| ")][1] for sec in sections[2:]]
+    ok("all md: ranges regressions first", first[0].startswith("| regressed") and "step/forward/attention" in first[0],
+       first[0])
+    ok("all md: copies regressions first", first[1].startswith("| regressed") and "HtoD" in first[1], first[1])
+    text = run("compare", db, *nb).stdout
+    ok("all text: three tables", "NVTX ranges against the baseline" in text and "Copies and memsets" in text,
+       text[:300])
+    csv = run("compare", db, *nb, "--format", "csv").stdout
+    check("all csv: three tables", csv.count('"status","delta_pct"'), 3)
+
+    # Two sessions in one database: ranges and copies of the session asked for.
+    ingest(f"{tmp}/all-h.db", f"{tmp}/all-base.ndjson", f"{tmp}/all-new.ndjson")
+    d = compare_doc(f"{tmp}/all-h.db", "--base-session", "all-base", "--session", "all-new")
+    check_planted_rows("all one db ranges", by_name(d["compare_ranges"]), rplant)
+    check_planted_rows("all one db copies", by_name(d["compare_copies"]), cplant)
+    rev = {k: (w, b) for k, (b, w) in rplant.items()}
+    d = compare_doc(f"{tmp}/all-h.db", "--base-session", "all-new", "--session", "all-base")
+    check("all one db reversed ranges", statuses(by_name(d["compare_ranges"])), expect(0.05, 10 * US, plant=rev))
+
+    # The report: the three comparison tables first, the same rows as compare.
+    rep = subprocess.run([os.path.join(BIN, "gpuprof-report"), db, *nb, "--format", "json", "--top", "1000"],
+                         capture_output=True, text=True)
+    tables = json.loads(rep.stdout)["tables"]
+    check("all report: comparison tables first", list(tables)[:4],
+          ["compare", "compare_ranges", "compare_copies", "summary"])
+    full = compare_doc(db, *nb)
+    check("all report: the same rows as compare", [tables[t] for t in full], list(full.values()))
+    md = subprocess.run([os.path.join(BIN, "gpuprof-report"), db, *nb, "--format", "md"], capture_output=True,
+                        text=True).stdout
+    ok("all report md: range and copy sections", "### NVTX ranges against the baseline" in md and
+       "### Copies and memsets against the baseline" in md, md[:500])
+
+
+def gate_alone(tmp):
+    """--fail-on-regression when only one range, or only one copy kind, regressed (kernels the same)."""
+    kb = {n: b for n, (b, _) in PLANT.items() if b}
+    bt = sum(sum(b) for b in kb.values())
+    rb, _ = layout(RANGES_BASE)
+    rn, _ = layout(dict(RANGES_BASE, attention=RANGES_NEW["attention"]))
+    db, nb = write_pair(tmp, "ronly", (kb, rb, COPIES_BASE), (kb, rn, COPIES_BASE))
+    p = run("compare", db, *nb, "--fail-on-regression")
+    check("range alone: gate", (p.returncode, p.stderr),
+          (1, f"gpuprof-analyze: compare: 0 regressed, 0 improved, 0 new, 0 gone; total kernel time +0.0% "
+              f"({fmt_ns(bt)} -> {fmt_ns(bt)}); ranges 1 regressed; copies unchanged: FAIL\n"))
+    p = run("compare", db, *nb, "--fail-on-regression", "--threshold", "25%")
+    check("range alone under 25%: gate", (p.returncode, p.stderr.split("; ", 2)[2]),
+          (0, "ranges unchanged; copies unchanged: ok\n"))
+    p = run("compare", db, *nb, "--fail-on-regression", "-m", "^step/backward$")
+    check("range alone filtered out: gate", (p.returncode, p.stderr.split("; ", 2)[2]), (0, "ranges unchanged: ok\n"))
+    db, nb = write_pair(tmp, "conly", (kb, (), COPIES_BASE), (kb, (), dict(COPIES_BASE, HtoD=COPIES_NEW["HtoD"])))
+    p = run("compare", db, *nb, "--fail-on-regression")
+    check("copy alone: gate", (p.returncode, p.stderr.split("; ", 2)[2]), (1, "copies 1 regressed: FAIL\n"))
+    check("copy alone: no range table", compare_doc(db, *nb)["compare_ranges"], [])
+
+
 def side(db):
     """name -> durations of the only session of db, straight from its tables."""
     con = sqlite3.connect(db)
@@ -219,7 +498,101 @@ def side(db):
     return d
 
 
-def real_pair(tmp, tag, before, after):
+COPY_LABELS = {0: "unknown", 1: "HtoD", 2: "DtoH", 3: "HtoA", 4: "AtoH", 5: "AtoA", 6: "AtoD", 7: "DtoA", 8: "DtoD",
+               9: "HtoH", 10: "PtoP"}  # CUPTI's copy kinds, as schemas/session.sql's copy_kinds names them
+
+
+def db_copies(db):
+    """label -> (durations, bytes) of the only session of db, straight from its memcpys and memsets."""
+    con = sqlite3.connect(db)
+    d = defaultdict(lambda: ([], [0]))
+    for kind, dur, b in con.execute("SELECT kind, end_ns - start_ns, bytes FROM memcpys UNION ALL "
+                                    "SELECT -1, end_ns - start_ns, bytes FROM memsets"):
+        label = "memset" if kind == -1 else COPY_LABELS[kind]
+        d[label][0].append(dur)
+        d[label][1][0] += b
+    con.close()
+    return {k: (v[0], v[1][0]) for k, v in d.items()}
+
+
+# --group rules that fold the most common PyTorch ops' "aten::copy_, op_id = 998952" into "aten::copy_", so
+# that real range paths meet on both sides (ids differ between runs); fold() applies them here.
+OP_GROUPS = [f"{op}=^{op}, op_id = " for op in ("aten::to", "aten::_to_copy", "aten::copy_", "aten::empty_strided",
+                                               "aten::as_strided", "aten::empty", "aten::transpose", "aten::slice",
+                                               "aten::narrow", "aten::view")]
+
+
+def fold(name):
+    for g in OP_GROUPS:
+        op = g.split("=", 1)[0]
+        if name.startswith(op + ", op_id = "):
+            return op
+    return name
+
+
+def nsys_truth(path, fold_name=lambda name: name):
+    """Straight from an nsys export: copies as label -> (durations, bytes), and NVTX ranges as path -> (wall
+    times of those that ended, instances): push/pop ranges nest within their thread (a range is the child of
+    the innermost open one that contains it), start/end ranges are paths of their own."""
+    con = sqlite3.connect(path)
+    copies = defaultdict(lambda: ([], [0]))
+    for kind, dur, b in con.execute('SELECT copyKind, "end" - start, bytes FROM CUPTI_ACTIVITY_KIND_MEMCPY'):
+        copies[COPY_LABELS[kind]][0].append(dur)
+        copies[COPY_LABELS[kind]][1][0] += b
+    for dur, b in con.execute('SELECT "end" - start, bytes FROM CUPTI_ACTIVITY_KIND_MEMSET'):
+        copies["memset"][0].append(dur)
+        copies["memset"][1][0] += b
+    ranges, threads, never = defaultdict(lambda: ([], [0])), defaultdict(list), float("inf")
+
+    def add(p, start, end):
+        ranges[p][1][0] += 1
+        if end is not None:
+            ranges[p][0].append(end - start)
+
+    for tid, typ, start, end, name, rowid in con.execute(
+            'SELECT t.globalTid, t.eventType, t.start, t."end", coalesce(t.text, s.value, \'\'), t.rowid '
+            'FROM NVTX_EVENTS t LEFT JOIN StringIds s ON s.id = t.textId '
+            'WHERE t.eventType IN (59, 60) AND t.start IS NOT NULL'):
+        name = fold_name(name)
+        if typ == 60:
+            add(name, start, end)
+        else:
+            threads[tid].append((start, never if end is None else end, name, rowid, end))
+    for evs in threads.values():
+        stack = []  # (end, path) of the open ranges, innermost last
+        for start, end, name, _, raw_end in sorted(evs, key=lambda e: (e[0], -e[1], e[3])):
+            while stack and (stack[-1][0] <= start or stack[-1][0] < end):
+                stack.pop()
+            p = f"{stack[-1][1]}/{name}" if stack else name
+            stack.append((end, p))
+            add(p, start, raw_end)
+    con.close()
+    return ({k: (v[0], v[1][0]) for k, v in copies.items()},
+            {k: (v[0], v[1][0]) for k, v in ranges.items()})
+
+
+def check_groups(tag, arr, base, new, with_bytes):
+    """Rows of a compare table against groups computed here: name -> (durations, bytes or instances)."""
+    check(f"{tag}: every group once", sorted(r["name"] for r in arr), sorted(set(base) | set(new)))
+    want, got = {}, {}
+    for r in arr:
+        got[r["name"]] = (r["base_total_ns"], r["new_total_ns"], r["base_calls"], r["new_calls"]) + \
+            ((r["base_bytes"], r["new_bytes"]) if with_bytes else ())
+    for k in set(base) | set(new):
+        b, n = base.get(k), new.get(k)
+        want[k] = (sum(b[0]) if b else None, sum(n[0]) if n else None)
+        if with_bytes:
+            want[k] += (len(b[0]) if b else 0, len(n[0]) if n else 0, b[1] if b else None, n[1] if n else None)
+        else:
+            want[k] += (b[1] if b else 0, n[1] if n else 0)
+    check(f"{tag}: totals and counts", got, want)
+    plant = {k: (base[k][0] if k in base else None, new[k][0] if k in new else None) for k in set(base) | set(new)}
+    check(f"{tag}: statuses", {r["name"]: r["status"] for r in arr}, expect(0.05, 10 * US, plant=plant))
+
+
+def real_pair(tmp, tag, before, after, truth=None):
+    """A real pair: kernels against the session databases; copies (and ranges, with truth) against
+    truth(path), else copies against the databases' tables."""
     for p in (before, after):
         if not os.path.exists(p):
             print(f"skip {tag}: {p} absent")
@@ -229,7 +602,8 @@ def real_pair(tmp, tag, before, after):
     b, n = side(f"{tmp}/{tag}-b.db"), side(f"{tmp}/{tag}-n.db")
     p = run("compare", f"{tmp}/{tag}-n.db", "--baseline", f"{tmp}/{tag}-b.db", "-f", "json")
     check(f"{tag} exit", p.returncode, 0)
-    arr = json.loads(p.stdout)
+    doc = json.loads(p.stdout)
+    arr = doc["compare"]
     names = [r["name"] for r in arr]
     check(f"{tag} every name once", sorted(names), sorted(set(b) | set(n)))
     want = {}
@@ -240,10 +614,23 @@ def real_pair(tmp, tag, before, after):
     check(f"{tag} totals and calls", got, want)
     plant = {k: (b.get(k), n.get(k)) for k in set(b) | set(n)}
     check(f"{tag} statuses", {r["name"]: r["status"] for r in arr}, expect(0.05, 10 * US, plant=plant))
+    if truth:
+        (cb, rb), (cn, rn) = truth(before), truth(after)
+        ok(f"{tag} has copies and ranges", cb and cn and rb and rn, "the pair should have both")
+        check_groups(f"{tag} ranges", doc["compare_ranges"], rb, rn, False)
+        (_, rb), (_, rn) = truth(before, fold), truth(after, fold)
+        ok(f"{tag} folded: paths on both sides", len(set(rb) & set(rn)) >= 5, f"{len(set(rb) & set(rn))} shared")
+        groups = [a for g in OP_GROUPS for a in ("--group", g)]
+        p = run("compare", f"{tmp}/{tag}-n.db", "--baseline", f"{tmp}/{tag}-b.db", "-f", "json", *groups)
+        check_groups(f"{tag} folded ranges", json.loads(p.stdout)["compare_ranges"], rb, rn, False)
+    else:
+        cb, cn = db_copies(f"{tmp}/{tag}-b.db"), db_copies(f"{tmp}/{tag}-n.db")
+    check_groups(f"{tag} copies", doc["compare_copies"], cb, cn, True)
     p = run("compare", f"{tmp}/{tag}-n.db", "--baseline", f"{tmp}/{tag}-b.db", "--fail-on-regression")
     reg = sum(1 for r in arr if r["status"] == "regressed")
+    anyreg = sum(1 for t in doc.values() for r in t if r["status"] == "regressed")
     check(f"{tag} gate", (p.returncode, p.stderr.startswith(f"gpuprof-analyze: compare: {reg} regressed")),
-          (1 if reg else 0, True))
+          (1 if anyreg else 0, True))
 
 
 def trend(tmp):
@@ -294,6 +681,26 @@ def report_baseline(tmp):
     md = subprocess.run([os.path.join(BIN, "gpuprof-report"), dbs[1], "--baseline", dbs[0], "--format", "md"],
                         capture_output=True, text=True).stdout
     check("report --baseline: Markdown section", "### Kernels against the baseline" in md, True)
+    doc = compare_doc(dbs[1], "--baseline", dbs[0])
+    check("report --baseline: the three comparison tables first", list(tables)[:4],
+          ["compare", "compare_ranges", "compare_copies", "summary"])
+    ok("report --baseline: synth has ranges and copies", doc["compare_ranges"] and doc["compare_copies"],
+       str(doc)[:200])
+    check("report --baseline: the same range and copy rows", (tables["compare_ranges"], tables["compare_copies"]),
+          (doc["compare_ranges"], doc["compare_copies"]))
+    check("report --baseline: Markdown range and copy sections",
+          ["### NVTX ranges against the baseline" in md, "### Copies and memsets against the baseline" in md],
+          [True, True])
+    html = subprocess.run([os.path.join(BIN, "gpuprof-report"), dbs[1], "--baseline", dbs[0], "--format", "html"],
+                          capture_output=True, text=True).stdout
+    heads = [h.split(":")[0] for h in re.findall(r"<h2[^>]*>([^<]*)", html)]
+    check("report --baseline: HTML sections, the timeline after the summary", heads[:5],
+          ["Kernels against the baseline", "NVTX ranges against the baseline, by path (wall time)",
+           "Copies and memsets against the baseline, by kind", "Session summary", "Timeline"])
+    out = os.path.join(tmp, "rb-csv")
+    subprocess.run([os.path.join(BIN, "gpuprof-report"), dbs[1], "--baseline", dbs[0], "--format", "csv", "-o", out],
+                   check=True)
+    check("report --baseline: CSV files", [os.path.exists(f"{out}/{t}.csv") for t in list(doc)], [True] * 3)
 
 
 def main():
@@ -301,10 +708,12 @@ def main():
     tmp = tempfile.mkdtemp()
     try:
         planted(tmp)
+        planted_all(tmp)
+        gate_alone(tmp)
         trend(tmp)
         report_baseline(tmp)
         real_pair(tmp, "nsys", os.path.join(TRACES, "nsys", "mfu_2gpu_before.sqlite"),
-                  os.path.join(TRACES, "nsys", "mfu_2gpu_after.sqlite"))
+                  os.path.join(TRACES, "nsys", "mfu_2gpu_after.sqlite"), nsys_truth)
         real_pair(tmp, "kineto", os.path.join(TRACES, "kineto", "a100_control.json.gz"),
                   os.path.join(TRACES, "kineto", "v100_test.json.gz"))
     finally:

@@ -70,21 +70,21 @@ def chart_files(path):
             for n in z.namelist() if n.startswith("xl/charts/chart")}
 
 
-def check_workbook(db, label, tmp):
-    """The xlsx report of db against its JSON report."""
+def check_workbook(db, label, tmp, *extra):
+    """The xlsx report of db (with the report options extra) against its JSON report."""
     import openpyxl
     xlsx = os.path.join(tmp, label + ".xlsx")
-    r = run("gpuprof-report", db, "--format", "json")
+    r = run("gpuprof-report", db, "--format", "json", *extra)
     if not check(r.returncode == 0, "%s: json report exits %d" % (label, r.returncode)):
         return None
     tables = json.loads(r.stdout)["tables"]
-    r = run("gpuprof-report", db, "--format", "xlsx", "-o", xlsx)
+    r = run("gpuprof-report", db, "--format", "xlsx", "-o", xlsx, *extra)
     if not check(r.returncode == 0 and os.path.exists(xlsx),
                  "%s: xlsx report exits %d: %s" % (label, r.returncode, r.stderr.decode().strip())):
         return None
     check(r.stdout == b"", "%s: xlsx writes nothing on standard output" % label)
     wb = openpyxl.load_workbook(xlsx)
-    want = ["summary"] + [n for n, rows in tables.items() if n != "summary" and rows]
+    want = [n for n, rows in tables.items() if n == "summary" or rows]
     if not check(wb.sheetnames == want, "%s: sheets %s, want %s" % (label, wb.sheetnames, want)):
         return None
     for name in want:
@@ -170,6 +170,16 @@ def main():
             r = run("gpuprof-ingest", "-q", synth, "-o", db)
             if check(r.returncode == 0, "ingest of the synthetic session exits %d" % r.returncode):
                 check_workbook(db, "synth", tmp)
+
+                # against a baseline: the comparison sheets first, then the summary, still as fields
+                base = os.path.join(tmp, "synth-base")
+                r = run("gpuprof-synth", "--kernels", "4000", "--seed", "4", "-o", base, "--no-expected")
+                if check(r.returncode == 0 and run("gpuprof-ingest", "-q", base, "-o", base + ".db").returncode == 0,
+                         "baseline session"):
+                    wb = check_workbook(db, "baseline", tmp, "--baseline", base + ".db")
+                    check(wb is not None and wb.sheetnames[:4] == ["compare", "compare_ranges", "compare_copies",
+                                                                   "summary"],
+                          "baseline: sheets %s" % (wb.sheetnames if wb else None))
 
                 # the format writes a file: without -o it is a usage error
                 r = run("gpuprof-report", db, "-f", "xlsx")
