@@ -11,8 +11,11 @@
  * gone. A table has rows only for what either side has (no ranges recorded: no range rows).
  */
 #include "analysis.h"
+#include "columns.h"
 #include "embed.h"
+#include "intmap.h"
 #include "names.h"
+#include "scan.h"
 #include "stats.h"
 #include "util.h"
 
@@ -46,31 +49,31 @@ static const struct colspec bytes_cols[] = {
 };
 
 /*
- * One side's kernel statistics per name: the first two statements of compare.sql on db with session
- * o->session. 0, or -1 with a message.
+ * One side's kernel statistics per name, from the shared kernel columns of db's session o->session (names
+ * by statement 1 of compare.sql). 0, or -1 with a message.
  */
 static int kernels_by_name(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
 			   size_t *n)
 {
 	struct script sc = { db, sql, o };
+	const struct kcols *k;
 	struct dstats *s = NULL;
 	struct named_stats *v;
 	struct fold f;
-	sqlite3_stmt *st, *name;
+	sqlite3_stmt *name;
+	int32_t *keys;
 	size_t ns = 0, i;
+	int64_t all;
 	int folded = names_folded(o);
 
 	*out = NULL;
 	*n = 0;
-	if (folded && fold_load(db, o, &f))
+	if (!(k = kernels_get(db, o->session, KC_NAME | KC_DUR)) || (folded && fold_load(db, o, &f)))
 		return -1;
-	if (!(st = script_next(&sc)))
+	if (!(keys = kernels_name_keys(db, o, k, folded ? &f : NULL)))
 		goto fail;
-	if (stats_by_key(st, folded ? fold_key : NULL, &f, &s, &ns)) {
-		sqlite3_finalize(st);
-		goto fail;
-	}
-	sqlite3_finalize(st);
+	kernels_stats(k, keys, &s, &ns, &all);
+	free(keys);
 	if (!(name = script_next(&sc)))
 		goto fail;
 	v = xcalloc(ns ? ns : 1, sizeof(*v));
@@ -405,6 +408,14 @@ struct tname {
 	int64_t sum;		/* total over all sessions, for ranking */
 };
 
+static int cmp_tpoint(const void *pa, const void *pb)
+{
+	const struct tpoint *a = pa, *b = pb;
+	if (a->start != b->start)
+		return a->start < b->start ? -1 : 1;
+	return (a->session > b->session) - (a->session < b->session);
+}
+
 static int tname_order(const void *pa, const void *pb)
 {
 	const struct tname *a = pa, *b = pb;
@@ -437,50 +448,174 @@ static const char *step_of(const struct tname *k, size_t i, double threshold, in
 	return "";
 }
 
+/* Kernel time of one (session, name id). */
+struct tsum {
+	int64_t session, name, total, calls;
+};
+
+/* One slice of the scan of every session's kernels: sums per (session, name id). */
+struct trend_slice {
+	struct tsum *v;
+	size_t n, alloc;
+	struct intmap ix;	/* (session << 32 | name) + 1 -> index + 1 */
+	int bad;		/* an id too big for the key */
+};
+
+static int tsum_add(struct trend_slice *t, int64_t session, int64_t name, int64_t total, int64_t calls)
+{
+	int64_t key, i;
+	if (session < 0 || session >= INT32_MAX || name < 0 || name >= INT32_MAX) {
+		t->bad = 1;
+		return -1;
+	}
+	key = (session << 32 | name) + 1;
+	if (!intmap_get(&t->ix, key, &i)) {
+		ALLOC_GROW(t->v, t->n + 1, t->alloc);
+		t->v[t->n].session = session;
+		t->v[t->n].name = name;
+		t->v[t->n].total = t->v[t->n].calls = 0;
+		i = (int64_t)++t->n;
+		intmap_put(&t->ix, key, i);
+	}
+	t->v[i - 1].total += total;
+	t->v[i - 1].calls += calls;
+	return 0;
+}
+
+static int trend_row(sqlite3_stmt *st, void *arg)
+{
+	return tsum_add(arg, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+			1);
+}
+
+static int cmp_tsum(const void *pa, const void *pb)
+{
+	const struct tsum *a = pa, *b = pb;
+	if (a->session != b->session)
+		return a->session < b->session ? -1 : 1;
+	return (a->name > b->name) - (a->name < b->name);
+}
+
+/*
+ * Every session's kernel time per name into *v (sorted by name, then session start), names filtered by
+ * --match/--exclude: statement 1 on every core, names by statement 2, starts by statement 3. 0, or -1.
+ */
+static int trend_load(sqlite3 *db, struct script *sc, struct tname **out, size_t *nout, size_t *most)
+{
+	struct trend_slice ts[SCAN_MAX_SLICES], all;
+	struct scan_plan p;
+	struct tname *v = NULL;
+	sqlite3_stmt *st = NULL, *name = NULL, *start = NULL;
+	size_t n = 0, alloc = 0, i;
+	int j, rc = -1;
+
+	memset(ts, 0, sizeof(ts));
+	memset(&all, 0, sizeof(all));
+	if (scan_plan(db, "kernels", &p) || scan_run(db, &p, sc->tail, sc->o, trend_row, ts, sizeof(ts[0]))) {
+		for (j = 0; j < p.n; j++)
+			if (ts[j].bad)
+				error("trend: a session or name id is out of range");
+		goto out;
+	}
+	for (j = 0; j < p.n; j++)
+		for (i = 0; i < ts[j].n; i++)
+			tsum_add(&all, ts[j].v[i].session, ts[j].v[i].name, ts[j].v[i].total, ts[j].v[i].calls);
+	xqsort(all.v, all.n, sizeof(*all.v), cmp_tsum);
+	if (!(st = script_next(sc)))	/* statement 1 ran through scan.c: step past it */
+		goto out;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (!(name = script_next(sc)) || !(start = script_next(sc)))
+		goto out;
+	for (i = 0; i < all.n; i++) {
+		struct tname *k = NULL;
+		struct tpoint *pt;
+		const char *nm;
+		size_t m;
+		int r;
+		sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":s"), all.v[i].session);
+		sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":id"), all.v[i].name);
+		if ((r = sqlite3_step(name)) != SQLITE_ROW) {
+			if (r != SQLITE_DONE)
+				goto fail_step;
+			sqlite3_reset(name);
+			continue;	/* a name not in strings, as the join left it out */
+		}
+		nm = (const char *)sqlite3_column_text(name, 0);
+		if (!sqlite3_column_int(name, 1)) {
+			sqlite3_reset(name);
+			continue;
+		}
+		/* Names repeat across sessions: find the name's entry (few names, sorted by id within a session). */
+		for (m = n; m-- > 0;)
+			if (!strcmp(v[m].name, nm)) {
+				k = &v[m];
+				break;
+			}
+		if (!k) {
+			ALLOC_GROW(v, n + 1, alloc);
+			memset(&v[n], 0, sizeof(v[n]));
+			v[n].name = xstrdup(nm);
+			k = &v[n++];
+		}
+		sqlite3_reset(name);
+		sqlite3_bind_int64(start, sqlite3_bind_parameter_index(start, ":s"), all.v[i].session);
+		if ((r = sqlite3_step(start)) != SQLITE_ROW) {
+			if (r != SQLITE_DONE)
+				goto fail_step;
+			sqlite3_reset(start);
+			continue;	/* no such session */
+		}
+		ALLOC_GROW(k->p, k->n + 1, k->alloc);
+		pt = &k->p[k->n++];
+		pt->session = all.v[i].session;
+		pt->start = sqlite3_column_int64(start, 0);
+		pt->total = all.v[i].total;
+		pt->calls = all.v[i].calls;
+		k->sum += pt->total;
+		sqlite3_reset(start);
+	}
+	/* Each name's points in time order: session start, then id. */
+	*most = 0;
+	for (i = 0; i < n; i++) {
+		xqsort(v[i].p, v[i].n, sizeof(*v[i].p), cmp_tpoint);
+		if (v[i].n > *most)
+			*most = v[i].n;
+	}
+	rc = 0;
+	goto out;
+fail_step:
+	error("sqlite: %s", sqlite3_errmsg(db));
+out:
+	sqlite3_finalize(name);
+	sqlite3_finalize(start);
+	for (j = 0; j < SCAN_MAX_SLICES; j++) {
+		free(ts[j].v);
+		intmap_release(&ts[j].ix);
+	}
+	free(all.v);
+	intmap_release(&all.ix);
+	*out = v;
+	*nout = n;
+	return rc;
+}
+
 int run_trend(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
 	struct script sc = { db, sql, o };
 	struct table *t = table_new("trend", "Kernel time across sessions, with step changes");
 	struct tname *v = NULL;
-	size_t n = 0, alloc = 0, i, j, most = 0;
+	size_t n = 0, i, j, most = 0;
 	int64_t *scratch;
-	sqlite3_stmt *st;
-	int rc;
+	int ok;
 
 	tables_add(out, t);
 	table_cols(t, trend_cols, NCOLS(trend_cols));
-	if (!(st = script_next(&sc)))
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 0);
-		struct tname *k;
-		struct tpoint *p;
-		if (!n || strcmp(v[n - 1].name, name)) {
-			ALLOC_GROW(v, n + 1, alloc);
-			memset(&v[n], 0, sizeof(v[n]));
-			v[n++].name = xstrdup(name);
-		}
-		k = &v[n - 1];
-		ALLOC_GROW(k->p, k->n + 1, k->alloc);
-		p = &k->p[k->n++];
-		p->session = sqlite3_column_int64(st, 1);
-		p->start = sqlite3_column_int64(st, 2);
-		p->total = sqlite3_column_int64(st, 3);
-		p->calls = sqlite3_column_int64(st, 4);
-		k->sum += p->total;
-		if (k->n > most)
-			most = k->n;
-	}
-	if (rc != SQLITE_DONE) {
-		step_error(st);
-		st = NULL;
-	} else {
-		sqlite3_finalize(st);
-	}
+	ok = !trend_load(db, &sc, &v, &n, &most);
 	if (n)
 		xqsort(v, n, sizeof(*v), tname_order);
 	scratch = xcalloc(most + 1, sizeof(*scratch));
-	for (i = 0; st && i < n && (o->top <= 0 || i < (size_t)o->top); i++)
+	for (i = 0; ok && i < n && (o->top <= 0 || i < (size_t)o->top); i++)
 		for (j = 0; j < v[i].n; j++) {
 			size_t r = table_row(t);
 			table_set_text(t, r, 0, v[i].name);
@@ -496,5 +631,5 @@ int run_trend(sqlite3 *db, const char *sql, const struct analysis_opts *o, struc
 		free(v[i].p);
 	}
 	free(v);
-	return st ? 0 : -1;
+	return ok ? 0 : -1;
 }

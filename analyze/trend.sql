@@ -1,14 +1,12 @@
 -- trend: every session's kernel time per name, sessions in time order (step changes flagged in C).
--- Statement 1: (name, session, session start, total ns, calls), all sessions of the database. Kernels are
--- summed per (session, name id) first, so names are joined and filtered once per name, not per kernel.
-WITH per AS (
-	SELECT session_id, name_id, sum(end_ns - start_ns) AS total, count(*) AS calls
-	FROM kernels GROUP BY session_id, name_id
-)
-SELECT s.value, per.session_id, se.start_ns, per.total, per.calls
-FROM per
-JOIN strings s ON s.session_id = per.session_id AND s.id = per.name_id
-JOIN sessions se ON se.id = per.session_id
-WHERE (:match IS NULL OR s.value REGEXP :match)
-  AND (:exclude IS NULL OR NOT s.value REGEXP :exclude)
-ORDER BY s.value, se.start_ns, per.session_id;
+-- Statement 1: every kernel of every session: (session, name id, duration), summed per (session, name)
+-- in C. Read in rowid slices on several connections at once (scan.c binds :lo and :hi): a GROUP BY over
+-- millions of kernels is a sort in SQLite.
+SELECT session_id, name_id, end_ns - start_ns FROM kernels WHERE rowid BETWEEN :lo AND :hi;
+
+-- Statement 2: the name of (session :s, id), and whether it passes --match and --exclude.
+SELECT value, (:match IS NULL OR value REGEXP :match) AND (:exclude IS NULL OR NOT value REGEXP :exclude)
+FROM strings WHERE session_id = :s AND id = :id;
+
+-- Statement 3: when session :s started.
+SELECT start_ns FROM sessions WHERE id = :s;
