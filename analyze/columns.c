@@ -105,6 +105,15 @@ static const struct col_source kernel_source = { "kernels", sizeof(struct kcols)
 	I64(kcols, KC_DUR, "end_ns - start_ns", dur),
 } };
 
+static const struct col_source call_source = { "api_calls", sizeof(struct ccols), 6, {
+	DICT(ccols, CC_PID, "pid", pid, pids, npids),
+	DICT(ccols, CC_THREAD, "coalesce(thread_id, 0)", thread, threads, nthreads),
+	NAME(ccols, CC_NAME, "coalesce(name_id, 0)", name),
+	I64(ccols, CC_CORR, "correlation_id", corr),
+	I64(ccols, CC_START, "start_ns", start),
+	I64(ccols, CC_DUR, "end_ns - start_ns", dur),
+} };
+
 /* The array of column d in set c. */
 static void **col_arr(struct colset *c, const struct col_def *d)
 {
@@ -198,19 +207,6 @@ static void dict_merge(struct col_slice *s, int ns, int k)
 	free(all.slot);
 }
 
-/* 1 when session is the database's only session. */
-static int only_session(sqlite3 *db, int64_t session)
-{
-	sqlite3_stmt *st;
-	int only = 0;
-	if (sqlite3_prepare_v2(db, "SELECT count(*) = 1 AND max(id) = ?1 FROM sessions", -1, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, session);
-		only = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
-	}
-	sqlite3_finalize(st);
-	return only;
-}
-
 /*
  * Load the columns `want` into c (new when c->cols is 0). Every load of a session sees the same rows in
  * the same order (a session never changes once ingested), so columns loaded later line up. 0, or -1.
@@ -244,10 +240,8 @@ static int load(struct colset *c, unsigned want)
 		buf_addf(&sql, "%s%s", ncol ? ", " : "", d->expr);
 		cols[ncol++] = d;
 	}
-	buf_addf(&sql, " FROM %s WHERE rowid BETWEEN :lo AND :hi", c->src->table);
-	/* With one session in the database every row is its own: not reading session_id saves a fifth. */
-	if (!only_session(c->db, c->session))
-		buf_addstr(&sql, " AND session_id = :session");
+	buf_addf(&sql, " FROM %s WHERE rowid BETWEEN :lo AND :hi AND (:one_session OR session_id = :session)",
+		 c->src->table);
 	memset(s, 0, sizeof(s));
 	for (j = 0; j < p.n; j++) {
 		s[j].c = c;
@@ -318,6 +312,11 @@ static struct colset *columns_get(sqlite3 *db, int64_t session, const struct col
 const struct kcols *kernels_get(sqlite3 *db, int64_t session, unsigned cols)
 {
 	return (const struct kcols *)columns_get(db, session, &kernel_source, cols);
+}
+
+const struct ccols *calls_get(sqlite3 *db, int64_t session, unsigned cols)
+{
+	return (const struct ccols *)columns_get(db, session, &call_source, cols);
 }
 
 void columns_drop(sqlite3 *db)

@@ -1,12 +1,12 @@
 /*
- * columns: the session's big tables (kernels so far) as columns in memory, loaded once per process
+ * columns: the session's big tables (kernels, API calls) as columns in memory, loaded once per process
  * (read on every core through scan.c) and shared by every analysis that reads them. A report then reads
  * each table once instead of once per section.
  *
- * Small-valued columns (process, device, stream) hold an index into a table of the distinct
+ * Small-valued columns (process, device, stream, thread) hold an index into a table of the distinct
  * values, so an analysis can keep per-device or per-thread state in a plain array.
  *
- * Ownership: kernels_get returns cache entries owned here, valid until columns_drop(db);
+ * Ownership: kernels_get and calls_get return cache entries owned here, valid until columns_drop(db);
  * callers never free them. Arrays returned by the other functions belong to the caller (free()).
  */
 #ifndef GPUPROF_COLUMNS_H
@@ -54,8 +54,31 @@ struct kcols {
 	size_t npids, ndevices, nstreams;
 };
 
+/* API call columns. */
+enum {
+	CC_PID = 1 << 0,
+	CC_THREAD = 1 << 1,
+	CC_NAME = 1 << 2,
+	CC_CORR = 1 << 3,
+	CC_START = 1 << 4,
+	CC_DUR = 1 << 5,
+	CC_ALL = (1 << 6) - 1
+};
+
+struct ccols {
+	COLUMNS_HEAD
+	int64_t *start, *dur;		/* ns */
+	int64_t *corr;			/* correlation id, 0 when NULL */
+	int32_t *name;			/* strings.id of the function, 0 when NULL */
+	int32_t *pid, *thread;		/* indexes into pids, threads (a NULL thread is 0) */
+	int64_t *pids, *threads;
+	size_t npids, nthreads;
+};
+
 /* The session's kernels with at least the columns `cols`, loaded on first use; NULL with a message. */
 const struct kcols *kernels_get(sqlite3 *db, int64_t session, unsigned cols);
+/* The session's API calls with at least the columns `cols` (CC_*); NULL with a message. */
+const struct ccols *calls_get(sqlite3 *db, int64_t session, unsigned cols);
 /* Forget db's cached tables (call before closing it). */
 void columns_drop(sqlite3 *db);
 

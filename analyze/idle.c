@@ -6,7 +6,6 @@
 #include "analysis.h"
 #include "embed.h"
 #include "columns.h"
-#include "scan.h"
 #include "stats.h"
 #include "util.h"
 
@@ -351,27 +350,6 @@ static void acc_add(struct gap_acc **acc, size_t *n, size_t *alloc, size_t gap, 
 	(*acc)[k].ns += ns;
 }
 
-/* One slice of the scan of host calls. */
-struct host_slice {
-	const struct gap *gaps;
-	size_t ngaps;
-	struct gap_acc *v;
-	size_t n, alloc;
-};
-
-static int host_row(sqlite3_stmt *st, void *arg)
-{
-	struct host_slice *h = arg;
-	int64_t s = sqlite3_column_int64(st, 0), e = sqlite3_column_int64(st, 1);
-	size_t i;
-	for (i = 0; i < h->ngaps; i++) {
-		int64_t lo = s > h->gaps[i].start ? s : h->gaps[i].start, hi = e < h->gaps[i].end ? e : h->gaps[i].end;
-		if (hi > lo)
-			acc_add(&h->v, &h->n, &h->alloc, i, sqlite3_column_int64(st, 2), hi - lo);
-	}
-	return 0;
-}
-
 int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
 	struct script sc = { db, sql, o };
@@ -380,10 +358,7 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	struct gap *gaps;
 	struct gap_acc *acc = NULL;
 	size_t ngaps = 0, nacc = 0, aacc = 0, i, k, keep = o->top > 0 ? (size_t)o->top : 10;
-	struct host_slice hs[SCAN_MAX_SLICES];
-	struct scan_plan p;
-	sqlite3_stmt *st, *name;
-	int j;
+	sqlite3_stmt *name;
 
 	tables_add(out, t);
 	table_cols(t, gaps_cols, NCOLS(gaps_cols));
@@ -411,24 +386,27 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	}
 	load_free(&g);
 
-	/* One pass over the host calls, on every core: time each spent inside each kept gap. */
-	if (scan_plan(db, "api_calls", &p))
-		goto fail;
-	memset(hs, 0, sizeof(hs));
-	for (j = 0; j < p.n; j++) {
-		hs[j].gaps = gaps;
-		hs[j].ngaps = ngaps;
+	/* One pass over the host calls (the shared API call columns): time each spent inside each kept gap. */
+	if (ngaps) {
+		const struct ccols *c = calls_get(db, o->session, CC_START | CC_DUR | CC_NAME);
+		int64_t lo = INT64_MAX, hi = INT64_MIN;
+		if (!c)
+			goto fail;
+		for (i = 0; i < ngaps; i++) {
+			lo = gaps[i].start < lo ? gaps[i].start : lo;
+			hi = gaps[i].end > hi ? gaps[i].end : hi;
+		}
+		for (k = 0; k < c->n; k++) {
+			int64_t s = c->start[k], e = s + c->dur[k];
+			if (e <= lo || s >= hi)
+				continue;
+			for (i = 0; i < ngaps; i++) {
+				int64_t a = s > gaps[i].start ? s : gaps[i].start, b = e < gaps[i].end ? e : gaps[i].end;
+				if (b > a)
+					acc_add(&acc, &nacc, &aacc, i, c->name[k], b - a);
+			}
+		}
 	}
-	if (ngaps && scan_run(db, &p, sc.tail, o, host_row, hs, sizeof(hs[0])))
-		goto fail_hs;
-	for (j = 0; j < p.n; j++)
-		for (i = 0; i < hs[j].n; i++)
-			acc_add(&acc, &nacc, &aacc, hs[j].v[i].gap, hs[j].v[i].name, hs[j].v[i].ns);
-	for (j = 0; j < p.n; j++)
-		free(hs[j].v);
-	if (!(st = script_next(&sc)))	/* statement 2 ran through scan.c: step past it */
-		goto fail;
-	sqlite3_finalize(st);
 	if (!(name = script_next(&sc)))
 		goto fail;
 	for (i = 0; i < ngaps; i++) {
@@ -461,9 +439,6 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	free(gaps);
 	free(acc);
 	return 0;
-fail_hs:
-	for (j = 0; j < p.n; j++)
-		free(hs[j].v);
 fail:
 	free(gaps);
 	free(acc);

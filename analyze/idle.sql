@@ -6,9 +6,6 @@ SELECT device_id, coalesce(stream_id, -1), start_ns, end_ns FROM memcpys WHERE s
 UNION ALL
 SELECT device_id, coalesce(stream_id, -1), start_ns, end_ns FROM memsets WHERE session_id = :session;
 
--- Statement 2 (gaps): what the host was doing: every runtime and driver call. Read in rowid slices on
--- several connections at once (scan.c binds :lo and :hi).
-SELECT start_ns, end_ns, name_id FROM api_calls WHERE rowid BETWEEN :lo AND :hi AND session_id = :session;
-
--- Statement 3 (gaps): a call's name.
+-- gaps: what the host was doing comes from the shared API call columns (kernels.sql).
+-- Statement 2 (gaps): a call's name.
 SELECT value FROM strings WHERE session_id = :session AND id = :id;

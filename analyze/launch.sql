@@ -11,7 +11,7 @@ FROM devices WHERE session_id = :session;
 SELECT name_id, pid, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,
        static_smem, dynamic_smem, end_ns - start_ns
 FROM kernels
-WHERE rowid BETWEEN :lo AND :hi AND session_id = :session
+WHERE rowid BETWEEN :lo AND :hi AND (:one_session OR session_id = :session)
   AND ((:match IS NULL AND :exclude IS NULL) OR name_id IN (
 	SELECT id FROM strings WHERE session_id = :session
 	  AND (:match IS NULL OR value REGEXP :match)

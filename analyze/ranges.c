@@ -7,7 +7,6 @@
 #include "columns.h"
 #include "intmap.h"
 #include "names.h"
-#include "scan.h"
 #include "stats.h"
 #include "util.h"
 
@@ -184,7 +183,7 @@ struct corr_durs {
 	int64_t pid;
 	int64_t *dur;		/* summed kernel time per id */
 	uint32_t *kernels;	/* kernels per id, 0 = none */
-	uint8_t *owner;		/* slices whose calls carried the id, a bit each (first call wins) */
+	uint8_t *owner;		/* 1 once a call with the id was seen (the first call wins) */
 	size_t n;		/* ids 0..n-1 in the arrays */
 	struct intmap sparse;	/* id + 1 -> index into sdur/skernels/sowner, for other ids */
 	int64_t *sdur;
@@ -361,130 +360,94 @@ static size_t bucket_of(const struct thread_ranges *x, int64_t ts)
 	return lo;
 }
 
-/* One slice of the scan of calls: kernel time and kernels per bucket. */
-struct calls_slice {
-	struct corr_durs *cd;
-	size_t ncd;
-	const struct threads *t;
-	int bit;		/* this slice's owner bit */
-	int64_t *dur, *kernels;	/* per bucket */
-	int contested;		/* a call carried an id another slice's call carried too */
-	struct corr_durs *c;	/* the last call's process */
-};
-
-static int call_row(sqlite3_stmt *st, void *arg)
+/* bucket_of, trying first the bucket at *cursor and the next few (a thread's calls come in time order). */
+static size_t bucket_near(const struct thread_ranges *x, size_t *cursor, int64_t ts)
 {
-	struct calls_slice *s = arg;
-	int64_t pid = sqlite3_column_int64(st, 0), corr = sqlite3_column_int64(st, 1), dur, x;
-	uint32_t kernels;
-	uint8_t *owner, prev;
-	const struct thread_ranges *tr;
-	size_t b, i;
-	if (!s->c || s->c->pid != pid) {
-		for (s->c = NULL, i = 0; i < s->ncd; i++)
-			if (s->cd[i].pid == pid)
-				s->c = &s->cd[i];
-		if (!s->c)
-			return 0;
-	}
-	if (corr >= 0 && (size_t)corr < s->c->n) {
-		if (!(kernels = s->c->kernels[corr]))
-			return 0;
-		dur = s->c->dur[corr];
-		owner = &s->c->owner[corr];
-	} else if (intmap_get(&s->c->sparse, corr + 1, &x)) {
-		kernels = s->c->skernels[x];
-		dur = s->c->sdur[x];
-		owner = &s->c->sowner[x];
-	} else {
-		return 0;	/* not a kernel launch */
-	}
-	/* The first call with the kernel's id launched it (a driver call may share the id). */
-	prev = __atomic_fetch_or(owner, (uint8_t)s->bit, __ATOMIC_RELAXED);
-	if (prev & s->bit)
-		return 0;
-	if (prev)
-		s->contested = 1;	/* an earlier slice may have it: the caller scans again in one slice */
-	if (!(tr = thread_find(s->t, pid, sqlite3_column_int64(st, 2))))
-		return 0;
-	b = tr->first + bucket_of(tr, sqlite3_column_int64(st, 3));
-	s->dur[b] += dur;
-	s->kernels[b] += kernels;
-	return 0;
+	size_t p = *cursor, k;
+	for (k = 0; k < 4 && p <= x->nb; k++, p++)
+		if ((p == 0 || x->b[p - 1] <= ts) && (p == x->nb || ts < x->b[p]))
+			return *cursor = p;
+	return *cursor = bucket_of(x, ts);
 }
 
 /*
- * Every range's GPU time: the kernels whose launch call (statement 2, scanned on every core) was made on
- * the range's thread at or after its start and before its end. 0, or -1 with a message.
+ * Every range's GPU time: the kernels whose launch call (the API call columns, in table order) was made
+ * on the range's thread at or after its start and before its end. 0, or -1 with a message.
  */
-static int attribute(sqlite3 *db, struct script *sc, struct range *r, size_t nr)
+static int attribute(sqlite3 *db, const struct analysis_opts *o, struct range *r, size_t nr)
 {
-	const struct kcols *k = kernels_get(db, sc->o->session, KC_PID | KC_CORR | KC_DUR);
-	struct calls_slice s[SCAN_MAX_SLICES];
+	const struct kcols *k;
+	const struct ccols *c;
 	struct corr_durs *cd;
 	struct threads t;
-	struct scan_plan p;
-	const char *calls = sc->tail;
-	sqlite3_stmt *skip;
-	int64_t *cdur, *ckern;
-	size_t i, j;
-	int n, rc = 0, contested = 0;
+	int64_t *dur, *kern, x;
+	size_t i, j, *cursor, *kpid, *tmap;
 
-	/* Statement 2 runs through scan.c; move the script past it. */
-	if (!k || !(skip = script_next(sc)))
-		return -1;
-	sqlite3_finalize(skip);
 	threads_build(r, nr, &t);
-	if (t.n && scan_plan(db, "api_calls", &p)) {
+	if (!t.n) {
+		threads_release(&t);
+		return 0;	/* no host ranges: no GPU time to give */
+	}
+	if (!(k = kernels_get(db, o->session, KC_PID | KC_CORR | KC_DUR)) ||
+	    !(c = calls_get(db, o->session, CC_PID | CC_THREAD | CC_CORR | CC_START))) {
 		threads_release(&t);
 		return -1;
-	}
-	if (!t.n || !p.n) {
-		threads_release(&t);
-		return 0;	/* no host ranges or no calls: no GPU time to give */
 	}
 	cd = durs_load(k);
-	memset(s, 0, sizeof(s));
-	for (;;) {
-		for (n = 0; n < p.n; n++) {
-			s[n].cd = cd;
-			s[n].ncd = k->npids;
-			s[n].t = &t;
-			s[n].bit = 1 << n;
-			s[n].dur = xcalloc(t.buckets, sizeof(*s[n].dur));
-			s[n].kernels = xcalloc(t.buckets, sizeof(*s[n].kernels));
+	/* The calls' process and (process, thread) indexes to the kernels' processes and to threads with ranges. */
+	kpid = xmalloc((c->npids ? c->npids : 1) * sizeof(*kpid));
+	for (i = 0; i < c->npids; i++)
+		for (kpid[i] = SIZE_MAX, j = 0; j < k->npids; j++)
+			if (k->pids[j] == c->pids[i])
+				kpid[i] = j;
+	tmap = xmalloc((c->npids && c->nthreads ? c->npids * c->nthreads : 1) * sizeof(*tmap));
+	for (i = 0; i < c->npids; i++)
+		for (j = 0; j < c->nthreads; j++) {
+			const struct thread_ranges *tr = thread_find(&t, c->pids[i], c->threads[j]);
+			tmap[i * c->nthreads + j] = tr ? (size_t)(tr - t.v) : SIZE_MAX;
 		}
-		rc = scan_run(db, &p, calls, sc->o, call_row, s, sizeof(s[0]));
-		for (contested = 0, n = 0; n < p.n; n++)
-			contested |= s[n].contested;
-		if (rc || !contested || p.n == 1)
-			break;
-		/* Two slices saw the same id: "first call wins" needs table order, so one slice it is. */
-		for (n = 0; n < p.n; n++) {
-			free(s[n].dur);
-			free(s[n].kernels);
+	dur = xcalloc(t.buckets, sizeof(*dur));
+	kern = xcalloc(t.buckets, sizeof(*kern));
+	cursor = xcalloc(t.n, sizeof(*cursor));
+	for (i = 0; i < c->n; i++) {
+		struct corr_durs *p;
+		const struct thread_ranges *tr;
+		int64_t corr = c->corr[i], d;
+		uint32_t nk;
+		uint8_t *taken;
+		size_t ti, b;
+		if (kpid[c->pid[i]] == SIZE_MAX)
+			continue;
+		p = &cd[kpid[c->pid[i]]];
+		if (corr >= 0 && (size_t)corr < p->n) {
+			nk = p->kernels[corr];
+			d = p->dur[corr];
+			taken = &p->owner[corr];
+		} else if (intmap_get(&p->sparse, corr + 1, &x)) {
+			nk = p->skernels[x];
+			d = p->sdur[x];
+			taken = &p->sowner[x];
+		} else {
+			continue;	/* not a kernel launch */
 		}
-		for (i = 0; i < k->npids; i++) {
-			memset(cd[i].owner, 0, cd[i].n);
-			memset(cd[i].sowner, 0, cd[i].ns);
-		}
-		p.hi[0] = p.hi[p.n - 1];
-		p.n = 1;
+		/* The first call with the kernel's id launched it (a driver call may share the id). */
+		if (!nk || *taken)
+			continue;
+		*taken = 1;
+		if ((ti = tmap[(size_t)c->pid[i] * c->nthreads + (size_t)c->thread[i]]) == SIZE_MAX)
+			continue;
+		tr = &t.v[ti];
+		b = tr->first + bucket_near(tr, &cursor[ti], c->start[i]);
+		dur[b] += d;
+		kern[b] += nk;
 	}
-	/* Sum the slices, then each thread's running totals: bucket b becomes the time before boundary b. */
-	cdur = s[0].dur;
-	ckern = s[0].kernels;
-	for (n = 1; n < p.n; n++)
-		for (i = 0; i < t.buckets; i++) {
-			cdur[i] += s[n].dur[i];
-			ckern[i] += s[n].kernels[i];
-		}
+	/* Each thread's running totals: bucket b becomes the time launched before boundary b. */
 	for (i = 0; i < t.n; i++)
 		for (j = 1; j <= t.v[i].nb; j++) {
-			cdur[t.v[i].first + j] += cdur[t.v[i].first + j - 1];
-			ckern[t.v[i].first + j] += ckern[t.v[i].first + j - 1];
+			dur[t.v[i].first + j] += dur[t.v[i].first + j - 1];
+			kern[t.v[i].first + j] += kern[t.v[i].first + j - 1];
 		}
-	for (i = 0; i < nr && !rc; i++) {
+	for (i = 0; i < nr; i++) {
 		const struct thread_ranges *tr;
 		size_t bs, be;
 		if (r[i].kind == 3 || !(tr = thread_find(&t, r[i].pid, r[i].thread)))
@@ -492,16 +455,17 @@ static int attribute(sqlite3 *db, struct script *sc, struct range *r, size_t nr)
 		/* Launches before boundary b are in buckets 0..b: a range's are those before its end, not its start. */
 		bs = tr->first + bucket_of(tr, r[i].start) - 1;
 		be = tr->first + bucket_of(tr, r[i].end) - 1;
-		r[i].gpu_ns = cdur[be] - cdur[bs];
-		r[i].kernels = ckern[be] - ckern[bs];
+		r[i].gpu_ns = dur[be] - dur[bs];
+		r[i].kernels = kern[be] - kern[bs];
 	}
-	for (n = 0; n < p.n; n++) {
-		free(s[n].dur);
-		free(s[n].kernels);
-	}
+	free(dur);
+	free(kern);
+	free(cursor);
+	free(kpid);
+	free(tmap);
 	durs_free(cd, k->npids);
 	threads_release(&t);
-	return rc;
+	return 0;
 }
 
 static const struct colspec ranges_cols[] = {
@@ -620,7 +584,7 @@ int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 
 	tables_add(out, t);
 	table_cols(t, ranges_cols, NCOLS(ranges_cols));
-	if (load_ranges(&sc, &r, &nr) || !(keep = script_next(&sc)) || attribute(db, &sc, r, nr))
+	if (load_ranges(&sc, &r, &nr) || !(keep = script_next(&sc)) || attribute(db, o, r, nr))
 		goto out;
 	if (group_paths(r, nr, keep, &byp, &g, &ng))
 		goto out;

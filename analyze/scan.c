@@ -69,6 +69,19 @@ void scan_param(struct scan_plan *p, const char *name, int64_t value)
 	p->nparams++;
 }
 
+/* 1 when session is the database's only session (so every row is its own). */
+static int only_session(sqlite3 *db, int64_t session)
+{
+	sqlite3_stmt *st;
+	int only = 0;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) = 1 AND max(id) = ?1 FROM sessions", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_int64(st, 1, session);
+		only = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+	}
+	sqlite3_finalize(st);
+	return only;
+}
+
 struct slice {
 	sqlite3 *db;			/* slice 0: the caller's; else opened here */
 	const struct scan_plan *p;
@@ -77,6 +90,7 @@ struct slice {
 	const struct analysis_opts *o;
 	int (*row)(sqlite3_stmt *st, void *arg);
 	void *arg;
+	int one_session;		/* :one_session */
 	char *err;			/* the failure, or NULL */
 	pthread_t thread;
 };
@@ -93,6 +107,7 @@ static void *slice_run(void *v)
 	script_bind(st, s->o);
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":lo"), s->p->lo[s->k]);
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":hi"), s->p->hi[s->k]);
+	sqlite3_bind_int(st, sqlite3_bind_parameter_index(st, ":one_session"), s->one_session);
 	for (i = 0; i < s->p->nparams; i++)
 		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, s->p->params[i].name), s->p->params[i].value);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
@@ -110,7 +125,7 @@ int scan_run(sqlite3 *db, const struct scan_plan *p, const char *sql, const stru
 	     int (*row)(sqlite3_stmt *st, void *arg), void *args, size_t argsize)
 {
 	struct slice s[SCAN_MAX_SLICES];
-	int k, started = 0, rc = 0;
+	int k, started = 0, rc = 0, one = only_session(db, o->session);
 
 	memset(s, 0, sizeof(s));
 	for (k = 0; k < p->n; k++) {
@@ -120,6 +135,7 @@ int scan_run(sqlite3 *db, const struct scan_plan *p, const char *sql, const stru
 		s[k].o = o;
 		s[k].row = row;
 		s[k].arg = (char *)args + (size_t)k * argsize;
+		s[k].one_session = one;
 		s[k].db = db;
 		if (k && !(s[k].db = db_clone(db))) {
 			rc = -1;

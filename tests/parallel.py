@@ -6,8 +6,7 @@ the kernel columns (analyze/kernels.c). Every slicing must give the same bytes a
   slices of either cross rows of the other), every analysis and the whole report, on both sessions,
   with 1, 2, 3 and 5 slices (GPUPROF_THREADS), with and without name filters and folding;
 - "the first call with a kernel's correlation id launched it" when the two calls fall in different
-  slices (ranges scans the calls again in one slice), and a graph launch's kernels sharing one id all
-  count, checked against the planted answer.
+  slices, and a graph launch's kernels sharing one id all count, checked against the planted answer.
 """
 import json
 import os
