@@ -46,7 +46,8 @@ static void usage(FILE *out)
 		"\nAnalyses:\n");
 	for (a = analyses; a->name; a++)
 		fprintf(out, "  %-10s %s\n", a->name, a->help);
-	fprintf(out, "\nExit status: 0 ok, 2 usage, 3 bad input, 4 system error.\n");
+	fprintf(out, "\nExit status: 0 ok, 1 a gate failed (--fail-on-regression, --fail-on-leak), 2 usage, 3 bad input,\n"
+		     "4 system error.\n");
 }
 
 /* "5%", "5" or "2.5%" as a fraction (0.05); -1 when malformed. */
