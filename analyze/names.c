@@ -45,6 +45,28 @@ void name_short(const char *name, struct buf *out)
 	buf_release(&plain);
 }
 
+void range_name_clean(const char *name, struct buf *out)
+{
+	static const char *const counters[] = { ", seq = ", ", op_id = " };
+	const char *p = name;
+	buf_reset(out);
+	while (*p) {
+		size_t k, len = 0;
+		for (k = 0; k < NCOLS(counters) && !len; k++) {
+			size_t n = strlen(counters[k]);
+			if (!strncmp(p, counters[k], n) && p[n] >= '0' && p[n] <= '9')
+				for (len = n; p[len] >= '0' && p[len] <= '9'; len++)
+					;
+		}
+		/* A counter ends at the next ", " or at the end; anything else is part of the name. */
+		if (len && (!p[len] || (p[len] == ',' && p[len + 1] == ' '))) {
+			p += len;
+			continue;
+		}
+		buf_addch(out, *p++);
+	}
+}
+
 int names_folded(const struct analysis_opts *o)
 {
 	return o->short_names || o->ngroups > 0;

@@ -72,15 +72,19 @@ static int name_of(struct name_cache *c, sqlite3_stmt *st, const struct analysis
 		return -1;
 	}
 	if (rc == SQLITE_ROW) {
+		struct buf clean;
+		buf_init(&clean);
 		buf_init(&folded);
-		if (names_folded(o) && name_fold(o, (const char *)sqlite3_column_text(st, 0), &folded)) {
+		range_name_clean((const char *)sqlite3_column_text(st, 0), &clean);
+		if (names_folded(o) && name_fold(o, clean.s, &folded)) {
+			buf_release(&clean);
 			buf_release(&folded);
 			sqlite3_reset(st);
 			return -1;
 		}
 		ALLOC_GROW(c->names, c->n + 1, c->alloc);
-		c->names[c->n++] = names_folded(o) ? xstrdup(folded.s) :
-				   xstrdup((const char *)sqlite3_column_text(st, 0));
+		c->names[c->n++] = xstrdup(names_folded(o) ? folded.s : clean.s);
+		buf_release(&clean);
 		buf_release(&folded);
 		*name = c->names[c->n - 1];
 	}

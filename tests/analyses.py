@@ -12,7 +12,7 @@ import tempfile
 from collections import defaultdict
 
 import checks
-from checks import BIN, check, close
+from checks import BIN, check, close, range_name
 
 
 def analyze(name, db, *extra):
@@ -138,7 +138,7 @@ def check_ranges(tag, con, db):
             key, stack = (pid, thread, kind == 3), []
         while stack and (stack[-1][1] <= s or stack[-1][1] < end):
             stack.pop()
-        path = (stack[-1][2] + "/" if stack and kind != 2 else "") + name
+        path = (stack[-1][2] + "/" if stack and kind != 2 else "") + range_name(name)
         if kind != 2:
             stack.append((s, end, path))
         g = groups[path]

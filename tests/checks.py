@@ -1,5 +1,6 @@
 """Shared by the Python test suites: counted checks and the final "NAME: N passed, M failed" line."""
 import os
+import re
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BIN = os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "bin")
@@ -34,3 +35,9 @@ def summary(name):
     """Print the closing line run.sh reads; returns the exit status."""
     print(f"{name}: {counts['passed']} passed, {counts['failed']} failed")
     return 1 if counts["failed"] else 0
+
+
+def range_name(name):
+    """A range name as gpuprof groups it: without the per-call counters PyTorch's emit_nvtx adds
+    ("aten::copy_, seq = 45328, op_id = 998952" is "aten::copy_"), which differ in every call and run."""
+    return re.sub(r", (?:seq|op_id) = [0-9]+(?=, |$)", "", name)

@@ -18,7 +18,7 @@ import tempfile
 from collections import Counter, defaultdict
 
 import checks
-from checks import BIN, TRACES, check, ok
+from checks import BIN, TRACES, check, ok, range_name
 
 US = 1000
 KFIELDS = ["device", "context", "stream", "correlation", "mangled", "grid_x", "grid_y", "grid_z", "block_x", "block_y",
@@ -515,22 +515,21 @@ def db_copies(db):
     return {k: (v[0], v[1][0]) for k, v in d.items()}
 
 
-# --group rules that fold the most common PyTorch ops' "aten::copy_, op_id = 998952" into "aten::copy_", so
-# that real range paths meet on both sides (ids differ between runs); fold() applies them here.
-OP_GROUPS = [f"{op}=^{op}, op_id = " for op in ("aten::to", "aten::_to_copy", "aten::copy_", "aten::empty_strided",
-                                               "aten::as_strided", "aten::empty", "aten::transpose", "aten::slice",
-                                               "aten::narrow", "aten::view")]
+# --group rules that fold families of PyTorch ops into one name; fold() applies them here (after clean).
+OP_GROUPS = ["copies=^aten::(to|_to_copy|copy_|empty_strided)$", "views=^aten::(as_strided|transpose|slice|narrow|view)$",
+             "alloc=^aten::empty(_like)?$"]
 
 
 def fold(name):
+    name = range_name(name)
     for g in OP_GROUPS:
-        op = g.split("=", 1)[0]
-        if name.startswith(op + ", op_id = "):
-            return op
+        family, rx = g.split("=", 1)
+        if re.search(rx, name):
+            return family
     return name
 
 
-def nsys_truth(path, fold_name=lambda name: name):
+def nsys_truth(path, fold_name=range_name):
     """Straight from an nsys export: copies as label -> (durations, bytes), and NVTX ranges as path -> (wall
     times of those that ended, instances): push/pop ranges nest within their thread (a range is the child of
     the innermost open one that contains it), start/end ranges are paths of their own."""
