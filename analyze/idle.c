@@ -159,16 +159,27 @@ static int load(struct script *sc, struct gpu_load *g, int streams)
 		for (i = 0; i < pairs; i++)
 			str_ix[i] = SIZE_MAX;
 	}
+	/* Pass 1 makes the entries (in order of first sight) and counts their kernels, so lists get their size once. */
 	for (i = 0; i < k->n; i++) {
-		size_t di = (size_t)k->dev[i], si = SIZE_MAX;
+		size_t di = (size_t)k->dev[i];
 		if (dev_ix[di] == SIZE_MAX)
 			dev_ix[di] = (size_t)(dev_get(g, k->devices[di]) - g->dev);
 		if (streams) {
 			size_t *x = &str_ix[di * k->nstreams + (size_t)k->stream[i]];
 			if (*x == SIZE_MAX)
 				*x = stream_get(g, k->devices[di], k->streams[k->stream[i]]);
-			si = *x;
+			g->str[*x].v.n++;
+		} else {
+			g->dev[dev_ix[di]].compute.n++;
 		}
+	}
+	for (i = 0; i < g->nstr; i++)
+		ivlist_reserve(&g->str[i].v, g->str[i].v.n);
+	for (i = 0; i < g->ndev; i++)
+		ivlist_reserve(&g->dev[i].compute, g->dev[i].compute.n);
+	for (i = 0; i < k->n; i++) {
+		size_t di = (size_t)k->dev[i];
+		size_t si = streams ? str_ix[di * k->nstreams + (size_t)k->stream[i]] : SIZE_MAX;
 		add(g, &g->dev[dev_ix[di]], si, 0, k->start[i], k->start[i] + k->dur[i]);
 	}
 	free(dev_ix);
