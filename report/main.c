@@ -159,8 +159,12 @@ int main(int argc, char **argv)
 		if (analysis_run(db, analysis_find("compare"), &o, &ts))
 			status = EXIT_SYSTEM;
 	}
-	/* The sections together read every kernel and call column: one load each, on every core, serves all. */
-	if (status == EXIT_OK && (!kernels_get(db, o.session, KC_ALL) || !calls_get(db, o.session, CC_ALL)))
+	/*
+	 * The sections together read every kernel and call column (streams only for the HTML timeline): one
+	 * load each, on every core, serves them all.
+	 */
+	if (status == EXIT_OK && (!kernels_get(db, o.session, strcmp(fmt->name, "html") ? KC_ALL & ~KC_STREAM : KC_ALL) ||
+				  !calls_get(db, o.session, CC_ALL)))
 		status = EXIT_SYSTEM;
 	for (i = 0; i < sizeof(sections) / sizeof(sections[0]) && status == EXIT_OK; i++) {
 		o.top = top >= 0 ? top : sections[i].top;
