@@ -60,15 +60,6 @@ int scan_plan(sqlite3 *db, const char *table, struct scan_plan *p)
 	return 0;
 }
 
-void scan_param(struct scan_plan *p, const char *name, int64_t value)
-{
-	if (p->nparams == SCAN_MAX_PARAMS)
-		return;		/* callers bind a fixed few, well under the bound */
-	p->params[p->nparams].name = name;
-	p->params[p->nparams].value = value;
-	p->nparams++;
-}
-
 /* 1 when session is the database's only session (so every row is its own). */
 static int only_session(sqlite3 *db, int64_t session)
 {
@@ -99,7 +90,7 @@ static void *slice_run(void *v)
 {
 	struct slice *s = v;
 	sqlite3_stmt *st = NULL;
-	int rc, i;
+	int rc;
 	if (sqlite3_prepare_v2(s->db, s->sql, -1, &st, NULL) != SQLITE_OK || !st) {
 		s->err = xstrdup(sqlite3_errmsg(s->db));
 		return NULL;
@@ -108,8 +99,6 @@ static void *slice_run(void *v)
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":lo"), s->p->lo[s->k]);
 	sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, ":hi"), s->p->hi[s->k]);
 	sqlite3_bind_int(st, sqlite3_bind_parameter_index(st, ":one_session"), s->one_session);
-	for (i = 0; i < s->p->nparams; i++)
-		sqlite3_bind_int64(st, sqlite3_bind_parameter_index(st, s->p->params[i].name), s->p->params[i].value);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		if (s->row(st, s->arg)) {
 			s->err = xstrdup("");
