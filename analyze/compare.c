@@ -352,12 +352,21 @@ struct tname {
 	int64_t sum;		/* total over all sessions, for ranking */
 };
 
-static int cmp_tpoint(const void *pa, const void *pb)
+/* A point with its name, before points are grouped by name. */
+struct tflat {
+	char *name;		/* owned */
+	struct tpoint p;
+};
+
+static int cmp_flat(const void *pa, const void *pb)
 {
-	const struct tpoint *a = pa, *b = pb;
-	if (a->start != b->start)
-		return a->start < b->start ? -1 : 1;
-	return (a->session > b->session) - (a->session < b->session);
+	const struct tflat *a = pa, *b = pb;
+	int c = strcmp(a->name, b->name);
+	if (c)
+		return c;
+	if (a->p.start != b->p.start)
+		return a->p.start < b->p.start ? -1 : 1;
+	return (a->p.session > b->p.session) - (a->p.session < b->p.session);
 }
 
 static int tname_order(const void *pa, const void *pb)
@@ -449,9 +458,11 @@ static int trend_load(sqlite3 *db, struct script *sc, struct tname **out, size_t
 	struct trend_slice ts[SCAN_MAX_SLICES], all;
 	struct scan_plan p;
 	struct tname *v = NULL;
+	struct tflat *flat = NULL;
 	sqlite3_stmt *st = NULL, *name = NULL, *start = NULL;
-	size_t n = 0, alloc = 0, i;
-	int j, rc = -1;
+	size_t n = 0, alloc = 0, nflat = 0, i;
+	int64_t session_start = 0;
+	int j, rc = -1, have_start = 0;
 
 	memset(ts, 0, sizeof(ts));
 	memset(&all, 0, sizeof(all));
@@ -471,60 +482,54 @@ static int trend_load(sqlite3 *db, struct script *sc, struct tname **out, size_t
 	st = NULL;
 	if (!(name = script_next(sc)) || !(start = script_next(sc)))
 		goto out;
+	/* Every (session, name) that passes the filters as a named point; sessions come in order. */
+	flat = xcalloc(all.n ? all.n : 1, sizeof(*flat));
 	for (i = 0; i < all.n; i++) {
-		struct tname *k = NULL;
-		struct tpoint *pt;
-		const char *nm;
-		size_t m;
 		int r;
+		if (i == 0 || all.v[i].session != all.v[i - 1].session) {
+			sqlite3_reset(start);
+			sqlite3_bind_int64(start, sqlite3_bind_parameter_index(start, ":s"), all.v[i].session);
+			if ((r = sqlite3_step(start)) != SQLITE_ROW && r != SQLITE_DONE)
+				goto fail_step;
+			have_start = r == SQLITE_ROW;
+			session_start = have_start ? sqlite3_column_int64(start, 0) : 0;
+		}
+		if (!have_start)
+			continue;	/* no such session */
 		sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":s"), all.v[i].session);
 		sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":id"), all.v[i].name);
-		if ((r = sqlite3_step(name)) != SQLITE_ROW) {
-			if (r != SQLITE_DONE)
-				goto fail_step;
-			sqlite3_reset(name);
-			continue;	/* a name not in strings, as the join left it out */
-		}
-		nm = (const char *)sqlite3_column_text(name, 0);
-		if (!sqlite3_column_int(name, 1)) {
-			sqlite3_reset(name);
-			continue;
-		}
-		/* Names repeat across sessions: find the name's entry (few names, sorted by id within a session). */
-		for (m = n; m-- > 0;)
-			if (!strcmp(v[m].name, nm)) {
-				k = &v[m];
-				break;
-			}
-		if (!k) {
-			ALLOC_GROW(v, n + 1, alloc);
-			memset(&v[n], 0, sizeof(v[n]));
-			v[n].name = xstrdup(nm);
-			k = &v[n++];
+		if ((r = sqlite3_step(name)) != SQLITE_ROW && r != SQLITE_DONE)
+			goto fail_step;
+		/* A name not in strings is left out, as the join left it out; so is one the filters reject. */
+		if (r == SQLITE_ROW && sqlite3_column_int(name, 1)) {
+			flat[nflat].name = xstrdup((const char *)sqlite3_column_text(name, 0));
+			flat[nflat].p.session = all.v[i].session;
+			flat[nflat].p.start = session_start;
+			flat[nflat].p.total = all.v[i].total;
+			flat[nflat].p.calls = all.v[i].calls;
+			nflat++;
 		}
 		sqlite3_reset(name);
-		sqlite3_bind_int64(start, sqlite3_bind_parameter_index(start, ":s"), all.v[i].session);
-		if ((r = sqlite3_step(start)) != SQLITE_ROW) {
-			if (r != SQLITE_DONE)
-				goto fail_step;
-			sqlite3_reset(start);
-			continue;	/* no such session */
-		}
-		ALLOC_GROW(k->p, k->n + 1, k->alloc);
-		pt = &k->p[k->n++];
-		pt->session = all.v[i].session;
-		pt->start = sqlite3_column_int64(start, 0);
-		pt->total = all.v[i].total;
-		pt->calls = all.v[i].calls;
-		k->sum += pt->total;
-		sqlite3_reset(start);
 	}
-	/* Each name's points in time order: session start, then id. */
+	/* By name, then time (session start, then id): each name's points are one run. */
+	xqsort(flat, nflat, sizeof(*flat), cmp_flat);
 	*most = 0;
-	for (i = 0; i < n; i++) {
-		xqsort(v[i].p, v[i].n, sizeof(*v[i].p), cmp_tpoint);
-		if (v[i].n > *most)
-			*most = v[i].n;
+	for (i = 0; i < nflat; i++) {
+		struct tname *k;
+		if (!n || strcmp(v[n - 1].name, flat[i].name)) {
+			ALLOC_GROW(v, n + 1, alloc);
+			memset(&v[n], 0, sizeof(v[n]));
+			v[n++].name = flat[i].name;
+		} else {
+			free(flat[i].name);
+		}
+		flat[i].name = NULL;
+		k = &v[n - 1];
+		ALLOC_GROW(k->p, k->n + 1, k->alloc);
+		k->p[k->n++] = flat[i].p;
+		k->sum += flat[i].p.total;
+		if (k->n > *most)
+			*most = k->n;
 	}
 	rc = 0;
 	goto out;
@@ -533,6 +538,9 @@ fail_step:
 out:
 	sqlite3_finalize(name);
 	sqlite3_finalize(start);
+	for (i = 0; i < nflat; i++)
+		free(flat[i].name);
+	free(flat);
 	for (j = 0; j < SCAN_MAX_SLICES; j++) {
 		free(ts[j].v);
 		intmap_release(&ts[j].ix);
