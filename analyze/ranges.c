@@ -187,12 +187,12 @@ struct corr_durs {
 	int64_t pid;
 	int64_t *dur;		/* summed kernel time per id */
 	uint32_t *kernels;	/* kernels per id, 0 = none */
-	uint8_t *owner;		/* 1 once a call with the id was seen (the first call wins) */
+	uint8_t *taken;		/* 1 once a call with the id was seen (the first call wins) */
 	size_t n;		/* ids 0..n-1 in the arrays */
-	struct intmap sparse;	/* id + 1 -> index into sdur/skernels/sowner, for other ids */
+	struct intmap sparse;	/* id + 1 -> index into sdur/skernels/staken, for other ids */
 	int64_t *sdur;
 	uint32_t *skernels;
-	uint8_t *sowner;
+	uint8_t *staken;
 	size_t ns, as;
 };
 
@@ -204,11 +204,11 @@ static void durs_free(struct corr_durs *cd, size_t n)
 	for (i = 0; i < n; i++) {
 		xunmap(cd[i].dur, cd[i].n * sizeof(*cd[i].dur));
 		xunmap(cd[i].kernels, cd[i].n * sizeof(*cd[i].kernels));
-		xunmap(cd[i].owner, cd[i].n);
+		xunmap(cd[i].taken, cd[i].n);
 		intmap_release(&cd[i].sparse);
 		free(cd[i].sdur);
 		free(cd[i].skernels);
-		free(cd[i].sowner);
+		free(cd[i].staken);
 	}
 	free(cd);
 }
@@ -228,7 +228,7 @@ static struct corr_durs *durs_load(const struct kcols *k)
 	for (i = 0; i < k->npids; i++) {
 		cd[i].dur = xmap(cd[i].n * sizeof(*cd[i].dur));
 		cd[i].kernels = xmap(cd[i].n * sizeof(*cd[i].kernels));
-		cd[i].owner = xmap(cd[i].n);
+		cd[i].taken = xmap(cd[i].n);
 	}
 	for (i = 0; i < k->n; i++) {
 		struct corr_durs *c = &cd[k->pid[i]];
@@ -241,10 +241,10 @@ static struct corr_durs *durs_load(const struct kcols *k)
 		if (!intmap_get(&c->sparse, corr + 1, &x)) {
 			ALLOC_GROW(c->sdur, c->ns + 1, c->as);
 			c->skernels = xrealloc(c->skernels, c->as * sizeof(*c->skernels));
-			c->sowner = xrealloc(c->sowner, c->as);
+			c->staken = xrealloc(c->staken, c->as);
 			c->sdur[c->ns] = 0;
 			c->skernels[c->ns] = 0;
-			c->sowner[c->ns] = 0;
+			c->staken[c->ns] = 0;
 			x = (int64_t)c->ns++;
 			intmap_put(&c->sparse, corr + 1, x);
 		}
@@ -301,7 +301,7 @@ static int cmp_i64(const void *a, const void *b)
 /* The threads of ranges r (sorted by pid, GPU ranges last, thread, start), host ranges only. */
 static void threads_build(const struct range *r, size_t nr, struct threads *t)
 {
-	size_t i, j, k;
+	size_t i, j, k, m;
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < nr; i = j) {
 		struct thread_ranges *x;
@@ -320,13 +320,10 @@ static void threads_build(const struct range *r, size_t nr, struct threads *t)
 			x->b[x->nb++] = r[k].end;
 		}
 		xqsort(x->b, x->nb, sizeof(*x->b), cmp_i64);
-		{
-			size_t m = x->nb ? 1 : 0;
-			for (k = 1; k < x->nb; k++)
-				if (x->b[k] != x->b[m - 1])
-					x->b[m++] = x->b[k];
-			x->nb = m;
-		}
+		for (m = 1, k = 1; k < x->nb; k++)	/* distinct; a thread here has at least one range */
+			if (x->b[k] != x->b[m - 1])
+				x->b[m++] = x->b[k];
+		x->nb = m;
 		x->first = t->buckets;
 		t->buckets += x->nb + 1;
 	}
@@ -426,11 +423,11 @@ static int attribute(sqlite3 *db, const struct analysis_opts *o, struct range *r
 		if (corr >= 0 && (size_t)corr < p->n) {
 			nk = p->kernels[corr];
 			d = p->dur[corr];
-			taken = &p->owner[corr];
+			taken = &p->taken[corr];
 		} else if (intmap_get(&p->sparse, corr + 1, &x)) {
 			nk = p->skernels[x];
 			d = p->sdur[x];
-			taken = &p->sowner[x];
+			taken = &p->staken[x];
 		} else {
 			continue;	/* not a kernel launch */
 		}
@@ -537,68 +534,89 @@ static int group_paths(struct range *r, size_t nr, sqlite3_stmt *keep, struct ra
 	return 0;
 }
 
-static void ranges_free(struct range *r, size_t nr)
+/* The session's ranges grouped by path (statements 1 to 3 of ranges.sql), with their GPU time when asked. */
+struct path_groups {
+	struct range *r;
+	size_t nr;
+	struct range **byp;	/* r by path; the groups point into it */
+	struct group *g;	/* in path order */
+	size_t ng;
+};
+
+static void path_groups_release(struct path_groups *pg)
 {
 	size_t i;
-	for (i = 0; i < nr; i++)
-		free(r[i].path);
-	free(r);
+	for (i = 0; i < pg->nr; i++)
+		free(pg->r[i].path);
+	free(pg->r);
+	free(pg->byp);
+	free(pg->g);
+}
+
+/* 0, or -1 with a message; release pg either way. */
+static int path_groups_load(sqlite3 *db, const char *sql, const struct analysis_opts *o, int gpu,
+			    struct path_groups *pg)
+{
+	struct script sc = { db, sql, o };
+	sqlite3_stmt *keep = NULL;
+	size_t i, k;
+	int rc = -1;
+
+	memset(pg, 0, sizeof(*pg));
+	if (load_ranges(&sc, &pg->r, &pg->nr) || !(keep = script_next(&sc)) ||
+	    (gpu && attribute(db, o, pg->r, pg->nr)) || group_paths(pg->r, pg->nr, keep, &pg->byp, &pg->g, &pg->ng))
+		goto out;
+	for (k = 0; gpu && k < pg->ng; k++)
+		for (i = 0; i < pg->g[k].n; i++) {
+			pg->g[k].gpu_ns += pg->g[k].r[i]->gpu_ns;
+			pg->g[k].kernels += pg->g[k].r[i]->kernels;
+		}
+	rc = 0;
+out:
+	sqlite3_finalize(keep);
+	return rc;
 }
 
 int ranges_by_path(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
 		   size_t *n)
 {
-	struct script sc = { db, sql, o };
-	struct range *r = NULL, **byp = NULL;
-	struct group *g = NULL;
-	sqlite3_stmt *keep = NULL;
-	size_t nr = 0, ng = 0, i;
-	int rc = -1;
+	struct path_groups pg;
+	size_t i;
 
 	*out = NULL;
 	*n = 0;
-	if (load_ranges(&sc, &r, &nr) || !(keep = script_next(&sc)) || group_paths(r, nr, keep, &byp, &g, &ng))
-		goto out;
-	*out = xcalloc(ng ? ng : 1, sizeof(**out));
-	for (i = 0; i < ng; i++) {
-		(*out)[i].name = xstrdup(g[i].r[0]->path);
-		(*out)[i].s = g[i].s;
-		(*out)[i].s.n = (int64_t)g[i].n;	/* unfinished ranges count too */
+	if (path_groups_load(db, sql, o, 0, &pg)) {
+		path_groups_release(&pg);
+		return -1;
 	}
-	*n = ng;
-	rc = 0;
-out:
-	sqlite3_finalize(keep);
-	ranges_free(r, nr);
-	free(byp);
-	free(g);
-	return rc;
+	*out = xcalloc(pg.ng ? pg.ng : 1, sizeof(**out));
+	for (i = 0; i < pg.ng; i++) {
+		(*out)[i].name = xstrdup(pg.g[i].r[0]->path);
+		(*out)[i].s = pg.g[i].s;
+		(*out)[i].s.n = (int64_t)pg.g[i].n;	/* unfinished ranges count too */
+	}
+	*n = pg.ng;
+	path_groups_release(&pg);
+	return 0;
 }
 
 int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
 	static const char *styles[] = { "", "PushPop", "StartEnd", "GPU" };
-	struct script sc = { db, sql, o };
 	struct table *t = table_new("ranges", "NVTX ranges by path, with the GPU time of the kernels they launched");
-	struct range *r = NULL, **byp = NULL;
-	struct group *g = NULL;
-	size_t nr = 0, ng = 0, i, k;
-	sqlite3_stmt *keep = NULL;
-	int rc = -1;
+	struct path_groups pg;
+	struct group *g;
+	size_t k;
 
 	tables_add(out, t);
 	table_cols(t, ranges_cols, NCOLS(ranges_cols));
-	if (load_ranges(&sc, &r, &nr) || !(keep = script_next(&sc)) || attribute(db, o, r, nr))
-		goto out;
-	if (group_paths(r, nr, keep, &byp, &g, &ng))
-		goto out;
-	for (k = 0; k < ng; k++)
-		for (i = 0; i < g[k].n; i++) {
-			g[k].gpu_ns += g[k].r[i]->gpu_ns;
-			g[k].kernels += g[k].r[i]->kernels;
-		}
-	xqsort(g, ng, sizeof(*g), cmp_group);
-	for (k = 0; k < ng && (o->top <= 0 || k < (size_t)o->top); k++) {
+	if (path_groups_load(db, sql, o, 1, &pg)) {
+		path_groups_release(&pg);
+		return -1;
+	}
+	g = pg.g;
+	xqsort(g, pg.ng, sizeof(*g), cmp_group);
+	for (k = 0; k < pg.ng && (o->top <= 0 || k < (size_t)o->top); k++) {
 		size_t row = table_row(t);
 		set_stats(t, row, 0, &g[k].s);
 		table_set_int(t, row, 1, (int64_t)g[k].n);	/* unfinished ranges count too */
@@ -612,11 +630,6 @@ int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 		table_set_text(t, row, 10, g[k].r[0]->name);
 		table_set_text(t, row, 11, g[k].r[0]->path);
 	}
-	rc = 0;
-out:
-	sqlite3_finalize(keep);
-	ranges_free(r, nr);
-	free(byp);
-	free(g);
-	return rc;
+	path_groups_release(&pg);
+	return 0;
 }
