@@ -2,6 +2,8 @@
  * columns: big session tables as shared in-memory columns (see columns.h).
  */
 #include "columns.h"
+#include "colstore.h"
+#include "db.h"
 #include "embed.h"
 #include "scan.h"
 #include "util.h"
@@ -85,6 +87,7 @@ struct col_def {
 
 struct col_source {
 	const char *table;
+	enum colstore_table chunks;	/* its column chunks: cols[] is in their column order */
 	size_t size;		/* of the struct (kcols, ccols) */
 	int ncols;
 	struct col_def cols[MAX_COLS];
@@ -95,7 +98,7 @@ struct col_source {
 #define DICT(S, bit, expr, f, vals, nvals) \
 	{ bit, expr, CV_DICT, offsetof(struct S, f), offsetof(struct S, vals), offsetof(struct S, nvals) }
 
-static const struct col_source kernel_source = { "kernels", sizeof(struct kcols), 7, {
+static const struct col_source kernel_source = { "kernels", CS_KERNELS, sizeof(struct kcols), 7, {
 	DICT(kcols, KC_PID, "pid", pid, pids, npids),
 	DICT(kcols, KC_DEV, "device_id", dev, devices, ndevices),
 	DICT(kcols, KC_STREAM, "coalesce(stream_id, -1)", stream, streams, nstreams),
@@ -105,7 +108,7 @@ static const struct col_source kernel_source = { "kernels", sizeof(struct kcols)
 	I64(kcols, KC_DUR, "end_ns - start_ns", dur),
 } };
 
-static const struct col_source call_source = { "api_calls", sizeof(struct ccols), 6, {
+static const struct col_source call_source = { "api_calls", CS_CALLS, sizeof(struct ccols), 6, {
 	DICT(ccols, CC_PID, "pid", pid, pids, npids),
 	DICT(ccols, CC_THREAD, "coalesce(thread_id, 0)", thread, threads, nthreads),
 	NAME(ccols, CC_NAME, "coalesce(name_id, 0)", name),
@@ -134,35 +137,80 @@ struct col_slice {
 	int64_t maxname;
 	int bad;		/* a name id out of range */
 	struct dict dict[MAX_COLS];
+	int64_t *tmp;		/* chunk loads: one decoded column */
 };
+
+/* Store value v of result column k at row i. 0, or -1 when a name id is out of range. */
+static inline int col_put(struct col_slice *s, int k, size_t i, int64_t v)
+{
+	const struct col_def *d = s->want[k];
+	void *arr = *col_arr(s->c, d);
+	switch (d->kind) {
+	case CV_I64:
+		((int64_t *)arr)[i] = v;
+		break;
+	case CV_NAME:
+		if (v < 0 || v >= INT32_MAX) {
+			s->bad = 1;
+			return -1;
+		}
+		if (v > s->maxname)
+			s->maxname = v;
+		((int32_t *)arr)[i] = (int32_t)v;
+		break;
+	case CV_DICT:
+		((int32_t *)arr)[i] = dict_ix(&s->dict[k], v);
+		break;
+	}
+	return 0;
+}
 
 static int col_row(sqlite3_stmt *st, void *arg)
 {
 	struct col_slice *s = arg;
 	size_t i = s->at++;
 	int k;
+	for (k = 0; k < s->nwant; k++)
+		if (col_put(s, k, i, sqlite3_column_int64(st, k)))
+			return -1;
+	return 0;
+}
+
+/* One column chunk (SELECT first_row, rows, base_ns, data): its wanted columns decoded into place. */
+static int chunk_row(sqlite3_stmt *st, void *arg)
+{
+	struct col_slice *s = arg;
+	const struct colstore_spec *sp = &colstore_specs[s->c->src->chunks];
+	int64_t first = sqlite3_column_int64(st, 0), rows = sqlite3_column_int64(st, 1);
+	int64_t base = sqlite3_column_int64(st, 2);
+	const unsigned char *blob = sqlite3_column_blob(st, 3);
+	size_t len = (size_t)sqlite3_column_bytes(st, 3), i;
+	int k;
+	if (first != (int64_t)s->at || rows < 0 || rows > COLSTORE_ROWS || (size_t)(first + rows) > s->c->cap) {
+		s->bad = 2;
+		return -1;
+	}
 	for (k = 0; k < s->nwant; k++) {
 		const struct col_def *d = s->want[k];
-		int64_t v = sqlite3_column_int64(st, k);
+		int col = (int)(d - s->c->src->cols);
 		void *arr = *col_arr(s->c, d);
-		switch (d->kind) {
-		case CV_I64:
-			((int64_t *)arr)[i] = v;
-			break;
-		case CV_NAME:
-			if (v < 0 || v >= INT32_MAX) {
-				s->bad = 1;
-				return -1;
-			}
-			if (v > s->maxname)
-				s->maxname = v;
-			((int32_t *)arr)[i] = (int32_t)v;
-			break;
-		case CV_DICT:
-			((int32_t *)arr)[i] = dict_ix(&s->dict[k], v);
-			break;
+		/* 64-bit columns decode in place; the others through tmp. */
+		int64_t *out = d->kind == CV_I64 ? (int64_t *)arr + s->at : s->tmp;
+		if (colstore_decode(blob, len, sp->ncols, col, (size_t)rows, col == sp->start_col ? base : 0, out)) {
+			s->bad = 2;
+			return -1;
+		}
+		if (d->kind == CV_DICT) {
+			int32_t *to = (int32_t *)arr + s->at;
+			for (i = 0; i < (size_t)rows; i++)
+				to[i] = dict_ix(&s->dict[k], out[i]);
+		} else if (d->kind == CV_NAME) {
+			for (i = 0; i < (size_t)rows; i++)
+				if (col_put(s, k, s->at + i, out[i]))
+					return -1;
 		}
 	}
+	s->at += (size_t)rows;
 	return 0;
 }
 
@@ -208,8 +256,164 @@ static void dict_merge(struct col_slice *s, int ns, int k)
 }
 
 /*
- * Load the columns `want` into c (new when c->cols is 0). Every load of a session sees the same rows in
- * the same order (a session never changes once ingested), so columns loaded later line up. 0, or -1.
+ * When the session's rows of c's table are all in column chunks (colstore.h), a plan over the chunks'
+ * ids with each slice's first row in first[], the rows in *n. 1 with the plan, 0 when there are no usable
+ * chunks (a database from an older gpuprof, or one changed since), -1 on error.
+ */
+static int chunks_plan(sqlite3 *db, int64_t session, const char *table, struct scan_plan *p,
+		       size_t first[SCAN_MAX_SLICES], size_t *n)
+{
+	sqlite3_stmt *st;
+	int64_t *id = NULL, *rows = NULL, total = 0, at = 0;
+	size_t nc = 0, alloc = 0, alloc2 = 0, i;
+	int ok = 0, k, rc;
+
+	memset(p, 0, sizeof(*p));
+	/*
+	 * Complete: a column_sets row for every process (at least one: tables filled by other means have
+	 * none), and as many rows in chunks as those promise.
+	 */
+	if (sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM processes WHERE session_id = ?1) = "
+			       "(SELECT count(*) FROM column_sets WHERE session_id = ?1 AND tbl = ?2) AND "
+			       "EXISTS (SELECT 1 FROM column_sets WHERE session_id = ?1 AND tbl = ?2) AND "
+			       "(SELECT coalesce(sum(rows), 0) FROM column_sets WHERE session_id = ?1 AND tbl = ?2) = "
+			       "(SELECT coalesce(sum(rows), 0) FROM column_chunks WHERE session_id = ?1 AND tbl = ?2)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return 0;	/* no such tables: an older database */
+	}
+	sqlite3_bind_int64(st, 1, session);
+	sqlite3_bind_text(st, 2, table, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return step_error(st);
+	ok = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (!ok)
+		return 0;
+	st = db_prepare(db, "SELECT id, first_row, rows FROM column_chunks WHERE tbl = ?2 AND session_id = ?1 "
+			"ORDER BY id");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, session);
+	sqlite3_bind_text(st, 2, table, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		ALLOC_GROW(id, nc + 1, alloc);
+		ALLOC_GROW(rows, nc + 1, alloc2);
+		id[nc] = sqlite3_column_int64(st, 0);
+		rows[nc] = sqlite3_column_int64(st, 2);
+		/* In table order, one after another. */
+		if (sqlite3_column_int64(st, 1) != total || rows[nc] <= 0 || rows[nc] > COLSTORE_ROWS)
+			ok = 0;
+		total += rows[nc++];
+	}
+	if (rc != SQLITE_DONE) {
+		free(id);
+		free(rows);
+		return step_error(st);
+	}
+	sqlite3_finalize(st);
+	if (ok && nc) {
+		/* Slices of whole chunks, each about as many rows. */
+		p->n = scan_slices(total);
+		if ((size_t)p->n > nc)
+			p->n = (int)nc;
+		for (k = 0, i = 0; k < p->n; k++) {
+			int64_t goal = total / p->n * (k + 1);
+			first[k] = (size_t)at;
+			p->lo[k] = id[i];
+			do
+				at += rows[i++];
+			while (i < nc && (k == p->n - 1 || (at < goal && nc - i > (size_t)(p->n - k - 1))));
+			p->hi[k] = id[i - 1];
+		}
+	}
+	*n = (size_t)total;
+	free(id);
+	free(rows);
+	return ok;
+}
+
+/* The statement that reads table's chunks in a slice of a chunks_plan. */
+static void chunks_sql(struct buf *sql, const char *table)
+{
+	buf_addf(sql, "SELECT first_row, rows, base_ns, data FROM column_chunks WHERE id BETWEEN :lo AND :hi AND "
+		 "tbl = '%s' AND session_id = :session ORDER BY id", table);
+}
+
+/* One slice of chunks_each: the columns it decodes into, the caller's function and argument. */
+struct each_slice {
+	enum colstore_table t;
+	uint32_t want;
+	int64_t *cols[COLSTORE_MAX_COLS];
+	int (*fn)(void *arg, int64_t *const *cols, size_t n);
+	void *arg;
+	size_t at;
+	int bad;
+};
+
+static int each_row(sqlite3_stmt *st, void *arg)
+{
+	struct each_slice *s = arg;
+	const struct colstore_spec *sp = &colstore_specs[s->t];
+	int64_t first = sqlite3_column_int64(st, 0), rows = sqlite3_column_int64(st, 1);
+	int64_t base = sqlite3_column_int64(st, 2);
+	const unsigned char *blob = sqlite3_column_blob(st, 3);
+	size_t len = (size_t)sqlite3_column_bytes(st, 3);
+	int k;
+	if (first != (int64_t)s->at || rows < 0 || rows > COLSTORE_ROWS)
+		return s->bad = 1, -1;
+	for (k = 0; k < sp->ncols; k++)
+		if (s->want >> k & 1 &&
+		    colstore_decode(blob, len, sp->ncols, k, (size_t)rows, k == sp->start_col ? base : 0, s->cols[k]))
+			return s->bad = 1, -1;
+	s->at += (size_t)rows;
+	return s->fn(s->arg, s->cols, (size_t)rows);
+}
+
+int chunks_each(sqlite3 *db, int64_t session, enum colstore_table t, uint32_t want,
+		int (*fn)(void *arg, int64_t *const *cols, size_t n), void *args, size_t argsize)
+{
+	const struct colstore_spec *sp = &colstore_specs[t];
+	struct analysis_opts o = { 0 };
+	struct each_slice s[SCAN_MAX_SLICES];
+	struct scan_plan p;
+	size_t first[SCAN_MAX_SLICES], n;
+	struct buf sql;
+	int j, k, rc, bad = 0;
+
+	if ((rc = chunks_plan(db, session, sp->table, &p, first, &n)) <= 0)
+		return rc;
+	o.session = session;
+	memset(s, 0, sizeof(s));
+	for (j = 0; j < p.n; j++) {
+		s[j].t = t;
+		s[j].want = want;
+		s[j].fn = fn;
+		s[j].arg = (char *)args + (size_t)j * argsize;
+		s[j].at = first[j];
+		for (k = 0; k < sp->ncols; k++)
+			if (want >> k & 1)
+				s[j].cols[k] = xmalloc(COLSTORE_ROWS * sizeof(int64_t));
+	}
+	buf_init(&sql);
+	chunks_sql(&sql, sp->table);
+	rc = scan_run(db, &p, sql.s, &o, each_row, s, sizeof(s[0]));
+	buf_release(&sql);
+	for (j = 0; j < p.n; j++) {
+		bad |= s[j].bad;
+		for (k = 0; k < sp->ncols; k++)
+			free(s[j].cols[k]);
+	}
+	if (bad)
+		return error("%s: column chunks are damaged (drop table column_chunks to read the rows instead)",
+			     sp->table);
+	return rc ? -1 : 1;
+}
+
+/*
+ * Load the columns `want` into c (new when c->cols is 0): from the column chunks when the session has
+ * them, else from the table's rows. Every load of a session sees the same rows in the same order (a
+ * session never changes once ingested), so columns loaded later line up. 0, or -1.
  */
 static int load(struct colset *c, unsigned want)
 {
@@ -217,45 +421,61 @@ static int load(struct colset *c, unsigned want)
 	struct scan_plan p;
 	struct col_slice s[SCAN_MAX_SLICES];
 	const struct col_def *cols[MAX_COLS];
+	size_t first[SCAN_MAX_SLICES];
 	struct buf sql;
-	size_t n = 0, cap;
+	size_t n = 0, cap = 0;
 	int64_t maxname = -1;
-	int j, k, bad = 0, rc, ncol = 0;
+	int j, k, bad = 0, rc, ncol = 0, chunked;
 
 	o.session = c->session;
-	if (scan_plan(c->db, c->src->table, &p))
+	if ((chunked = chunks_plan(c->db, c->session, c->src->table, &p, first, &cap)) < 0)
 		return -1;
-	cap = p.n ? (size_t)(p.hi[p.n - 1] - p.lo[0] + 1) : 0;
-	if (c->cols && cap != c->cap)
+	if (!chunked) {
+		if (scan_plan(c->db, c->src->table, &p))
+			return -1;
+		cap = p.n ? (size_t)(p.hi[p.n - 1] - p.lo[0] + 1) : 0;
+		for (j = 0; j < p.n; j++)
+			first[j] = (size_t)(p.lo[j] - p.lo[0]);
+	}
+	if (c->cols && (cap != c->cap || chunked != c->chunked))
 		return error("%s: the table changed while it was being read", c->src->table);
 	c->cap = cap;
-	/* The statement asks for the wanted columns only (see kernels.sql). */
+	c->chunked = chunked;
 	buf_init(&sql);
-	buf_addstr(&sql, "SELECT ");
 	for (k = 0; k < c->src->ncols; k++) {
 		const struct col_def *d = &c->src->cols[k];
 		if (!(want & d->bit))
 			continue;
 		*col_arr(c, d) = xmap(cap * col_size(d));
-		buf_addf(&sql, "%s%s", ncol ? ", " : "", d->expr);
+		if (!chunked)
+			buf_addf(&sql, "%s%s", ncol ? ", " : "SELECT ", d->expr);
 		cols[ncol++] = d;
 	}
-	buf_addf(&sql, " FROM %s WHERE rowid BETWEEN :lo AND :hi AND (:one_session OR session_id = :session)",
-		 c->src->table);
+	/* The statement asks for the wanted columns only (see kernels.sql); a chunk for all of them. */
+	if (chunked)
+		chunks_sql(&sql, c->src->table);
+	else
+		buf_addf(&sql, " FROM %s WHERE rowid BETWEEN :lo AND :hi AND (:one_session OR session_id = "
+			 ":session)", c->src->table);
 	memset(s, 0, sizeof(s));
 	for (j = 0; j < p.n; j++) {
 		s[j].c = c;
 		memcpy(s[j].want, cols, sizeof(cols));
 		s[j].nwant = ncol;
-		s[j].first = s[j].at = (size_t)(p.lo[j] - p.lo[0]);
+		s[j].first = s[j].at = first[j];
 		s[j].maxname = -1;
+		if (chunked)
+			s[j].tmp = xmalloc(COLSTORE_ROWS * sizeof(*s[j].tmp));
 	}
-	rc = scan_run(c->db, &p, sql.s, &o, col_row, s, sizeof(s[0]));
+	rc = scan_run(c->db, &p, sql.s, &o, chunked ? chunk_row : col_row, s, sizeof(s[0]));
 	buf_release(&sql);
 	for (j = 0; j < p.n; j++)
 		bad |= s[j].bad;
-	if (bad)
+	if (bad & 1)
 		rc = error("%s: a name id is out of range (0..%d)", c->src->table, INT32_MAX - 1);
+	else if (bad)
+		rc = error("%s: column chunks are damaged (drop table column_chunks to read the rows instead)",
+			   c->src->table);
 	if (!rc) {
 		for (k = 0; k < ncol; k++)
 			if (cols[k]->kind == CV_DICT && p.n)
@@ -273,6 +493,9 @@ static int load(struct colset *c, unsigned want)
 			if (s[j].maxname > maxname)
 				maxname = s[j].maxname;
 		}
+		if (chunked && n != cap)
+			rc = error("%s: column chunks are damaged (drop table column_chunks to read the rows instead)",
+				   c->src->table);
 		if (c->cols && n != c->n)
 			rc = error("%s: the table changed while it was being read", c->src->table);
 		c->n = n;
@@ -280,9 +503,11 @@ static int load(struct colset *c, unsigned want)
 			if (cols[k]->kind == CV_NAME)
 				c->nnames = (size_t)(maxname + 1);
 	}
-	for (j = 0; j < p.n; j++)
+	for (j = 0; j < p.n; j++) {
 		for (k = 0; k < ncol; k++)
 			dict_release(&s[j].dict[k]);
+		free(s[j].tmp);
+	}
 	c->cols |= want;
 	return rc;
 }
@@ -341,33 +566,49 @@ int32_t *kernels_name_keys(sqlite3 *db, const struct analysis_opts *o, const str
 	for (i = 0; i < k->nnames; i++)
 		keys[i] = f ? (int32_t)fold_key((void *)f, (int64_t)i) : (int32_t)i;
 	if (o->match || o->exclude) {
-		struct script sc = { db, embed_get("analyze/kernels.sql"), o };
-		sqlite3_stmt *st = script_next(&sc);
-		unsigned char *pass = xcalloc(n, 1);
-		int rc;
-		if (!st) {
-			free(pass);
+		size_t np;
+		unsigned char *pass = names_pass(db, o, &np);
+		if (!pass) {
 			free(keys);
 			return NULL;
 		}
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			int64_t id = sqlite3_column_int64(st, 0);
-			if (id >= 0 && (size_t)id < k->nnames)
-				pass[id] = 1;
-		}
-		if (rc != SQLITE_DONE) {
-			step_error(st);
-			free(pass);
-			free(keys);
-			return NULL;
-		}
-		sqlite3_finalize(st);
 		for (i = 0; i < k->nnames; i++)
-			if (!pass[i])
+			if (i >= np || !pass[i])
 				keys[i] = -1;
 		free(pass);
 	}
 	return keys;
+}
+
+unsigned char *names_pass(sqlite3 *db, const struct analysis_opts *o, size_t *n)
+{
+	struct script sc = { db, embed_get("analyze/kernels.sql"), o };
+	sqlite3_stmt *st = script_next(&sc);
+	unsigned char *pass = NULL;
+	size_t alloc = 0;
+	int rc;
+	*n = 0;
+	if (!st)
+		return NULL;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		if (id < 0 || id >= INT32_MAX)
+			continue;
+		if ((size_t)id >= *n) {
+			size_t was = alloc;
+			ALLOC_GROW(pass, (size_t)id + 1, alloc);
+			memset(pass + was, 0, alloc - was);
+			*n = (size_t)id + 1;
+		}
+		pass[id] = 1;
+	}
+	if (rc != SQLITE_DONE) {
+		step_error(st);
+		free(pass);
+		return NULL;
+	}
+	sqlite3_finalize(st);
+	return pass ? pass : xcalloc(1, 1);
 }
 
 void kernels_stats(const struct kcols *k, const int32_t *keys, struct dstats **out, size_t *n, int64_t *all)

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "analysis.h"
+#include "colstore.h"
 #include "names.h"
 #include "stats.h"
 
@@ -41,6 +42,7 @@ enum {
 	unsigned cols;			/* columns loaded; the other arrays are NULL */ \
 	size_t n;			/* rows, in table (rowid) order */ \
 	size_t cap;			/* rows the column mappings were sized for */ \
+	int chunked;			/* loaded from column chunks (colstore.h) */ \
 	size_t nnames;			/* largest name id + 1, when names are loaded */ \
 	void *next;
 
@@ -83,12 +85,27 @@ const struct ccols *calls_get(sqlite3 *db, int64_t session, unsigned cols);
 void columns_drop(sqlite3 *db);
 
 /*
+ * For analyses that need chunk columns the cache does not keep (launch configurations): run fn over the
+ * session's column chunks of table t (colstore.h) on every core, a chunk at a time, with cols[k] the n
+ * values of chunk column k for each bit k in want (the others NULL); fn gets slice k's argument at
+ * (char *)args + k * argsize and returns 0, or -1 to stop. Chunks come in table order within a slice.
+ * 1 when done, 0 when the session has no usable chunks (read the table instead), -1 on error.
+ */
+int chunks_each(sqlite3 *db, int64_t session, enum colstore_table t, uint32_t want,
+		int (*fn)(void *arg, int64_t *const *cols, size_t n), void *args, size_t argsize);
+
+/*
  * Group keys by name id for name-keyed analyses: keys[id] is the group of name id, -1 when --match or
  * --exclude leave it out. A name is its own group (its id) unless f (from fold_load, --group/--short)
  * is given, then its fold key. k->nnames entries, or NULL with a message.
  */
 int32_t *kernels_name_keys(sqlite3 *db, const struct analysis_opts *o, const struct kcols *k,
 			   const struct fold *f);
+/*
+ * The session's string ids that --match/--exclude let through: pass[id] is 1 for them, for ids below
+ * *n (the largest passing id + 1). The caller frees it; NULL with a message.
+ */
+unsigned char *names_pass(sqlite3 *db, const struct analysis_opts *o, size_t *n);
 /*
  * Duration statistics per group (keys from kernels_name_keys), sorted by total descending then key, in
  * *out (the caller frees it) and *n; *all is the summed total of the groups.

@@ -1,7 +1,8 @@
 -- kernels: the session's kernels (and API calls) are read once per process into columns (columns.c)
 -- that hotspots, summary, devices, classes, idle, streams, gaps, ranges and compare share, so a report
--- reads each table once. columns.c asks only for the columns the analyses need (each column read costs
--- time on millions of rows), in rowid slices on several connections at once (scan.c):
+-- reads each table once. When ingest wrote the session's column chunks (lib/colstore.h, table
+-- column_chunks) columns.c decodes those; else it asks only for the columns the analyses need (each
+-- column read costs time on millions of rows), in rowid slices on several connections at once (scan.c):
 --   SELECT pid, device_id, coalesce(stream_id, -1), name_id, correlation_id, start_ns, end_ns - start_ns
 --   FROM kernels WHERE rowid BETWEEN :lo AND :hi AND (:one_session OR session_id = :session)
 -- and for API calls (ranges, gaps):

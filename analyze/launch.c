@@ -24,6 +24,8 @@
  * --exclude filter names; --short and --group fold names as in hotspots (a family's configurations merge).
  */
 #include "analysis.h"
+#include "colstore.h"
+#include "columns.h"
 #include "names.h"
 #include "scan.h"
 #include "util.h"
@@ -338,31 +340,63 @@ struct launch_slice {
 	const struct device_row *rows;
 	size_t nrows;
 	const struct fold *fold;	/* --group/--short, or NULL */
+	const unsigned char *pass;	/* chunk scans with --match/--exclude: pass[name id], or NULL */
+	size_t npass;
 	struct config_set set;
 	int64_t last_pid, last_dev;	/* the previous row's device, and its property set */
 	int last_props, have_last;
 };
 
-static int launch_scan_row(sqlite3_stmt *st, void *arg)
+/* Count one kernel of name id `name` on device dev of process pid, in configuration c->f, lasting dur. */
+static void launch_add(struct launch_slice *ls, struct config *c, int64_t name, int64_t pid, int64_t dev,
+		       int64_t dur)
 {
-	struct launch_slice *ls = arg;
-	struct config c;
-	int64_t pid = sqlite3_column_int64(st, 1), dev = sqlite3_column_int64(st, 2);
-	size_t i;
-	c.name = ls->fold ? fold_key((void *)ls->fold, sqlite3_column_int64(st, 0)) : sqlite3_column_int64(st, 0);
-	for (i = 0; i < NFIELDS; i++) {
-		c.f[i] = sqlite3_column_int64(st, 3 + (int)i);
-		if (!c.f[i] && sqlite3_column_type(st, 3 + (int)i) == SQLITE_NULL)	/* NULL reads 0 */
-			c.f[i] = CFG_NULL;
-	}
+	c->name = ls->fold ? fold_key((void *)ls->fold, name) : name;
 	if (!ls->have_last || pid != ls->last_pid || dev != ls->last_dev) {
 		ls->last_props = device_props(ls->rows, ls->nrows, pid, dev);
 		ls->last_pid = pid;
 		ls->last_dev = dev;
 		ls->have_last = 1;
 	}
-	c.props = ls->last_props;
-	config_add(&ls->set, &c, 1, sqlite3_column_int64(st, 12));
+	c->props = ls->last_props;
+	config_add(&ls->set, c, 1, dur);
+}
+
+static int launch_scan_row(sqlite3_stmt *st, void *arg)
+{
+	struct config c;
+	int i;
+	for (i = 0; i < NFIELDS; i++) {
+		c.f[i] = sqlite3_column_int64(st, 3 + i);
+		if (!c.f[i] && sqlite3_column_type(st, 3 + i) == SQLITE_NULL)	/* NULL reads 0 */
+			c.f[i] = CFG_NULL;
+	}
+	launch_add(arg, &c, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
+		   sqlite3_column_int64(st, 12));
+	return 0;
+}
+
+/* The launch fields in chunk column order (colstore.h keeps NULL as INT64_MIN, which is CFG_NULL). */
+static const int chunk_fields[NFIELDS] = {
+	[F_GX] = CSK_GRID_X, [F_GY] = CSK_GRID_Y, [F_GZ] = CSK_GRID_Z, [F_BX] = CSK_BLOCK_X,
+	[F_BY] = CSK_BLOCK_Y, [F_BZ] = CSK_BLOCK_Z, [F_REGS] = CSK_REGS, [F_SSMEM] = CSK_SSMEM,
+	[F_DSMEM] = CSK_DSMEM,
+};
+
+static int launch_chunk(void *arg, int64_t *const *cols, size_t n)
+{
+	struct launch_slice *ls = arg;
+	struct config c;
+	size_t i;
+	int f;
+	for (i = 0; i < n; i++) {
+		int64_t name = cols[CSK_NAME][i];
+		if (ls->pass && (name < 0 || (size_t)name >= ls->npass || !ls->pass[name]))
+			continue;
+		for (f = 0; f < NFIELDS; f++)
+			c.f[f] = cols[chunk_fields[f]][i];
+		launch_add(ls, &c, name, cols[CSK_PID][i], cols[CSK_DEV][i], cols[CSK_DUR][i]);
+	}
 	return 0;
 }
 
@@ -376,7 +410,8 @@ int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	struct sm_props *props = NULL;
 	struct launch_slice ls[SCAN_MAX_SLICES];
 	struct scan_plan p;
-	size_t nrows = 0, nprops = 0, i;
+	size_t nrows = 0, nprops = 0, npass = 0, i;
+	unsigned char *pass = NULL;
 	int rc, j, status = -1, folded = names_folded(o);
 	sqlite3_stmt *st, *name = NULL;
 
@@ -387,19 +422,29 @@ int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 
 	if (!(st = script_next(&sc)) || devices_load(st, &rows, &nrows, &props, &nprops))
 		goto done;
-	/* Statement 2 on every core, a configuration set per slice, merged in table order. */
-	if (scan_plan(db, "kernels", &p))
-		goto done;
+	/*
+	 * The kernels' column chunks, else statement 2, on every core: a configuration set per slice,
+	 * merged in table order.
+	 */
 	memset(ls, 0, sizeof(ls));
-	for (j = 0; j < p.n; j++) {
+	if ((o->match || o->exclude) && !(pass = names_pass(db, o, &npass)))
+		goto done;
+	for (j = 0; j < SCAN_MAX_SLICES; j++) {
 		ls[j].rows = rows;
 		ls[j].nrows = nrows;
 		ls[j].fold = folded ? &f : NULL;
+		ls[j].pass = pass;
+		ls[j].npass = npass;
 		config_slots_rebuild(&ls[j].set, 1024);
 	}
-	rc = scan_run(db, &p, sc.tail, o, launch_scan_row, ls, sizeof(ls[0]));
+	rc = chunks_each(db, o->session, CS_KERNELS, 1u << CSK_PID | 1u << CSK_DEV | 1u << CSK_NAME |
+			 1u << CSK_DUR | ((1u << CSK_COUNT) - (1u << CSK_GRID_X)), launch_chunk, ls, sizeof(ls[0]));
+	if (rc == 0)
+		rc = scan_plan(db, "kernels", &p) || scan_run(db, &p, sc.tail, o, launch_scan_row, ls, sizeof(ls[0]));
+	else
+		rc = rc < 0;
 	config_slots_rebuild(&set, 1024);
-	for (j = 0; j < p.n; j++) {
+	for (j = 0; j < SCAN_MAX_SLICES; j++) {
 		for (i = 0; !rc && i < ls[j].set.n; i++)
 			config_add(&set, &ls[j].set.v[i], ls[j].set.v[i].calls, ls[j].set.v[i].total);
 		free(ls[j].set.v);
@@ -430,6 +475,7 @@ int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	status = 0;
 done:
 	sqlite3_finalize(name);
+	free(pass);
 	free(set.v);
 	free(set.slots);
 	free(rows);

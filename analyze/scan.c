@@ -12,8 +12,8 @@
 
 #define SCAN_MIN_ROWS 200000	/* below this, one slice: opening connections costs more than it saves */
 
-/* Slices for a scan of `rows` rowids: one per core, or GPUPROF_THREADS (which also small tables obey). */
-static int scan_threads(int64_t rows)
+/* One per core, or GPUPROF_THREADS (which also small tables obey). */
+int scan_slices(int64_t rows)
 {
 	const char *env = getenv("GPUPROF_THREADS");
 	long n = env && *env ? strtol(env, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
@@ -51,7 +51,7 @@ int scan_plan(sqlite3 *db, const char *table, struct scan_plan *p)
 	hi = sqlite3_column_int64(st, 1);
 	sqlite3_finalize(st);
 	span = hi - lo + 1;
-	n = file && *file ? scan_threads(span) : 1;
+	n = file && *file ? scan_slices(span) : 1;
 	p->n = n;
 	for (k = 0; k < n; k++) {
 		p->lo[k] = lo + span / n * k;

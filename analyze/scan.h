@@ -36,6 +36,9 @@ struct scan_plan {
  */
 int scan_plan(sqlite3 *db, const char *table, struct scan_plan *p);
 
+/* How many slices scan_plan gives a table of `rows` rows. */
+int scan_slices(int64_t rows);
+
 /*
  * Run sql over every slice of p at once; for each row, row(st, arg) with slice k's arg at
  * (char *)args + k * argsize. Slice 0 runs on the caller's thread and connection. row returns 0, or -1 to

@@ -1,5 +1,7 @@
 #include "sink.h"
+#include "colstore.h"
 #include "db.h"
+#include "embed.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -38,6 +40,12 @@ struct sink {
 	size_t map_cap, map_used;
 	char **by_id;		/* id -> string, for sink_string_value */
 	size_t by_id_alloc;
+
+	/* Column chunks (colstore.h) of the current process. */
+	struct colstore_writer *cs;	/* rows not yet written */
+	int64_t cs_next_row[CS_TABLES];	/* first_row of the next chunk */
+	int64_t cs_first_chunk;		/* id of the current process's first chunk */
+	sqlite3_stmt *cs_add, *cs_set_add;
 };
 
 static uint64_t hash_bytes(const char *s, size_t n)
@@ -161,7 +169,14 @@ struct sink *sink_open(sqlite3 *db)
 				 "VALUES (?, ?, ?, ?, ?, ?)");
 	s->cerr_add = db_prepare(db, "INSERT INTO collector_errors (session_id, pid, ts_ns, what, reason) "
 				 "VALUES (?, ?, ?, ?, ?)");
-	if (!s->str_find || !s->str_add || !s->err_add || !s->drop_add || !s->cerr_add)
+	s->cs_add = db_prepare(db, "INSERT INTO column_chunks (tbl, session_id, pid, first_row, rows, base_ns, "
+			       "data) VALUES (?, ?, ?, ?, ?, ?, ?)");
+	s->cs_set_add = db_prepare(db, "INSERT INTO column_sets (session_id, hostname, pid, tbl, rows) "
+				   "VALUES (?, ?, ?, ?, ?)");
+	if (!s->str_find || !s->str_add || !s->err_add || !s->drop_add || !s->cerr_add || !s->cs_add ||
+	    !s->cs_set_add)
+		goto fail;
+	if (!(s->cs = colstore_writer_new()))
 		goto fail;
 	return s;
 fail:
@@ -183,9 +198,32 @@ void sink_free(struct sink *s)
 	sqlite3_finalize(s->err_add);
 	sqlite3_finalize(s->drop_add);
 	sqlite3_finalize(s->cerr_add);
+	sqlite3_finalize(s->cs_add);
+	sqlite3_finalize(s->cs_set_add);
+	colstore_writer_free(s->cs);
 	map_clear(s);
 	free(s->hostname);
 	free(s);
+}
+
+/*
+ * The triggers that delete column chunks when kernels or api_calls change (schemas/session.sql): the
+ * sink writes chunks with the rows, so its own transaction goes without them and sink_tx_commit puts
+ * them back.
+ */
+static int cs_triggers_drop(struct sink *s)
+{
+	static const char *const what[] = { "insert", "update", "delete" };
+	int t, w;
+	for (t = 0; t < CS_TABLES; t++)
+		for (w = 0; w < 3; w++) {
+			char sql[96];
+			snprintf(sql, sizeof(sql), "DROP TRIGGER IF EXISTS %s_columns_%s", colstore_specs[t].table,
+				 what[w]);
+			if (db_exec(s->db, sql))
+				return -1;
+		}
+	return 0;
 }
 
 int sink_tx_begin(struct sink *s)
@@ -193,13 +231,18 @@ int sink_tx_begin(struct sink *s)
 	if (db_exec(s->db, "BEGIN IMMEDIATE"))
 		return -1;
 	s->in_tx = 1;
+	if (cs_triggers_drop(s)) {
+		sink_tx_rollback(s);
+		return -1;
+	}
 	return 0;
 }
 
 int sink_tx_commit(struct sink *s)
 {
 	s->in_tx = 0;
-	if (db_exec(s->db, "COMMIT")) {
+	/* The schema's CREATE ... IF NOT EXISTS puts back the triggers cs_triggers_drop took away. */
+	if (db_exec(s->db, embed_get("schemas/session.sql")) || db_exec(s->db, "COMMIT")) {
 		db_exec(s->db, "ROLLBACK");
 		return -1;
 	}
@@ -208,6 +251,7 @@ int sink_tx_commit(struct sink *s)
 
 void sink_tx_rollback(struct sink *s)
 {
+	colstore_writer_discard(s->cs);
 	s->in_tx = 0;
 	s->session_id = 0;
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -250,6 +294,88 @@ static void bind_opt_text(sqlite3_stmt *st, int i, const char *v)
 		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(st, i);
+}
+
+/* Where the current process's chunks go: after the session's earlier ones. 0, or -1. */
+static int cs_begin(struct sink *s)
+{
+	sqlite3_stmt *st = db_prepare(s->db, "SELECT coalesce(max(first_row + rows), 0) FROM column_chunks "
+				      "WHERE tbl = ? AND session_id = ?");
+	int t, rc = 0;
+	if (!st)
+		return -1;
+	for (t = 0; t < CS_TABLES && !rc; t++) {
+		sqlite3_bind_text(st, 1, colstore_specs[t].table, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, s->session_id);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			s->cs_next_row[t] = sqlite3_column_int64(st, 0);
+		else
+			rc = error("sqlite: %s", sqlite3_errmsg(s->db));
+		sqlite3_reset(st);
+	}
+	colstore_writer_discard(s->cs);
+	sqlite3_finalize(st);
+	if (rc || !(st = db_prepare(s->db, "SELECT coalesce(max(id), 0) + 1 FROM column_chunks")))
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		s->cs_first_chunk = sqlite3_column_int64(st, 0);
+	else
+		rc = error("sqlite: %s", sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Write table t's chunk being encoded, if any. 0, or -1. */
+static int cs_write(struct sink *s, enum colstore_table t)
+{
+	sqlite3_stmt *st = s->cs_add;
+	struct colstore_chunk c;
+	if (!colstore_writer_done(s->cs, t, &c))
+		return 0;
+	sqlite3_bind_text(st, 1, colstore_specs[t].table, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, c.tag[0]);
+	sqlite3_bind_int64(st, 3, c.tag[1]);
+	sqlite3_bind_int64(st, 4, c.tag[2]);
+	sqlite3_bind_int64(st, 5, (int64_t)c.rows);
+	sqlite3_bind_int64(st, 6, c.base_ns);
+	sqlite3_bind_blob(st, 7, c.blob, (int)c.len, SQLITE_STATIC);
+	return step_done(s, st);
+}
+
+/*
+ * Hand table t's buffered rows to the encoder after writing the chunk before them; with `wait`, write
+ * them too. 0, or -1.
+ */
+static int cs_flush(struct sink *s, enum colstore_table t, int wait)
+{
+	size_t n = colstore_writer_rows(s->cs, t);
+	if (cs_write(s, t))
+		return -1;
+	if (n) {
+		int64_t tag[3] = { s->session_id, s->pid, s->cs_next_row[t] };
+		colstore_writer_seal(s->cs, t, tag);
+		s->cs_next_row[t] += (int64_t)n;
+	}
+	return wait ? cs_write(s, t) : 0;
+}
+
+/* The current process is complete: its last chunks, and its column_sets rows. 0, or -1. */
+static int cs_end(struct sink *s)
+{
+	sqlite3_stmt *st = s->cs_set_add;
+	int t;
+	for (t = 0; t < CS_TABLES; t++) {
+		if (cs_flush(s, t, 1))
+			return -1;
+		sqlite3_bind_int64(st, 1, s->session_id);
+		sqlite3_bind_text(st, 2, s->hostname, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 3, s->pid);
+		sqlite3_bind_text(st, 4, colstore_specs[t].table, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 5, s->counts[colstore_specs[t].rec]);
+		if (step_done(s, st))
+			return -1;
+	}
+	return 0;
 }
 
 int sink_process_begin(struct sink *s, const struct sink_process *p)
@@ -322,6 +448,8 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 	if (query_i64(s, "SELECT coalesce(max(id), 0) + 1 FROM strings WHERE session_id = ?", NULL, sid,
 		      &s->next_string_id) < 0)
 		return -1;
+	if (cs_begin(s))
+		return -1;
 
 	st = db_prepare(s->db, "INSERT INTO processes (session_id, pid, ppid, hostname, program, args, file, "
 			"origin_ns, rank) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -353,6 +481,8 @@ int sink_process_end(struct sink *s, int clean_end, int64_t end_ns)
 		last = end_ns;
 	if (first == INT64_MAX)
 		first = last = end_ns;
+	if (cs_end(s))
+		return -1;
 	st = db_prepare(s->db, "UPDATE processes SET end_ns = ?, clean_end = ? WHERE session_id = ? AND "
 			"hostname = ? AND pid = ?");
 	if (!st)
@@ -471,6 +601,9 @@ int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
 	if (step_done(s, st))
 		return -1;
 	s->counts[t]++;
+	for (i = 0; i < CS_TABLES; i++)
+		if (colstore_specs[i].rec == t && colstore_writer_add(s->cs, i, s->pid, vals) && cs_flush(s, i, 0))
+			return -1;
 	return 0;
 }
 
@@ -547,6 +680,24 @@ int sink_shift_times(struct sink *s, int64_t offset_ns)
 			if (rc != SQLITE_DONE)
 				return error("sqlite: %s", sqlite3_errmsg(s->db));
 		}
+	}
+	/* Chunks: the rows still buffered, and the base of those written. */
+	for (t = 0; t < CS_TABLES; t++) {
+		if (cs_write(s, t))
+			return -1;
+		colstore_writer_shift(s->cs, t, offset_ns);
+	}
+	{
+		sqlite3_stmt *st = db_prepare(s->db, "UPDATE column_chunks SET base_ns = base_ns + ? WHERE id >= ?");
+		int rc;
+		if (!st)
+			return -1;
+		sqlite3_bind_int64(st, 1, offset_ns);
+		sqlite3_bind_int64(st, 2, s->cs_first_chunk);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return error("sqlite: %s", sqlite3_errmsg(s->db));
 	}
 	if (s->min_ns != INT64_MAX) {
 		s->min_ns += offset_ns;

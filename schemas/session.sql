@@ -267,6 +267,46 @@ CREATE TABLE IF NOT EXISTS ingest_errors (
 	ingested_at TEXT NOT NULL
 );
 
+-- Column chunks: kernels and api_calls kept a second time, as compressed columns, so that analyses load
+-- millions of rows in a fraction of the time SQLite needs to decode them. A cache, not data: the blob
+-- format is lib/colstore.h's, and the tables above stay the truth. gpuprof-ingest writes the chunks with
+-- the rows; the triggers below delete them when anything else changes either table, and analyses use
+-- them only while `column_sets` has a row for every process of the session. Dropping both tables is
+-- safe: analyses then read the rows.
+CREATE TABLE IF NOT EXISTS column_chunks (
+	id INTEGER PRIMARY KEY,		-- chunks in table order
+	tbl TEXT NOT NULL,		-- 'kernels' or 'api_calls'
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	first_row INTEGER NOT NULL,	-- position of its first row among the session's rows of tbl
+	rows INTEGER NOT NULL,
+	base_ns INTEGER NOT NULL,	-- start_ns values are stored relative to this
+	data BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS column_chunks_session ON column_chunks(tbl, session_id);
+
+-- One row per process and table whose rows are all in column_chunks.
+CREATE TABLE IF NOT EXISTS column_sets (
+	session_id INTEGER NOT NULL,
+	hostname TEXT NOT NULL,
+	pid INTEGER NOT NULL,
+	tbl TEXT NOT NULL,
+	rows INTEGER NOT NULL
+);
+
+CREATE TRIGGER IF NOT EXISTS kernels_columns_insert AFTER INSERT ON kernels BEGIN
+	DELETE FROM column_chunks WHERE tbl = 'kernels'; DELETE FROM column_sets WHERE tbl = 'kernels'; END;
+CREATE TRIGGER IF NOT EXISTS kernels_columns_update AFTER UPDATE ON kernels BEGIN
+	DELETE FROM column_chunks WHERE tbl = 'kernels'; DELETE FROM column_sets WHERE tbl = 'kernels'; END;
+CREATE TRIGGER IF NOT EXISTS kernels_columns_delete AFTER DELETE ON kernels BEGIN
+	DELETE FROM column_chunks WHERE tbl = 'kernels'; DELETE FROM column_sets WHERE tbl = 'kernels'; END;
+CREATE TRIGGER IF NOT EXISTS api_calls_columns_insert AFTER INSERT ON api_calls BEGIN
+	DELETE FROM column_chunks WHERE tbl = 'api_calls'; DELETE FROM column_sets WHERE tbl = 'api_calls'; END;
+CREATE TRIGGER IF NOT EXISTS api_calls_columns_update AFTER UPDATE ON api_calls BEGIN
+	DELETE FROM column_chunks WHERE tbl = 'api_calls'; DELETE FROM column_sets WHERE tbl = 'api_calls'; END;
+CREATE TRIGGER IF NOT EXISTS api_calls_columns_delete AFTER DELETE ON api_calls BEGIN
+	DELETE FROM column_chunks WHERE tbl = 'api_calls'; DELETE FROM column_sets WHERE tbl = 'api_calls'; END;
+
 -- Lookup tables for the CUPTI enumerations used above.
 CREATE TABLE IF NOT EXISTS copy_kinds (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
 INSERT OR IGNORE INTO copy_kinds VALUES

@@ -61,7 +61,7 @@ def main():
     rate = events / t
     print(f"input: {KERNELS:,} kernels, {events:,} records, {size / 2**20:.0f} MiB of NDJSON")
     print(f"{verdict(rate >= 1.5e6)} ingest      {t:6.2f} s  {rate / 1e6:5.2f} M events/s  peak RSS {rss:5.1f} MiB"
-          f"   (targets: >= 1.5 M events/s, < 100 MiB)")
+          f"   (targets: >= 1.5 M events/s, < 100 MiB; database {os.path.getsize(db) / 2**20:.0f} MiB)")
     # Every analysis, then the whole report.
     analyses = [line.split()[0] for line in subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "--list"],
                 capture_output=True, text=True, check=True).stdout.splitlines() if line.strip()]

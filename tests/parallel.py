@@ -1,21 +1,31 @@
 #!/usr/bin/env python3
-"""Analyses read big tables in rowid slices on several connections at once (analyze/scan.c) and share
-the kernel columns (analyze/kernels.c). Every slicing must give the same bytes as one slice:
+"""Analyses read big tables in rowid slices on several connections at once (analyze/scan.c), share the
+kernel columns (analyze/columns.c) and load them from the column chunks ingest writes (lib/colstore.h)
+when a session has them. Every slicing must give the same bytes as one slice, and the chunks the same
+bytes as the rows:
 
 - a database holding two synthetic sessions (the first session's rows lie before the second's, so the
   slices of either cross rows of the other), every analysis and the whole report, on both sessions,
   with 1, 2, 3 and 5 slices (GPUPROF_THREADS), with and without name filters and folding;
+- the same database with real Kineto (its time base comes after its events, so ingest shifts the
+  chunks it already wrote) and nsys traces added: every analysis from the chunks and from the rows
+  (column_chunks dropped) gives the same bytes;
+- the triggers: changing a kernel row with sqlite3 retires the kernels' chunks (not the calls'), and
+  the answers follow the change; a session ingested afterwards gets chunks again; a damaged chunk is
+  an error, not a wrong answer;
 - "the first call with a kernel's correlation id launched it" when the two calls fall in different
   slices, and a graph launch's kernels sharing one id all count, checked against the planted answer.
 """
 import json
 import os
+import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checks import BIN, check, ok, summary  # noqa: E402
+from checks import BIN, TRACES, check, ok, summary  # noqa: E402
 
 
 def run(args, threads, expect=0):
@@ -110,9 +120,128 @@ def contested(tmp):
         check(f"contested correlation id, {threads} slices", got, want)
 
 
+def analysis_names():
+    out = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "--list"], capture_output=True, text=True,
+                         check=True).stdout
+    return [ln.split()[0] for ln in out.splitlines() if ln.strip()]
+
+
+def query(db, sql, args=()):
+    con = sqlite3.connect(db)
+    rows = con.execute(sql, args).fetchall()
+    con.close()
+    return rows
+
+
+def without_chunks(db, path):
+    """A copy of db whose analyses must read the rows: the chunk tables dropped, as schemas/ allows."""
+    shutil.copyfile(db, path)
+    con = sqlite3.connect(path)
+    con.executescript("DROP TABLE column_chunks; DROP TABLE column_sets;")
+    con.close()
+    return path
+
+
+def chunks_and_rows(tmp, db):
+    """Real traces join the two synthetic sessions; every session's answers from chunks equal the rows'."""
+    added = []
+    for trace in ("kineto/a100_nccl.json.gz", "nsys/h100_2gpu_1s.sqlite"):
+        path = os.path.join(TRACES, trace)
+        if not os.path.exists(path):
+            print(f"parallel: skipping {trace}: {path} is absent")
+            continue
+        subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", path, "-o", db], check=True)
+        added.append(trace)
+    sessions = [str(r[0]) for r in query(db, "SELECT id FROM sessions ORDER BY id")]
+    chunked = query(db, "SELECT count(DISTINCT session_id) FROM column_sets WHERE tbl = 'kernels'")[0][0]
+    check("every ingested session has kernel chunks", chunked, len(sessions))
+    rows_db = without_chunks(db, os.path.join(tmp, "rows.db"))
+    for session in sessions:
+        for name in analysis_names():
+            extra = ["--base-session", "1"] if name == "compare" else []
+            args = [name, "--session", session, "-f", "json", "-n", "0"] + extra
+            check(f"{name} session {session}: chunks give the bytes of rows",
+                  run(["gpuprof-analyze", name, db] + args[1:], 2), run(["gpuprof-analyze", name, rows_db] + args[1:], 2))
+        for opts in (["--match", "gemm|nccl"], ["--short"]):
+            for name in ("hotspots", "launch", "ranges"):
+                check(f"{name} {' '.join(opts)} session {session}: chunks give the bytes of rows",
+                      run(["gpuprof-analyze", name, db, "--session", session, "-f", "json"] + opts, 2),
+                      run(["gpuprof-analyze", name, rows_db, "--session", session, "-f", "json"] + opts, 2))
+        check(f"report json session {session}: chunks give the bytes of rows",
+              run(["gpuprof-report", db, "--session", session, "-f", "json", "-n", "0"], 2),
+              run(["gpuprof-report", rows_db, "--session", session, "-f", "json", "-n", "0"], 2))
+    return added
+
+
+def hotspot_total(db, session, threads=1):
+    rows = json.loads(run(["gpuprof-analyze", "hotspots", db, "--session", session, "-f", "json", "-n", "0"],
+                          threads))
+    return sum(r["total_ns"] for r in rows), sum(r["calls"] for r in rows)
+
+
+def edit(db, sql, copy_from=None):
+    """Run sql on db (first a copy of copy_from) the way a user would, with sqlite3."""
+    if copy_from:
+        shutil.copyfile(copy_from, db)
+    con = sqlite3.connect(db)
+    con.execute(sql)
+    con.commit()
+    con.close()
+    return db
+
+
+def triggers(tmp, db):
+    """Edits through sqlite3 retire the chunks they touch; the answers follow the edit."""
+    before = hotspot_total(db, "1")
+    edited = edit(os.path.join(tmp, "edited.db"), "UPDATE kernels SET end_ns = end_ns + 1000000 WHERE rowid = "
+                  "(SELECT min(rowid) FROM kernels WHERE session_id = 1)", db)
+    check("an UPDATE of kernels deletes the kernels' chunks",
+          query(edited, "SELECT count(*) FROM column_chunks WHERE tbl = 'kernels'")[0][0], 0)
+    ok("it leaves the API calls' chunks",
+       query(edited, "SELECT count(*) FROM column_sets WHERE tbl = 'api_calls'")[0][0] > 0)
+    for threads in (1, 3):
+        check(f"hotspots after the UPDATE ({threads} slices): one kernel 1 ms longer",
+              hotspot_total(edited, "1", threads), (before[0] + 1000000, before[1]))
+    edit(edited, "DELETE FROM kernels WHERE rowid = (SELECT max(rowid) FROM kernels WHERE session_id = 1)")
+    ok("a DELETE too", hotspot_total(edited, "1")[1] == before[1] - 1)
+    # A session ingested now gets chunks; the edited one still reads its rows.
+    d = os.path.join(tmp, "synth13")
+    subprocess.run([os.path.join(BIN, "gpuprof-synth"), "--kernels", "2000", "--seed", "13", "--no-expected",
+                    "-o", d], check=True)
+    subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", d, "-o", edited], check=True)
+    new = str(query(edited, "SELECT max(id) FROM sessions")[0][0])
+    check("a session ingested after an edit has kernel chunks",
+          query(edited, "SELECT count(*) FROM column_sets WHERE tbl = 'kernels' AND session_id = ?",
+                (int(new),))[0][0], 1)
+    rows_db = without_chunks(edited, os.path.join(tmp, "edited-rows.db"))
+    for session in ("1", new):
+        for name in ("hotspots", "streams", "launch", "ranges"):
+            args = [name, "--session", session, "-f", "json", "-n", "0"]
+            check(f"after edits, {name} session {session}: chunks give the bytes of rows",
+                  run(["gpuprof-analyze", name, edited] + args[1:], 2),
+                  run(["gpuprof-analyze", name, rows_db] + args[1:], 2))
+    # Ingest put its triggers back: an INSERT retires the new session's chunks too.
+    edit(edited, "INSERT INTO kernels (session_id, pid, start_ns, end_ns, device_id, name_id) "
+         f"SELECT session_id, pid, start_ns, end_ns, device_id, name_id FROM kernels WHERE session_id = {new} LIMIT 1")
+    check("after ingest, an INSERT deletes the kernels' chunks again",
+          query(edited, "SELECT count(*) FROM column_chunks WHERE tbl = 'kernels'")[0][0], 0)
+    # A damaged chunk is refused with a message that says what to do.
+    damaged = edit(os.path.join(tmp, "damaged.db"), "UPDATE column_chunks SET data = x'FFFFFF7F' || "
+                   "substr(data, 5) WHERE id = (SELECT max(id) FROM column_chunks WHERE tbl = 'api_calls' AND "
+                   "session_id = 1)", db)
+    for name in ("ranges", "gaps"):
+        p = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), name, damaged, "--session", "1"],
+                           capture_output=True, text=True)
+        ok(f"{name} on a damaged chunk fails", p.returncode != 0 and not p.stdout, p.returncode)
+        ok(f"{name} on a damaged chunk says so", "column chunks are damaged" in p.stderr, p.stderr)
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="parallel.") as tmp:
-        check_analyses(two_sessions(tmp))
+        db = two_sessions(tmp)
+        check_analyses(db)
+        triggers(tmp, db)
+        chunks_and_rows(tmp, db)
         contested(tmp)
     return summary("parallel")
 
