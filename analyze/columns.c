@@ -74,10 +74,9 @@ enum col_kind {
 	CV_DICT		/* int32_t index into a table of distinct values */
 };
 
-/* One column of a cached table: its bit, its expression over the table, where it goes. */
+/* One column of a cached table: its bit, where it goes. */
 struct col_def {
 	unsigned bit;
-	const char *expr;
 	enum col_kind kind;
 	size_t arr;		/* offsetof the array pointer */
 	size_t vals, nvals;	/* CV_DICT: offsetof the distinct values and their count */
@@ -93,28 +92,29 @@ struct col_source {
 	struct col_def cols[MAX_COLS];
 };
 
-#define I64(S, bit, expr, f) { bit, expr, CV_I64, offsetof(struct S, f), 0, 0 }
-#define NAME(S, bit, expr, f) { bit, expr, CV_NAME, offsetof(struct S, f), 0, 0 }
-#define DICT(S, bit, expr, f, vals, nvals) \
-	{ bit, expr, CV_DICT, offsetof(struct S, f), offsetof(struct S, vals), offsetof(struct S, nvals) }
+#define I64(S, bit, f) { bit, CV_I64, offsetof(struct S, f), 0, 0 }
+#define NAME(S, bit, f) { bit, CV_NAME, offsetof(struct S, f), 0, 0 }
+#define DICT(S, bit, f, vals, nvals) \
+	{ bit, CV_DICT, offsetof(struct S, f), offsetof(struct S, vals), offsetof(struct S, nvals) }
 
+/* The first chunk columns of each table (colstore.h), in their order; colstore_sql reads them from rows. */
 static const struct col_source kernel_source = { "kernels", CS_KERNELS, sizeof(struct kcols), 7, {
-	DICT(kcols, KC_PID, "pid", pid, pids, npids),
-	DICT(kcols, KC_DEV, "device_id", dev, devices, ndevices),
-	DICT(kcols, KC_STREAM, "coalesce(stream_id, -1)", stream, streams, nstreams),
-	NAME(kcols, KC_NAME, "name_id", name),
-	I64(kcols, KC_CORR, "correlation_id", corr),
-	I64(kcols, KC_START, "start_ns", start),
-	I64(kcols, KC_DUR, "end_ns - start_ns", dur),
+	DICT(kcols, KC_PID, pid, pids, npids),
+	DICT(kcols, KC_DEV, dev, devices, ndevices),
+	DICT(kcols, KC_STREAM, stream, streams, nstreams),
+	NAME(kcols, KC_NAME, name),
+	I64(kcols, KC_CORR, corr),
+	I64(kcols, KC_START, start),
+	I64(kcols, KC_DUR, dur),
 } };
 
 static const struct col_source call_source = { "api_calls", CS_CALLS, sizeof(struct ccols), 6, {
-	DICT(ccols, CC_PID, "pid", pid, pids, npids),
-	DICT(ccols, CC_THREAD, "coalesce(thread_id, 0)", thread, threads, nthreads),
-	NAME(ccols, CC_NAME, "coalesce(name_id, 0)", name),
-	I64(ccols, CC_CORR, "correlation_id", corr),
-	I64(ccols, CC_START, "start_ns", start),
-	I64(ccols, CC_DUR, "end_ns - start_ns", dur),
+	DICT(ccols, CC_PID, pid, pids, npids),
+	DICT(ccols, CC_THREAD, thread, threads, nthreads),
+	NAME(ccols, CC_NAME, name),
+	I64(ccols, CC_CORR, corr),
+	I64(ccols, CC_START, start),
+	I64(ccols, CC_DUR, dur),
 } };
 
 /* The array of column d in set c. */
@@ -269,16 +269,7 @@ static int chunks_plan(sqlite3 *db, int64_t session, const char *table, struct s
 	int ok = 0, k, rc;
 
 	memset(p, 0, sizeof(*p));
-	/*
-	 * Complete: a column_sets row for every process (at least one: tables filled by other means have
-	 * none), and as many rows in chunks as those promise.
-	 */
-	if (sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM processes WHERE session_id = ?1) = "
-			       "(SELECT count(*) FROM column_sets WHERE session_id = ?1 AND tbl = ?2) AND "
-			       "EXISTS (SELECT 1 FROM column_sets WHERE session_id = ?1 AND tbl = ?2) AND "
-			       "(SELECT coalesce(sum(rows), 0) FROM column_sets WHERE session_id = ?1 AND tbl = ?2) = "
-			       "(SELECT coalesce(sum(rows), 0) FROM column_chunks WHERE session_id = ?1 AND tbl = ?2)",
-			       -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, COLSTORE_COMPLETE_SQL, -1, &st, NULL) != SQLITE_OK) {
 		sqlite3_finalize(st);
 		return 0;	/* no such tables: an older database */
 	}
@@ -332,6 +323,13 @@ static int chunks_plan(sqlite3 *db, int64_t session, const char *table, struct s
 	free(rows);
 	return ok;
 }
+
+/* What to do about chunks that fail to decode. */
+#define DAMAGED "%s: column chunks are damaged: `DELETE FROM column_sets` retires them, `gpuprof-ingest " \
+	"--reindex` rebuilds them"
+
+/* Tables this big read from rows get a hint to rebuild their chunks. */
+#define HINT_ROWS 1000000
 
 /* The statement that reads table's chunks in a slice of a chunks_plan. */
 static void chunks_sql(struct buf *sql, const char *table)
@@ -405,8 +403,7 @@ int chunks_each(sqlite3 *db, int64_t session, enum colstore_table t, uint32_t wa
 			free(s[j].cols[k]);
 	}
 	if (bad)
-		return error("%s: column chunks are damaged (drop table column_chunks to read the rows instead)",
-			     sp->table);
+		return error(DAMAGED, sp->table);
 	return rc ? -1 : 1;
 }
 
@@ -431,9 +428,14 @@ static int load(struct colset *c, unsigned want)
 	if ((chunked = chunks_plan(c->db, c->session, c->src->table, &p, first, &cap)) < 0)
 		return -1;
 	if (!chunked) {
+		static int hinted;
 		if (scan_plan(c->db, c->src->table, &p))
 			return -1;
 		cap = p.n ? (size_t)(p.hi[p.n - 1] - p.lo[0] + 1) : 0;
+		if (cap >= HINT_ROWS && !hinted++)
+			info("hint: session %lld has no column chunks of its %s: `gpuprof-ingest --reindex -o %s` "
+			     "makes loading them several times faster", (long long)c->session, c->src->table,
+			     sqlite3_db_filename(c->db, "main"));
 		for (j = 0; j < p.n; j++)
 			first[j] = (size_t)(p.lo[j] - p.lo[0]);
 	}
@@ -448,7 +450,7 @@ static int load(struct colset *c, unsigned want)
 			continue;
 		*col_arr(c, d) = xmap(cap * col_size(d));
 		if (!chunked)
-			buf_addf(&sql, "%s%s", ncol ? ", " : "SELECT ", d->expr);
+			buf_addf(&sql, "%s%s", ncol ? ", " : "SELECT ", colstore_sql(c->src->chunks, k));
 		cols[ncol++] = d;
 	}
 	/* The statement asks for the wanted columns only (see kernels.sql); a chunk for all of them. */
@@ -474,8 +476,7 @@ static int load(struct colset *c, unsigned want)
 	if (bad & 1)
 		rc = error("%s: a name id is out of range (0..%d)", c->src->table, INT32_MAX - 1);
 	else if (bad)
-		rc = error("%s: column chunks are damaged (drop table column_chunks to read the rows instead)",
-			   c->src->table);
+		rc = error(DAMAGED, c->src->table);
 	if (!rc) {
 		for (k = 0; k < ncol; k++)
 			if (cols[k]->kind == CV_DICT && p.n)
@@ -494,8 +495,7 @@ static int load(struct colset *c, unsigned want)
 				maxname = s[j].maxname;
 		}
 		if (chunked && n != cap)
-			rc = error("%s: column chunks are damaged (drop table column_chunks to read the rows instead)",
-				   c->src->table);
+			rc = error(DAMAGED, c->src->table);
 		if (c->cols && n != c->n)
 			rc = error("%s: the table changed while it was being read", c->src->table);
 		c->n = n;

@@ -25,6 +25,7 @@ static void usage(FILE *out)
 	size_t i;
 	fprintf(out,
 		"usage: gpuprof-ingest [options] INPUT... -o session.db\n"
+		"   or: gpuprof-ingest --reindex -o session.db\n"
 		"\n"
 		"Load profiles into a session database (created if missing). INPUT is a gpuprof session\n"
 		"directory or .ndjson[.gz] file; the format is detected from content.\n"
@@ -32,6 +33,9 @@ static void usage(FILE *out)
 		"  -o, --output DB     the database to write (required)\n"
 		"  -f, --format NAME   read every INPUT as NAME instead of detecting it\n"
 		"      --session ID    store the inputs into session ID (merge ranks of one run)\n"
+		"      --reindex       rebuild the column chunks analyses read fast (after the inputs) of\n"
+		"                      sessions that lack them: written by an older gpuprof, or whose kernels\n"
+		"                      or API calls were changed with sqlite3\n"
 		"  -q, --quiet         print only warnings and errors\n"
 		"  -h, --help          show this help\n"
 		"      --version       show the version\n"
@@ -90,6 +94,7 @@ int main(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "session", required_argument, NULL, 'S' },
+		{ "reindex", no_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -99,7 +104,7 @@ int main(int argc, char **argv)
 	struct reader_opts ro = { NULL };
 	struct sink *sink;
 	sqlite3 *db;
-	int c, i, status = EXIT_OK;
+	int c, i, status = EXIT_OK, reindex = 0;
 	int64_t t0 = now_ns();
 
 	util_init(argv[0]);
@@ -108,13 +113,14 @@ int main(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'f': format = optarg; break;
 		case 'S': ro.session = optarg; break;
+		case 'R': reindex = 1; break;
 		case 'q': util_set_quiet(1); break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("gpuprof-ingest %s\n", GPUPROF_VERSION); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (!out || optind == argc) {
+	if (!out || (optind == argc && !reindex)) {
 		error(!out ? "no output database given (-o session.db)" : "no input given");
 		usage(stderr);
 		return EXIT_USAGE;
@@ -133,6 +139,13 @@ int main(int argc, char **argv)
 		int rc = r->ingest(sink, argv[i], &ro);
 		if (rc > status)
 			status = rc;
+	}
+	if (reindex && status != EXIT_SYSTEM) {
+		int64_t n;
+		if (sink_reindex(sink, &n))
+			status = EXIT_SYSTEM;
+		else
+			info("%s: rebuilt the column chunks of %lld session%s", out, (long long)n, n == 1 ? "" : "s");
 	}
 	sink_free(sink);
 	db_close(db);

@@ -26,24 +26,46 @@ struct cs_col {
 	enum cs_how how;
 	const char *field;	/* wire name */
 	int64_t def;
+	const char *sql;	/* the same value as an expression over the table */
 };
+
+/* INT64_MIN in SQL (whose integer literals stop at INT64_MAX). */
+#define NULL64 "(-9223372036854775807 - 1)"
 
 /* The columns of colstore.h's list, in order; CS_SPAN reads the "start" and "end" fields. */
 static const struct cs_col cs_cols[CS_TABLES][COLSTORE_MAX_COLS] = {
 	[CS_KERNELS] = {
-		{ CS_PID, NULL, 0 }, { CS_FIELD, "device", 0 }, { CS_FIELD, "stream", -1 },
-		{ CS_FIELD, "name", 0 }, { CS_FIELD, "correlation", 0 }, { CS_FIELD, "start", 0 },
-		{ CS_SPAN, "end", 0 }, { CS_FIELD, "grid_x", INT64_MIN }, { CS_FIELD, "grid_y", INT64_MIN },
-		{ CS_FIELD, "grid_z", INT64_MIN }, { CS_FIELD, "block_x", INT64_MIN },
-		{ CS_FIELD, "block_y", INT64_MIN }, { CS_FIELD, "block_z", INT64_MIN },
-		{ CS_FIELD, "registers", INT64_MIN }, { CS_FIELD, "static_smem", INT64_MIN },
-		{ CS_FIELD, "dynamic_smem", INT64_MIN },
+		{ CS_PID, NULL, 0, "pid" },
+		{ CS_FIELD, "device", 0, "coalesce(device_id, 0)" },
+		{ CS_FIELD, "stream", -1, "coalesce(stream_id, -1)" },
+		{ CS_FIELD, "name", 0, "coalesce(name_id, 0)" },
+		{ CS_FIELD, "correlation", 0, "coalesce(correlation_id, 0)" },
+		{ CS_FIELD, "start", 0, "start_ns" },
+		{ CS_SPAN, "end", 0, "coalesce(end_ns - start_ns, 0)" },
+		{ CS_FIELD, "grid_x", INT64_MIN, "coalesce(grid_x, " NULL64 ")" },
+		{ CS_FIELD, "grid_y", INT64_MIN, "coalesce(grid_y, " NULL64 ")" },
+		{ CS_FIELD, "grid_z", INT64_MIN, "coalesce(grid_z, " NULL64 ")" },
+		{ CS_FIELD, "block_x", INT64_MIN, "coalesce(block_x, " NULL64 ")" },
+		{ CS_FIELD, "block_y", INT64_MIN, "coalesce(block_y, " NULL64 ")" },
+		{ CS_FIELD, "block_z", INT64_MIN, "coalesce(block_z, " NULL64 ")" },
+		{ CS_FIELD, "registers", INT64_MIN, "coalesce(registers, " NULL64 ")" },
+		{ CS_FIELD, "static_smem", INT64_MIN, "coalesce(static_smem, " NULL64 ")" },
+		{ CS_FIELD, "dynamic_smem", INT64_MIN, "coalesce(dynamic_smem, " NULL64 ")" },
 	},
 	[CS_CALLS] = {
-		{ CS_PID, NULL, 0 }, { CS_FIELD, "thread", 0 }, { CS_FIELD, "name", 0 },
-		{ CS_FIELD, "correlation", 0 }, { CS_FIELD, "start", 0 }, { CS_SPAN, "end", 0 },
+		{ CS_PID, NULL, 0, "pid" },
+		{ CS_FIELD, "thread", 0, "coalesce(thread_id, 0)" },
+		{ CS_FIELD, "name", 0, "coalesce(name_id, 0)" },
+		{ CS_FIELD, "correlation", 0, "coalesce(correlation_id, 0)" },
+		{ CS_FIELD, "start", 0, "start_ns" },
+		{ CS_SPAN, "end", 0, "coalesce(end_ns - start_ns, 0)" },
 	},
 };
+
+const char *colstore_sql(enum colstore_table t, int k)
+{
+	return cs_cols[t][k].sql;
+}
 
 int colstore_fields(enum colstore_table t, int idx[COLSTORE_MAX_COLS])
 {
@@ -57,6 +79,15 @@ int colstore_fields(enum colstore_table t, int idx[COLSTORE_MAX_COLS])
 	}
 	/* CS_SPAN subtracts the start column's field. */
 	return cs_cols[t][sp->start_col].how == CS_FIELD ? 0 : -1;
+}
+
+int colstore_append(enum colstore_table t, struct colstore_buf *b, const int64_t *v)
+{
+	size_t i = b->n++;
+	int k;
+	for (k = 0; k < colstore_specs[t].ncols; k++)
+		b->v[k][i] = v[k];
+	return b->n == COLSTORE_ROWS;
 }
 
 int colstore_add(enum colstore_table t, const int idx[COLSTORE_MAX_COLS], struct colstore_buf *b, int64_t pid,
@@ -290,6 +321,11 @@ int colstore_writer_add(struct colstore_writer *w, enum colstore_table t, int64_
 {
 	struct cs_lane *l = &w->lane[t];
 	return colstore_add(t, l->idx, l->fill, pid, vals);
+}
+
+int colstore_writer_append(struct colstore_writer *w, enum colstore_table t, const int64_t *v)
+{
+	return colstore_append(t, w->lane[t].fill, v);
 }
 
 size_t colstore_writer_rows(const struct colstore_writer *w, enum colstore_table t)

@@ -11,14 +11,14 @@
  * next difference and flag 1 says the last difference (0 before any) repeats x more times. A constant
  * column, or a counter, takes a few bytes a chunk.
  *
- * The chunk columns of each table, in order, and the SQL expression over the table each one equals:
+ * The chunk columns of each table, in order, and the SQL expression over the table each one equals
+ * (colstore_sql, which analyze/columns.c reads rows with when a session has no chunks; tests/parallel.py
+ * checks that both ways give the same answers):
  *   kernels:   pid, device_id, coalesce(stream_id, -1), name_id, coalesce(correlation_id, 0),
  *              start_ns, coalesce(end_ns - start_ns, 0), then grid_x, grid_y, grid_z, block_x,
  *              block_y, block_z, registers, static_smem, dynamic_smem with INT64_MIN for NULL
  *   api_calls: pid, coalesce(thread_id, 0), coalesce(name_id, 0), coalesce(correlation_id, 0),
  *              start_ns, coalesce(end_ns - start_ns, 0)
- * analyze/columns.c lists the same expressions for databases without chunks; tests/parallel.py checks
- * that both ways give the same answers.
  *
  * The chunks are a cache: triggers on the two tables delete them on any INSERT, UPDATE or DELETE that
  * does not come from the sink (which drops the triggers for its own transaction), and readers use them
@@ -60,6 +60,20 @@ struct colstore_spec {
 
 extern const struct colstore_spec colstore_specs[CS_TABLES];
 
+/*
+ * One row, one column: 1 when session ?1's rows of table ?2 are all in column chunks (a column_sets row
+ * for every process, at least one, and as many rows in chunks as those promise). Fails to prepare on a
+ * database from before chunks.
+ */
+#define COLSTORE_COMPLETE_SQL "SELECT " COLSTORE_COMPLETE_SQL_OF("?1", "?2")
+/* The same test as an expression over session S and table T (SQL text). */
+#define COLSTORE_COMPLETE_SQL_OF(S, T) \
+	"(SELECT count(*) FROM processes WHERE session_id = " S ") = " \
+	"(SELECT count(*) FROM column_sets WHERE session_id = " S " AND tbl = " T ") AND " \
+	"EXISTS (SELECT 1 FROM column_sets WHERE session_id = " S " AND tbl = " T ") AND " \
+	"(SELECT coalesce(sum(rows), 0) FROM column_sets WHERE session_id = " S " AND tbl = " T ") = " \
+	"(SELECT coalesce(sum(rows), 0) FROM column_chunks WHERE session_id = " S " AND tbl = " T ")"
+
 /* Rows of one table not yet written as a chunk. */
 struct colstore_buf {
 	size_t n;
@@ -71,6 +85,12 @@ struct colstore_buf {
  * 0, or -1 when records.c lacks a field.
  */
 int colstore_fields(enum colstore_table t, int idx[COLSTORE_MAX_COLS]);
+
+/* Column k of table t as an SQL expression over the table. */
+const char *colstore_sql(enum colstore_table t, int k);
+
+/* Append one row of column values v[ncols]; 1 when b is now full. */
+int colstore_append(enum colstore_table t, struct colstore_buf *b, const int64_t *v);
 
 /* Append one record (its values, in records.c order) of process pid; 1 when b is now full. */
 int colstore_add(enum colstore_table t, const int idx[COLSTORE_MAX_COLS], struct colstore_buf *b, int64_t pid,
@@ -109,6 +129,8 @@ struct colstore_writer *colstore_writer_new(void);
 void colstore_writer_free(struct colstore_writer *w);
 /* Buffer one record of table t from process pid; 1 when the buffer is full (seal it). */
 int colstore_writer_add(struct colstore_writer *w, enum colstore_table t, int64_t pid, const struct value *vals);
+/* Buffer one row of column values v[ncols] of table t; 1 when the buffer is full. */
+int colstore_writer_append(struct colstore_writer *w, enum colstore_table t, const int64_t *v);
 /* Rows buffered for t. */
 size_t colstore_writer_rows(const struct colstore_writer *w, enum colstore_table t);
 /*

@@ -706,6 +706,158 @@ int sink_shift_times(struct sink *s, int64_t offset_ns)
 	return 0;
 }
 
+/* Rows of one process in a table being rebuilt. */
+struct rebuild_count {
+	int64_t session, pid, rows;
+};
+
+/* Table t's column_sets rows for session `session`: each process's rows from cnt (a pid shared by two hosts counts once, at the first). */
+static int rebuild_sets(struct sink *s, enum colstore_table t, int64_t session, struct rebuild_count *cnt, size_t ncnt)
+{
+	sqlite3_stmt *st = db_prepare(s->db, "SELECT hostname, pid FROM processes WHERE session_id = ? ORDER BY rowid");
+	int rc;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, session);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t pid = sqlite3_column_int64(st, 1), rows = 0;
+		size_t j;
+		for (j = 0; j < ncnt; j++)
+			if (cnt[j].session == session && cnt[j].pid == pid) {
+				rows += cnt[j].rows;
+				cnt[j].rows = 0;
+			}
+		sqlite3_bind_int64(s->cs_set_add, 1, session);
+		sqlite3_bind_text(s->cs_set_add, 2, (const char *)sqlite3_column_text(st, 0), -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(s->cs_set_add, 3, pid);
+		sqlite3_bind_text(s->cs_set_add, 4, colstore_specs[t].table, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s->cs_set_add, 5, rows);
+		if (step_done(s, s->cs_set_add)) {
+			sqlite3_finalize(st);
+			return -1;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		error("sqlite: %s", sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : -1;
+}
+
+/*
+ * Rebuild table t's chunks of the sessions in temp.reindex from the rows, in one scan of the table in
+ * rowid order (a chunk ends where the session or the process changes), then their column_sets rows.
+ * 0, or -1.
+ */
+static int rebuild(struct sink *s, enum colstore_table t)
+{
+	const struct colstore_spec *sp = &colstore_specs[t];
+	struct rebuild_count *cnt = NULL;
+	int64_t v[COLSTORE_MAX_COLS];
+	size_t ncnt = 0, alloc = 0, i;
+	sqlite3_stmt *st;
+	struct buf sql;
+	int k, rc, status = -1;
+
+	buf_init(&sql);
+	buf_addstr(&sql, "SELECT session_id");
+	for (k = 0; k < sp->ncols; k++)
+		buf_addf(&sql, ", %s", colstore_sql(t, k));
+	buf_addf(&sql, " FROM %s WHERE session_id IN (SELECT id FROM temp.reindex) ORDER BY rowid", sp->table);
+	st = db_prepare(s->db, sql.s);
+	buf_release(&sql);
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t sid = sqlite3_column_int64(st, 0);
+		for (k = 0; k < sp->ncols; k++)
+			v[k] = sqlite3_column_int64(st, k + 1);
+		if (!ncnt || cnt[ncnt - 1].session != sid || cnt[ncnt - 1].pid != v[0]) {
+			/* A new run: the one before ends its chunk; this one goes after its session's rows. */
+			if (ncnt && cs_flush(s, t, 0))
+				goto out;
+			s->cs_next_row[t] = 0;
+			for (i = 0; i < ncnt; i++)
+				if (cnt[i].session == sid)
+					s->cs_next_row[t] += cnt[i].rows;
+			s->session_id = sid;
+			s->pid = v[0];
+			ALLOC_GROW(cnt, ncnt + 1, alloc);
+			cnt[ncnt++] = (struct rebuild_count){ sid, v[0], 0 };
+		}
+		cnt[ncnt - 1].rows++;
+		if (colstore_writer_append(s->cs, t, v) && cs_flush(s, t, 0))
+			goto out;
+	}
+	if (rc != SQLITE_DONE) {
+		error("sqlite: %s", sqlite3_errmsg(s->db));
+		goto out;
+	}
+	if (cs_flush(s, t, 1))
+		goto out;
+	sqlite3_finalize(st);
+	st = db_prepare(s->db, "SELECT id FROM temp.reindex ORDER BY id");
+	while (st && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (rebuild_sets(s, t, sqlite3_column_int64(st, 0), cnt, ncnt))
+			goto out;
+	status = st && rc == SQLITE_DONE ? 0 : -1;
+out:
+	sqlite3_finalize(st);
+	free(cnt);
+	s->session_id = 0;
+	return status;
+}
+
+int sink_reindex(struct sink *s, int64_t *rebuilt)
+{
+	static const char *const steps[] = {
+		/* The sessions (with processes: chunks cover processes) whose chunks are not complete. */
+		"DELETE FROM temp.reindex",
+		"INSERT INTO temp.reindex SELECT id FROM sessions WHERE EXISTS (SELECT 1 FROM processes WHERE "
+		"session_id = sessions.id) AND NOT coalesce((" COLSTORE_COMPLETE_SQL_OF("sessions.id", "?1") "), 0)",
+		"INSERT OR IGNORE INTO temp.reindexed SELECT id FROM temp.reindex",
+		"DELETE FROM column_chunks WHERE tbl = ?1 AND session_id IN (SELECT id FROM temp.reindex)",
+		"DELETE FROM column_sets WHERE tbl = ?1 AND session_id IN (SELECT id FROM temp.reindex)",
+	};
+	sqlite3_stmt *st;
+	int t, todo;
+	size_t i;
+
+	*rebuilt = 0;
+	if (sink_tx_begin(s))
+		return -1;
+	if (db_exec(s->db, "CREATE TEMP TABLE IF NOT EXISTS reindex (id INTEGER PRIMARY KEY); "
+		    "CREATE TEMP TABLE IF NOT EXISTS reindexed (id INTEGER PRIMARY KEY); DELETE FROM temp.reindexed"))
+		goto fail;
+	for (t = 0; t < CS_TABLES; t++) {
+		for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+			if (!(st = db_prepare(s->db, steps[i])))
+				goto fail;
+			if (sqlite3_bind_parameter_count(st))
+				sqlite3_bind_text(st, 1, colstore_specs[t].table, -1, SQLITE_STATIC);
+			if (step_done(s, st)) {
+				sqlite3_finalize(st);
+				goto fail;
+			}
+			sqlite3_finalize(st);
+		}
+		if (!(st = db_prepare(s->db, "SELECT EXISTS (SELECT 1 FROM temp.reindex)")))
+			goto fail;
+		todo = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+		if (todo && rebuild(s, t))
+			goto fail;
+	}
+	if (!(st = db_prepare(s->db, "SELECT count(*) FROM temp.reindexed")))
+		goto fail;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*rebuilt = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return sink_tx_commit(s);
+fail:
+	sink_tx_rollback(s);
+	return -1;
+}
+
 int sink_set_rank(struct sink *s, int64_t rank)
 {
 	sqlite3_stmt *st = db_prepare(s->db, "UPDATE processes SET rank = ? WHERE session_id = ? AND hostname = ? "

@@ -64,6 +64,13 @@ int sink_shift_times(struct sink *s, int64_t offset_ns);
 /* Set the current process's distributed rank. */
 int sink_set_rank(struct sink *s, int64_t rank);
 
+/*
+ * Rebuild the column chunks (colstore.h) of every session whose chunks are missing or incomplete (a
+ * database from before chunks, or tables changed with sqlite3), in a transaction of its own; *rebuilt
+ * says how many sessions. 0, or -1.
+ */
+int sink_reindex(struct sink *s, int64_t *rebuilt);
+
 int sink_drop(struct sink *s, int64_t ts_ns, const char *source, const char *what, int64_t count);
 int sink_collector_error(struct sink *s, int64_t ts_ns, const char *what, const char *reason);
 /* Record a rejected line; works inside or outside a transaction. session_id is NULL outside a process. */

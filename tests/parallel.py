@@ -13,6 +13,8 @@ bytes as the rows:
 - the triggers: changing a kernel row with sqlite3 retires the kernels' chunks (not the calls'), and
   the answers follow the change; a session ingested afterwards gets chunks again; a damaged chunk is
   an error, not a wrong answer;
+- `gpuprof-ingest --reindex` rebuilds what edits retired, heals a damaged database once its sets are
+  retired, and gives a database from before chunks its chunks, each with the answers of the rows;
 - "the first call with a kernel's correlation id launched it" when the two calls fall in different
   slices, and a graph launch's kernels sharing one id all count, checked against the planted answer.
 """
@@ -170,7 +172,27 @@ def chunks_and_rows(tmp, db):
         check(f"report json session {session}: chunks give the bytes of rows",
               run(["gpuprof-report", db, "--session", session, "-f", "json", "-n", "0"], 2),
               run(["gpuprof-report", rows_db, "--session", session, "-f", "json", "-n", "0"], 2))
+    # A database from before chunks (no chunk tables) gets them from --reindex, with the same answers.
+    reindexed = os.path.join(tmp, "reindexed.db")
+    shutil.copyfile(rows_db, reindexed)
+    reindex(reindexed)
+    check("--reindex gives every session of an older database its kernel and call chunks",
+          query(reindexed, "SELECT count(*) FROM column_sets")[0][0],
+          2 * query(reindexed, "SELECT count(*) FROM processes")[0][0])
+    for session in sessions:
+        check(f"after --reindex, report json session {session}: the bytes of the chunks ingest wrote",
+              run(["gpuprof-report", reindexed, "--session", session, "-f", "json", "-n", "0"], 2),
+              run(["gpuprof-report", db, "--session", session, "-f", "json", "-n", "0"], 2))
+    chunks = ("SELECT tbl, session_id, pid, first_row, rows, base_ns, hex(data) FROM column_chunks "
+              "ORDER BY tbl, session_id, first_row")
+    check("--reindex writes the chunks ingest wrote", query(reindexed, chunks), query(db, chunks))
     return added
+
+
+def reindex(db):
+    p = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "--reindex", "-o", db], capture_output=True, text=True)
+    ok(f"gpuprof-ingest --reindex {os.path.basename(db)} exits 0", p.returncode == 0, p.stderr)
+    return p.stderr
 
 
 def hotspot_total(db, session, threads=1):
@@ -225,6 +247,21 @@ def triggers(tmp, db):
          f"SELECT session_id, pid, start_ns, end_ns, device_id, name_id FROM kernels WHERE session_id = {new} LIMIT 1")
     check("after ingest, an INSERT deletes the kernels' chunks again",
           query(edited, "SELECT count(*) FROM column_chunks WHERE tbl = 'kernels'")[0][0], 0)
+    # --reindex rebuilds both sessions' kernel chunks, from the edited rows.
+    said = reindex(edited)
+    sessions = query(edited, "SELECT count(*) FROM sessions")[0][0]
+    ok("--reindex says what it rebuilt", f"rebuilt the column chunks of {sessions} sessions" in said, said)
+    check("--reindex leaves nothing to rebuild", "rebuilt the column chunks of 0 sessions" in reindex(edited), True)
+    check("after --reindex, every session's kernels are in chunks",
+          query(edited, "SELECT count(DISTINCT session_id) FROM column_sets WHERE tbl = 'kernels'")[0][0],
+          query(edited, "SELECT count(*) FROM sessions")[0][0])
+    rows_db = without_chunks(edited, os.path.join(tmp, "edited-rows2.db"))
+    for session in ("1", new):
+        for name in ("hotspots", "streams", "launch", "ranges", "gaps"):
+            args = [name, "--session", session, "-f", "json", "-n", "0"]
+            check(f"after --reindex, {name} session {session}: chunks give the bytes of rows",
+                  run(["gpuprof-analyze", name, edited] + args[1:], 2),
+                  run(["gpuprof-analyze", name, rows_db] + args[1:], 2))
     # A damaged chunk is refused with a message that says what to do.
     damaged = edit(os.path.join(tmp, "damaged.db"), "UPDATE column_chunks SET data = x'FFFFFF7F' || "
                    "substr(data, 5) WHERE id = (SELECT max(id) FROM column_chunks WHERE tbl = 'api_calls' AND "
@@ -234,6 +271,12 @@ def triggers(tmp, db):
                            capture_output=True, text=True)
         ok(f"{name} on a damaged chunk fails", p.returncode != 0 and not p.stdout, p.returncode)
         ok(f"{name} on a damaged chunk says so", "column chunks are damaged" in p.stderr, p.stderr)
+    # What the message says to do heals it.
+    reindex(edit(damaged, "DELETE FROM column_sets"))
+    for name in ("ranges", "gaps"):
+        check(f"{name} after retiring the damaged chunks and --reindex",
+              run(["gpuprof-analyze", name, damaged, "--session", "1", "-f", "json"], 2),
+              run(["gpuprof-analyze", name, db, "--session", "1", "-f", "json"], 2))
 
 
 def main():
