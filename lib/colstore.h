@@ -20,9 +20,10 @@
  *   api_calls: pid, coalesce(thread_id, 0), coalesce(name_id, 0), coalesce(correlation_id, 0),
  *              start_ns, coalesce(end_ns - start_ns, 0)
  *
- * The chunks are a cache: triggers on the two tables delete them on any INSERT, UPDATE or DELETE that
- * does not come from the sink (which drops the triggers for its own transaction), and readers use them
- * only when every process of the session has its row in `column_sets`.
+ * The chunks are a cache: triggers on the two tables delete a session's chunks on any INSERT, UPDATE or
+ * DELETE of its rows that does not come from the sink (which drops the triggers for its own
+ * transaction), and readers use them only when every process of the session has its row in
+ * `column_sets`.
  *
  * Ownership: a colstore_buf is plain memory owned by its caller. A colstore_writer owns its buffers and
  * its encoder thread until colstore_writer_free; the chunk colstore_writer_done hands out stays valid

@@ -270,9 +270,9 @@ CREATE TABLE IF NOT EXISTS ingest_errors (
 -- Column chunks: kernels and api_calls kept a second time, as compressed columns, so that analyses load
 -- millions of rows in a fraction of the time SQLite needs to decode them. A cache, not data: the blob
 -- format is lib/colstore.h's, and the tables above stay the truth. gpuprof-ingest writes the chunks with
--- the rows; the triggers below delete them when anything else changes either table, and analyses use
--- them only while `column_sets` has a row for every process of the session. Dropping both tables is
--- safe: analyses then read the rows.
+-- the rows; the triggers below delete a session's chunks when anything else changes its rows, and
+-- analyses use them only while `column_sets` has a row for every process of the session
+-- (`gpuprof-ingest --reindex` rebuilds them). Dropping both tables is safe: analyses then read the rows.
 CREATE TABLE IF NOT EXISTS column_chunks (
 	id INTEGER PRIMARY KEY,		-- chunks in table order
 	tbl TEXT NOT NULL,		-- 'kernels' or 'api_calls'
@@ -294,18 +294,25 @@ CREATE TABLE IF NOT EXISTS column_sets (
 	rows INTEGER NOT NULL
 );
 
+-- A row written, changed or deleted by anything but ingest retires its session's chunks of that table.
 CREATE TRIGGER IF NOT EXISTS kernels_columns_insert AFTER INSERT ON kernels BEGIN
-	DELETE FROM column_chunks WHERE tbl = 'kernels'; DELETE FROM column_sets WHERE tbl = 'kernels'; END;
+	DELETE FROM column_chunks WHERE tbl = 'kernels' AND session_id = NEW.session_id;
+	DELETE FROM column_sets WHERE tbl = 'kernels' AND session_id = NEW.session_id; END;
 CREATE TRIGGER IF NOT EXISTS kernels_columns_update AFTER UPDATE ON kernels BEGIN
-	DELETE FROM column_chunks WHERE tbl = 'kernels'; DELETE FROM column_sets WHERE tbl = 'kernels'; END;
+	DELETE FROM column_chunks WHERE tbl = 'kernels' AND session_id IN (OLD.session_id, NEW.session_id);
+	DELETE FROM column_sets WHERE tbl = 'kernels' AND session_id IN (OLD.session_id, NEW.session_id); END;
 CREATE TRIGGER IF NOT EXISTS kernels_columns_delete AFTER DELETE ON kernels BEGIN
-	DELETE FROM column_chunks WHERE tbl = 'kernels'; DELETE FROM column_sets WHERE tbl = 'kernels'; END;
+	DELETE FROM column_chunks WHERE tbl = 'kernels' AND session_id = OLD.session_id;
+	DELETE FROM column_sets WHERE tbl = 'kernels' AND session_id = OLD.session_id; END;
 CREATE TRIGGER IF NOT EXISTS api_calls_columns_insert AFTER INSERT ON api_calls BEGIN
-	DELETE FROM column_chunks WHERE tbl = 'api_calls'; DELETE FROM column_sets WHERE tbl = 'api_calls'; END;
+	DELETE FROM column_chunks WHERE tbl = 'api_calls' AND session_id = NEW.session_id;
+	DELETE FROM column_sets WHERE tbl = 'api_calls' AND session_id = NEW.session_id; END;
 CREATE TRIGGER IF NOT EXISTS api_calls_columns_update AFTER UPDATE ON api_calls BEGIN
-	DELETE FROM column_chunks WHERE tbl = 'api_calls'; DELETE FROM column_sets WHERE tbl = 'api_calls'; END;
+	DELETE FROM column_chunks WHERE tbl = 'api_calls' AND session_id IN (OLD.session_id, NEW.session_id);
+	DELETE FROM column_sets WHERE tbl = 'api_calls' AND session_id IN (OLD.session_id, NEW.session_id); END;
 CREATE TRIGGER IF NOT EXISTS api_calls_columns_delete AFTER DELETE ON api_calls BEGIN
-	DELETE FROM column_chunks WHERE tbl = 'api_calls'; DELETE FROM column_sets WHERE tbl = 'api_calls'; END;
+	DELETE FROM column_chunks WHERE tbl = 'api_calls' AND session_id = OLD.session_id;
+	DELETE FROM column_sets WHERE tbl = 'api_calls' AND session_id = OLD.session_id; END;
 
 -- Lookup tables for the CUPTI enumerations used above.
 CREATE TABLE IF NOT EXISTS copy_kinds (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
