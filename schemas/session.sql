@@ -294,23 +294,30 @@ CREATE TABLE IF NOT EXISTS column_sets (
 	rows INTEGER NOT NULL
 );
 
--- A row written, changed or deleted by anything but ingest retires its session's chunks of that table.
-CREATE TRIGGER IF NOT EXISTS kernels_columns_insert AFTER INSERT ON kernels BEGIN
+-- A row written, changed or deleted by anything but ingest retires its session's chunks of that table
+-- (WHEN: the first row of a bulk change does it, the others find nothing left to retire).
+CREATE TRIGGER IF NOT EXISTS kernels_columns_insert AFTER INSERT ON kernels
+WHEN EXISTS (SELECT 1 FROM column_sets WHERE tbl = 'kernels' AND session_id = NEW.session_id) BEGIN
 	DELETE FROM column_chunks WHERE tbl = 'kernels' AND session_id = NEW.session_id;
 	DELETE FROM column_sets WHERE tbl = 'kernels' AND session_id = NEW.session_id; END;
-CREATE TRIGGER IF NOT EXISTS kernels_columns_update AFTER UPDATE ON kernels BEGIN
+CREATE TRIGGER IF NOT EXISTS kernels_columns_update AFTER UPDATE ON kernels
+WHEN EXISTS (SELECT 1 FROM column_sets WHERE tbl = 'kernels' AND session_id IN (OLD.session_id, NEW.session_id)) BEGIN
 	DELETE FROM column_chunks WHERE tbl = 'kernels' AND session_id IN (OLD.session_id, NEW.session_id);
 	DELETE FROM column_sets WHERE tbl = 'kernels' AND session_id IN (OLD.session_id, NEW.session_id); END;
-CREATE TRIGGER IF NOT EXISTS kernels_columns_delete AFTER DELETE ON kernels BEGIN
+CREATE TRIGGER IF NOT EXISTS kernels_columns_delete AFTER DELETE ON kernels
+WHEN EXISTS (SELECT 1 FROM column_sets WHERE tbl = 'kernels' AND session_id = OLD.session_id) BEGIN
 	DELETE FROM column_chunks WHERE tbl = 'kernels' AND session_id = OLD.session_id;
 	DELETE FROM column_sets WHERE tbl = 'kernels' AND session_id = OLD.session_id; END;
-CREATE TRIGGER IF NOT EXISTS api_calls_columns_insert AFTER INSERT ON api_calls BEGIN
+CREATE TRIGGER IF NOT EXISTS api_calls_columns_insert AFTER INSERT ON api_calls
+WHEN EXISTS (SELECT 1 FROM column_sets WHERE tbl = 'api_calls' AND session_id = NEW.session_id) BEGIN
 	DELETE FROM column_chunks WHERE tbl = 'api_calls' AND session_id = NEW.session_id;
 	DELETE FROM column_sets WHERE tbl = 'api_calls' AND session_id = NEW.session_id; END;
-CREATE TRIGGER IF NOT EXISTS api_calls_columns_update AFTER UPDATE ON api_calls BEGIN
+CREATE TRIGGER IF NOT EXISTS api_calls_columns_update AFTER UPDATE ON api_calls
+WHEN EXISTS (SELECT 1 FROM column_sets WHERE tbl = 'api_calls' AND session_id IN (OLD.session_id, NEW.session_id)) BEGIN
 	DELETE FROM column_chunks WHERE tbl = 'api_calls' AND session_id IN (OLD.session_id, NEW.session_id);
 	DELETE FROM column_sets WHERE tbl = 'api_calls' AND session_id IN (OLD.session_id, NEW.session_id); END;
-CREATE TRIGGER IF NOT EXISTS api_calls_columns_delete AFTER DELETE ON api_calls BEGIN
+CREATE TRIGGER IF NOT EXISTS api_calls_columns_delete AFTER DELETE ON api_calls
+WHEN EXISTS (SELECT 1 FROM column_sets WHERE tbl = 'api_calls' AND session_id = OLD.session_id) BEGIN
 	DELETE FROM column_chunks WHERE tbl = 'api_calls' AND session_id = OLD.session_id;
 	DELETE FROM column_sets WHERE tbl = 'api_calls' AND session_id = OLD.session_id; END;
 
