@@ -412,6 +412,7 @@ struct trend_slice {
 	size_t n, alloc;
 	struct intmap ix;	/* (session << 32 | name) + 1 -> index + 1 */
 	int bad;		/* an id too big for the key */
+	int64_t session;	/* column chunks: the session they belong to */
 };
 
 static int tsum_add(struct trend_slice *t, int64_t session, int64_t name, int64_t total, int64_t calls)
@@ -441,6 +442,49 @@ static int trend_row(sqlite3_stmt *st, void *arg)
 			1);
 }
 
+static int trend_chunk(void *arg, int64_t *const *cols, size_t n)
+{
+	struct trend_slice *t = arg;
+	size_t i;
+	for (i = 0; i < n; i++)
+		if (tsum_add(t, t->session, cols[CSK_NAME][i], cols[CSK_DUR][i], 1))
+			return -1;
+	return 0;
+}
+
+/*
+ * Every session's kernels from their column chunks, a session at a time on every core, into the slices
+ * ts[SCAN_MAX_SLICES]: 1 when done, 0 when a session lacks complete chunks (read the rows instead), -1.
+ */
+static int trend_chunks(sqlite3 *db, struct trend_slice *ts)
+{
+	sqlite3_stmt *st;
+	int rc, j, done = 1;
+	if (sqlite3_prepare_v2(db, "SELECT id, coalesce((" COLSTORE_COMPLETE_SQL_OF("sessions.id", "'kernels'")
+			       "), 0) FROM sessions ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return 0;	/* a database from before chunks */
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		done &= sqlite3_column_int(st, 1);
+	if (rc != SQLITE_DONE)
+		return step_error(st);
+	sqlite3_reset(st);
+	while (done && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t session = sqlite3_column_int64(st, 0);
+		for (j = 0; j < SCAN_MAX_SLICES; j++)
+			ts[j].session = session;
+		rc = chunks_each(db, session, CS_KERNELS, 1u << CSK_NAME | 1u << CSK_DUR, trend_chunk, ts, sizeof(*ts));
+		if (rc <= 0) {
+			sqlite3_finalize(st);
+			return rc < 0 ? -1 : error("trend: session %lld changed while it was being read",
+						   (long long)session);
+		}
+	}
+	sqlite3_finalize(st);
+	return done;
+}
+
 static int cmp_tsum(const void *pa, const void *pb)
 {
 	const struct tsum *a = pa, *b = pb;
@@ -466,13 +510,19 @@ static int trend_load(sqlite3 *db, struct script *sc, struct tname **out, size_t
 
 	memset(ts, 0, sizeof(ts));
 	memset(&all, 0, sizeof(all));
-	if (scan_plan(db, "kernels", &p) || scan_run(db, &p, sc->tail, sc->o, trend_row, ts, sizeof(ts[0]))) {
-		for (j = 0; j < p.n; j++)
+	/* From the sessions' column chunks, else statement 1 on every core. */
+	if ((rc = trend_chunks(db, ts)) == 0)
+		rc = scan_plan(db, "kernels", &p) || scan_run(db, &p, sc->tail, sc->o, trend_row, ts, sizeof(ts[0]))
+		     ? -1 : 1;
+	if (rc < 0) {
+		for (j = 0; j < SCAN_MAX_SLICES; j++)
 			if (ts[j].bad)
 				error("trend: a session or name id is out of range");
+		rc = -1;
 		goto out;
 	}
-	for (j = 0; j < p.n; j++)
+	rc = -1;
+	for (j = 0; j < SCAN_MAX_SLICES; j++)
 		for (i = 0; i < ts[j].n; i++)
 			tsum_add(&all, ts[j].v[i].session, ts[j].v[i].name, ts[j].v[i].total, ts[j].v[i].calls);
 	xqsort(all.v, all.n, sizeof(*all.v), cmp_tsum);

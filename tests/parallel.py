@@ -240,7 +240,7 @@ def triggers(tmp, db):
                 (int(new),))[0][0], 1)
     rows_db = without_chunks(edited, os.path.join(tmp, "edited-rows.db"))
     for session in ("1", new):
-        for name in ("hotspots", "streams", "launch", "ranges"):
+        for name in ("hotspots", "streams", "launch", "ranges", "trend"):
             args = [name, "--session", session, "-f", "json", "-n", "0"]
             check(f"after edits, {name} session {session}: chunks give the bytes of rows",
                   run(["gpuprof-analyze", name, edited] + args[1:], 2),
@@ -259,7 +259,7 @@ def triggers(tmp, db):
           [(t, i) for t in ("api_calls", "kernels") for i in (1, 2, int(new))])
     rows_db = without_chunks(edited, os.path.join(tmp, "edited-rows2.db"))
     for session in ("1", new):
-        for name in ("hotspots", "streams", "launch", "ranges", "gaps"):
+        for name in ("hotspots", "streams", "launch", "ranges", "gaps", "trend"):
             args = [name, "--session", session, "-f", "json", "-n", "0"]
             check(f"after --reindex, {name} session {session}: chunks give the bytes of rows",
                   run(["gpuprof-analyze", name, edited] + args[1:], 2),
