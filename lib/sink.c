@@ -711,10 +711,15 @@ struct rebuild_count {
 	int64_t session, pid, rows;
 };
 
-/* Table t's column_sets rows for session `session`: each process's rows from cnt (a pid shared by two hosts counts once, at the first). */
-static int rebuild_sets(struct sink *s, enum colstore_table t, int64_t session, struct rebuild_count *cnt, size_t ncnt)
+/*
+ * Table t's column_sets rows of session `session`: each process's rows counted in cnt (a pid two hosts
+ * share counts once, at the first). 0, or -1.
+ */
+static int rebuild_sets(struct sink *s, enum colstore_table t, int64_t session, struct rebuild_count *cnt,
+			size_t ncnt)
 {
-	sqlite3_stmt *st = db_prepare(s->db, "SELECT hostname, pid FROM processes WHERE session_id = ? ORDER BY rowid");
+	sqlite3_stmt *st = db_prepare(s->db, "SELECT hostname, pid FROM processes WHERE session_id = ? "
+				      "ORDER BY rowid");
 	int rc;
 	if (!st)
 		return -1;

@@ -163,7 +163,8 @@ def chunks_and_rows(tmp, db):
             extra = ["--base-session", "1"] if name == "compare" else []
             args = [name, "--session", session, "-f", "json", "-n", "0"] + extra
             check(f"{name} session {session}: chunks give the bytes of rows",
-                  run(["gpuprof-analyze", name, db] + args[1:], 2), run(["gpuprof-analyze", name, rows_db] + args[1:], 2))
+                  run(["gpuprof-analyze", name, db] + args[1:], 2),
+                  run(["gpuprof-analyze", name, rows_db] + args[1:], 2))
         for opts in (["--match", "gemm|nccl"], ["--short"]):
             for name in ("hotspots", "launch", "ranges"):
                 check(f"{name} {' '.join(opts)} session {session}: chunks give the bytes of rows",
@@ -252,8 +253,8 @@ def triggers(tmp, db):
           [("api_calls", 1), ("api_calls", int(new)), ("kernels", 2)])
     # --reindex rebuilds what the edits retired, from the edited rows.
     said = reindex(edited)
-    ok("--reindex says what it rebuilt: sessions 1, 2 and the new one", "rebuilt the column chunks of 3 sessions" in said,
-       said)
+    ok("--reindex says what it rebuilt: sessions 1, 2 and the new one",
+       "rebuilt the column chunks of 3 sessions" in said, said)
     check("--reindex leaves nothing to rebuild", "rebuilt the column chunks of 0 sessions" in reindex(edited), True)
     check("after --reindex, every session's kernels and calls are in chunks", query(edited, chunked),
           [(t, i) for t in ("api_calls", "kernels") for i in (1, 2, int(new))])

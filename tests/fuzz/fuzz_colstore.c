@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	t = data[0] % CS_TABLES;
 	n = ((size_t)data[1] | (size_t)data[2] << 8) % (COLSTORE_ROWS + 1);
 	for (k = 0; k < colstore_specs[t].ncols; k++)
-		colstore_decode(data + 3, size - 3, colstore_specs[t].ncols, k, n, k == colstore_specs[t].start_col ? 7 : 0,
-				out);
+		colstore_decode(data + 3, size - 3, colstore_specs[t].ncols, k, n,
+				k == colstore_specs[t].start_col ? 7 : 0, out);
 	return 0;
 }
