@@ -8,8 +8,8 @@ bytes as the rows:
   slices of either cross rows of the other), every analysis and the whole report, on both sessions,
   with 1, 2, 3 and 5 slices (GPUPROF_THREADS), with and without name filters and folding;
 - the same database with real Kineto (its time base comes after its events, so ingest shifts the
-  chunks it already wrote) and nsys traces added: every analysis from the chunks and from the rows
-  (column_chunks dropped) gives the same bytes;
+  chunks it already wrote; and one without a single kernel) and nsys traces added: every analysis from
+  the chunks and from the rows (column_chunks dropped) gives the same bytes;
 - the triggers: changing a kernel row with sqlite3 retires the kernels' chunks (not the calls'), and
   the answers follow the change; a session ingested afterwards gets chunks again; a damaged chunk is
   an error, not a wrong answer;
@@ -147,7 +147,7 @@ def without_chunks(db, path):
 def chunks_and_rows(tmp, db):
     """Real traces join the two synthetic sessions; every session's answers from chunks equal the rows'."""
     added = []
-    for trace in ("kineto/a100_nccl.json.gz", "nsys/h100_2gpu_1s.sqlite"):
+    for trace in ("kineto/a100_nccl.json.gz", "nsys/h100_2gpu_1s.sqlite", "kineto/cpu_only.json.gz"):
         path = os.path.join(TRACES, trace)
         if not os.path.exists(path):
             print(f"parallel: skipping {trace}: {path} is absent")
