@@ -552,7 +552,21 @@ static int trend_load(sqlite3 *db, struct script *sc, struct tname **out, size_t
 			goto fail_step;
 		/* A name not in strings is left out, as the join left it out; so is one the filters reject. */
 		if (r == SQLITE_ROW && sqlite3_column_int(name, 1)) {
-			flat[nflat].name = xstrdup((const char *)sqlite3_column_text(name, 0));
+			const char *text = (const char *)sqlite3_column_text(name, 0);
+			if (names_folded(sc->o)) {
+				/* --group/--short: a family's names in one session add up to one point. */
+				struct buf folded;
+				buf_init(&folded);
+				if (name_fold(sc->o, text, &folded)) {
+					buf_release(&folded);
+					sqlite3_reset(name);
+					goto out;
+				}
+				flat[nflat].name = xstrdup(folded.s);
+				buf_release(&folded);
+			} else {
+				flat[nflat].name = xstrdup(text);
+			}
 			flat[nflat].p.session = all.v[i].session;
 			flat[nflat].p.start = session_start;
 			flat[nflat].p.total = all.v[i].total;
@@ -575,9 +589,14 @@ static int trend_load(sqlite3 *db, struct script *sc, struct tname **out, size_t
 		}
 		flat[i].name = NULL;
 		k = &v[n - 1];
+		k->sum += flat[i].p.total;
+		if (k->n && k->p[k->n - 1].session == flat[i].p.session) {
+			k->p[k->n - 1].total += flat[i].p.total;	/* folded names of one session */
+			k->p[k->n - 1].calls += flat[i].p.calls;
+			continue;
+		}
 		ALLOC_GROW(k->p, k->n + 1, k->alloc);
 		k->p[k->n++] = flat[i].p;
-		k->sum += flat[i].p.total;
 		if (k->n > *most)
 			*most = k->n;
 	}

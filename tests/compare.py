@@ -658,6 +658,11 @@ def trend(tmp):
                                         ("M", ""), ("M", ""), ("M", "down")])
     check("trend --top 1", sorted({r["name"] for r in json.loads(run("trend", f"{tmp}/trend.db", "-f", "json",
                                                                      "-n", "1").stdout)}), ["K"])
+    # --group folds K and L into one family: per session the sums of both, one point each.
+    got = [(r["name"], r["session_id"], r["total_ns"], r["calls"]) for r in json.loads(run(
+        "trend", f"{tmp}/trend.db", "-f", "json", "--group", "KL=^[KL]$").stdout)]
+    check("trend --group", got, [("KL", s1, 200 * US, 2), ("KL", s2, 205 * US, 3), ("KL", s3, 300 * US, 2),
+                                 ("M", s1, 100 * US, 1), ("M", s2, 100 * US, 1), ("M", s3, 40 * US, 1)])
 
 
 def report_baseline(tmp):
