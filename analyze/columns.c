@@ -534,6 +534,14 @@ static struct colset *columns_get(sqlite3 *db, int64_t session, const struct col
 	return c;
 }
 
+int columns_chunked(sqlite3 *db, int64_t session)
+{
+	size_t first[SCAN_MAX_SLICES], n;
+	struct scan_plan p;
+	return chunks_plan(db, session, kernel_source.table, &p, first, &n) == 1 &&
+	       chunks_plan(db, session, call_source.table, &p, first, &n) == 1;
+}
+
 const struct kcols *kernels_get(sqlite3 *db, int64_t session, unsigned cols)
 {
 	return (const struct kcols *)columns_get(db, session, &kernel_source, cols);

@@ -81,6 +81,8 @@ struct ccols {
 const struct kcols *kernels_get(sqlite3 *db, int64_t session, unsigned cols);
 /* The session's API calls with at least the columns `cols` (CC_*); NULL with a message. */
 const struct ccols *calls_get(sqlite3 *db, int64_t session, unsigned cols);
+/* 1 when the session's kernels and API calls are both in column chunks (loads are cheap), else 0. */
+int columns_chunked(sqlite3 *db, int64_t session);
 /* Forget db's cached tables (call before closing it). */
 void columns_drop(sqlite3 *db);
 
