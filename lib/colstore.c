@@ -83,10 +83,7 @@ int colstore_fields(enum colstore_table t, int idx[COLSTORE_MAX_COLS])
 
 int colstore_append(enum colstore_table t, struct colstore_buf *b, const int64_t *v)
 {
-	size_t i = b->n++;
-	int k;
-	for (k = 0; k < colstore_specs[t].ncols; k++)
-		b->v[k][i] = v[k];
+	memcpy(b->v[b->n++], v, (size_t)colstore_specs[t].ncols * sizeof(*v));
 	return b->n == COLSTORE_ROWS;
 }
 
@@ -94,26 +91,21 @@ int colstore_add(enum colstore_table t, const int idx[COLSTORE_MAX_COLS], struct
 		 const struct value *vals)
 {
 	const struct colstore_spec *sp = &colstore_specs[t];
-	const struct value *start = &vals[idx[sp->start_col]];
-	size_t i = b->n++;
+	const struct cs_col *c = cs_cols[t];
+	int64_t *row = b->v[b->n++];
 	int k;
+	/* Every column as a field (the sink's hot path: one pass, no switch), then the two that are not. */
 	for (k = 0; k < sp->ncols; k++) {
-		const struct cs_col *c = &cs_cols[t][k];
 		const struct value *v = &vals[idx[k]];
-		int64_t x;
-		switch (c->how) {
-		case CS_PID:
-			x = pid;
-			break;
-		case CS_FIELD:
-			x = v->null ? c->def : v->i;
-			break;
-		default:
-			/* As SQLite computes end_ns - start_ns: wrapping, never undefined. */
-			x = v->null || start->null ? 0 : (int64_t)((uint64_t)v->i - (uint64_t)start->i);
-		}
-		b->v[k][i] = x;
+		row[k] = v->null ? c[k].def : v->i;
 	}
+	row[0] = pid;
+	for (k = 0; k < sp->ncols; k++)
+		if (c[k].how == CS_SPAN) {
+			const struct value *end = &vals[idx[k]], *start = &vals[idx[sp->start_col]];
+			/* As SQLite computes end_ns - start_ns: wrapping, never undefined. */
+			row[k] = end->null || start->null ? 0 : (int64_t)((uint64_t)end->i - (uint64_t)start->i);
+		}
 	return b->n == COLSTORE_ROWS;
 }
 
@@ -169,30 +161,43 @@ static uint32_t get_u32(const unsigned char *p)
 size_t colstore_encode(enum colstore_table t, const struct colstore_buf *b, unsigned char *out, int64_t *base_ns)
 {
 	const struct colstore_spec *sp = &colstore_specs[t];
+	struct {
+		uint64_t prev, delta, run;
+		unsigned char *from, *p;
+	} c[COLSTORE_MAX_COLS];
 	unsigned char *p = out + 4 * sp->ncols;
+	size_t i;
 	int k;
-	*base_ns = b->n ? b->v[sp->start_col][0] : 0;
+	*base_ns = b->n ? b->v[0][sp->start_col] : 0;
+	/* One pass over the rows, each column written into a region of its own... */
 	for (k = 0; k < sp->ncols; k++) {
-		const int64_t *v = b->v[k];
-		uint64_t prev = k == sp->start_col ? (uint64_t)*base_ns : 0, delta = 0, run = 0;
-		unsigned char *from = p;
-		size_t i;
-		for (i = 0; i < b->n; i++) {
-			uint64_t d = (uint64_t)v[i] - prev;	/* wrapping difference */
-			prev = (uint64_t)v[i];
-			if (d == delta) {
-				run++;
+		c[k].prev = k == sp->start_col ? (uint64_t)*base_ns : 0;
+		c[k].delta = c[k].run = 0;
+		c[k].from = c[k].p = p + (size_t)k * 10 * COLSTORE_ROWS;
+	}
+	for (i = 0; i < b->n; i++)
+		for (k = 0; k < sp->ncols; k++) {
+			uint64_t v = (uint64_t)b->v[i][k], d = v - c[k].prev;	/* wrapping difference */
+			c[k].prev = v;
+			if (d == c[k].delta) {
+				c[k].run++;
 				continue;
 			}
-			if (run)
-				p = put_token(p, run, 1);
-			run = 0;
-			delta = d;
-			p = put_token(p, d << 1 ^ (uint64_t)-(int64_t)(d >> 63), 0);	/* zigzag */
+			if (c[k].run)
+				c[k].p = put_token(c[k].p, c[k].run, 1);
+			c[k].run = 0;
+			c[k].delta = d;
+			c[k].p = put_token(c[k].p, d << 1 ^ (uint64_t)-(int64_t)(d >> 63), 0);	/* zigzag */
 		}
-		if (run)
-			p = put_token(p, run, 1);
-		put_u32(out + 4 * k, (uint32_t)(p - from));
+	/* ...then the regions closed up, one after another. */
+	for (k = 0; k < sp->ncols; k++) {
+		size_t len;
+		if (c[k].run)
+			c[k].p = put_token(c[k].p, c[k].run, 1);
+		len = (size_t)(c[k].p - c[k].from);
+		memmove(p, c[k].from, len);
+		p += len;
+		put_u32(out + 4 * k, (uint32_t)len);
 	}
 	return (size_t)(p - out);
 }
@@ -377,10 +382,10 @@ int colstore_writer_done(struct colstore_writer *w, enum colstore_table t, struc
 void colstore_writer_shift(struct colstore_writer *w, enum colstore_table t, int64_t offset_ns)
 {
 	struct colstore_buf *b = w->lane[t].fill;
-	int64_t *v = b->v[colstore_specs[t].start_col];
+	int k = colstore_specs[t].start_col;
 	size_t i;
 	for (i = 0; i < b->n; i++)
-		v[i] = (int64_t)((uint64_t)v[i] + (uint64_t)offset_ns);
+		b->v[i][k] = (int64_t)((uint64_t)b->v[i][k] + (uint64_t)offset_ns);
 }
 
 void colstore_writer_discard(struct colstore_writer *w)

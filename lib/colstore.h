@@ -75,10 +75,10 @@ extern const struct colstore_spec colstore_specs[CS_TABLES];
 	"(SELECT coalesce(sum(rows), 0) FROM column_sets WHERE session_id = " S " AND tbl = " T ") = " \
 	"(SELECT coalesce(sum(rows), 0) FROM column_chunks WHERE session_id = " S " AND tbl = " T ")"
 
-/* Rows of one table not yet written as a chunk. */
+/* Rows of one table not yet written as a chunk: v[row][column]. */
 struct colstore_buf {
 	size_t n;
-	int64_t v[COLSTORE_MAX_COLS][COLSTORE_ROWS];
+	int64_t v[COLSTORE_ROWS][COLSTORE_MAX_COLS];
 };
 
 /*

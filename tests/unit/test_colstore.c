@@ -18,11 +18,11 @@ static void round_trip(enum colstore_table t)
 	size_t len = colstore_encode(t, &buf, blob, &base), i;
 	int k, same;
 	CHECK(len <= COLSTORE_BLOB_MAX);
-	CHECK_EQ_I64(base, buf.n ? buf.v[sp->start_col][0] : 0);
+	CHECK_EQ_I64(base, buf.n ? buf.v[0][sp->start_col] : 0);
 	for (k = 0; k < sp->ncols; k++) {
 		CHECK(colstore_decode(blob, len, sp->ncols, k, buf.n, k == sp->start_col ? base : 0, out) == 0);
 		for (i = 0, same = 1; i < buf.n; i++)
-			same &= out[i] == buf.v[k][i];
+			same &= out[i] == buf.v[i][k];
 		CHECK(same);
 	}
 }
@@ -41,7 +41,7 @@ int main(void)
 	for (k = 0; k < CSK_COUNT; k++) {
 		int64_t v[6] = { 0, INT64_MAX, INT64_MIN, -1, 1, INT64_MIN + 1 };
 		for (i = 0; i < 6; i++)
-			buf.v[k][i] = v[(i + (size_t)k) % 6];
+			buf.v[i][k] = v[(i + (size_t)k) % 6];
 	}
 	round_trip(CS_KERNELS);
 	round_trip(CS_CALLS);
@@ -51,20 +51,20 @@ int main(void)
 	for (k = 0; k < CSK_COUNT; k++)
 		for (i = 0; i < COLSTORE_ROWS; i++) {
 			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-			buf.v[k][i] = k % 2 ? (int64_t)seed : (i ? buf.v[k][i - 1] : 0) + (int64_t)(seed >> 50) - 4096;
+			buf.v[i][k] = k % 2 ? (int64_t)seed : (i ? buf.v[i - 1][k] : 0) + (int64_t)(seed >> 50) - 4096;
 		}
 	round_trip(CS_KERNELS);
 
 	/* Constant columns and counters are runs: a few bytes a column for a full chunk. */
 	for (k = 0; k < CSK_COUNT; k++)
 		for (i = 0; i < COLSTORE_ROWS; i++)
-			buf.v[k][i] = k == CSK_CORR ? 1000 + (int64_t)i : k == CSK_START ? INT64_MAX - 7 : 42 * k;
+			buf.v[i][k] = k == CSK_CORR ? 1000 + (int64_t)i : k == CSK_START ? INT64_MAX - 7 : 42 * k;
 	round_trip(CS_KERNELS);
 	len = colstore_encode(CS_KERNELS, &buf, blob, &base);
 	CHECK(len < 4 * CSK_COUNT + 8 * CSK_COUNT);
 	/* Runs end where the difference changes, and a run of one is still a run. */
 	for (i = 0; i < COLSTORE_ROWS; i++)
-		buf.v[CSK_NAME][i] = (int64_t)(i / 3 % 2) - (int64_t)(i % 5 == 0) * 7;
+		buf.v[i][CSK_NAME] = (int64_t)(i / 3 % 2) - (int64_t)(i % 5 == 0) * 7;
 	round_trip(CS_KERNELS);
 
 	/* colstore_add: record fields in records.c order, NULLs as documented in colstore.h. */
@@ -82,18 +82,18 @@ int main(void)
 	buf.n = 0;
 	CHECK(colstore_add(CS_KERNELS, idx, &buf, 4242, vals) == 0);
 	CHECK_EQ_I64(buf.n, 1);
-	CHECK_EQ_I64(buf.v[CSK_PID][0], 4242);
-	CHECK_EQ_I64(buf.v[CSK_DEV][0], 3);
-	CHECK_EQ_I64(buf.v[CSK_STREAM][0], -1);		/* coalesce(stream_id, -1) */
-	CHECK_EQ_I64(buf.v[CSK_NAME][0], 17);
-	CHECK_EQ_I64(buf.v[CSK_CORR][0], 0);		/* coalesce(correlation_id, 0) */
-	CHECK_EQ_I64(buf.v[CSK_START][0], 5000);
-	CHECK_EQ_I64(buf.v[CSK_DUR][0], 750);
-	CHECK_EQ_I64(buf.v[CSK_BLOCK_X][0], 256);
-	CHECK(buf.v[CSK_GRID_X][0] == INT64_MIN && buf.v[CSK_DSMEM][0] == INT64_MIN);
+	CHECK_EQ_I64(buf.v[0][CSK_PID], 4242);
+	CHECK_EQ_I64(buf.v[0][CSK_DEV], 3);
+	CHECK_EQ_I64(buf.v[0][CSK_STREAM], -1);		/* coalesce(stream_id, -1) */
+	CHECK_EQ_I64(buf.v[0][CSK_NAME], 17);
+	CHECK_EQ_I64(buf.v[0][CSK_CORR], 0);		/* coalesce(correlation_id, 0) */
+	CHECK_EQ_I64(buf.v[0][CSK_START], 5000);
+	CHECK_EQ_I64(buf.v[0][CSK_DUR], 750);
+	CHECK_EQ_I64(buf.v[0][CSK_BLOCK_X], 256);
+	CHECK(buf.v[0][CSK_GRID_X] == INT64_MIN && buf.v[0][CSK_DSMEM] == INT64_MIN);
 	vals[rec_field(R_KERNEL, "end")].null = 1;
 	colstore_add(CS_KERNELS, idx, &buf, 4242, vals);
-	CHECK_EQ_I64(buf.v[CSK_DUR][1], 0);		/* NULL end: coalesce(end_ns - start_ns, 0) */
+	CHECK_EQ_I64(buf.v[1][CSK_DUR], 0);		/* NULL end: coalesce(end_ns - start_ns, 0) */
 	/* The last row of a chunk says so. */
 	buf.n = COLSTORE_ROWS - 1;
 	CHECK(colstore_add(CS_KERNELS, idx, &buf, 1, vals) == 1);
