@@ -176,41 +176,68 @@ static int col_row(sqlite3_stmt *st, void *arg)
 	return 0;
 }
 
-/* One column chunk (SELECT first_row, rows, base_ns, data): its wanted columns decoded into place. */
+/* One row of a chunks_sql statement. */
+struct chunk {
+	enum colstore_table t;
+	size_t rows;
+	int64_t base_ns;
+	const unsigned char *blob;
+	size_t len;
+};
+
+/* Read the chunk st is on, expected to start at row `at` of its session: 0, or -1 when it does not. */
+static int chunk_read(sqlite3_stmt *st, enum colstore_table t, size_t at, struct chunk *c)
+{
+	int64_t first = sqlite3_column_int64(st, 0), rows = sqlite3_column_int64(st, 1);
+	if (first != (int64_t)at || rows < 0 || rows > COLSTORE_ROWS)
+		return -1;
+	c->t = t;
+	c->rows = (size_t)rows;
+	c->base_ns = sqlite3_column_int64(st, 2);
+	c->blob = sqlite3_column_blob(st, 3);
+	c->len = (size_t)sqlite3_column_bytes(st, 3);
+	return 0;
+}
+
+/* Decode chunk column k into out[c->rows]. 0, or -1 when the blob is damaged. */
+static int chunk_column(const struct chunk *c, int k, int64_t *out)
+{
+	const struct colstore_spec *sp = &colstore_specs[c->t];
+	return colstore_decode(c->blob, c->len, sp->ncols, k, c->rows, k == sp->start_col ? c->base_ns : 0, out);
+}
+
+/* One column chunk (a chunks_sql row): its wanted columns decoded into place. */
 static int chunk_row(sqlite3_stmt *st, void *arg)
 {
 	struct col_slice *s = arg;
-	const struct colstore_spec *sp = &colstore_specs[s->c->src->chunks];
-	int64_t first = sqlite3_column_int64(st, 0), rows = sqlite3_column_int64(st, 1);
-	int64_t base = sqlite3_column_int64(st, 2);
-	const unsigned char *blob = sqlite3_column_blob(st, 3);
-	size_t len = (size_t)sqlite3_column_bytes(st, 3), i;
+	struct chunk ch;
+	size_t i;
 	int k;
-	if (first != (int64_t)s->at || rows < 0 || rows > COLSTORE_ROWS || (size_t)(first + rows) > s->c->cap) {
+	if (chunk_read(st, s->c->src->chunks, s->at, &ch) || s->at + ch.rows > s->c->cap) {
 		s->bad = 2;
 		return -1;
 	}
 	for (k = 0; k < s->nwant; k++) {
 		const struct col_def *d = s->want[k];
-		int col = (int)(d - s->c->src->cols);
 		void *arr = *col_arr(s->c, d);
 		/* 64-bit columns decode in place; the others through tmp. */
 		int64_t *out = d->kind == CV_I64 ? (int64_t *)arr + s->at : s->tmp;
-		if (colstore_decode(blob, len, sp->ncols, col, (size_t)rows, col == sp->start_col ? base : 0, out)) {
+		size_t rows = ch.rows;
+		if (chunk_column(&ch, (int)(d - s->c->src->cols), out)) {
 			s->bad = 2;
 			return -1;
 		}
 		if (d->kind == CV_DICT) {
 			int32_t *to = (int32_t *)arr + s->at;
-			for (i = 0; i < (size_t)rows; i++)
+			for (i = 0; i < rows; i++)
 				to[i] = dict_ix(&s->dict[k], out[i]);
 		} else if (d->kind == CV_NAME) {
-			for (i = 0; i < (size_t)rows; i++)
+			for (i = 0; i < rows; i++)
 				if (col_put(s, k, s->at + i, out[i]))
 					return -1;
 		}
 	}
-	s->at += (size_t)rows;
+	s->at += ch.rows;
 	return 0;
 }
 
@@ -352,20 +379,15 @@ struct each_slice {
 static int each_row(sqlite3_stmt *st, void *arg)
 {
 	struct each_slice *s = arg;
-	const struct colstore_spec *sp = &colstore_specs[s->t];
-	int64_t first = sqlite3_column_int64(st, 0), rows = sqlite3_column_int64(st, 1);
-	int64_t base = sqlite3_column_int64(st, 2);
-	const unsigned char *blob = sqlite3_column_blob(st, 3);
-	size_t len = (size_t)sqlite3_column_bytes(st, 3);
+	struct chunk ch;
 	int k;
-	if (first != (int64_t)s->at || rows < 0 || rows > COLSTORE_ROWS)
+	if (chunk_read(st, s->t, s->at, &ch))
 		return s->bad = 1, -1;
-	for (k = 0; k < sp->ncols; k++)
-		if (s->want >> k & 1 &&
-		    colstore_decode(blob, len, sp->ncols, k, (size_t)rows, k == sp->start_col ? base : 0, s->cols[k]))
+	for (k = 0; k < colstore_specs[s->t].ncols; k++)
+		if (s->want >> k & 1 && chunk_column(&ch, k, s->cols[k]))
 			return s->bad = 1, -1;
-	s->at += (size_t)rows;
-	return s->fn(s->arg, s->cols, (size_t)rows);
+	s->at += ch.rows;
+	return s->fn(s->arg, s->cols, ch.rows);
 }
 
 int chunks_each(sqlite3 *db, int64_t session, enum colstore_table t, uint32_t want,
