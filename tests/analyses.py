@@ -177,6 +177,7 @@ def check_group(tag, con, db):
         else:
             other += 1
     if not durs:
+        print(f"analyses: {tag}: no gemm kernel, --group family not checked")
         return
     rows = {r["name"]: r for r in analyze("hotspots", db, "--group", "GEMM=gemm|cutlass|Kernel2")}
     stats_match(f"{tag} --group family", rows["GEMM"], durs)

@@ -27,8 +27,8 @@ def ok(what, cond, detail=""):
 
 
 def close(what, got, want, rel=1e-9):
-    """Pass when got is within a relative tolerance of want (floating-point statistics)."""
-    check(what, got if abs(got - want) > rel * max(1.0, abs(want)) else want, want)
+    """Pass when got is within a relative tolerance of want (floating-point statistics); NaN never is."""
+    ok(what, abs(got - want) <= rel * max(1.0, abs(want)), f"got {got!r}, want {want!r}")
 
 
 def summary(name):

@@ -219,10 +219,11 @@ check "missing library: one warning" "$(grep -c 'warning:.*missing\.so' "$tmp/en
 check "missing library: header says monitor" "$(head -1 "$(session_of env4)"/*.ndjson | grep -c '"engine":"monitor"')" 1
 unset GPUPROF_LIBRARY
 
-# Signals sent to the launcher reach the program.
-timeout 30 "$collect" -q -o "$tmp/k" -- /bin/sh -c 'trap "kill \$!; exit 5" TERM; sleep 10 & wait' >/dev/null 2>&1 &
+# Signals sent to the launcher reach the program (once its trap is set: it says so with a file).
+timeout 30 "$collect" -q -o "$tmp/k" -- /bin/sh -c \
+	'trap "kill \$!; exit 5" TERM; sleep 10 & touch "$0"; wait' "$tmp/k.ready" >/dev/null 2>&1 &
 pid=$!
-sleep 0.5
+for _ in $(seq 100); do [ -e "$tmp/k.ready" ] && break; sleep 0.05; done
 kill -TERM $pid
 wait $pid
 check "SIGTERM forwarded" "$?" 5

@@ -116,7 +116,8 @@ def pcsampling(tmp):
           [[sum(1 for e in want if e[7])]])
     check("dropped samples and a full hardware buffer, as data", rows(db, """SELECT ts_ns - (SELECT origin_ns
           FROM sessions), source, what, count FROM drops ORDER BY ts_ns"""),
-          [[20000, "pcsampling", "samples", exp["dropped"]], [30000, "hwbuffer", "events", exp["hwfull"]]])
+          [[20000, "pcsampling", "samples", 17], [30000, "hwbuffer", "events", 1]])  # as test_pcsampling.c plants
+    check("the converter counted what it was given", (exp["dropped"], exp["hwfull"]), (17, 1))
     check("clean end", rows(db, "SELECT clean_end, engine FROM sessions"), [[1, "pcsampling"]])
     r = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "stalls", db, "--format", "csv"], capture_output=True,
                        text=True)

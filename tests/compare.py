@@ -307,9 +307,10 @@ def planted(tmp):
     check("one db statuses", statuses(rows), expect(0.05, 10 * US))
     rows, _ = compare(f"{tmp}/h.db", "--base-session", "cmp-base", "--session", "cmp-new")
     check("one db by uuid", statuses(rows), expect(0.05, 10 * US))
-    if int(n) > int(b):
-        rows, _ = compare(f"{tmp}/h.db")
-        check("one db default baseline", statuses(rows), expect(0.05, 10 * US))
+    ok("the new session's id follows the base's (the default baseline is the session before)", int(n) > int(b),
+       f"{n} <= {b}")
+    rows, _ = compare(f"{tmp}/h.db")
+    check("one db default baseline", statuses(rows), expect(0.05, 10 * US))
     rev = {k: (w, b_) for k, (b_, w) in PLANT.items()}
     rows, _ = compare(f"{tmp}/h.db", "--base-session", n, "--session", b)
     check_planted_rows("one db reversed", rows, rev)

@@ -20,8 +20,7 @@ MiB = 1 << 20
 
 def run(*args, expect=0):
     r = subprocess.run([os.path.join(BIN, args[0])] + list(args[1:]), capture_output=True, text=True)
-    if r.returncode != expect:
-        print(f"FAIL {' '.join(args)}: exit {r.returncode}\n{r.stderr}")
+    checks.ok(f"{' '.join(args)} exits {expect}", r.returncode == expect, f"exit {r.returncode}\n{r.stderr}")
     return r
 
 

@@ -36,8 +36,7 @@ var p=document.createElement('pre');p.id='__probe';p.textContent=JSON.stringify(
 
 def run(*args, expect=0, **kw):
     r = subprocess.run([os.path.join(BIN, args[0])] + list(args[1:]), capture_output=True, text=True, **kw)
-    if r.returncode != expect:
-        print(f"FAIL {' '.join(args)}: exit {r.returncode}\n{r.stderr[-2000:]}")
+    ok(f"{' '.join(args)} exits {expect}", r.returncode == expect, f"exit {r.returncode}\n{r.stderr[-2000:]}")
     return r
 
 

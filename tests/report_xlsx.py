@@ -13,22 +13,17 @@ import sys
 import tempfile
 import zipfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "bin")
-TRACE = os.path.join(ROOT, "..", "shared", "traces", "kineto", "a100_alexnet.json.gz")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import BIN, TRACES, ok, summary  # noqa: E402
+
+TRACE = os.path.join(TRACES, "kineto", "a100_alexnet.json.gz")
 ENV = dict(os.environ, LC_ALL="C", TZ="UTC")
 
-passed = failed = 0
 
-
-def check(ok, what):
-    global passed, failed
-    if ok:
-        passed += 1
-    else:
-        failed += 1
-        print("report_xlsx: FAIL: %s" % what)
-    return ok
+def check(cond, what):
+    """checks.ok with the condition first, returning it, so a failed step can stop the steps after it."""
+    ok(what, cond, "")
+    return cond
 
 
 def run(*args):
@@ -158,9 +153,9 @@ def main():
         if os.path.realpath(sys.executable) != os.path.realpath("/usr/bin/python3") and \
                 os.access("/usr/bin/python3", os.X_OK):
             return subprocess.call(["/usr/bin/python3", os.path.abspath(__file__)] + sys.argv[1:])
-        print("report_xlsx: skipped: python3-openpyxl not installed")
-        print("report_xlsx: 0 passed, 0 failed")
-        return 0
+        # make test installs it (scripts/deps.sh): without it the suite cannot check anything
+        ok("python3-openpyxl is installed", False, "import openpyxl failed")
+        return summary("report_xlsx")
     tmp = tempfile.mkdtemp(prefix="report_xlsx.")
     try:
         # a synthetic session
@@ -192,7 +187,9 @@ def main():
                       "unwritable -o exits %d, want 4" % r.returncode)
 
         # a real trace
-        if os.path.exists(TRACE):
+        if not os.path.exists(TRACE):
+            print(f"report_xlsx: skipping the real trace: {TRACE} is absent")
+        else:
             db = os.path.join(tmp, "alexnet.db")
             r = run("gpuprof-ingest", "-q", TRACE, "-o", db)
             if check(r.returncode == 0, "ingest of %s exits %d" % (TRACE, r.returncode)):
@@ -217,8 +214,7 @@ def main():
                 check(all(t == "s" for t in got.values()), "formulas: names are strings: %s" % got)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print("report_xlsx: %d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
+    return summary("report_xlsx")
 
 
 if __name__ == "__main__":

@@ -29,11 +29,16 @@ suite() {
 	fi
 }
 
+units=0
 for t in "${GPUPROF_BUILD:-build}"/tests/*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
-
+	units=$((units + 1))
 	suite "${t##*/}" "$t"
 done
+if [ "$units" -eq 0 ]; then
+	echo "--- no unit test programs in ${GPUPROF_BUILD:-build}/tests (make test builds them)"
+	failed=$((failed + 1))
+fi
 suite cases python3 tests/cases.py
 suite golden tests/golden.sh
 suite truth python3 tests/truth.py

@@ -288,6 +288,8 @@ def main():
         print("traces_nsys: 0 passed, 0 failed")
         return 0
     files = sorted(os.path.join(TRACES, f) for f in os.listdir(TRACES) if f.endswith(".sqlite"))
+    if not files:
+        print(f"traces_nsys: skipped: no .sqlite export in {TRACES}")
     tmp = tempfile.mkdtemp(prefix="traces_nsys.")
     try:
         for f in files:

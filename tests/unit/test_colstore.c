@@ -107,8 +107,13 @@ int main(void)
 	CHECK(colstore_decode(blob, len, CSC_COUNT, CSC_DUR, 999, 0, out) == -1);	/* values left over */
 	blob[0] = 0xFF, blob[1] = 0xFF, blob[2] = 0xFF, blob[3] = 0x7F;
 	CHECK(colstore_decode(blob, len, CSC_COUNT, 1, 1000, 0, out) == -1);		/* lengths past the end */
+	/* Endless varints, on a fresh blob whose header is whole: every column must stop at its end. */
+	len = colstore_encode(CS_CALLS, &buf, blob, &base);
+	CHECK(colstore_decode(blob, len, CSC_COUNT, 0, 1000, 0, out) == 0);
+	CHECK(colstore_decode(blob, len, CSC_COUNT, CSC_DUR, 1000, 0, out) == 0);
 	for (i = 4 * CSC_COUNT; i < len; i++)
-		blob[i] = 0x80;								/* endless varints */
+		blob[i] = 0x80;
+	CHECK(colstore_decode(blob, len, CSC_COUNT, 0, 1000, 0, out) == -1);
 	CHECK(colstore_decode(blob, len, CSC_COUNT, CSC_DUR, 1000, 0, out) == -1);
 	return check_done("test_colstore");
 }
