@@ -35,6 +35,7 @@ struct sink {
 	int64_t next_string_id;
 	int64_t min_ns, max_ns;	/* event times seen in this process */
 	int64_t counts[R_COUNT];
+	int64_t first_rowid[R_COUNT];	/* where the current process's rows of each table begin */
 
 	struct strmap_entry *map;
 	size_t map_cap, map_used;
@@ -313,16 +314,11 @@ static int cs_begin(struct sink *s)
 			rc = error("sqlite: %s", sqlite3_errmsg(s->db));
 		sqlite3_reset(st);
 	}
-	colstore_writer_discard(s->cs);
 	sqlite3_finalize(st);
-	if (rc || !(st = db_prepare(s->db, "SELECT coalesce(max(id), 0) + 1 FROM column_chunks")))
+	if (rc || query_i64(s, "SELECT coalesce(max(id), 0) + 1 FROM column_chunks", NULL, 0,
+			    &s->cs_first_chunk) < 0)
 		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		s->cs_first_chunk = sqlite3_column_int64(st, 0);
-	else
-		rc = error("sqlite: %s", sqlite3_errmsg(s->db));
-	sqlite3_finalize(st);
-	return rc;
+	return 0;
 }
 
 /* Write table t's chunk being encoded, if any. 0, or -1. */
@@ -383,7 +379,7 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 	sqlite3_stmt *st;
 	char when[32];
 	int64_t sid = 0, n = 0;
-	int rc;
+	int rc, t;
 
 	map_clear(s);
 	memset(s->counts, 0, sizeof(s->counts));
@@ -437,19 +433,25 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 		s->session_is_new = 1;
 	}
 	s->session_id = sid;
-	{
-		int t;
-		for (t = 0; t < R_COUNT; t++) {
-			sqlite3_bind_int64(s->insert[t], 1, sid);
-			sqlite3_bind_int64(s->insert[t], 2, p->pid);
-			s->bound_valid[t] = 0;
-		}
+	for (t = 0; t < R_COUNT; t++) {
+		sqlite3_bind_int64(s->insert[t], 1, sid);
+		sqlite3_bind_int64(s->insert[t], 2, p->pid);
+		s->bound_valid[t] = 0;
 	}
 	if (query_i64(s, "SELECT coalesce(max(id), 0) + 1 FROM strings WHERE session_id = ?", NULL, sid,
 		      &s->next_string_id) < 0)
 		return -1;
 	if (cs_begin(s))
 		return -1;
+	for (t = 0; t < R_COUNT; t++) {
+		struct buf sql;
+		buf_init(&sql);
+		buf_addf(&sql, "SELECT coalesce(max(rowid), 0) + 1 FROM %s", rec_specs[t].table);
+		rc = query_i64(s, sql.s, NULL, 0, &s->first_rowid[t]);
+		buf_release(&sql);
+		if (rc < 0)
+			return -1;
+	}
 
 	st = db_prepare(s->db, "INSERT INTO processes (session_id, pid, ppid, hostname, program, args, file, "
 			"origin_ns, rank) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
@@ -657,29 +659,36 @@ int sink_shift_times(struct sink *s, int64_t offset_ns)
 	int t, i;
 	if (!offset_ns)
 		return 0;
+	/*
+	 * The current process's rows are those it inserted: from first_rowid on (not "this session and
+	 * pid", which another host's process of the session may share). One UPDATE per table.
+	 */
 	for (t = 0; t < R_COUNT; t++) {
 		const struct rec_spec *r = &rec_specs[t];
-		for (i = 0; i < r->nfields; i++) {
-			struct buf sql;
-			sqlite3_stmt *st;
-			int rc;
-			if (r->fields[i].kind != F_TIME && r->fields[i].kind != F_TIMEN)
-				continue;
-			buf_init(&sql);
-			buf_addf(&sql, "UPDATE %s SET %s = %s + ? WHERE session_id = ? AND pid = ?", r->table,
-				 r->fields[i].column, r->fields[i].column);
-			st = db_prepare(s->db, sql.s);
-			buf_release(&sql);
-			if (!st)
-				return -1;
-			sqlite3_bind_int64(st, 1, offset_ns);
-			sqlite3_bind_int64(st, 2, s->session_id);
-			sqlite3_bind_int64(st, 3, s->pid);
-			rc = sqlite3_step(st);
-			sqlite3_finalize(st);
-			if (rc != SQLITE_DONE)
-				return error("sqlite: %s", sqlite3_errmsg(s->db));
-		}
+		struct buf sql;
+		sqlite3_stmt *st;
+		int rc, n = 0;
+		if (!s->counts[t])
+			continue;
+		buf_init(&sql);
+		buf_addf(&sql, "UPDATE %s SET ", r->table);
+		for (i = 0; i < r->nfields; i++)
+			if (r->fields[i].kind == F_TIME || r->fields[i].kind == F_TIMEN)
+				buf_addf(&sql, "%s%s = %s + ?1", n++ ? ", " : "", r->fields[i].column,
+					 r->fields[i].column);
+		buf_addstr(&sql, " WHERE rowid >= ?2");
+		st = n ? db_prepare(s->db, sql.s) : NULL;
+		buf_release(&sql);
+		if (!n)
+			continue;
+		if (!st)
+			return -1;
+		sqlite3_bind_int64(st, 1, offset_ns);
+		sqlite3_bind_int64(st, 2, s->first_rowid[t]);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return error("sqlite: %s", sqlite3_errmsg(s->db));
 	}
 	/* Chunks: the rows still buffered, and the base of those written. */
 	for (t = 0; t < CS_TABLES; t++) {

@@ -163,6 +163,37 @@ def merge(tmp):
     con.close()
 
 
+def late_base_hosts(tmp):
+    """Two hosts' traces, both pid 0 (no rank), whose time base comes after their events, merged into one
+    session: shifting the second trace's times must leave the first's alone, in rows and in chunks."""
+    base = 1763822000000000000
+
+    def trace(path, host, ts):
+        doc = {"host_name": host, "schemaVersion": 1, "traceEvents": [
+            {"ph": "X", "cat": "kernel", "name": f"k_{host}", "pid": 0, "tid": 7, "ts": ts, "dur": 2.5,
+             "args": {"device": 0, "stream": 7, "correlation": 1, "grid": [1, 1, 1], "block": [32, 1, 1]}}],
+            "baseTimeNanoseconds": base}
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        return path
+
+    db = os.path.join(tmp, "hosts.db")
+    a, b = trace(os.path.join(tmp, "host-a.json"), "a", 10.0), trace(os.path.join(tmp, "host-b.json"), "b", 20.0)
+    for path in (a, b):
+        check(f"late base, {os.path.basename(path)} into run-9", ingest(path, db, "--session", "run-9").returncode, 0)
+    con = sqlite3.connect(db)
+    check("late base, two hosts: each kernel shifted once", con.execute(
+        "SELECT s.value, k.start_ns, k.end_ns FROM kernels k JOIN strings s ON s.session_id = k.session_id "
+        "AND s.id = k.name_id ORDER BY 1").fetchall(),
+        [("k_a", base + 10000, base + 12500), ("k_b", base + 20000, base + 22500)])
+    con.close()
+    rows = {r["name"]: r["total_ns"] for r in analyze("hotspots", db)}
+    check("late base, two hosts: hotspots from chunks", rows, {"k_a": 2500, "k_b": 2500})
+    first = json.loads(subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "summary", db, "-f", "json"],
+                                      capture_output=True, text=True).stdout)[0]
+    check("late base, two hosts: the session starts at the first kernel", first["start_ns"], base + 10000)
+
+
 def main():
     if not os.path.isdir(TRACES):
         print("traces_kineto: skipped: ../shared/traces not found")
@@ -175,6 +206,7 @@ def main():
                 one(tmp, os.path.join(TRACES, f))
         corrupt(tmp)
         merge(tmp)
+        late_base_hosts(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return checks.summary("traces_kineto")
