@@ -233,7 +233,9 @@ static struct corr_durs *durs_load(const struct kcols *k)
 	for (i = 0; i < k->n; i++) {
 		struct corr_durs *c = &cd[k->pid[i]];
 		int64_t corr = k->corr[i], x;
-		if (corr >= 0 && (size_t)corr < c->n) {
+		if (corr <= 0)
+			continue;	/* no correlation id (0 stands for NULL): launched by no call we know */
+		if ((size_t)corr < c->n) {
 			c->dur[corr] += k->dur[i];
 			c->kernels[corr]++;
 			continue;
@@ -420,7 +422,9 @@ static int attribute(sqlite3 *db, const struct analysis_opts *o, struct range *r
 		if (kpid[c->pid[i]] == SIZE_MAX)
 			continue;
 		p = &cd[kpid[c->pid[i]]];
-		if (corr >= 0 && (size_t)corr < p->n) {
+		if (corr <= 0)
+			continue;	/* as in durs_load */
+		if ((size_t)corr < p->n) {
 			nk = p->kernels[corr];
 			d = p->dur[corr];
 			taken = &p->taken[corr];

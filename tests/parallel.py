@@ -80,27 +80,29 @@ def check_analyses(db):
 
 def contested(tmp):
     """Ten launch calls on two threads; calls 5 and 6 carry the same correlation id (5). With two slices
-    over the ten rows they land in different slices; call 5 (thread 1, inside range A) launched it."""
+    over the ten rows they land in different slices; call 5 (thread 1, inside range A) launched it.
+    A kernel and a call without a correlation id (0) do not match each other."""
     n = 10
-    # An eleventh kernel shares id 1, as the kernels of a CUDA graph launch share the launch's id.
-    kern = {"start": [10_000 + 1000 * i for i in range(n + 1)],
-            "end": [10_000 + 1000 * i + 100 * (i + 1) for i in range(n)] + [20_000 + 777],
-            "device": [0] * (n + 1), "context": [1] * (n + 1), "stream": [7] * (n + 1),
-            "correlation": list(range(1, n + 1)) + [1],
-            "name": [1] * (n + 1), "mangled": [0] * (n + 1),
-            **{k: [1] * (n + 1) for k in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z")},
-            **{k: [0] * (n + 1) for k in ("cluster_x", "cluster_y", "cluster_z", "registers", "static_smem",
+    # An eleventh kernel shares id 1, as the kernels of a CUDA graph launch share the launch's id; the
+    # twelfth has no id.
+    kern = {"start": [10_000 + 1000 * i for i in range(n + 2)],
+            "end": [10_000 + 1000 * i + 100 * (i + 1) for i in range(n)] + [20_000 + 777, 21_000 + 5000],
+            "device": [0] * (n + 2), "context": [1] * (n + 2), "stream": [7] * (n + 2),
+            "correlation": list(range(1, n + 1)) + [1, 0],
+            "name": [1] * (n + 2), "mangled": [0] * (n + 2),
+            **{k: [1] * (n + 2) for k in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z")},
+            **{k: [0] * (n + 2) for k in ("cluster_x", "cluster_y", "cluster_z", "registers", "static_smem",
                                           "dynamic_smem", "local_mem", "graph_id", "graph_node")}}
-    corr = [1, 2, 3, 4, 5, 5, 7, 8, 9, 10]
-    thread = [1, 1, 1, 1, 1, 2, 2, 2, 2, 2]
-    api = {"start": [100 * i for i in range(n)], "end": [100 * i + 50 for i in range(n)], "thread": thread,
-           "correlation": corr, "name": [2] * n, "cbid": [211] * n, "domain": [1] * n}
+    corr = [1, 2, 3, 4, 5, 5, 7, 8, 9, 10, 0]
+    thread = [1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 1]
+    api = {"start": [100 * i for i in range(n + 1)], "end": [100 * i + 50 for i in range(n + 1)], "thread": thread,
+           "correlation": corr, "name": [2] * (n + 1), "cbid": [211] * (n + 1), "domain": [1] * (n + 1)}
     lines = [
         {"type": "header", "v": 1, "session": "contested", "pid": 1, "origin_ns": "1700000000000000000",
          "program": "p", "hostname": "h"},
         {"type": "strings", "v": 1, "ids": [1, 2, 3, 4], "values": ["k", "cudaLaunchKernel", "A", "B"]},
-        {"type": "kernel", "v": 1, "seq": 0, "n": n + 1, **kern},
-        {"type": "api", "v": 1, "seq": 0, "n": n, **api},
+        {"type": "kernel", "v": 1, "seq": 0, "n": n + 2, **kern},
+        {"type": "api", "v": 1, "seq": 0, "n": n + 1, **api},
         {"type": "range", "v": 1, "seq": 0, "n": 2, "start": [0, 0], "end": [5000, 5000], "thread": [1, 2],
          "name": [3, 4], "domain": [0, 0], "kind": [1, 1], "depth": [0, 0], "id": [1, 2]},
         {"type": "end", "v": 1, "ts": 100_000},
