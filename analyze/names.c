@@ -129,6 +129,7 @@ int fold_load(sqlite3 *db, const struct analysis_opts *o, struct fold *f)
 {
 	sqlite3_stmt *st;
 	struct buf folded;
+	struct intmap by_hash = { 0 };	/* FNV-1a of a folded name -> its key */
 	int rc;
 	memset(f, 0, sizeof(*f));
 	if (sqlite3_prepare_v2(db, "SELECT id, value FROM strings WHERE session_id = ?", -1, &st, NULL) != SQLITE_OK)
@@ -141,15 +142,27 @@ int fold_load(sqlite3 *db, const struct analysis_opts *o, struct fold *f)
 			rc = SQLITE_ERROR;
 			break;
 		}
-		/* Few distinct names: a linear search keeps this simple. */
-		for (k = 0; k < f->n && strcmp(f->names[k], folded.s); k++)
-			;
-		if (k == f->n) {
+		/*
+		 * Its key, found by hash: folded names can be as many as the strings (PyTorch's range names
+		 * carry a sequence number), so no search over the names seen.
+		 */
+		int64_t h = (int64_t)(fnv1a(FNV1A_INIT, folded.s, folded.len) | 1), key = 0, first = 0;
+		if (intmap_get(&by_hash, h, &first) && !strcmp(f->names[first - 1], folded.s))
+			key = first;
+		else if (first)	/* another name with this hash (rare): search */
+			for (k = 0; k < f->n && !key; k++)
+				if (!strcmp(f->names[k], folded.s))
+					key = (int64_t)k + 1;
+		if (!key) {
 			ALLOC_GROW(f->names, f->n + 1, f->alloc);
 			f->names[f->n++] = xstrdup(folded.s);
+			key = (int64_t)f->n;
+			if (!first)
+				intmap_put(&by_hash, h, key);
 		}
-		intmap_put(&f->key, sqlite3_column_int64(st, 0) + 1, (int64_t)k + 1);
+		intmap_put(&f->key, sqlite3_column_int64(st, 0) + 1, key);
 	}
+	intmap_release(&by_hash);
 	buf_release(&folded);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

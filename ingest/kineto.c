@@ -153,7 +153,6 @@ struct state {
 	int64_t late_base;	/* one that came after the events: applied by sink_shift_times at the end */
 	int base_seen, events_seen;
 	int64_t rank;
-	uint64_t file_hash;
 	char *trace_id, *hostname, *trace_name, *schema;
 	struct buf devices;	/* deviceProperties, kept until the process begins */
 	int64_t n_kernel, n_memcpy, n_memset, n_sync, n_api, n_range, n_memory, n_other;
@@ -366,6 +365,22 @@ static int add_devices(struct state *st)
 	return rc;
 }
 
+/* FNV-1a over the file's bytes: a session id for traces that carry none. */
+static int hash_file(const char *path, uint64_t *out)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char buf[65536];
+	uint64_t h = FNV1A_INIT;
+	size_t n;
+	if (!f)
+		return error("%s: cannot open: %s", path, strerror(errno));
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		h = fnv1a(h, buf, n);
+	fclose(f);
+	*out = h;
+	return 0;
+}
+
 /* Begin the process at the first event (the metadata before traceEvents is known by then). */
 static int begin(struct state *st)
 {
@@ -375,10 +390,15 @@ static int begin(struct state *st)
 	if (st->begun)
 		return st->skipped ? 1 : 0;
 	st->begun = 1;
-	if (st->trace_id)
+	/* The session: --session, else the trace's id, else a hash of the file (read again only then). */
+	if (st->trace_id) {
 		snprintf(uuid, sizeof(uuid), "kineto:%s", st->trace_id);
-	else
-		snprintf(uuid, sizeof(uuid), "kineto:%016llx", (unsigned long long)st->file_hash);
+	} else if (!st->opts->session) {
+		uint64_t h;
+		if (hash_file(st->path, &h))
+			return -1;
+		snprintf(uuid, sizeof(uuid), "kineto:%016llx", (unsigned long long)h);
+	}
 	memset(&p, 0, sizeof(p));
 	p.uuid = st->opts->session ? st->opts->session : uuid;
 	p.source = "kineto";
@@ -598,23 +618,6 @@ static void meta(struct state *st, const char *key, struct buf *text)
 	}
 }
 
-/* FNV-1a over the file's bytes: a session id for traces that carry none. */
-static int hash_file(const char *path, uint64_t *out)
-{
-	FILE *f = fopen(path, "rb");
-	unsigned char buf[65536];
-	uint64_t h = 1469598103934665603ULL;
-	size_t n, i;
-	if (!f)
-		return error("%s: cannot open: %s", path, strerror(errno));
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		for (i = 0; i < n; i++)
-			h = (h ^ buf[i]) * 1099511628211ULL;
-	fclose(f);
-	*out = h;
-	return 0;
-}
-
 /* Walk the document. Returns EXIT_OK, EXIT_DATA (malformed: caller rolls back) or EXIT_SYSTEM. */
 static int walk(struct state *st, struct jin *in)
 {
@@ -712,8 +715,6 @@ static int kineto_ingest(struct sink *s, const char *path, const struct reader_o
 	json_doc_init(&st.doc);
 	buf_init(&st.devices);
 	init_idx(&st.ix);
-	if (hash_file(path, &st.file_hash))
-		return EXIT_SYSTEM;
 	if (!(in.f = gzopen(path, "rb")))
 		return error("%s: cannot open: %s", path, strerror(errno)), EXIT_SYSTEM;
 	gzbuffer(in.f, CHUNK);

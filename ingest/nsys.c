@@ -1249,14 +1249,6 @@ static int read_processes(struct nsys *n)
 	return EXIT_OK;
 }
 
-static uint64_t fnv1a(uint64_t h, const unsigned char *p, size_t len)
-{
-	size_t i;
-	for (i = 0; i < len; i++)
-		h = (h ^ p[i]) * 1099511628211ULL;
-	return h;
-}
-
 static uint32_t be32(const unsigned char *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
@@ -1287,7 +1279,7 @@ static int check_file(struct nsys *n)
 {
 	unsigned char head[100], *chunk = NULL;
 	struct stat st;
-	uint64_t h = 1469598103934665603ULL, page, pages, size;
+	uint64_t h = FNV1A_INIT, page, pages, size;
 	ssize_t got;
 	int fd = open(n->path, O_RDONLY), status = EXIT_OK;
 

@@ -51,13 +51,7 @@ struct sink {
 
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
-	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
-	}
-	return h | 1;	/* never 0: 0 marks an empty slot */
+	return fnv1a(FNV1A_INIT, s, n) | 1;	/* never 0: 0 marks an empty slot */
 }
 
 static void map_clear(struct sink *s)

@@ -215,6 +215,15 @@ void buf_release(struct buf *b)
 	buf_init(b);
 }
 
+uint64_t fnv1a(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	size_t i;
+	for (i = 0; i < n; i++)
+		h = (h ^ b[i]) * 1099511628211ULL;
+	return h;
+}
+
 void buf_reset(struct buf *b)
 {
 	b->len = 0;

@@ -56,6 +56,10 @@ struct buf {
 	size_t alloc;	/* bytes allocated */
 };
 
+/* FNV-1a: h is FNV1A_INIT, or the hash of what came before p when hashing in pieces. */
+#define FNV1A_INIT 1469598103934665603ULL
+uint64_t fnv1a(uint64_t h, const void *p, size_t n);
+
 void buf_init(struct buf *b);
 void buf_release(struct buf *b);
 void buf_reset(struct buf *b);
