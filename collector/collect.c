@@ -595,6 +595,7 @@ static int collect_run(struct opts *o)
 	sigset_t wait_set, old_mask;
 	const char *reason;
 	int status = 0, rc, exit_code;
+	int64_t lost;
 	size_t i;
 
 	memset(&c, 0, sizeof(c));
@@ -642,9 +643,12 @@ static int collect_run(struct opts *o)
 	sampler_close(c.s);
 done:
 	/* Signals stay blocked: a late ^C must not kill the launcher before the end record. */
+	check_write(&c, wire_flush(c.w));
+	lost = wire_lost(c.w);
 	check_write(&c, wire_close(c.w, realtime_ns(), 1));
 	if (c.write_failed)
-		warning("could not write all samples to '%s': %s", c.dir, strerror(c.write_failed));
+		warning("could not write all samples to '%s' (%lld lost): %s", c.dir, (long long)lost,
+			strerror(c.write_failed));
 	if (!c.o.quiet)
 		info("session: %s", c.dir);
 	return exit_code;
