@@ -76,14 +76,6 @@ static void note_error(const char *what, const char *fmt, ...)
 	pthread_mutex_unlock(&C.wlock);
 }
 
-static const char *cupti_error(CUptiResult rc)
-{
-	const char *s = NULL;
-	if (cuptiGetResultString(rc, &s) != CUPTI_SUCCESS || !s)
-		return "unknown CUPTI error";
-	return s;
-}
-
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
 	*buffer = aligned_alloc(8, C.buffer_bytes);
