@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MAX_GPUS 64
@@ -122,13 +121,6 @@ struct sampler {
 	int ngpus;
 	char gpu_error[256];		/* why there are no GPUs, "" when NVML works */
 };
-
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Read a small /proc file whole into buf (NUL-terminated); its length, or -1. */
 static ssize_t read_small(int dirfd, const char *path, char *buf, size_t size)
@@ -412,11 +404,11 @@ int sampler_host(struct sampler *s, struct host_sample *out)
 	int procfd, root_alive = 0, full;
 	size_t i;
 	unsigned long long ticks = 0, gone = 0;
-	int64_t mono = clock_ns(CLOCK_MONOTONIC);
+	int64_t mono = now_ns();
 	struct proc *tmp;
 
 	memset(out, 0, sizeof(*out));
-	out->ts_ns = clock_ns(CLOCK_REALTIME);
+	out->ts_ns = realtime_ns();
 	if ((procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
 	if (read_meminfo(procfd, &out->sys_mem_total, &out->sys_mem_used))
@@ -617,7 +609,7 @@ int sampler_gpu(struct sampler *s, int i, struct gpu_sample *out)
 	if (i < 0 || i >= s->ngpus)
 		return -1;
 	g = &s->gpus[i];
-	out->ts_ns = clock_ns(CLOCK_REALTIME);
+	out->ts_ns = realtime_ns();
 	out->device = (int)g->index;
 	if (n->util && !(g->unsupported & NO_UTIL)) {
 		nvmlUtilization_t u;
