@@ -398,7 +398,6 @@ static void start_cupti(void)
 		{ CUPTI_ACTIVITY_KIND_MARKER, "MARKER" },
 		{ CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME" },
 		{ CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER" },
-		{ CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD" },
 	};
 	uint32_t version = 0;
 	CUptiResult rc;
