@@ -117,11 +117,11 @@ static const struct engine *find_engine(const char *name)
 	return NULL;
 }
 
-/* Parse an integer in lo..hi into *out; 0, or -1. */
+/* parse_i64_range into an int; 0, or -1. */
 static int parse_range(const char *s, int lo, int hi, int *out)
 {
 	int64_t v;
-	if (parse_i64(s, strlen(s), &v) || v < lo || v > hi)
+	if (parse_i64_range(s, lo, hi, &v))
 		return -1;
 	*out = (int)v;
 	return 0;

@@ -271,11 +271,12 @@ static void after_fork_child(void)
 	C.active = 0;
 }
 
+/* An integer setting in lo..hi from the environment, or def when it is missing or not one. */
 static int64_t env_int(const char *name, int64_t def, int64_t lo, int64_t hi)
 {
 	const char *s = getenv(name);
 	int64_t v;
-	if (!s || parse_i64(s, strlen(s), &v) || v < lo || v > hi)
+	if (!s || parse_i64_range(s, lo, hi, &v))
 		return def;
 	return v;
 }

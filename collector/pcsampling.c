@@ -44,7 +44,7 @@ static int64_t option_int(struct pcs_options *o, const char *name, int64_t def, 
 	int64_t v;
 	if (!s || !*s)
 		return def;
-	if (parse_i64(s, strlen(s), &v) || v < lo || v > hi) {
+	if (parse_i64_range(s, lo, hi, &v)) {
 		option_note(o, "%s: '%.40s' is not an integer in %lld..%lld; %s is used", name, s, (long long)lo,
 			    (long long)hi, fallback);
 		return def;
