@@ -53,7 +53,8 @@ CUPTI_LIBS = -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcupti
 ifneq ($(HAVE_CUPTI),)
 COLLECTOR = $(B)/lib/libgpuprof.so
 COLLECTOR_TESTS = $(B)/tests/collector/test_activity $(B)/tests/collector/test_pcsampling \
-		  $(B)/tests/collector/test_inject $(B)/tests/collector/fake/libcupti.so.13
+		  $(B)/tests/collector/test_inject $(B)/tests/collector/test_wire \
+		  $(B)/tests/collector/fake/libcupti.so.13
 endif
 
 all: $(PROGRAMS) $(COLLECTOR)
@@ -136,6 +137,11 @@ $(B)/tests/collector/test_pcsampling: tests/collector/test_pcsampling.c $(B)/pic
 	@echo "  CC      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -Icollector -isystem $(CUDA)/include -MF $(B)/obj/tests/test_pcsampling.d $(LDFLAGS) \
 		-o $@ $^ $(CUPTI_LIBS) -lstdc++ $(LIBS)
+
+$(B)/tests/collector/test_wire: tests/collector/test_wire.c $(B)/pic/collector/wire.o $(B)/libcommon.a
+	@mkdir -p $(@D) $(B)/obj/tests
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -Icollector -MF $(B)/obj/tests/test_wire.d $(LDFLAGS) -o $@ $^ $(LIBS)
 
 # A stand-in libcupti.so.13 (LD_LIBRARY_PATH wins over the library's RUNPATH) for the pcsampling engine.
 $(B)/tests/collector/fake/libcupti.so.13: tests/collector/fake_cupti.c tests/collector/fake_cupti.map

@@ -20,8 +20,6 @@ struct act {
 	struct open_range *open;	/* started, not yet ended markers */
 	size_t nopen, aopen;
 	int64_t incomplete;		/* records CUPTI returned unfinished (end = 0): dropped, counted */
-	int64_t unknown;		/* record kinds this collector does not convert */
-	int64_t overhead_ns;		/* CUPTI's own overhead records, summed */
 };
 
 void act_init(struct act *a, struct wire *w);

@@ -117,11 +117,11 @@ static const struct engine *find_engine(const char *name)
 	return NULL;
 }
 
-/* Parse an integer in lo..hi into *out; 0, or -1. */
+/* parse_i64_range into an int; 0, or -1. */
 static int parse_range(const char *s, int lo, int hi, int *out)
 {
 	int64_t v;
-	if (parse_i64(s, strlen(s), &v) || v < lo || v > hi)
+	if (parse_i64_range(s, lo, hi, &v))
 		return -1;
 	*out = (int)v;
 	return 0;
@@ -430,58 +430,25 @@ static void check_write(struct collect *c, int rc)
 		c->write_failed = errno ? errno : EIO;
 }
 
-/* Set field `name` of a record being built for type t: an integer or, when !have, null. */
-static void set_int(struct value *vals, enum rec_type t, const char *name, int have, int64_t v)
-{
-	int i = rec_field(t, name);
-	if (i < 0)
-		return;
-	vals[i].null = !have;
-	vals[i].i = v;
-}
-
 /* One host sample and one sample per NVML device, added to the wire file. */
 static void take_sample(struct collect *c)
 {
-	struct value vals[REC_MAX_FIELDS];
 	struct host_sample h;
 	struct gpu_sample g;
 	int i, n = sampler_gpus(c->s);
 	int rc = sampler_host(c->s, &h);
 
 	if (rc == 0) {
-		memset(vals, 0, sizeof(vals));
-		set_int(vals, R_HOST_METRIC, "ts", 1, h.ts_ns);
-		if ((i = rec_field(R_HOST_METRIC, "cpu_pct")) >= 0) {
-			vals[i].null = !h.have_cpu;
-			vals[i].d = h.cpu_pct;
-		}
-		set_int(vals, R_HOST_METRIC, "rss_bytes", 1, h.rss_bytes);
-		set_int(vals, R_HOST_METRIC, "sys_mem_used", h.sys_mem_used >= 0, h.sys_mem_used);
-		set_int(vals, R_HOST_METRIC, "sys_mem_total", h.sys_mem_total >= 0, h.sys_mem_total);
-		check_write(c, wire_add(c->w, R_HOST_METRIC, vals));
+		check_write(c, sampler_write_host(c->s, c->w, &h));
 	} else if (!c->host_failed) {
 		char reason[64];
 		c->host_failed = 1;
 		snprintf(reason, sizeof(reason), "cannot read /proc/%ld/stat", (long)c->child);
 		check_write(c, wire_error(c->w, h.ts_ns, "host", reason));
 	}
-	for (i = 0; i < n; i++) {
-		if (sampler_gpu(c->s, i, &g))
-			continue;
-		memset(vals, 0, sizeof(vals));
-		set_int(vals, R_DEVICE_METRIC, "ts", 1, g.ts_ns);
-		set_int(vals, R_DEVICE_METRIC, "device", 1, g.device);
-		set_int(vals, R_DEVICE_METRIC, "gpu_util", g.have_util, g.gpu_util);
-		set_int(vals, R_DEVICE_METRIC, "mem_util", g.have_util, g.mem_util);
-		set_int(vals, R_DEVICE_METRIC, "mem_used", g.have_mem, g.mem_used);
-		set_int(vals, R_DEVICE_METRIC, "mem_total", g.have_mem, g.mem_total);
-		set_int(vals, R_DEVICE_METRIC, "temp_c", g.have_temp, g.temp_c);
-		set_int(vals, R_DEVICE_METRIC, "power_mw", g.have_power, g.power_mw);
-		set_int(vals, R_DEVICE_METRIC, "sm_clock_mhz", g.have_clock, g.sm_clock_mhz);
-		set_int(vals, R_DEVICE_METRIC, "energy_mj", g.have_energy, g.energy_mj);
-		check_write(c, wire_add(c->w, R_DEVICE_METRIC, vals));
-	}
+	for (i = 0; i < n; i++)
+		if (!sampler_gpu(c->s, i, &g))
+			check_write(c, sampler_write_gpu(c->s, c->w, &g));
 }
 
 /*
@@ -595,6 +562,7 @@ static int collect_run(struct opts *o)
 	sigset_t wait_set, old_mask;
 	const char *reason;
 	int status = 0, rc, exit_code;
+	int64_t lost;
 	size_t i;
 
 	memset(&c, 0, sizeof(c));
@@ -642,9 +610,12 @@ static int collect_run(struct opts *o)
 	sampler_close(c.s);
 done:
 	/* Signals stay blocked: a late ^C must not kill the launcher before the end record. */
+	check_write(&c, wire_flush(c.w));
+	lost = wire_lost(c.w);
 	check_write(&c, wire_close(c.w, realtime_ns(), 1));
 	if (c.write_failed)
-		warning("could not write all samples to '%s': %s", c.dir, strerror(c.write_failed));
+		warning("could not write all samples to '%s' (%lld lost): %s", c.dir, (long long)lost,
+			strerror(c.write_failed));
 	if (!c.o.quiet)
 		info("session: %s", c.dir);
 	return exit_code;

@@ -76,14 +76,6 @@ static void note_error(const char *what, const char *fmt, ...)
 	pthread_mutex_unlock(&C.wlock);
 }
 
-static const char *cupti_error(CUptiResult rc)
-{
-	const char *s = NULL;
-	if (cuptiGetResultString(rc, &s) != CUPTI_SUCCESS || !s)
-		return "unknown CUPTI error";
-	return s;
-}
-
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
 	*buffer = aligned_alloc(8, C.buffer_bytes);
@@ -189,46 +181,20 @@ static void count_drops(void)
 	pthread_mutex_unlock(&C.wlock);
 }
 
+/* A host sample and one per NVML device, when this library samples (no launcher does). */
 static void sample(void)
 {
 	struct host_sample h;
+	struct gpu_sample g;
 	int i;
 	if (!C.sampler)
 		return;
 	pthread_mutex_lock(&C.wlock);
-	if (!sampler_host(C.sampler, &h)) {
-		struct value v[REC_MAX_FIELDS];
-		memset(v, 0, sizeof(v));
-		v[rec_field(R_HOST_METRIC, "ts")].i = h.ts_ns;
-		v[rec_field(R_HOST_METRIC, "cpu_pct")].d = h.cpu_pct;
-		v[rec_field(R_HOST_METRIC, "cpu_pct")].null = !h.have_cpu;
-		v[rec_field(R_HOST_METRIC, "rss_bytes")].i = h.rss_bytes;
-		v[rec_field(R_HOST_METRIC, "sys_mem_used")].i = h.sys_mem_used;
-		v[rec_field(R_HOST_METRIC, "sys_mem_used")].null = h.sys_mem_used < 0;
-		v[rec_field(R_HOST_METRIC, "sys_mem_total")].i = h.sys_mem_total;
-		v[rec_field(R_HOST_METRIC, "sys_mem_total")].null = h.sys_mem_total < 0;
-		wire_add(C.w, R_HOST_METRIC, v);
-	}
-	for (i = 0; i < sampler_gpus(C.sampler); i++) {
-		struct gpu_sample g;
-		struct value v[REC_MAX_FIELDS];
-		if (sampler_gpu(C.sampler, i, &g))
-			continue;
-		memset(v, 0, sizeof(v));
-		v[rec_field(R_DEVICE_METRIC, "ts")].i = g.ts_ns;
-		v[rec_field(R_DEVICE_METRIC, "device")].i = g.device;
-#define M(field, have, val) do { int f_ = rec_field(R_DEVICE_METRIC, field); v[f_].i = (val); v[f_].null = !(have); } while (0)
-		M("gpu_util", g.have_util, g.gpu_util);
-		M("mem_util", g.have_util, g.mem_util);
-		M("mem_used", g.have_mem, g.mem_used);
-		M("mem_total", g.have_mem, g.mem_total);
-		M("temp_c", g.have_temp, g.temp_c);
-		M("power_mw", g.have_power, g.power_mw);
-		M("sm_clock_mhz", g.have_clock, g.sm_clock_mhz);
-		M("energy_mj", g.have_energy, g.energy_mj);
-#undef M
-		wire_add(C.w, R_DEVICE_METRIC, v);
-	}
+	if (!sampler_host(C.sampler, &h))
+		sampler_write_host(C.sampler, C.w, &h);
+	for (i = 0; i < sampler_gpus(C.sampler); i++)
+		if (!sampler_gpu(C.sampler, i, &g))
+			sampler_write_gpu(C.sampler, C.w, &g);
 	pthread_mutex_unlock(&C.wlock);
 }
 
@@ -305,11 +271,12 @@ static void after_fork_child(void)
 	C.active = 0;
 }
 
+/* An integer setting in lo..hi from the environment, or def when it is missing or not one. */
 static int64_t env_int(const char *name, int64_t def, int64_t lo, int64_t hi)
 {
 	const char *s = getenv(name);
 	int64_t v;
-	if (!s || parse_i64(s, strlen(s), &v) || v < lo || v > hi)
+	if (!s || parse_i64_range(s, lo, hi, &v))
 		return def;
 	return v;
 }
@@ -432,7 +399,6 @@ static void start_cupti(void)
 		{ CUPTI_ACTIVITY_KIND_MARKER, "MARKER" },
 		{ CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME" },
 		{ CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER" },
-		{ CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD" },
 	};
 	uint32_t version = 0;
 	CUptiResult rc;

@@ -15,6 +15,14 @@
 #define PCS_AT_DISABLE 20000	/* PCs the configuration buffer holds for what Disable flushes */
 #define MAX_ROUNDS 1000		/* GetData calls per drain at most: a drain always ends */
 
+const char *cupti_error(CUptiResult rc)
+{
+	const char *s = NULL;
+	if (cuptiGetResultString(rc, &s) != CUPTI_SUCCESS || !s)
+		return "unknown CUPTI error";
+	return s;
+}
+
 /* ---- Options ---- */
 
 static void option_note(struct pcs_options *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -36,7 +44,7 @@ static int64_t option_int(struct pcs_options *o, const char *name, int64_t def, 
 	int64_t v;
 	if (!s || !*s)
 		return def;
-	if (parse_i64(s, strlen(s), &v) || v < lo || v > hi) {
+	if (parse_i64_range(s, lo, hi, &v)) {
 		option_note(o, "%s: '%.40s' is not an integer in %lld..%lld; %s is used", name, s, (long long)lo,
 			    (long long)hi, fallback);
 		return def;
@@ -235,14 +243,6 @@ static struct {
 	size_t nlines, alines;
 	int hwfull_noted;
 } P = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-static const char *cupti_error(CUptiResult rc)
-{
-	const char *s = NULL;
-	if (cuptiGetResultString(rc, &s) != CUPTI_SUCCESS || !s)
-		return "unknown CUPTI error";
-	return s;
-}
 
 /* Point every PC of d at its slice of reasons and clear what CUPTI reports. */
 static void buffer_reset(CUpti_PCSamplingData *d, CUpti_PCSamplingStallReason *reasons, size_t nreasons,

@@ -32,6 +32,9 @@
 
 #define PCS_MAX_NOTES 6
 
+/* CUPTI's name for rc (a static string), for failure notes here and in inject.c. */
+const char *cupti_error(CUptiResult rc);
+
 /* Settings from GPUPROF_PC_* (see README); rejected values fall back to the default with a note. */
 struct pcs_options {
 	CUpti_PCSamplingCollectionMode mode;	/* CONTINUOUS (default) or KERNEL_SERIALIZED */

@@ -20,7 +20,9 @@
  * and sys_mem_total are -1 (unknown). sampler_host fills ts and system memory even when it returns -1.
  */
 #include "sampler.h"
+#include "records.h"
 #include "util.h"
+#include "wire.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -31,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #define MAX_GPUS 64
@@ -95,6 +96,24 @@ struct proc {
 	int tracked;
 };
 
+/* Field indexes of the records samples are written as (sampler_write_*). */
+struct metric_ix {
+	int h_ts, h_cpu, h_rss, h_used, h_total;
+	int g_ts, g_device, g_gpu_util, g_mem_util, g_mem_used, g_mem_total, g_temp, g_power, g_clock, g_energy;
+};
+
+#define I(m, t, f) { offsetof(struct metric_ix, m), t, f }
+static const struct rec_index metric_table[] = {
+	I(h_ts, R_HOST_METRIC, "ts"), I(h_cpu, R_HOST_METRIC, "cpu_pct"), I(h_rss, R_HOST_METRIC, "rss_bytes"),
+	I(h_used, R_HOST_METRIC, "sys_mem_used"), I(h_total, R_HOST_METRIC, "sys_mem_total"),
+	I(g_ts, R_DEVICE_METRIC, "ts"), I(g_device, R_DEVICE_METRIC, "device"),
+	I(g_gpu_util, R_DEVICE_METRIC, "gpu_util"), I(g_mem_util, R_DEVICE_METRIC, "mem_util"),
+	I(g_mem_used, R_DEVICE_METRIC, "mem_used"), I(g_mem_total, R_DEVICE_METRIC, "mem_total"),
+	I(g_temp, R_DEVICE_METRIC, "temp_c"), I(g_power, R_DEVICE_METRIC, "power_mw"),
+	I(g_clock, R_DEVICE_METRIC, "sm_clock_mhz"), I(g_energy, R_DEVICE_METRIC, "energy_mj"),
+};
+#undef I
+
 struct sampler {
 	pid_t root;
 	int tree;
@@ -121,14 +140,9 @@ struct sampler {
 	struct gpu *gpus;
 	int ngpus;
 	char gpu_error[256];		/* why there are no GPUs, "" when NVML works */
+	struct metric_ix ix;		/* resolved by sampler_open */
+	int ix_bad;			/* a field of metric_table is not in records.c */
 };
-
-static int64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* Read a small /proc file whole into buf (NUL-terminated); its length, or -1. */
 static ssize_t read_small(int dirfd, const char *path, char *buf, size_t size)
@@ -412,11 +426,11 @@ int sampler_host(struct sampler *s, struct host_sample *out)
 	int procfd, root_alive = 0, full;
 	size_t i;
 	unsigned long long ticks = 0, gone = 0;
-	int64_t mono = clock_ns(CLOCK_MONOTONIC);
+	int64_t mono = now_ns();
 	struct proc *tmp;
 
 	memset(out, 0, sizeof(*out));
-	out->ts_ns = clock_ns(CLOCK_REALTIME);
+	out->ts_ns = realtime_ns();
 	if ((procfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
 	if (read_meminfo(procfd, &out->sys_mem_total, &out->sys_mem_used))
@@ -588,7 +602,49 @@ struct sampler *sampler_open(pid_t root, int tree)
 	if (s->clk_tck <= 0)
 		s->clk_tck = 100;
 	nvml_open(s);
+	s->ix_bad = rec_indices(metric_table, sizeof(metric_table) / sizeof(metric_table[0]), &s->ix) != 0;
 	return s;
+}
+
+/* Set value i: x, or null when !have. */
+static void set_value(struct value *v, int i, int have, int64_t x)
+{
+	v[i].i = x;
+	v[i].null = !have;
+}
+
+int sampler_write_host(const struct sampler *s, struct wire *w, const struct host_sample *h)
+{
+	struct value v[REC_MAX_FIELDS];
+	if (s->ix_bad)
+		return error("host_metric or device_metric lacks a field the sampler writes");
+	memset(v, 0, sizeof(v));
+	set_value(v, s->ix.h_ts, 1, h->ts_ns);
+	v[s->ix.h_cpu].d = h->cpu_pct;
+	v[s->ix.h_cpu].null = !h->have_cpu;
+	set_value(v, s->ix.h_rss, 1, h->rss_bytes);
+	set_value(v, s->ix.h_used, h->sys_mem_used >= 0, h->sys_mem_used);
+	set_value(v, s->ix.h_total, h->sys_mem_total >= 0, h->sys_mem_total);
+	return wire_add(w, R_HOST_METRIC, v);
+}
+
+int sampler_write_gpu(const struct sampler *s, struct wire *w, const struct gpu_sample *g)
+{
+	struct value v[REC_MAX_FIELDS];
+	if (s->ix_bad)
+		return error("host_metric or device_metric lacks a field the sampler writes");
+	memset(v, 0, sizeof(v));
+	set_value(v, s->ix.g_ts, 1, g->ts_ns);
+	set_value(v, s->ix.g_device, 1, g->device);
+	set_value(v, s->ix.g_gpu_util, g->have_util, g->gpu_util);
+	set_value(v, s->ix.g_mem_util, g->have_util, g->mem_util);
+	set_value(v, s->ix.g_mem_used, g->have_mem, g->mem_used);
+	set_value(v, s->ix.g_mem_total, g->have_mem, g->mem_total);
+	set_value(v, s->ix.g_temp, g->have_temp, g->temp_c);
+	set_value(v, s->ix.g_power, g->have_power, g->power_mw);
+	set_value(v, s->ix.g_clock, g->have_clock, g->sm_clock_mhz);
+	set_value(v, s->ix.g_energy, g->have_energy, g->energy_mj);
+	return wire_add(w, R_DEVICE_METRIC, v);
 }
 
 int sampler_gpus(const struct sampler *s)
@@ -617,7 +673,7 @@ int sampler_gpu(struct sampler *s, int i, struct gpu_sample *out)
 	if (i < 0 || i >= s->ngpus)
 		return -1;
 	g = &s->gpus[i];
-	out->ts_ns = clock_ns(CLOCK_REALTIME);
+	out->ts_ns = realtime_ns();
 	out->device = (int)g->index;
 	if (n->util && !(g->unsupported & NO_UTIL)) {
 		nvmlUtilization_t u;

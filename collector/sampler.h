@@ -2,7 +2,7 @@
  * sampler: host and GPU metrics sampled from outside CUDA: CPU use and resident memory of a process
  * tree and system memory (from /proc), and NVML device metrics (libnvidia-ml.so.1 loaded with dlopen;
  * without it there are simply no device metrics). Pull-based: the caller asks for a sample at its own
- * interval and writes the values itself, so the sampler owns no thread and no output.
+ * interval and writes it to its wire file with sampler_write_*, so the sampler owns no thread and no output.
  *
  * Ownership: sampler_open allocates, sampler_close frees. Values a device does not report are marked
  * null (the `have_*` flags), never invented.
@@ -31,6 +31,7 @@ struct gpu_sample {
 };
 
 struct sampler;
+struct wire;
 
 /*
  * Start sampling the process tree rooted at root (root itself and all its descendants); with
@@ -43,6 +44,12 @@ int sampler_host(struct sampler *s, struct host_sample *out);
 int sampler_gpus(const struct sampler *s);
 /* One sample of NVML device i; 0 or -1. */
 int sampler_gpu(struct sampler *s, int i, struct gpu_sample *out);
+/*
+ * Add a sample to w (wire.h) as one host_metric or device_metric record, what the sample lacks as null.
+ * 0, or -1 on a write error (see wire_add) or when records.c lacks a field the sampler writes.
+ */
+int sampler_write_host(const struct sampler *s, struct wire *w, const struct host_sample *h);
+int sampler_write_gpu(const struct sampler *s, struct wire *w, const struct gpu_sample *g);
 /* Why NVML is not available ("libnvidia-ml.so.1 not found", ...), or NULL when it is. */
 const char *sampler_gpu_error(const struct sampler *s);
 void sampler_close(struct sampler *s);

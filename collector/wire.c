@@ -27,7 +27,7 @@ struct wire {
 	struct strslot { const char *s; int64_t id; } *slots;
 	size_t nslots;
 	struct buf line;
-	int failed;
+	int64_t lost;		/* records of batch lines that could not be written */
 };
 
 static uint64_t hash_str(const char *s)
@@ -48,7 +48,6 @@ static int put_line(struct wire *w)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			w->failed = 1;
 			buf_reset(&w->line);
 			return -1;
 		}
@@ -152,10 +151,11 @@ int64_t wire_string(struct wire *w, const char *s)
 	return w->slots[j].id;
 }
 
-/* Declare the strings added since the last declaration. */
+/* Declare the strings added since the last declaration; on a failed write they wait for the next one. */
 static int declare_strings(struct wire *w)
 {
 	size_t i;
+	int rc;
 	if (w->declared == w->nvalues)
 		return 0;
 	buf_addstr(&w->line, "{\"type\":\"strings\",\"v\":1,\"ids\":[");
@@ -171,25 +171,23 @@ static int declare_strings(struct wire *w)
 		json_quote(&w->line, w->values[i], strlen(w->values[i]));
 	}
 	buf_addstr(&w->line, "]}");
-	w->declared = w->nvalues;
-	return put_line(w);
+	rc = put_line(w);
+	if (!rc)
+		w->declared = w->nvalues;
+	return rc;
 }
 
-/* Write type t's buffered rows as one batch line. */
-static int flush_type(struct wire *w, enum rec_type t)
+/* Write type t's buffered rows as one batch line numbered seq; 0 or -1. */
+static int put_batch(struct wire *w, enum rec_type t, int64_t seq)
 {
 	const struct rec_spec *r = &rec_specs[t];
-	struct pending *p = &w->p[t];
+	const struct pending *p = &w->p[t];
 	size_t i;
 	int c;
-	if (!p->n)
-		return 0;
-	if (declare_strings(w))
-		return -1;
 	buf_addstr(&w->line, "{\"type\":\"");
 	buf_addstr(&w->line, r->wire);
 	buf_addstr(&w->line, "\",\"v\":1,\"seq\":");
-	buf_addi64(&w->line, p->seq++);
+	buf_addi64(&w->line, seq);
 	buf_addstr(&w->line, ",\"n\":");
 	buf_addi64(&w->line, (int64_t)p->n);
 	for (c = 0; c < r->nfields; c++) {
@@ -217,11 +215,34 @@ static int flush_type(struct wire *w, enum rec_type t)
 		buf_addch(&w->line, ']');
 	}
 	buf_addch(&w->line, '}');
+	return put_line(w);
+}
+
+/*
+ * Write type t's buffered rows as one batch line and empty the buffer, written or not: rows of a line
+ * that cannot be written are lost, counted in w->lost, and leave a gap in seq that readers report.
+ * Returns 0, or -1 on a write error.
+ */
+static int flush_type(struct wire *w, enum rec_type t)
+{
+	const struct rec_spec *r = &rec_specs[t];
+	struct pending *p = &w->p[t];
+	int64_t seq;
+	size_t i;
+	int rc;
+	if (!p->n)
+		return 0;
+	seq = p->seq++;
+	rc = declare_strings(w);
+	if (!rc)
+		rc = put_batch(w, t, seq);
+	if (rc)
+		w->lost += (int64_t)p->n;
 	for (i = 0; i < p->n * (size_t)r->nfields; i++)
 		if (r->fields[i % (size_t)r->nfields].kind == F_TEXT)
 			free((char *)p->rows[i].s);
 	p->n = 0;
-	return put_line(w);
+	return rc;
 }
 
 int wire_add(struct wire *w, enum rec_type t, const struct value *vals)
@@ -253,6 +274,11 @@ int wire_flush(struct wire *w)
 int64_t wire_count(const struct wire *w, enum rec_type t)
 {
 	return w->p[t].total;
+}
+
+int64_t wire_lost(const struct wire *w)
+{
+	return w->lost;
 }
 
 int wire_drops(struct wire *w, int64_t ts_ns, const char *source, const char *what, int64_t count)

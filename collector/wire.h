@@ -33,15 +33,18 @@ int64_t wire_string(struct wire *w, const char *s);
 /*
  * Add one record: vals[] in rec_specs[t] field order, times ABSOLUTE ns (relative ones are written),
  * string fields as ids from wire_string, text fields as NUL-terminated strings (copied).
- * Writes a batch line when the type's buffer is full. Returns 0, or -1 on a write error.
+ * Writes a batch line when the type's buffer is full. Returns 0, or -1 on a write error: that batch's
+ * records are then lost (wire_lost), and the buffer is empty again for the next ones.
  */
 int wire_add(struct wire *w, enum rec_type t, const struct value *vals);
 /* Write every buffered row (strings first); 0 or -1. */
 int wire_flush(struct wire *w);
 int wire_drops(struct wire *w, int64_t ts_ns, const char *source, const char *what, int64_t count);
 int wire_error(struct wire *w, int64_t ts_ns, const char *what, const char *reason);
-/* Records added so far of type t. */
+/* Records added so far of type t (those of lost batch lines included, as the end record counts them). */
 int64_t wire_count(const struct wire *w, enum rec_type t);
+/* Records lost with batch lines that could not be written (a full disk, a file size limit). */
+int64_t wire_lost(const struct wire *w);
 /* Flush, write the session-end record (when clean), close and free. 0 or -1. */
 int wire_close(struct wire *w, int64_t end_ns, int clean);
 

@@ -339,6 +339,15 @@ int parse_i64(const char *s, size_t n, int64_t *out)
 	return 0;
 }
 
+int parse_i64_range(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+	int64_t v;
+	if (parse_i64(s, strlen(s), &v) || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
 static int64_t clock_of(clockid_t clock)
 {
 	struct timespec ts;

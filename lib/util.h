@@ -76,6 +76,8 @@ void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const vo
 
 /* Parse a whole decimal int64 from s[0..n): returns 0 and sets *out, or -1 if not exactly an integer. */
 int parse_i64(const char *s, size_t n, int64_t *out);
+/* Parse the NUL-terminated s as with parse_i64: 0 and *out set, or -1 if it is not an integer in lo..hi. */
+int parse_i64_range(const char *s, int64_t lo, int64_t hi, int64_t *out);
 
 /* Time on the monotonic clock in ns, for progress and benchmarks. */
 int64_t now_ns(void);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The collector without a GPU: hand-built CUPTI activity and PC-sampling buffers through the real conversion
-paths, ingested and compared field by field; libgpuprof.so loaded the way the driver loads it, with each
-engine and with bad PC-sampling settings; its exported symbols.
+paths, ingested and compared field by field; wire.c's batch lines that cannot be written; libgpuprof.so loaded
+the way the driver loads it, with each engine and with bad PC-sampling settings; its exported symbols.
 Skipped, with the reason printed, when the collector was not built (no CUPTI)."""
 import json
 import os
@@ -77,6 +77,24 @@ def activity(tmp):
           mem_bandwidth_kbs, max_threads_per_sm, max_regs_per_sm, max_smem_per_sm FROM devices"""), [exp["device"]])
     check("unfinished records counted as dropped", rows(db, "SELECT source, what, count FROM drops"),
           [["cupti", "unfinished records", exp["dropped_unfinished"]]])
+    check("clean end", rows(db, "SELECT clean_end FROM sessions"), [[1]])
+
+
+def wire(tmp):
+    """Batch lines that cannot be written (file size limit): counted, the buffer reused, later lines valid."""
+    out, exp, db, r = planted(tmp, "wire")
+    lost = exp["added"]    # the adding stopped at the third failed line: every record added went with them
+    check("three failed batch lines, each reported by wire_add", exp["failed_adds"], 3)
+    check("their records counted as lost", exp["lost"], lost)
+    check("writing goes on once the limit is lifted", (exp["flush"], exp["close"]), (0, 0))
+    check("the file ingests, the loss reported", (r.returncode, r.stderr),
+          (0, f"gpuprof-ingest: warning: {out}:3: 3 marker batch(es) missing before seq 3\n"
+              f"gpuprof-ingest: warning: {out}: {lost} marker record(s) written by the collector are missing "
+              "from the file\n"))
+    check("the markers after the failures, named by a string whose first declaration was lost",
+          rows(db, """SELECT count(*), min(s.value), max(s.value) FROM markers m JOIN strings s
+          ON s.session_id = m.session_id AND s.id = m.name_id"""),
+          [[exp["kept"], "lost-1", "lost-1"]])
     check("clean end", rows(db, "SELECT clean_end FROM sessions"), [[1]])
 
 
@@ -263,6 +281,7 @@ def main():
         return 0
     with tempfile.TemporaryDirectory(prefix="gpuprof-collector-") as tmp:
         activity(tmp)
+        wire(tmp)
         pcsampling(tmp)
         inject(tmp)
         symbols()
