@@ -29,6 +29,15 @@ const struct report_format *report_format_find(const char *name)
 	return NULL;
 }
 
+const struct table *report_table(const struct tables *ts, const char *name)
+{
+	int i;
+	for (i = 0; i < ts->n; i++)
+		if (!strcmp(ts->v[i]->name, name))
+			return ts->v[i];
+	return NULL;
+}
+
 /* Sections without rows are left out of documents for people; the summary always shows. */
 static int shown(const struct report_doc *d, int i)
 {

@@ -133,19 +133,10 @@ static void write_table(FILE *out, const struct table *t)
 	fputs("</tbody></table></div></section>\n", out);
 }
 
-static const struct table *find_table(const struct report_doc *d, const char *name)
-{
-	int i;
-	for (i = 0; i < d->ts->n; i++)
-		if (!strcmp(d->ts->v[i]->name, name))
-			return d->ts->v[i];
-	return NULL;
-}
-
 /* Chart 1: the hotspots table's kernels as horizontal bars of total time. */
 static void chart_hotspots(FILE *out, const struct report_doc *d)
 {
-	const struct table *t = find_table(d, "hotspots");
+	const struct table *t = report_table(d->ts, "hotspots");
 	int cn, ct, bar_h = 22, w = 1000, name_w = 420;
 	size_t r;
 	double max = 0;
@@ -195,7 +186,7 @@ static void chart_hotspots(FILE *out, const struct report_doc *d)
  */
 static void chart_stalls(FILE *out, const struct report_doc *d)
 {
-	const struct table *t = find_table(d, "stall_kernels");
+	const struct table *t = report_table(d->ts, "stall_kernels");
 	int cn, c, bar_h = 22, w = 1000, name_w = 420, nreasons = 0, legend_h;
 	size_t r;
 	if (!t || !t->nrows || (cn = table_find_col(t, "name")) < 0)

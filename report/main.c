@@ -133,13 +133,6 @@ int main(int argc, char **argv)
 		error("--table goes with --format csv");
 		return EXIT_USAGE;
 	}
-	for (i = 0; table && i < sizeof(sections) / sizeof(sections[0]); i++)
-		if (!strcmp(sections[i].analysis, table))
-			break;
-	if (table && i == sizeof(sections) / sizeof(sections[0])) {
-		error("no table '%s' in the report", table);
-		return EXIT_USAGE;
-	}
 	ro.width = render_width();
 	if (!(db = db_open(argv[optind], DB_READ)))
 		return EXIT_DATA;
@@ -173,6 +166,11 @@ int main(int argc, char **argv)
 		o.top = top >= 0 ? top : sections[i].top;
 		if (analysis_run(db, analysis_find(sections[i].analysis), &o, &ts))
 			status = EXIT_SYSTEM;
+	}
+	/* Checked once the tables are built: --baseline adds the comparison tables before the sections. */
+	if (status == EXIT_OK && table && !report_table(&ts, table)) {
+		error("no table '%s' in the report", table);
+		status = EXIT_USAGE;
 	}
 	doc.ts = &ts;
 	doc.db = db;

@@ -27,6 +27,9 @@ struct report_format {
 	int (*render)(FILE *out, const char *path, const struct report_doc *d);
 };
 
+/* The table called `name` among ts, or NULL. */
+const struct table *report_table(const struct tables *ts, const char *name);
+
 extern const struct report_format report_formats[];
 const struct report_format *report_format_find(const char *name);
 

@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 import checks
-from checks import BIN, check
+from checks import BIN, check, ok
 
 NAMES = ['plain_kernel', 'a, "quoted" kernel', 'line\nbreak', '=HYPERLINK("http://x","y")', '+1', '-2', '@cmd',
          'tab\tstart', 'void f<int, 3>(float const*)']
@@ -77,7 +77,38 @@ def main():
         one = subprocess.run([os.path.join(BIN, "gpuprof-report"), db, "-f", "csv", "--table", "hotspots", "--top", "100"],
                              capture_output=True, text=True, check=True).stdout
         check("--table: one table on stdout", list(csv.reader(one.splitlines(True)))[0][-1], "name")
+        bad = subprocess.run([os.path.join(BIN, "gpuprof-report"), db, "-f", "csv", "--table", "nope"],
+                             capture_output=True, text=True)
+        check("--table NOPE: usage error", (bad.returncode, bad.stdout, "no table 'nope'" in bad.stderr),
+              (2, "", True))
+        baseline_tables(tmp)
     return checks.summary("report_csv")
+
+
+def baseline_tables(tmp):
+    """With --baseline, --table picks the comparison tables too: on stdout and as the one file of -o DIR."""
+    dbs = []
+    for seed in (1, 2):
+        d = os.path.join(tmp, f"synth{seed}")
+        subprocess.run([os.path.join(BIN, "gpuprof-synth"), "--kernels", "500", "--seed", str(seed), "-o", d,
+                        "--no-expected"], check=True, capture_output=True)
+        subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", d, "-o", d + ".db"], check=True)
+        dbs.append(d + ".db")
+    report = [os.path.join(BIN, "gpuprof-report"), dbs[1], "--baseline", dbs[0], "--top", "1000"]
+    doc = json.loads(subprocess.run(report + ["-f", "json"], capture_output=True, text=True, check=True).stdout)
+    for table in ("compare", "compare_ranges", "compare_copies"):
+        rows = doc["tables"][table]
+        ok(f"--baseline: {table} has rows to compare", len(rows) > 0, str(doc["tables"])[:200])
+        r = subprocess.run(report + ["-f", "csv", "--table", table], capture_output=True, text=True)
+        check(f"--baseline --table {table}: exit, stderr", (r.returncode, r.stderr), (0, ""))
+        got = list(csv.reader(r.stdout.splitlines(True)))
+        check(f"--baseline --table {table}: header", got[:1], [list(rows[0].keys())] if rows else None)
+        check(f"--baseline --table {table}: rows", len(got) - 1, len(rows))
+        out = os.path.join(tmp, f"csv-{table}")
+        r = subprocess.run(report + ["-f", "csv", "--table", table, "-o", out], capture_output=True, text=True)
+        check(f"--baseline --table {table} -o DIR: exit, stderr", (r.returncode, r.stderr), (0, ""))
+        check(f"--baseline --table {table} -o DIR: one file", sorted(os.listdir(out)) if os.path.isdir(out) else None,
+              [f"{table}.csv"])
 
 
 if __name__ == "__main__":
