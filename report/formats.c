@@ -38,10 +38,9 @@ const struct table *report_table(const struct tables *ts, const char *name)
 	return NULL;
 }
 
-/* Sections without rows are left out of documents for people; the summary always shows. */
-static int shown(const struct report_doc *d, int i)
+int report_shown(const struct table *t)
 {
-	return i == 0 || d->ts->v[i]->nrows > 0;
+	return !strcmp(t->name, "summary") || t->nrows > 0;
 }
 
 int report_text(FILE *out, const char *path, const struct report_doc *d)
@@ -49,7 +48,7 @@ int report_text(FILE *out, const char *path, const struct report_doc *d)
 	int i, first = 1;
 	(void)path;
 	for (i = 0; i < d->ts->n; i++) {
-		if (!shown(d, i))
+		if (!report_shown(d->ts->v[i]))
 			continue;
 		if (!first)
 			fputc('\n', out);
@@ -66,7 +65,7 @@ int report_md(FILE *out, const char *path, const struct report_doc *d)
 	(void)path;
 	fprintf(out, "## gpuprof report\n\n");
 	for (i = 0; i < d->ts->n; i++)
-		if (shown(d, i) && render_md(out, d->ts->v[i]))
+		if (report_shown(d->ts->v[i]) && render_md(out, d->ts->v[i]))
 			return -1;
 	return 0;
 }
@@ -111,7 +110,7 @@ int report_csv(FILE *out, const char *path, const struct report_doc *d)
 		}
 	} else {
 		for (i = 0; i < d->ts->n; i++) {
-			if (d->table ? strcmp(d->table, d->ts->v[i]->name) != 0 : !shown(d, i))
+			if (d->table ? strcmp(d->table, d->ts->v[i]->name) != 0 : !report_shown(d->ts->v[i]))
 				continue;
 			if (found)
 				fputs("\r\n", out);

@@ -702,12 +702,6 @@ done:
 	return ret;
 }
 
-/* Sections without rows are left out; the summary always shows (as in the text and Markdown reports). */
-static int shown(const struct report_doc *d, int i)
-{
-	return i == 0 || d->ts->v[i]->nrows > 0;
-}
-
 int report_html(FILE *out, const char *path, const struct report_doc *d)
 {
 	const char *css = embed_get("report/report.css");
@@ -733,7 +727,7 @@ int report_html(FILE *out, const char *path, const struct report_doc *d)
 	}
 	fputs(". Times in charts are since the session&#39;s start.</p>\n<nav>", out);
 	for (i = 0; i < d->ts->n; i++) {
-		if (!shown(d, i))
+		if (!report_shown(d->ts->v[i]))
 			continue;
 		fputs("<a href=\"#t-", out);
 		esc(out, d->ts->v[i]->name);
@@ -743,7 +737,7 @@ int report_html(FILE *out, const char *path, const struct report_doc *d)
 	}
 	fputs("</nav></header>\n<main>\n", out);
 	for (i = 0; i < d->ts->n; i++) {
-		if (!shown(d, i))
+		if (!report_shown(d->ts->v[i]))
 			continue;
 		write_table(out, d->ts->v[i]);
 		if (!strcmp(d->ts->v[i]->name, "summary") &&

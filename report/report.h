@@ -27,6 +27,11 @@ struct report_format {
 	int (*render)(FILE *out, const char *path, const struct report_doc *d);
 };
 
+/*
+ * Whether the documents for people (text, Markdown, HTML, xlsx, CSV on standard output) show t: the
+ * summary always, other tables when they have rows. JSON and CSV files keep every table.
+ */
+int report_shown(const struct table *t);
 /* The table called `name` among ts, or NULL. */
 const struct table *report_table(const struct tables *ts, const char *name);
 

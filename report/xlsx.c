@@ -296,10 +296,8 @@ int report_xlsx(FILE *out, const char *path, const struct report_doc *d)
 	format_set_num_format(f.time, "0");
 	for (i = 0; i < d->ts->n && !rc; i++) {
 		const struct table *t = d->ts->v[i];
-		if (t->vertical)	/* the summary: --baseline puts the comparison before it */
-			rc = xlsx_summary(wb, &f, t);
-		else if (t->nrows > 0)
-			rc = xlsx_table(wb, &f, t);
+		if (report_shown(t))
+			rc = t->vertical ? xlsx_summary(wb, &f, t) : xlsx_table(wb, &f, t);
 	}
 	err = workbook_close(wb);	/* frees the workbook, also after an error */
 	if (rc) {

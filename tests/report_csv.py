@@ -82,7 +82,35 @@ def main():
         check("--table NOPE: usage error", (bad.returncode, bad.stdout, "no table 'nope'" in bad.stderr),
               (2, "", True))
         baseline_tables(tmp)
+        empty_baseline(tmp)
     return checks.summary("report_csv")
+
+
+def empty_baseline(tmp):
+    """A comparison without rows (no kernels on either side) is left out of the documents for people like
+    any empty section, also when --baseline puts it first; the summary shows even then."""
+    src, db = os.path.join(tmp, "empty.ndjson"), os.path.join(tmp, "empty.db")
+    with open(src, "w") as f:
+        f.write(json.dumps({"type": "header", "v": 1, "session": "empty", "pid": 1,
+                            "origin_ns": "1700000000000000000"}) + "\n")
+        f.write(json.dumps({"type": "end", "v": 1, "ts": 100000}) + "\n")
+    subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", src, "-o", db], check=True)
+    report = [os.path.join(BIN, "gpuprof-report"), db, "--baseline", db]
+    doc = json.loads(subprocess.run(report + ["-f", "json"], capture_output=True, text=True, check=True).stdout)
+    check("empty --baseline: json keeps every table, compare empty", (list(doc["tables"])[:4], doc["tables"]["compare"]),
+          (["compare", "compare_ranges", "compare_copies", "summary"], []))
+    out = {}
+    for fmt in ("csv", "text", "md", "html"):
+        r = subprocess.run(report + ["-f", fmt], capture_output=True, text=True)
+        check(f"empty --baseline -f {fmt}: exit, stderr", (r.returncode, r.stderr), (0, ""))
+        out[fmt] = r.stdout
+    heads = [t[0] for t in csv.reader(out["csv"].splitlines(True)) if t]
+    check("empty --baseline csv: the summary's header first", heads[:1], ["session_id"])
+    ok("empty --baseline csv: no compare header", "status" not in heads, heads)
+    ok("empty --baseline text: summary first", out["text"].startswith("Session summary\n"), out["text"][:200])
+    ok("empty --baseline md: summary first", out["md"].startswith("## gpuprof report\n\n### Session summary\n"),
+       out["md"][:200])
+    check("empty --baseline html: sections", re.findall(r'<section id="t-([a-z_]+)"', out["html"])[:1], ["summary"])
 
 
 def baseline_tables(tmp):
