@@ -349,10 +349,6 @@ static void lane_rects(FILE *out, const double *b, double bw, const char *cls, d
 	}
 }
 
-/*
- * Chart 2: per device, its streams as lanes; each lane shows, per bucket, the fraction of time kernels
- * (upper bar) and copies or memsets (lower bar) were running. One pass over the events in C.
- */
 /* The lane of (device, stream), added if new; *last caches the previous answer. */
 static struct lane *lane_get(struct lane ***lanes, size_t *n, size_t *alloc, struct lane **last, int64_t dev,
 			     int64_t stream)
@@ -378,6 +374,10 @@ static void lane_add(struct lane *l, int kind, double bw, double s, double e)
 		l->total += e - s;
 }
 
+/*
+ * Chart 2: per device, its streams as lanes; each lane shows, per bucket, the fraction of time kernels
+ * (upper bar) and copies or memsets (lower bar) were running. One pass over the events in C.
+ */
 static int chart_timeline(FILE *out, const struct report_doc *d, int64_t t0, int64_t t1)
 {
 	static const char *sql =
@@ -404,8 +404,10 @@ static int chart_timeline(FILE *out, const struct report_doc *d, int64_t t0, int
 		lane_add(*l, 0, bw, (double)(kc->start[i] - t0), (double)(kc->start[i] + kc->dur[i] - t0));
 	}
 	free(ix);
-	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return error("html: %s", sqlite3_errmsg(d->db));
+	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		ret = error("html: %s", sqlite3_errmsg(d->db));
+		goto done;
+	}
 	sqlite3_bind_int64(st, 1, d->session);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		lane_add(lane_get(&lanes, &nlanes, &alloc, &last, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)),
