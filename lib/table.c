@@ -188,8 +188,7 @@ void table_human(char *out, size_t n, const struct column *col, const struct cel
 	}
 }
 
-/* A cell as machines read it (CSV, JSON): exact integers, reals with 17 significant digits. */
-static void raw(struct buf *b, const struct cell *c)
+void table_raw(struct buf *b, const struct cell *c)
 {
 	if (c->is_real) {
 		double r = round(c->d);
@@ -377,7 +376,7 @@ int render_csv(FILE *out, const struct table *t)
 			if (t->cols[c].type == C_TEXT)
 				csv_text(&b, cl->s);
 			else
-				raw(&b, cl);
+				table_raw(&b, cl);
 		}
 		buf_addstr(&b, "\r\n");
 	}
@@ -463,7 +462,7 @@ int render_json(FILE *out, const struct table *t)
 			else if (t->cols[c].type == C_TEXT)
 				json_quote(&b, cl->s, strlen(cl->s));
 			else
-				raw(&b, cl);
+				table_raw(&b, cl);
 		}
 		buf_addch(&b, '}');
 	}

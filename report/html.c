@@ -52,15 +52,6 @@ static void esc(FILE *out, const char *s)
 	}
 }
 
-/* The exact value of a numeric cell: integers whole, reals with 17 significant digits. */
-static void exact(char *out, size_t n, const struct cell *c)
-{
-	if (c->is_real)
-		snprintf(out, n, "%.17g", c->d);
-	else
-		snprintf(out, n, "%lld", (long long)c->i);
-}
-
 static const char *unit_of(enum col_type t)
 {
 	return t == C_NS || t == C_TIME ? " ns" : t == C_BYTES ? " bytes" : "";
@@ -69,7 +60,8 @@ static const char *unit_of(enum col_type t)
 /* One <td>: text escaped; numbers right-aligned with data-v (sorting) and title (the exact value). */
 static void write_cell(FILE *out, const struct column *col, const struct cell *c)
 {
-	char h[128], x[64];
+	char h[128];
+	struct buf x;
 	if (col->type == C_TEXT) {
 		if (c->null || !c->s)
 			fputs("<td class=\"null\">-</td>", out);
@@ -85,8 +77,10 @@ static void write_cell(FILE *out, const struct column *col, const struct cell *c
 		return;
 	}
 	table_human(h, sizeof(h), col, c);
-	exact(x, sizeof(x), c);
-	fprintf(out, "<td class=\"num\" data-v=\"%s\" title=\"%s%s\">", x, x, unit_of(col->type));
+	buf_init(&x);
+	table_raw(&x, c);
+	fprintf(out, "<td class=\"num\" data-v=\"%s\" title=\"%s%s\">", x.s, x.s, unit_of(col->type));
+	buf_release(&x);
 	esc(out, h);
 	fputs("</td>", out);
 }

@@ -80,6 +80,10 @@ class Elements(HTMLParser):
             self.h2[-1] += data
 
 
+class Num(str):
+    """A JSON number kept as the text the report wrote."""
+
+
 def parse(html):
     p = Elements()
     p.feed(html)
@@ -117,12 +121,19 @@ def check_report(tmp, db, name, min_svg):
         src = f.read()
     doc = json.loads(run("gpuprof-report", db, "--format", "json").stdout)["tables"]
     names = list(doc.keys())
-    shown = [k for i, k in enumerate(names) if i == 0 or doc[k]]
+    shown = [k for k in names if k == "summary" or doc[k]]
     ok(f"{name}: self-contained", not re.search(r"https?://", src), re.findall(r"https?://\S{0,40}", src)[:3])
     style = re.search(r"<style>(.*?)</style>", src, re.S)
     ok(f"{name}: inline style sheet (report/report.css embedded)",
        style and "prefers-color-scheme: dark" in style.group(1) and "@media print" in style.group(1))
     ok(f"{name}: no external resources", not re.search(r"<(link|iframe|object|embed)\b|\bsrc=", src))
+    # the exact values (data-v, title) are the JSON report's numbers, character for character
+    raw = json.loads(run("gpuprof-report", db, "--format", "json").stdout, parse_int=Num, parse_float=Num)["tables"]
+    for k in shown:
+        sec = re.search(rf'<section id="t-{k}">(.*?)</section>', src, re.S)
+        got = re.findall(r'data-v="([^"]+)" title="([^" ]+)', sec.group(1)) if sec else None
+        want = [v for row in raw[k] for v in row.values() if isinstance(v, Num)]
+        check(f"{name}: {k}: exact values", got, [(v, v) for v in want])
     dom, probe, cerr = probed(tmp, html, name)
     p = parse(dom)
     check(f"{name}: <table> per shown section", p.tags.get("table", 0), len(shown))
