@@ -127,6 +127,21 @@ static void write_table(FILE *out, const struct table *t)
 	fputs("</tbody></table></div></section>\n", out);
 }
 
+#define SHORT_NAME 64	/* bytes of a chart label: 60 and the NUL */
+
+/* A kernel name as a chart label: names over 60 bytes cut at 57 on a character boundary, "..." added. */
+static void short_name(char out[SHORT_NAME], const char *name)
+{
+	size_t k = 57;
+	if (strlen(name) <= 60) {
+		snprintf(out, SHORT_NAME, "%s", name);
+		return;
+	}
+	while (k > 0 && ((unsigned char)name[k] & 0xC0) == 0x80)
+		k--;
+	snprintf(out, SHORT_NAME, "%.*s...", (int)k, name);
+}
+
 /* Chart 1: the hotspots table's kernels as horizontal bars of total time. */
 static void chart_hotspots(FILE *out, const struct report_doc *d)
 {
@@ -150,18 +165,11 @@ static void chart_hotspots(FILE *out, const struct report_doc *d)
 		const struct cell *nc = &t->cells[r * (size_t)t->ncols + (size_t)cn];
 		const struct cell *tc = &t->cells[r * (size_t)t->ncols + (size_t)ct];
 		const char *name = nc->null || !nc->s ? "-" : nc->s;
-		char h[64], shortname[80];
+		char h[64], shortname[SHORT_NAME];
 		double v = tc->null ? 0 : tc->d, bw = v / max * (w - 10);
-		size_t len = strlen(name), y = r * (size_t)bar_h;
+		size_t y = r * (size_t)bar_h;
 		fmt_ns(h, sizeof(h), v);
-		if (len > 60) {
-			/* Cut on a UTF-8 character boundary, then mark the cut. */
-			size_t k = 57;
-			while (k > 0 && ((unsigned char)name[k] & 0xC0) == 0x80)
-				k--;
-			snprintf(shortname, sizeof(shortname), "%.*s...", (int)k, name);
-		} else
-			snprintf(shortname, sizeof(shortname), "%s", name);
+		short_name(shortname, name);
 		fputs("<g><title>", out);
 		esc(out, name);
 		fprintf(out, ": %s</title>", h);
@@ -207,15 +215,8 @@ static void chart_stalls(FILE *out, const struct report_doc *d)
 		const char *name = nc->null || !nc->s ? "-" : nc->s;
 		size_t y = (size_t)legend_h + r * (size_t)bar_h, k = 0;
 		double x = name_w;
-		char shortname[80];
-		if (strlen(name) > 60) {
-			size_t cut = 57;
-			while (cut > 0 && ((unsigned char)name[cut] & 0xC0) == 0x80)
-				cut--;
-			snprintf(shortname, sizeof(shortname), "%.*s...", (int)cut, name);
-		} else {
-			snprintf(shortname, sizeof(shortname), "%s", name);
-		}
+		char shortname[SHORT_NAME];
+		short_name(shortname, name);
 		fprintf(out, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\"><title>", name_w - 6, y + 15);
 		esc(out, name);
 		fputs("</title>", out);

@@ -186,6 +186,31 @@ def xss_session(path):
             f.write(json.dumps(ln) + "\n")
 
 
+def check_long_names(tmp):
+    """Chart labels: a name over 60 bytes is cut at 57 on a character boundary (two-byte characters here)
+    and marked with "..."; shorter names stay whole. The full name is the label's tooltip."""
+    long, short = "\u00e9" * 40, "k" * 60
+    n = 2
+    cols = {"start": [0, 1000], "end": [500, 1300], "name": [1, 2], "grid_x": [1] * n, "block_x": [32] * n}
+    for f in ("device", "context", "stream", "correlation", "mangled", "grid_y", "grid_z", "block_y", "block_z",
+              "cluster_x", "cluster_y", "cluster_z", "registers", "static_smem", "dynamic_smem", "local_mem",
+              "graph_id", "graph_node"):
+        cols[f] = [0] * n
+    src = os.path.join(tmp, "long.ndjson")
+    with open(src, "w") as f:
+        for ln in ({"type": "header", "v": 1, "session": "long", "pid": 1, "origin_ns": "1700000000000000000"},
+                   {"type": "strings", "v": 1, "ids": [1, 2], "values": [long, short]},
+                   {"type": "kernel", "v": 1, "seq": 0, "n": n, **cols}, {"type": "end", "v": 1, "ts": 2000}):
+            f.write(json.dumps(ln) + "\n")
+    db = os.path.join(tmp, "long.db")
+    run("gpuprof-ingest", "-q", src, "-o", db)
+    html = run("gpuprof-report", db, "--format", "html").stdout
+    chart = re.search(r'<section id="c-hotspots">(.*?)</section>', html, re.S)
+    labels = re.findall(r'<text x="\d+" y="\d+" text-anchor="end">([^<]*)</text>', chart.group(1)) if chart else None
+    check("long names: hotspot chart labels", labels, ["\u00e9" * 28 + "...", short])
+    ok("long names: the whole name in the tooltip", f"<title>{long}: " in html)
+
+
 def check_xss(tmp):
     src_dir = os.path.join(tmp, "xss")
     os.makedirs(src_dir)
@@ -256,6 +281,7 @@ def main():
             run("gpuprof-ingest", "-q", d, "-o", db)
             check_report(tmp, db, "synth3000", 3)
         check_xss(tmp)
+        check_long_names(tmp)
         check_large(tmp)
     finally:
         if keep:
