@@ -1,6 +1,7 @@
 /*
  * formats: the table of report formats, and the text, CSV, JSON and Markdown documents.
  */
+#include "columns.h"
 #include "report.h"
 #include "util.h"
 
@@ -8,14 +9,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#define KC_SECTIONS (KC_ALL & ~KC_STREAM)	/* what the sections read; the HTML timeline adds streams */
+
 const struct report_format report_formats[] = {
-	{ "text", 0, report_text },
-	{ "csv", 0, report_csv },
-	{ "json", 0, report_json },
-	{ "md", 0, report_md },
-	{ "html", 0, report_html },
-	{ "xlsx", 1, report_xlsx },
-	{ NULL, 0, NULL }
+	/* name, own_output, needs_path, table_filter, kernel_cols, render */
+	{ "text", 0, 0, 0, KC_SECTIONS, report_text },
+	{ "csv", 1, 0, 1, KC_SECTIONS, report_csv },
+	{ "json", 0, 0, 0, KC_SECTIONS, report_json },
+	{ "md", 0, 0, 0, KC_SECTIONS, report_md },
+	{ "html", 0, 0, 0, KC_ALL, report_html },
+	{ "xlsx", 1, 1, 0, KC_SECTIONS, report_xlsx },
+	{ NULL, 0, 0, 0, 0, NULL }
 };
 
 const struct report_format *report_format_find(const char *name)

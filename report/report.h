@@ -23,7 +23,10 @@ struct report_doc {
 
 struct report_format {
 	const char *name;
-	int needs_path;		/* writes a file of its own (-o PATH required; a directory for csv) */
+	int own_output;		/* the renderer writes -o PATH itself (csv: a directory); else main opens it */
+	int needs_path;		/* -o PATH required: a file of its own (xlsx) */
+	int table_filter;	/* --table NAME renders that table alone */
+	unsigned kernel_cols;	/* KC_* kernel columns its sections and charts read (columns.h) */
 	int (*render)(FILE *out, const char *path, const struct report_doc *d);
 };
 

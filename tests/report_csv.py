@@ -81,6 +81,10 @@ def main():
                              capture_output=True, text=True)
         check("--table NOPE: usage error", (bad.returncode, bad.stdout, "no table 'nope'" in bad.stderr),
               (2, "", True))
+        bad = subprocess.run([os.path.join(BIN, "gpuprof-report"), db, "-f", "json", "--table", "hotspots"],
+                             capture_output=True, text=True)
+        check("--table with -f json: usage error", (bad.returncode, bad.stdout, bad.stderr),
+              (2, "", "gpuprof-report: error: --table goes with --format csv\n"))
         baseline_tables(tmp)
         empty_baseline(tmp)
     return checks.summary("report_csv")
