@@ -188,8 +188,7 @@ void table_human(char *out, size_t n, const struct column *col, const struct cel
 	}
 }
 
-/* A cell as machines read it (CSV, JSON): exact integers, reals with 17 significant digits. */
-static void raw(struct buf *b, const struct cell *c)
+void table_raw(struct buf *b, const struct cell *c)
 {
 	if (c->is_real) {
 		double r = round(c->d);
@@ -202,15 +201,6 @@ static void raw(struct buf *b, const struct cell *c)
 	}
 }
 
-static int utf8_width(const char *s)
-{
-	int w = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
-			w++;
-	return w;
-}
-
 /*
  * Copy s shortened to at most `max` display columns, losing the least: first the return type "void "
  * and the parameter list of a C++ kernel name, then the middle ("head...tail"), so names that differ only
@@ -220,7 +210,7 @@ static void shorten(char *out, size_t n, const char *s, int max)
 {
 	size_t len = strlen(s), p, head, tail, i;
 	int w;
-	if (utf8_width(s) <= max || max < 8) {
+	if ((int)utf8_chars(s) <= max || max < 8) {
 		snprintf(out, n, "%s", s);
 		return;
 	}
@@ -232,7 +222,7 @@ static void shorten(char *out, size_t n, const char *s, int max)
 	if (p > 0 && p < len)
 		len = p;
 	snprintf(out, n, "%.*s", (int)len, s);
-	if (utf8_width(out) <= max)
+	if ((int)utf8_chars(out) <= max)
 		return;
 	/* Keep two thirds from the head, one third from the tail, on character boundaries. */
 	head = (size_t)(max - 3) * 2 / 3;
@@ -272,8 +262,8 @@ int render_text(FILE *out, const struct table *t, const struct render_opts *o)
 	if (t->vertical) {
 		int kw = 0;
 		for (c = 0; c < t->ncols; c++)
-			if (utf8_width(t->cols[c].title) > kw)
-				kw = utf8_width(t->cols[c].title);
+			if ((int)utf8_chars(t->cols[c].title) > kw)
+				kw = (int)utf8_chars(t->cols[c].title);
 		for (r = 0; r < t->nrows; r++) {
 			for (c = 0; c < t->ncols; c++) {
 				table_human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
@@ -286,11 +276,11 @@ int render_text(FILE *out, const struct table *t, const struct render_opts *o)
 		return ferror(out) ? -1 : 0;
 	}
 	for (c = 0; c < t->ncols; c++) {
-		w[c] = utf8_width(t->cols[c].title);
+		w[c] = (int)utf8_chars(t->cols[c].title);
 		for (r = 0; r < t->nrows; r++) {
 			int cw;
 			table_human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
-			cw = utf8_width(cellbuf);
+			cw = (int)utf8_chars(cellbuf);
 			if (cw > w[c])
 				w[c] = cw;
 		}
@@ -312,7 +302,7 @@ int render_text(FILE *out, const struct table *t, const struct render_opts *o)
 	}
 	fputc('\n', out);
 	for (c = 0; c < t->ncols; c++) {
-		int i, n = c == t->ncols - 1 && t->cols[c].type == C_TEXT ? utf8_width(t->cols[c].title) : w[c];
+		int i, n = c == t->ncols - 1 && t->cols[c].type == C_TEXT ? (int)utf8_chars(t->cols[c].title) : w[c];
 		for (i = 0; i < n; i++)
 			fputc('-', out);
 		fputs(c == t->ncols - 1 ? "\n" : "  ", out);
@@ -330,7 +320,7 @@ int render_text(FILE *out, const struct table *t, const struct render_opts *o)
 				if (last)
 					fputs(cut, out);
 				else
-					fprintf(out, "%s%*s  ", cut, w[c] - utf8_width(cut), "");
+					fprintf(out, "%s%*s  ", cut, w[c] - (int)utf8_chars(cut), "");
 			} else {
 				fprintf(out, "%*s%s", w[c], cellbuf, last ? "" : "  ");
 			}
@@ -377,7 +367,7 @@ int render_csv(FILE *out, const struct table *t)
 			if (t->cols[c].type == C_TEXT)
 				csv_text(&b, cl->s);
 			else
-				raw(&b, cl);
+				table_raw(&b, cl);
 		}
 		buf_addstr(&b, "\r\n");
 	}
@@ -463,7 +453,7 @@ int render_json(FILE *out, const struct table *t)
 			else if (t->cols[c].type == C_TEXT)
 				json_quote(&b, cl->s, strlen(cl->s));
 			else
-				raw(&b, cl);
+				table_raw(&b, cl);
 		}
 		buf_addch(&b, '}');
 	}

@@ -85,6 +85,13 @@ int render_md(FILE *out, const struct table *t);
 /* One table as a JSON array of row objects (no trailing newline). */
 int render_json(FILE *out, const struct table *t);
 
+/*
+ * A numeric cell as machines read it (CSV, JSON, the exact value in HTML), appended to b: integers and
+ * integral reals below 9e15 whole, other reals with 17 significant digits.
+ */
+struct buf;
+void table_raw(struct buf *b, const struct cell *c);
+
 /* A cell as people read it (text, Markdown, HTML): "1.234 ms", "12.30 MB", a UTC time, "-" for NULL. */
 void table_human(char *out, size_t n, const struct column *col, const struct cell *c);
 

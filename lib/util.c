@@ -365,6 +365,15 @@ int64_t realtime_ns(void)
 	return clock_of(CLOCK_REALTIME);
 }
 
+size_t utf8_chars(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xC0) != 0x80)
+			n++;
+	return n;
+}
+
 int ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);

@@ -90,6 +90,9 @@ int64_t realtime_ns(void);
  */
 size_t cxx_params_at(const char *s, size_t len);
 
+/* The characters of a UTF-8 string: its bytes that do not continue a character (a column each in text). */
+size_t utf8_chars(const char *s);
+
 /* Match a glob-free suffix: 1 if s ends with suffix. */
 int ends_with(const char *s, const char *suffix);
 

@@ -1,6 +1,7 @@
 /*
  * formats: the table of report formats, and the text, CSV, JSON and Markdown documents.
  */
+#include "columns.h"
 #include "report.h"
 #include "util.h"
 
@@ -8,14 +9,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#define KC_SECTIONS (KC_ALL & ~KC_STREAM)	/* what the sections read; the HTML timeline adds streams */
+
 const struct report_format report_formats[] = {
-	{ "text", 0, report_text },
-	{ "csv", 0, report_csv },
-	{ "json", 0, report_json },
-	{ "md", 0, report_md },
-	{ "html", 0, report_html },
-	{ "xlsx", 1, report_xlsx },
-	{ NULL, 0, NULL }
+	/* name, own_output, needs_path, table_filter, kernel_cols, render */
+	{ "text", 0, 0, 0, KC_SECTIONS, report_text },
+	{ "csv", 1, 0, 1, KC_SECTIONS, report_csv },
+	{ "json", 0, 0, 0, KC_SECTIONS, report_json },
+	{ "md", 0, 0, 0, KC_SECTIONS, report_md },
+	{ "html", 0, 0, 0, KC_ALL, report_html },
+	{ "xlsx", 1, 1, 0, KC_SECTIONS, report_xlsx },
+	{ NULL, 0, 0, 0, 0, NULL }
 };
 
 const struct report_format *report_format_find(const char *name)
@@ -29,10 +33,18 @@ const struct report_format *report_format_find(const char *name)
 	return NULL;
 }
 
-/* Sections without rows are left out of documents for people; the summary always shows. */
-static int shown(const struct report_doc *d, int i)
+const struct table *report_table(const struct tables *ts, const char *name)
 {
-	return i == 0 || d->ts->v[i]->nrows > 0;
+	int i;
+	for (i = 0; i < ts->n; i++)
+		if (!strcmp(ts->v[i]->name, name))
+			return ts->v[i];
+	return NULL;
+}
+
+int report_shown(const struct table *t)
+{
+	return !strcmp(t->name, "summary") || t->nrows > 0;
 }
 
 int report_text(FILE *out, const char *path, const struct report_doc *d)
@@ -40,7 +52,7 @@ int report_text(FILE *out, const char *path, const struct report_doc *d)
 	int i, first = 1;
 	(void)path;
 	for (i = 0; i < d->ts->n; i++) {
-		if (!shown(d, i))
+		if (!report_shown(d->ts->v[i]))
 			continue;
 		if (!first)
 			fputc('\n', out);
@@ -57,7 +69,7 @@ int report_md(FILE *out, const char *path, const struct report_doc *d)
 	(void)path;
 	fprintf(out, "## gpuprof report\n\n");
 	for (i = 0; i < d->ts->n; i++)
-		if (shown(d, i) && render_md(out, d->ts->v[i]))
+		if (report_shown(d->ts->v[i]) && render_md(out, d->ts->v[i]))
 			return -1;
 	return 0;
 }
@@ -102,7 +114,7 @@ int report_csv(FILE *out, const char *path, const struct report_doc *d)
 		}
 	} else {
 		for (i = 0; i < d->ts->n; i++) {
-			if (d->table ? strcmp(d->table, d->ts->v[i]->name) != 0 : !shown(d, i))
+			if (d->table ? strcmp(d->table, d->ts->v[i]->name) != 0 : !report_shown(d->ts->v[i]))
 				continue;
 			if (found)
 				fputs("\r\n", out);

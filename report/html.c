@@ -52,15 +52,6 @@ static void esc(FILE *out, const char *s)
 	}
 }
 
-/* The exact value of a numeric cell: integers whole, reals with 17 significant digits. */
-static void exact(char *out, size_t n, const struct cell *c)
-{
-	if (c->is_real)
-		snprintf(out, n, "%.17g", c->d);
-	else
-		snprintf(out, n, "%lld", (long long)c->i);
-}
-
 static const char *unit_of(enum col_type t)
 {
 	return t == C_NS || t == C_TIME ? " ns" : t == C_BYTES ? " bytes" : "";
@@ -69,7 +60,8 @@ static const char *unit_of(enum col_type t)
 /* One <td>: text escaped; numbers right-aligned with data-v (sorting) and title (the exact value). */
 static void write_cell(FILE *out, const struct column *col, const struct cell *c)
 {
-	char h[128], x[64];
+	char h[128];
+	struct buf x;
 	if (col->type == C_TEXT) {
 		if (c->null || !c->s)
 			fputs("<td class=\"null\">-</td>", out);
@@ -85,8 +77,10 @@ static void write_cell(FILE *out, const struct column *col, const struct cell *c
 		return;
 	}
 	table_human(h, sizeof(h), col, c);
-	exact(x, sizeof(x), c);
-	fprintf(out, "<td class=\"num\" data-v=\"%s\" title=\"%s%s\">", x, x, unit_of(col->type));
+	buf_init(&x);
+	table_raw(&x, c);
+	fprintf(out, "<td class=\"num\" data-v=\"%s\" title=\"%s%s\">", x.s, x.s, unit_of(col->type));
+	buf_release(&x);
 	esc(out, h);
 	fputs("</td>", out);
 }
@@ -133,19 +127,25 @@ static void write_table(FILE *out, const struct table *t)
 	fputs("</tbody></table></div></section>\n", out);
 }
 
-static const struct table *find_table(const struct report_doc *d, const char *name)
+#define SHORT_NAME 64	/* bytes of a chart label: 60 and the NUL */
+
+/* A kernel name as a chart label: names over 60 bytes cut at 57 on a character boundary, "..." added. */
+static void short_name(char out[SHORT_NAME], const char *name)
 {
-	int i;
-	for (i = 0; i < d->ts->n; i++)
-		if (!strcmp(d->ts->v[i]->name, name))
-			return d->ts->v[i];
-	return NULL;
+	size_t k = 57;
+	if (strlen(name) <= 60) {
+		snprintf(out, SHORT_NAME, "%s", name);
+		return;
+	}
+	while (k > 0 && ((unsigned char)name[k] & 0xC0) == 0x80)
+		k--;
+	snprintf(out, SHORT_NAME, "%.*s...", (int)k, name);
 }
 
 /* Chart 1: the hotspots table's kernels as horizontal bars of total time. */
 static void chart_hotspots(FILE *out, const struct report_doc *d)
 {
-	const struct table *t = find_table(d, "hotspots");
+	const struct table *t = report_table(d->ts, "hotspots");
 	int cn, ct, bar_h = 22, w = 1000, name_w = 420;
 	size_t r;
 	double max = 0;
@@ -165,18 +165,11 @@ static void chart_hotspots(FILE *out, const struct report_doc *d)
 		const struct cell *nc = &t->cells[r * (size_t)t->ncols + (size_t)cn];
 		const struct cell *tc = &t->cells[r * (size_t)t->ncols + (size_t)ct];
 		const char *name = nc->null || !nc->s ? "-" : nc->s;
-		char h[64], shortname[80];
+		char h[64], shortname[SHORT_NAME];
 		double v = tc->null ? 0 : tc->d, bw = v / max * (w - 10);
-		size_t len = strlen(name), y = r * (size_t)bar_h;
+		size_t y = r * (size_t)bar_h;
 		fmt_ns(h, sizeof(h), v);
-		if (len > 60) {
-			/* Cut on a UTF-8 character boundary, then mark the cut. */
-			size_t k = 57;
-			while (k > 0 && ((unsigned char)name[k] & 0xC0) == 0x80)
-				k--;
-			snprintf(shortname, sizeof(shortname), "%.*s...", (int)k, name);
-		} else
-			snprintf(shortname, sizeof(shortname), "%s", name);
+		short_name(shortname, name);
 		fputs("<g><title>", out);
 		esc(out, name);
 		fprintf(out, ": %s</title>", h);
@@ -195,7 +188,7 @@ static void chart_hotspots(FILE *out, const struct report_doc *d)
  */
 static void chart_stalls(FILE *out, const struct report_doc *d)
 {
-	const struct table *t = find_table(d, "stall_kernels");
+	const struct table *t = report_table(d->ts, "stall_kernels");
 	int cn, c, bar_h = 22, w = 1000, name_w = 420, nreasons = 0, legend_h;
 	size_t r;
 	if (!t || !t->nrows || (cn = table_find_col(t, "name")) < 0)
@@ -222,15 +215,8 @@ static void chart_stalls(FILE *out, const struct report_doc *d)
 		const char *name = nc->null || !nc->s ? "-" : nc->s;
 		size_t y = (size_t)legend_h + r * (size_t)bar_h, k = 0;
 		double x = name_w;
-		char shortname[80];
-		if (strlen(name) > 60) {
-			size_t cut = 57;
-			while (cut > 0 && ((unsigned char)name[cut] & 0xC0) == 0x80)
-				cut--;
-			snprintf(shortname, sizeof(shortname), "%.*s...", (int)cut, name);
-		} else {
-			snprintf(shortname, sizeof(shortname), "%s", name);
-		}
+		char shortname[SHORT_NAME];
+		short_name(shortname, name);
 		fprintf(out, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\"><title>", name_w - 6, y + 15);
 		esc(out, name);
 		fputs("</title>", out);
@@ -358,10 +344,6 @@ static void lane_rects(FILE *out, const double *b, double bw, const char *cls, d
 	}
 }
 
-/*
- * Chart 2: per device, its streams as lanes; each lane shows, per bucket, the fraction of time kernels
- * (upper bar) and copies or memsets (lower bar) were running. One pass over the events in C.
- */
 /* The lane of (device, stream), added if new; *last caches the previous answer. */
 static struct lane *lane_get(struct lane ***lanes, size_t *n, size_t *alloc, struct lane **last, int64_t dev,
 			     int64_t stream)
@@ -387,6 +369,10 @@ static void lane_add(struct lane *l, int kind, double bw, double s, double e)
 		l->total += e - s;
 }
 
+/*
+ * Chart 2: per device, its streams as lanes; each lane shows, per bucket, the fraction of time kernels
+ * (upper bar) and copies or memsets (lower bar) were running. One pass over the events in C.
+ */
 static int chart_timeline(FILE *out, const struct report_doc *d, int64_t t0, int64_t t1)
 {
 	static const char *sql =
@@ -413,8 +399,10 @@ static int chart_timeline(FILE *out, const struct report_doc *d, int64_t t0, int
 		lane_add(*l, 0, bw, (double)(kc->start[i] - t0), (double)(kc->start[i] + kc->dur[i] - t0));
 	}
 	free(ix);
-	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return error("html: %s", sqlite3_errmsg(d->db));
+	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		ret = error("html: %s", sqlite3_errmsg(d->db));
+		goto done;
+	}
 	sqlite3_bind_int64(st, 1, d->session);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		lane_add(lane_get(&lanes, &nlanes, &alloc, &last, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)),
@@ -711,12 +699,6 @@ done:
 	return ret;
 }
 
-/* Sections without rows are left out; the summary always shows (as in the text and Markdown reports). */
-static int shown(const struct report_doc *d, int i)
-{
-	return i == 0 || d->ts->v[i]->nrows > 0;
-}
-
 int report_html(FILE *out, const char *path, const struct report_doc *d)
 {
 	const char *css = embed_get("report/report.css");
@@ -742,7 +724,7 @@ int report_html(FILE *out, const char *path, const struct report_doc *d)
 	}
 	fputs(". Times in charts are since the session&#39;s start.</p>\n<nav>", out);
 	for (i = 0; i < d->ts->n; i++) {
-		if (!shown(d, i))
+		if (!report_shown(d->ts->v[i]))
 			continue;
 		fputs("<a href=\"#t-", out);
 		esc(out, d->ts->v[i]->name);
@@ -752,7 +734,7 @@ int report_html(FILE *out, const char *path, const struct report_doc *d)
 	}
 	fputs("</nav></header>\n<main>\n", out);
 	for (i = 0; i < d->ts->n; i++) {
-		if (!shown(d, i))
+		if (!report_shown(d->ts->v[i]))
 			continue;
 		write_table(out, d->ts->v[i]);
 		if (!strcmp(d->ts->v[i]->name, "summary") &&

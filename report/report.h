@@ -23,9 +23,20 @@ struct report_doc {
 
 struct report_format {
 	const char *name;
-	int needs_path;		/* writes a file of its own (-o PATH required; a directory for csv) */
+	int own_output;		/* the renderer writes -o PATH itself (csv: a directory); else main opens it */
+	int needs_path;		/* -o PATH required: a file of its own (xlsx) */
+	int table_filter;	/* --table NAME renders that table alone */
+	unsigned kernel_cols;	/* KC_* kernel columns its sections and charts read (columns.h) */
 	int (*render)(FILE *out, const char *path, const struct report_doc *d);
 };
+
+/*
+ * Whether the documents for people (text, Markdown, HTML, xlsx, CSV on standard output) show t: the
+ * summary always, other tables when they have rows. JSON and CSV files keep every table.
+ */
+int report_shown(const struct table *t);
+/* The table called `name` among ts, or NULL. */
+const struct table *report_table(const struct tables *ts, const char *name);
 
 extern const struct report_format report_formats[];
 const struct report_format *report_format_find(const char *name);

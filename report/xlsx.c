@@ -52,16 +52,6 @@ static void xlsx_heading(char *out, size_t n, const struct column *c)
 	snprintf(out, n, "%s%s", c->title, unit);
 }
 
-/* Characters a UTF-8 string shows. */
-static size_t xlsx_chars(const char *s)
-{
-	size_t w = 0;
-	for (; *s; s++)
-		if (((unsigned char)*s & 0xC0) != 0x80)
-			w++;
-	return w;
-}
-
 /* Characters a number takes with its format: digits, separators, sign and decimals. */
 static size_t xlsx_num_chars(const struct column *col, const struct cell *c)
 {
@@ -170,14 +160,14 @@ static int xlsx_summary(lxw_workbook *wb, const struct xlsx_formats *f, const st
 		xlsx_heading(head, sizeof(head), col);
 		if (worksheet_write_string(ws, (lxw_row_t)c + 1, 0, head, NULL) != LXW_NO_ERROR)
 			return error("sheet '%s': cannot write a cell", sheet);
-		if (xlsx_chars(head) > wfield)
-			wfield = xlsx_chars(head);
+		if (utf8_chars(head) > wfield)
+			wfield = utf8_chars(head);
 		if (t->nrows > 0) {
 			const struct cell *cl = &t->cells[c];
 			size_t w;
 			if (xlsx_cell(ws, f, (lxw_row_t)c + 1, 1, col, cl, sheet))
 				return -1;
-			w = cl->null ? 0 : col->type == C_TEXT ? xlsx_chars(cl->s) : xlsx_num_chars(col, cl);
+			w = cl->null ? 0 : col->type == C_TEXT ? utf8_chars(cl->s) : xlsx_num_chars(col, cl);
 			if (w > wvalue)
 				wvalue = w;
 		}
@@ -246,7 +236,7 @@ static int xlsx_table(lxw_workbook *wb, const struct xlsx_formats *f, const stru
 	for (c = 0; c < t->ncols; c++) {
 		xlsx_heading(head, sizeof(head), &t->cols[c]);
 		worksheet_write_string(ws, 0, (lxw_col_t)c, head, f->header);
-		width[c] = xlsx_chars(head) + 2;	/* room for the filter button */
+		width[c] = utf8_chars(head) + 2;	/* room for the filter button */
 	}
 	for (r = 0; r < t->nrows && !rc; r++)
 		for (c = 0; c < t->ncols && !rc; c++) {
@@ -256,7 +246,7 @@ static int xlsx_table(lxw_workbook *wb, const struct xlsx_formats *f, const stru
 			rc = xlsx_cell(ws, f, (lxw_row_t)r + 1, (lxw_col_t)c, col, cl, sheet);
 			if (cl->null)
 				continue;
-			w = col->type == C_TEXT ? xlsx_chars(cl->s) : xlsx_num_chars(col, cl);
+			w = col->type == C_TEXT ? utf8_chars(cl->s) : xlsx_num_chars(col, cl);
 			if (w > width[c])
 				width[c] = w;
 		}
@@ -296,10 +286,8 @@ int report_xlsx(FILE *out, const char *path, const struct report_doc *d)
 	format_set_num_format(f.time, "0");
 	for (i = 0; i < d->ts->n && !rc; i++) {
 		const struct table *t = d->ts->v[i];
-		if (t->vertical)	/* the summary: --baseline puts the comparison before it */
-			rc = xlsx_summary(wb, &f, t);
-		else if (t->nrows > 0)
-			rc = xlsx_table(wb, &f, t);
+		if (report_shown(t))
+			rc = t->vertical ? xlsx_summary(wb, &f, t) : xlsx_table(wb, &f, t);
 	}
 	err = workbook_close(wb);	/* frees the workbook, also after an error */
 	if (rc) {

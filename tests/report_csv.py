@@ -11,7 +11,7 @@ import sys
 import tempfile
 
 import checks
-from checks import BIN, check
+from checks import BIN, check, ok
 
 NAMES = ['plain_kernel', 'a, "quoted" kernel', 'line\nbreak', '=HYPERLINK("http://x","y")', '+1', '-2', '@cmd',
          'tab\tstart', 'void f<int, 3>(float const*)']
@@ -77,7 +77,70 @@ def main():
         one = subprocess.run([os.path.join(BIN, "gpuprof-report"), db, "-f", "csv", "--table", "hotspots", "--top", "100"],
                              capture_output=True, text=True, check=True).stdout
         check("--table: one table on stdout", list(csv.reader(one.splitlines(True)))[0][-1], "name")
+        bad = subprocess.run([os.path.join(BIN, "gpuprof-report"), db, "-f", "csv", "--table", "nope"],
+                             capture_output=True, text=True)
+        check("--table NOPE: usage error", (bad.returncode, bad.stdout, "no table 'nope'" in bad.stderr),
+              (2, "", True))
+        bad = subprocess.run([os.path.join(BIN, "gpuprof-report"), db, "-f", "json", "--table", "hotspots"],
+                             capture_output=True, text=True)
+        check("--table with -f json: usage error", (bad.returncode, bad.stdout, bad.stderr),
+              (2, "", "gpuprof-report: error: --table goes with --format csv\n"))
+        baseline_tables(tmp)
+        empty_baseline(tmp)
     return checks.summary("report_csv")
+
+
+def empty_baseline(tmp):
+    """A comparison without rows (no kernels on either side) is left out of the documents for people like
+    any empty section, also when --baseline puts it first; the summary shows even then."""
+    src, db = os.path.join(tmp, "empty.ndjson"), os.path.join(tmp, "empty.db")
+    with open(src, "w") as f:
+        f.write(json.dumps({"type": "header", "v": 1, "session": "empty", "pid": 1,
+                            "origin_ns": "1700000000000000000"}) + "\n")
+        f.write(json.dumps({"type": "end", "v": 1, "ts": 100000}) + "\n")
+    subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", src, "-o", db], check=True)
+    report = [os.path.join(BIN, "gpuprof-report"), db, "--baseline", db]
+    doc = json.loads(subprocess.run(report + ["-f", "json"], capture_output=True, text=True, check=True).stdout)
+    check("empty --baseline: json keeps every table, compare empty", (list(doc["tables"])[:4], doc["tables"]["compare"]),
+          (["compare", "compare_ranges", "compare_copies", "summary"], []))
+    out = {}
+    for fmt in ("csv", "text", "md", "html"):
+        r = subprocess.run(report + ["-f", fmt], capture_output=True, text=True)
+        check(f"empty --baseline -f {fmt}: exit, stderr", (r.returncode, r.stderr), (0, ""))
+        out[fmt] = r.stdout
+    heads = [t[0] for t in csv.reader(out["csv"].splitlines(True)) if t]
+    check("empty --baseline csv: the summary's header first", heads[:1], ["session_id"])
+    ok("empty --baseline csv: no compare header", "status" not in heads, heads)
+    ok("empty --baseline text: summary first", out["text"].startswith("Session summary\n"), out["text"][:200])
+    ok("empty --baseline md: summary first", out["md"].startswith("## gpuprof report\n\n### Session summary\n"),
+       out["md"][:200])
+    check("empty --baseline html: sections", re.findall(r'<section id="t-([a-z_]+)"', out["html"])[:1], ["summary"])
+
+
+def baseline_tables(tmp):
+    """With --baseline, --table picks the comparison tables too: on stdout and as the one file of -o DIR."""
+    dbs = []
+    for seed in (1, 2):
+        d = os.path.join(tmp, f"synth{seed}")
+        subprocess.run([os.path.join(BIN, "gpuprof-synth"), "--kernels", "500", "--seed", str(seed), "-o", d,
+                        "--no-expected"], check=True, capture_output=True)
+        subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", d, "-o", d + ".db"], check=True)
+        dbs.append(d + ".db")
+    report = [os.path.join(BIN, "gpuprof-report"), dbs[1], "--baseline", dbs[0], "--top", "1000"]
+    doc = json.loads(subprocess.run(report + ["-f", "json"], capture_output=True, text=True, check=True).stdout)
+    for table in ("compare", "compare_ranges", "compare_copies"):
+        rows = doc["tables"][table]
+        ok(f"--baseline: {table} has rows to compare", len(rows) > 0, str(doc["tables"])[:200])
+        r = subprocess.run(report + ["-f", "csv", "--table", table], capture_output=True, text=True)
+        check(f"--baseline --table {table}: exit, stderr", (r.returncode, r.stderr), (0, ""))
+        got = list(csv.reader(r.stdout.splitlines(True)))
+        check(f"--baseline --table {table}: header", got[:1], [list(rows[0].keys())] if rows else None)
+        check(f"--baseline --table {table}: rows", len(got) - 1, len(rows))
+        out = os.path.join(tmp, f"csv-{table}")
+        r = subprocess.run(report + ["-f", "csv", "--table", table, "-o", out], capture_output=True, text=True)
+        check(f"--baseline --table {table} -o DIR: exit, stderr", (r.returncode, r.stderr), (0, ""))
+        check(f"--baseline --table {table} -o DIR: one file", sorted(os.listdir(out)) if os.path.isdir(out) else None,
+              [f"{table}.csv"])
 
 
 if __name__ == "__main__":

@@ -80,6 +80,10 @@ class Elements(HTMLParser):
             self.h2[-1] += data
 
 
+class Num(str):
+    """A JSON number kept as the text the report wrote."""
+
+
 def parse(html):
     p = Elements()
     p.feed(html)
@@ -117,12 +121,19 @@ def check_report(tmp, db, name, min_svg):
         src = f.read()
     doc = json.loads(run("gpuprof-report", db, "--format", "json").stdout)["tables"]
     names = list(doc.keys())
-    shown = [k for i, k in enumerate(names) if i == 0 or doc[k]]
+    shown = [k for k in names if k == "summary" or doc[k]]
     ok(f"{name}: self-contained", not re.search(r"https?://", src), re.findall(r"https?://\S{0,40}", src)[:3])
     style = re.search(r"<style>(.*?)</style>", src, re.S)
     ok(f"{name}: inline style sheet (report/report.css embedded)",
        style and "prefers-color-scheme: dark" in style.group(1) and "@media print" in style.group(1))
     ok(f"{name}: no external resources", not re.search(r"<(link|iframe|object|embed)\b|\bsrc=", src))
+    # the exact values (data-v, title) are the JSON report's numbers, character for character
+    raw = json.loads(run("gpuprof-report", db, "--format", "json").stdout, parse_int=Num, parse_float=Num)["tables"]
+    for k in shown:
+        sec = re.search(rf'<section id="t-{k}">(.*?)</section>', src, re.S)
+        got = re.findall(r'data-v="([^"]+)" title="([^" ]+)', sec.group(1)) if sec else None
+        want = [v for row in raw[k] for v in row.values() if isinstance(v, Num)]
+        check(f"{name}: {k}: exact values", got, [(v, v) for v in want])
     dom, probe, cerr = probed(tmp, html, name)
     p = parse(dom)
     check(f"{name}: <table> per shown section", p.tags.get("table", 0), len(shown))
@@ -173,6 +184,31 @@ def xss_session(path):
     with open(path, "w") as f:
         for ln in lines:
             f.write(json.dumps(ln) + "\n")
+
+
+def check_long_names(tmp):
+    """Chart labels: a name over 60 bytes is cut at 57 on a character boundary (two-byte characters here)
+    and marked with "..."; shorter names stay whole. The full name is the label's tooltip."""
+    long, short = "\u00e9" * 40, "k" * 60
+    n = 2
+    cols = {"start": [0, 1000], "end": [500, 1300], "name": [1, 2], "grid_x": [1] * n, "block_x": [32] * n}
+    for f in ("device", "context", "stream", "correlation", "mangled", "grid_y", "grid_z", "block_y", "block_z",
+              "cluster_x", "cluster_y", "cluster_z", "registers", "static_smem", "dynamic_smem", "local_mem",
+              "graph_id", "graph_node"):
+        cols[f] = [0] * n
+    src = os.path.join(tmp, "long.ndjson")
+    with open(src, "w") as f:
+        for ln in ({"type": "header", "v": 1, "session": "long", "pid": 1, "origin_ns": "1700000000000000000"},
+                   {"type": "strings", "v": 1, "ids": [1, 2], "values": [long, short]},
+                   {"type": "kernel", "v": 1, "seq": 0, "n": n, **cols}, {"type": "end", "v": 1, "ts": 2000}):
+            f.write(json.dumps(ln) + "\n")
+    db = os.path.join(tmp, "long.db")
+    run("gpuprof-ingest", "-q", src, "-o", db)
+    html = run("gpuprof-report", db, "--format", "html").stdout
+    chart = re.search(r'<section id="c-hotspots">(.*?)</section>', html, re.S)
+    labels = re.findall(r'<text x="\d+" y="\d+" text-anchor="end">([^<]*)</text>', chart.group(1)) if chart else None
+    check("long names: hotspot chart labels", labels, ["\u00e9" * 28 + "...", short])
+    ok("long names: the whole name in the tooltip", f"<title>{long}: " in html)
 
 
 def check_xss(tmp):
@@ -245,6 +281,7 @@ def main():
             run("gpuprof-ingest", "-q", d, "-o", db)
             check_report(tmp, db, "synth3000", 3)
         check_xss(tmp)
+        check_long_names(tmp)
         check_large(tmp)
     finally:
         if keep:

@@ -195,6 +195,17 @@ def main():
             if check(r.returncode == 0, "ingest of %s exits %d" % (TRACE, r.returncode)):
                 check_workbook(db, "alexnet", tmp)
 
+        # an empty comparison first (no kernels on either side) is left out like any empty table
+        nd, db = os.path.join(tmp, "empty.ndjson"), os.path.join(tmp, "empty.db")
+        with open(nd, "w") as f:
+            f.write(json.dumps({"type": "header", "v": 1, "session": "empty", "pid": 1,
+                                "origin_ns": "1700000000000000000"}) + "\n")
+            f.write(json.dumps({"type": "end", "v": 1, "ts": 100000}) + "\n")
+        if check(run("gpuprof-ingest", "-q", nd, "-o", db).returncode == 0, "ingest of the empty session"):
+            wb = check_workbook(db, "empty-baseline", tmp, "--baseline", db)
+            check(wb is not None and wb.sheetnames[:1] == ["summary"],
+                  "empty baseline: sheets %s" % (wb.sheetnames if wb else None))
+
         # kernel names that look like formulas stay strings
         nd, db = os.path.join(tmp, "formulas.ndjson"), os.path.join(tmp, "formulas.db")
         names = wire_session(nd)
