@@ -201,8 +201,11 @@ int run_stall_kernels(sqlite3 *db, const char *sql, const struct analysis_opts *
 		const char *name = (const char *)sqlite3_column_text(st, 0), *raw = (const char *)sqlite3_column_text(st, 1);
 		int64_t n = sqlite3_column_int64(st, 2);
 		if (names_folded(o)) {
-			if (name_fold(o, name, &folded))
-				break;
+			if (name_fold(o, name, &folded)) {
+				sqlite3_finalize(st);	/* its message is out: no "sqlite:" one after it */
+				rc = -1;
+				goto out;
+			}
 			name = folded.s;
 		}
 		for (i = 0; i < nf && strcmp(f[i].name, name); i++)

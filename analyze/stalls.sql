@@ -23,4 +23,5 @@ JOIN strings s ON s.session_id = p.session_id AND s.id = p.function_id
 LEFT JOIN strings f ON f.session_id = p.session_id AND f.id = p.file_id
 WHERE p.session_id = :session
   AND (:match IS NULL OR s.value REGEXP :match) AND (:exclude IS NULL OR NOT s.value REGEXP :exclude)
-GROUP BY p.function_id, p.pc_offset, p.file_id, p.line, r.name;
+GROUP BY p.function_id, p.pc_offset, p.file_id, p.line, r.name
+ORDER BY p.function_id, p.pc_offset, p.file_id, p.line;	-- stalls.c folds each instruction's rows in a run
