@@ -138,6 +138,7 @@ struct idx {
 	int a_start, a_end, a_thread, a_corr, a_name, a_cbid, a_domain;
 	int r_start, r_end, r_thread, r_name, r_kind, r_depth;
 	int m_ts, m_device, m_stream, m_op, m_kind, m_addr, m_bytes, m_total;
+	int d_id, d_name, d_major, d_minor, d_sms, d_memory, d_threads, d_regs, d_smem;
 };
 
 struct state {
@@ -220,11 +221,23 @@ static const struct rec_index idx_fields[] = {
 	{ offsetof(struct idx, m_addr), R_MEMORY, "address" },
 	{ offsetof(struct idx, m_bytes), R_MEMORY, "bytes" },
 	{ offsetof(struct idx, m_total), R_MEMORY, "total_allocated" },
+	{ offsetof(struct idx, d_id), R_DEVICE, "id" },
+	{ offsetof(struct idx, d_name), R_DEVICE, "name" },
+	{ offsetof(struct idx, d_major), R_DEVICE, "cc_major" },
+	{ offsetof(struct idx, d_minor), R_DEVICE, "cc_minor" },
+	{ offsetof(struct idx, d_sms), R_DEVICE, "sms" },
+	{ offsetof(struct idx, d_memory), R_DEVICE, "memory_bytes" },
+	{ offsetof(struct idx, d_threads), R_DEVICE, "max_threads_per_sm" },
+	{ offsetof(struct idx, d_regs), R_DEVICE, "max_regs_per_sm" },
+	{ offsetof(struct idx, d_smem), R_DEVICE, "max_smem_per_sm" },
 };
 
-static void init_idx(struct idx *x)
+/* Resolve every index; 0, or -1 with a message when records.c lacks a field. */
+static int init_idx(struct idx *x)
 {
-	rec_indices(idx_fields, sizeof(idx_fields) / sizeof(idx_fields[0]), x);
+	if (rec_indices(idx_fields, sizeof(idx_fields) / sizeof(idx_fields[0]), x))
+		return error("internal: a Kineto field is missing from records.c");
+	return 0;
 }
 
 /* Start a record of type t: every field 0 (NULL for nullable kinds). */
@@ -346,17 +359,18 @@ static int add_devices(struct state *st)
 		return 0;
 	}
 	for (c = json_first(&d, json_root(&d)); c && !rc; c = json_next(&d, c)) {
+		const struct idx *x = &st->ix;
 		struct value *v = blank(st, R_DEVICE);
 		const char *name = json_get_str(&d, c, "name");
-		put(v, rec_field(R_DEVICE, "id"), arg_i64(&d, c, "id", 0));
-		v[rec_field(R_DEVICE, "name")].s = name ? name : "";
-		put(v, rec_field(R_DEVICE, "cc_major"), arg_i64(&d, c, "computeMajor", 0));
-		put(v, rec_field(R_DEVICE, "cc_minor"), arg_i64(&d, c, "computeMinor", 0));
-		put(v, rec_field(R_DEVICE, "sms"), arg_i64(&d, c, "numSms", 0));
-		put(v, rec_field(R_DEVICE, "memory_bytes"), arg_i64(&d, c, "totalGlobalMem", 0));
-		put(v, rec_field(R_DEVICE, "max_threads_per_sm"), arg_i64(&d, c, "maxThreadsPerMultiprocessor", 0));
-		put(v, rec_field(R_DEVICE, "max_regs_per_sm"), arg_i64(&d, c, "regsPerMultiprocessor", 0));
-		put(v, rec_field(R_DEVICE, "max_smem_per_sm"),
+		put(v, x->d_id, arg_i64(&d, c, "id", 0));
+		v[x->d_name].s = name ? name : "";
+		put(v, x->d_major, arg_i64(&d, c, "computeMajor", 0));
+		put(v, x->d_minor, arg_i64(&d, c, "computeMinor", 0));
+		put(v, x->d_sms, arg_i64(&d, c, "numSms", 0));
+		put(v, x->d_memory, arg_i64(&d, c, "totalGlobalMem", 0));
+		put(v, x->d_threads, arg_i64(&d, c, "maxThreadsPerMultiprocessor", 0));
+		put(v, x->d_regs, arg_i64(&d, c, "regsPerMultiprocessor", 0));
+		put(v, x->d_smem,
 		    arg_i64(&d, c, "sharedMemPerMultiprocessor", arg_i64(&d, c, "maxSharedMemoryPerMultiProcessor", 0)));
 		rc = sink_add(st->sink, R_DEVICE, v);
 	}
@@ -422,7 +436,7 @@ static int begin(struct state *st)
 	return 0;
 }
 
-/* Start and end of an "X" event in absolute ns; -1 when ts or dur is missing or bad. */
+/* Start and end of an "X" event in absolute ns; -1 when ts or dur is missing, bad or out of range. */
 static int span(struct state *st, const struct jnode *ev, int64_t *start, int64_t *end)
 {
 	const struct jnode *ts = json_get(&st->doc, ev, "ts"), *dur = json_get(&st->doc, ev, "dur");
@@ -431,8 +445,8 @@ static int span(struct state *st, const struct jnode *ev, int64_t *start, int64_
 		return -1;
 	if (dur && json_decimal_scaled(dur, 3, &d))
 		return -1;
-	*start = s + st->base;
-	*end = *start + d;
+	if (__builtin_add_overflow(s, st->base, start) || __builtin_add_overflow(*start, d, end))
+		return -1;
 	return 0;
 }
 
@@ -468,12 +482,13 @@ static int event(struct state *st, struct buf *text)
 	if (!strcmp(ph, "i") && !strcmp(name, "[memory]")) {
 		int64_t bytes = arg_i64(d, args, "Bytes", 0), ts;
 		const struct jnode *t = json_get(d, ev, "ts");
-		if (arg_i64(d, args, "Device Type", 0) != 1 || !t || json_decimal_scaled(t, 3, &ts)) {
-			st->n_other++;	/* CPU memory, or no time */
+		if (arg_i64(d, args, "Device Type", 0) != 1 || !t || json_decimal_scaled(t, 3, &ts) ||
+		    __builtin_add_overflow(ts, st->base, &ts)) {
+			st->n_other++;	/* CPU memory, or no time (or none that fits) */
 			return 0;
 		}
 		v = blank(st, R_MEMORY);
-		put(v, x->m_ts, ts + st->base);
+		put(v, x->m_ts, ts);
 		put(v, x->m_device, arg_i64(d, args, "Device Id", 0));
 		v[x->m_stream].null = 1;
 		put(v, x->m_op, bytes < 0 ? 2 : 1);
@@ -714,7 +729,8 @@ static int kineto_ingest(struct sink *s, const char *path, const struct reader_o
 	st.rank = -1;
 	json_doc_init(&st.doc);
 	buf_init(&st.devices);
-	init_idx(&st.ix);
+	if (init_idx(&st.ix))
+		return EXIT_SYSTEM;
 	if (!(in.f = gzopen(path, "rb")))
 		return error("%s: cannot open: %s", path, strerror(errno)), EXIT_SYSTEM;
 	gzbuffer(in.f, CHUNK);

@@ -168,11 +168,12 @@ def late_base_hosts(tmp):
     session: shifting the second trace's times must leave the first's alone, in rows and in chunks."""
     base = 1763822000000000000
 
-    def trace(path, host, ts):
-        doc = {"host_name": host, "schemaVersion": 1, "traceEvents": [
+    def trace(path, host, ts, extra=()):
+        early = {"baseTimeNanoseconds": base} if extra else {}
+        doc = {"host_name": host, "schemaVersion": 1, **early, "traceEvents": [
             {"ph": "X", "cat": "kernel", "name": f"k_{host}", "pid": 0, "tid": 7, "ts": ts, "dur": 2.5,
-             "args": {"device": 0, "stream": 7, "correlation": 1, "grid": [1, 1, 1], "block": [32, 1, 1]}}],
-            "baseTimeNanoseconds": base}
+             "args": {"device": 0, "stream": 7, "correlation": 1, "grid": [1, 1, 1], "block": [32, 1, 1]}},
+            *extra], "baseTimeNanoseconds": base}
         with open(path, "w") as f:
             json.dump(doc, f)
         return path
@@ -192,6 +193,17 @@ def late_base_hosts(tmp):
     first = json.loads(subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "summary", db, "-f", "json"],
                                       capture_output=True, text=True).stdout)[0]
     check("late base, two hosts: the session starts at the first kernel", first["start_ns"], base + 10000)
+    # A time past what 64-bit nanoseconds hold after the base (given first here): the event is skipped, not
+    # wrapped around.
+    far = {"ph": "X", "cat": "kernel", "name": "k_far", "pid": 0, "tid": 7, "ts": 9.2e15, "dur": 1.0,
+           "args": {"device": 0, "stream": 7, "correlation": 2}}
+    db = os.path.join(tmp, "far.db")
+    r = ingest(trace(os.path.join(tmp, "far.json"), "far", 10.0, [far]), db)
+    check("time overflow: ingest exits 0", r.returncode, 0)
+    con = sqlite3.connect(db)
+    check("time overflow: the event is skipped", con.execute("SELECT count(*), min(start_ns) FROM kernels").fetchall(),
+          [(1, base + 10000)])
+    con.close()
 
 
 def main():
