@@ -284,19 +284,19 @@ struct colstore_writer *colstore_writer_new(void)
 {
 	struct colstore_writer *w = xcalloc(1, sizeof(*w));
 	int t;
+	pthread_mutex_init(&w->mu, NULL);
+	pthread_cond_init(&w->cv, NULL);
 	for (t = 0; t < CS_TABLES; t++) {
 		struct cs_lane *l = &w->lane[t];
 		if (colstore_fields(t, l->idx)) {
 			error("colstore: table '%s' names a field the records lack", colstore_specs[t].table);
-			free(w);
+			colstore_writer_free(w);
 			return NULL;
 		}
 		l->fill = xmalloc(sizeof(*l->fill));
 		l->sealed = xmalloc(sizeof(*l->sealed));
 		l->fill->n = l->sealed->n = 0;
 	}
-	pthread_mutex_init(&w->mu, NULL);
-	pthread_cond_init(&w->cv, NULL);
 	return w;
 }
 

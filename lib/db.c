@@ -91,25 +91,39 @@ static int schema_version(sqlite3 *db, int64_t *version)
 	return rc == SQLITE_ROW ? 0 : -1;
 }
 
+/* A connection to path with what every connection has: a busy timeout and regexp(); NULL with a message. */
+static sqlite3 *open_conn(const char *path, int flags)
+{
+	sqlite3 *db = NULL;
+	if (sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		error("%s: cannot open database: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_busy_timeout(db, 5000);
+	if (sqlite3_create_function(db, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_regexp, NULL,
+				    NULL) != SQLITE_OK) {
+		error("%s: cannot register regexp(): %s", path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
 sqlite3 *db_clone(sqlite3 *db)
 {
-	const char *file = sqlite3_db_filename(db, "main");
-	sqlite3 *c = NULL;
-	if (sqlite3_open_v2(file, &c, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		error("%s: cannot open database: %s", file, c ? sqlite3_errmsg(c) : "out of memory");
+	sqlite3 *c = open_conn(sqlite3_db_filename(db, "main"), SQLITE_OPEN_READONLY);
+	if (c && db_exec(c, "PRAGMA cache_size = -16384")) {	/* as db_open's */
 		sqlite3_close(c);
 		return NULL;
 	}
-	sqlite3_busy_timeout(c, 5000);
-	sqlite3_create_function(c, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_regexp, NULL, NULL);
 	return c;
 }
 
 sqlite3 *db_open(const char *path, enum db_mode mode)
 {
-	sqlite3 *db = NULL;
-	int flags = (mode == DB_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) |
-		    SQLITE_OPEN_NOMUTEX;
+	sqlite3 *db;
+	int flags = mode == DB_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
 	int64_t version;
 
 	static int configured;
@@ -127,14 +141,8 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 		error("%s: no such file", path);
 		return NULL;
 	}
-	if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
-		error("%s: cannot open database: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
-		sqlite3_close(db);
+	if (!(db = open_conn(path, flags)))
 		return NULL;
-	}
-	sqlite3_busy_timeout(db, 5000);
-	sqlite3_create_function(db, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_regexp,
-				NULL, NULL);
 	if (schema_version(db, &version) == 0) {
 		if (version > DB_SCHEMA_VERSION) {
 			error("%s: schema version %lld is newer than this gpuprof understands (%d)", path,
