@@ -186,6 +186,27 @@ struct idset {
 	size_t n, alloc;
 };
 
+/* The range and marker fields NVTX events fill, resolved once (nvtx_fields). */
+struct nvtx_fields {
+	int r_start, r_end, r_thread, r_name, r_domain, r_kind, r_depth, r_id;
+	int m_ts, m_thread, m_name, m_domain;
+};
+
+static const struct rec_index nvtx_index[] = {
+	{ offsetof(struct nvtx_fields, r_start), R_RANGE, "start" },
+	{ offsetof(struct nvtx_fields, r_end), R_RANGE, "end" },
+	{ offsetof(struct nvtx_fields, r_thread), R_RANGE, "thread" },
+	{ offsetof(struct nvtx_fields, r_name), R_RANGE, "name" },
+	{ offsetof(struct nvtx_fields, r_domain), R_RANGE, "domain" },
+	{ offsetof(struct nvtx_fields, r_kind), R_RANGE, "kind" },
+	{ offsetof(struct nvtx_fields, r_depth), R_RANGE, "depth" },
+	{ offsetof(struct nvtx_fields, r_id), R_RANGE, "id" },
+	{ offsetof(struct nvtx_fields, m_ts), R_MARKER, "ts" },
+	{ offsetof(struct nvtx_fields, m_thread), R_MARKER, "thread" },
+	{ offsetof(struct nvtx_fields, m_name), R_MARKER, "name" },
+	{ offsetof(struct nvtx_fields, m_domain), R_MARKER, "domain" },
+};
+
 struct nsys {
 	struct sink *sink;
 	const struct reader_opts *opts;
@@ -223,6 +244,7 @@ struct nsys {
 	struct value vals[REC_MAX_FIELDS + MAX_COLS];
 	int64_t raw[MAX_COLS];
 	int raw_null[MAX_COLS];
+	struct nvtx_fields fx;		/* where drain_nvtx puts what */
 };
 
 static void names_release(struct names *l)
@@ -1040,14 +1062,19 @@ static void clear(struct value *v, enum rec_type t)
 	}
 }
 
+/* Set field f (an index into the record's fields) of a record. */
+static void set(struct value *v, int f, int64_t x, int null)
+{
+	v[f].i = x;
+	v[f].null = null;
+}
+
 /* Set field `field` (wire name) of a type-t record; a field the record does not have is ignored. */
 static void put(struct value *v, enum rec_type t, const char *field, int64_t x, int null)
 {
 	int f = rec_field(t, field);
-	if (f >= 0) {
-		v[f].i = x;
-		v[f].null = null;
-	}
+	if (f >= 0)
+		set(v, f, x, null);
 }
 
 /* Our string id of NVTX domain `id` in process pid: 0 for the default domain (NULL), -1 on failure. */
@@ -1089,6 +1116,7 @@ static int64_t depth_of(struct nsys *n, int64_t gtid, int64_t domain, int64_t st
 static int drain_nvtx(struct nsys *n, int64_t pid, int skip)
 {
 	struct cursor *c = &n->nvtx;
+	const struct nvtx_fields *fx = &n->fx;
 	int status;
 	int64_t skipped = 0;
 	if (!c->st || (skip && (n->per_pid || n->npids == 1)))
@@ -1124,24 +1152,24 @@ static int drain_nvtx(struct nsys *n, int64_t pid, int skip)
 			return EXIT_SYSTEM;
 		if (type == NVTX_MARK) {
 			clear(v, R_MARKER);
-			put(v, R_MARKER, "ts", start, 0);
-			put(v, R_MARKER, "thread", gtid & 0xFFFFFF, 0);
-			put(v, R_MARKER, "name", name, 0);
-			put(v, R_MARKER, "domain", dom, !dom);
+			set(v, fx->m_ts, start, 0);
+			set(v, fx->m_thread, gtid & 0xFFFFFF, 0);
+			set(v, fx->m_name, name, 0);
+			set(v, fx->m_domain, dom, !dom);
 			if (sink_add(n->sink, R_MARKER, v))
 				return EXIT_SYSTEM;
 			goto next;
 		}
 		clear(v, R_RANGE);
-		put(v, R_RANGE, "start", start, 0);
-		put(v, R_RANGE, "end", end, end_null);
-		put(v, R_RANGE, "thread", gtid & 0xFFFFFF, 0);
-		put(v, R_RANGE, "name", name, 0);
-		put(v, R_RANGE, "domain", dom, !dom);
-		put(v, R_RANGE, "kind", type == NVTX_PUSHPOP ? 1 : 2, 0);
-		put(v, R_RANGE, "depth", type == NVTX_PUSHPOP ?
+		set(v, fx->r_start, start, 0);
+		set(v, fx->r_end, end, end_null);
+		set(v, fx->r_thread, gtid & 0xFFFFFF, 0);
+		set(v, fx->r_name, name, 0);
+		set(v, fx->r_domain, dom, !dom);
+		set(v, fx->r_kind, type == NVTX_PUSHPOP ? 1 : 2, 0);
+		set(v, fx->r_depth, type == NVTX_PUSHPOP ?
 		    depth_of(n, gtid, domain, start, end_null ? INT64_MAX : end) : 0, type != NVTX_PUSHPOP);
-		put(v, R_RANGE, "id", sqlite3_column_int64(st, 9), sqlite3_column_type(st, 9) == SQLITE_NULL);
+		set(v, fx->r_id, sqlite3_column_int64(st, 9), sqlite3_column_type(st, 9) == SQLITE_NULL);
 		if (sink_add(n->sink, R_RANGE, v))
 			return EXIT_SYSTEM;
 next:
@@ -1399,6 +1427,8 @@ static int nsys_ingest(struct sink *s, const char *path, const struct reader_opt
 	n.sink = s;
 	n.opts = o;
 	n.path = path;
+	if (rec_indices(nvtx_index, sizeof(nvtx_index) / sizeof(nvtx_index[0]), &n.fx))
+		return error("internal: an NVTX field is missing from records.c"), EXIT_SYSTEM;
 	if ((status = check_file(&n)) || (status = prepare(&n)))
 		goto out;
 	if (sink_tx_begin(s)) {
