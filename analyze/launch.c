@@ -340,7 +340,7 @@ struct launch_slice {
 	const struct device_row *rows;
 	size_t nrows;
 	const struct fold *fold;	/* --group/--short, or NULL */
-	const unsigned char *pass;	/* chunk scans with --match/--exclude: pass[name id], or NULL */
+	const unsigned char *pass;	/* with --match/--exclude: pass[name id], else NULL */
 	size_t npass;
 	struct config_set set;
 	int64_t last_pid, last_dev;	/* the previous row's device, and its property set */
@@ -362,10 +362,18 @@ static void launch_add(struct launch_slice *ls, struct config *c, int64_t name, 
 	config_add(&ls->set, c, 1, dur);
 }
 
+/* 0 when --match/--exclude leave name id `name` out. */
+static int passes(const struct launch_slice *ls, int64_t name)
+{
+	return !ls->pass || (name >= 0 && (size_t)name < ls->npass && ls->pass[name]);
+}
+
 static int launch_scan_row(sqlite3_stmt *st, void *arg)
 {
 	struct config c;
 	int i;
+	if (!passes(arg, sqlite3_column_int64(st, 0)))
+		return 0;
 	for (i = 0; i < NFIELDS; i++) {
 		c.f[i] = sqlite3_column_int64(st, 3 + i);
 		if (!c.f[i] && sqlite3_column_type(st, 3 + i) == SQLITE_NULL)	/* NULL reads 0 */
@@ -391,7 +399,7 @@ static int launch_chunk(void *arg, int64_t *const *cols, size_t n)
 	int f;
 	for (i = 0; i < n; i++) {
 		int64_t name = cols[CSK_NAME][i];
-		if (ls->pass && (name < 0 || (size_t)name >= ls->npass || !ls->pass[name]))
+		if (!passes(ls, name))
 			continue;
 		for (f = 0; f < NFIELDS; f++)
 			c.f[f] = cols[chunk_fields[f]][i];

@@ -6,16 +6,13 @@
 SELECT pid, id, cc_major, cc_minor, max_threads_per_sm, max_regs_per_sm, max_smem_per_sm
 FROM devices WHERE session_id = :session;
 
--- Statement 2: the launch configuration and duration of every kernel that passes the name filters.
--- Read in rowid slices on several connections at once (scan.c binds :lo and :hi).
+-- Statement 2: the launch configuration and duration of every kernel (launch.c leaves out the names
+-- --match and --exclude reject). Read in rowid slices on several connections at once (scan.c binds
+-- :lo and :hi), when the session has no column chunks (lib/colstore.h) to read instead.
 SELECT name_id, pid, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,
        static_smem, dynamic_smem, end_ns - start_ns
 FROM kernels
-WHERE rowid BETWEEN :lo AND :hi AND (:one_session OR session_id = :session)
-  AND ((:match IS NULL AND :exclude IS NULL) OR name_id IN (
-	SELECT id FROM strings WHERE session_id = :session
-	  AND (:match IS NULL OR value REGEXP :match)
-	  AND (:exclude IS NULL OR NOT value REGEXP :exclude)));
+WHERE rowid BETWEEN :lo AND :hi AND (:one_session OR session_id = :session);
 
 -- Statement 3: a name by id.
 SELECT value FROM strings WHERE session_id = :session AND id = :id;
