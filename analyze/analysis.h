@@ -121,7 +121,10 @@ int ranges_by_path(sqlite3 *db, const char *sql, const struct analysis_opts *o, 
 		   size_t *n);
 /* Statistics into seven columns from col on: total, count, avg, med, min, max, stddev. */
 void set_stats(struct table *t, size_t r, int col, const struct dstats *s);
-/* Copy result columns 0..n-1 of st into row r from table column `first` on, typed by the table. */
+/*
+ * Copy result columns 0..n-1 of st into row r from table column `first` on: text for text columns, else
+ * the value as SQLite holds it (real or integer); NULLs stay NULL.
+ */
 void cells_from_row(struct table *t, size_t r, int first, sqlite3_stmt *st, int n);
 
 const struct analysis *analysis_find(const char *name);
