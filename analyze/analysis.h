@@ -101,7 +101,7 @@ int analysis_add_group(struct analysis_opts *o, const char *arg);
 struct dstats;
 /*
  * Run the script's next statement, rows (key, value), through stats_by_key (map may fold keys): the
- * groups in *s and *n, their summed totals in *all. 0, or -1 with a message.
+ * groups in *s and *n, their summed totals in *all unless all is NULL. 0, or -1 with a message.
  */
 int script_stats(struct script *sc, int64_t (*map)(void *ctx, int64_t key), void *ctx, struct dstats **s,
 		 size_t *n, int64_t *all);

@@ -89,7 +89,8 @@ int script_stats(struct script *sc, int64_t (*map)(void *ctx, int64_t key), void
 	sqlite3_finalize(st);
 	if (rc)
 		return -1;
-	for (*all = 0, i = 0; i < *n; i++)
-		*all += (*s)[i].total;
+	if (all)
+		for (*all = 0, i = 0; i < *n; i++)
+			*all += (*s)[i].total;
 	return 0;
 }
