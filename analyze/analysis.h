@@ -101,7 +101,7 @@ int analysis_add_group(struct analysis_opts *o, const char *arg);
 struct dstats;
 /*
  * Run the script's next statement, rows (key, value), through stats_by_key (map may fold keys): the
- * groups in *s and *n, their summed totals in *all. 0, or -1 with a message.
+ * groups in *s and *n, their summed totals in *all unless all is NULL. 0, or -1 with a message.
  */
 int script_stats(struct script *sc, int64_t (*map)(void *ctx, int64_t key), void *ctx, struct dstats **s,
 		 size_t *n, int64_t *all);
@@ -121,7 +121,10 @@ int ranges_by_path(sqlite3 *db, const char *sql, const struct analysis_opts *o, 
 		   size_t *n);
 /* Statistics into seven columns from col on: total, count, avg, med, min, max, stddev. */
 void set_stats(struct table *t, size_t r, int col, const struct dstats *s);
-/* Copy result columns 0..n-1 of st into row r from table column `first` on, typed by the table. */
+/*
+ * Copy result columns 0..n-1 of st into row r from table column `first` on: text for text columns, else
+ * the value as SQLite holds it (real or integer); NULLs stay NULL.
+ */
 void cells_from_row(struct table *t, size_t r, int first, sqlite3_stmt *st, int n);
 
 const struct analysis *analysis_find(const char *name);

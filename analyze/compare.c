@@ -311,19 +311,21 @@ int compare_verdict(const struct tables *ts, char *line, size_t n)
 	for (i = 0; i < ts->n; i++) {
 		struct table *t = ts->v[i];
 		int scol = table_find_col(t, "status");
+		int bcol = table_find_col(t, "base_total_ns"), ncol = table_find_col(t, "new_total_ns");
 		for (k = 0; k < NKINDS && strcmp(t->name, kinds[k].table); k++)
 			;
-		if (k == NKINDS || scol < 0)
+		if (k == NKINDS || scol < 0 || bcol < 0 || ncol < 0)
 			continue;
 		v.rows[k] = t->nrows;
 		for (r = 0; r < t->nrows; r++) {
 			const char *st = table_cell(t, r, scol)->s;
-			for (s = 0; s < 5; s++)
-				if (st && !strcmp(st, status_names[s]))
-					v.counts[k][s]++;
+			for (s = 0; st && s < 5 && strcmp(st, status_names[s]); s++)
+				;
+			if (st && s < 5)
+				v.counts[k][s]++;
 			if (k == 0) {
-				v.base += cell_i64(t, r, table_find_col(t, "base_total_ns"));
-				v.now += cell_i64(t, r, table_find_col(t, "new_total_ns"));
+				v.base += cell_i64(t, r, bcol);
+				v.now += cell_i64(t, r, ncol);
 			}
 		}
 		regressed += v.counts[k][CMP_REGRESSED];

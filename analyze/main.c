@@ -149,8 +149,10 @@ int main(int argc, char **argv)
 	const struct analysis *a;
 	const char *session = NULL, *baseline = NULL, *base_session = NULL;
 	sqlite3 *db, *base_db = NULL;
-	int c, fmt = FMT_TEXT, status, fail_on_regression = 0, compare_opts = 0;
+	int c, fmt = FMT_TEXT, status, fail_on_regression = 0, compare_opts = 0, failed = 0;
+	int shown = 0;		/* with a gate: --top, applied here rather than by the analysis */
 	int64_t top, fail_on_leak = -1;
+	char gate[600] = "";	/* the gate's line for stderr, when there is a gate */
 
 	util_init(argv[0]);
 	while ((c = getopt_long(argc, argv, "f:n:m:x:s:wlg:Sh", longopts, NULL)) != -1) {
@@ -267,42 +269,42 @@ int main(int argc, char **argv)
 		}
 		o.base_db = base_db;
 	}
-	status = analysis_run(db, a, &o, &ts) ? EXIT_SYSTEM : EXIT_OK;
-	if (status == EXIT_OK && print_tables(&ts, fmt, &ro))
-		status = EXIT_SYSTEM;
-	if (status == EXIT_OK && fail_on_leak >= 0) {
-		/* The gate: unfreed bytes over the limit. The table is cut by --top only for display. */
-		struct tables all = { NULL, 0 };
-		int64_t leaked = 0;
-		size_t r;
+	/*
+	 * A gate judges every row, so with one the analysis runs once with all rows and its tables are cut by
+	 * --top only for display (leaks and compare keep the first N rows of each table, as a cut here does).
+	 */
+	if (fail_on_leak >= 0 || fail_on_regression) {
+		shown = o.top;
 		o.top = 0;
-		if (analysis_run(db, a, &o, &all))
-			status = EXIT_SYSTEM;
-		for (r = 0; status == EXIT_OK && r < all.v[0]->nrows; r++)
-			leaked += table_cell(all.v[0], r, table_find_col(all.v[0], "bytes"))->i;
-		tables_free(&all);
-		if (status == EXIT_OK) {
-			char amount[32];
-			fmt_bytes(amount, sizeof(amount), (double)leaked);
-			fprintf(stderr, "gpuprof-analyze: leaks: %s unfreed (%lld bytes), limit %lld bytes: %s\n", amount,
-				(long long)leaked, (long long)fail_on_leak, leaked > fail_on_leak ? "FAIL" : "ok");
-			if (leaked > fail_on_leak)
-				status = EXIT_GATE;
-		}
+	}
+	status = analysis_run(db, a, &o, &ts) ? EXIT_SYSTEM : EXIT_OK;
+	if (status == EXIT_OK && fail_on_leak >= 0) {
+		/* Unfreed bytes over the limit. */
+		int col = table_find_col(ts.v[0], "bytes");
+		int64_t leaked = 0;
+		char amount[32];
+		size_t r;
+		for (r = 0; r < ts.v[0]->nrows; r++)
+			leaked += table_cell(ts.v[0], r, col)->i;
+		fmt_bytes(amount, sizeof(amount), (double)leaked);
+		snprintf(gate, sizeof(gate), "leaks: %s unfreed (%lld bytes), limit %lld bytes: %s", amount,
+			 (long long)leaked, (long long)fail_on_leak, leaked > fail_on_leak ? "FAIL" : "ok");
+		failed = leaked > fail_on_leak;
 	}
 	if (status == EXIT_OK && fail_on_regression) {
-		/* The gate: any regression past the thresholds, over every row (not cut by --top). */
-		struct tables all = { NULL, 0 };
+		/* Any regression past the thresholds. */
 		char line[512];
-		o.top = 0;
-		if (analysis_run(db, a, &o, &all)) {
-			status = EXIT_SYSTEM;
-		} else {
-			if (compare_verdict(&all, line, sizeof(line)))
-				status = EXIT_GATE;
-			fprintf(stderr, "gpuprof-analyze: compare: %s\n", line);
-		}
-		tables_free(&all);
+		failed = compare_verdict(&ts, line, sizeof(line)) > 0;
+		snprintf(gate, sizeof(gate), "compare: %s", line);
+	}
+	for (c = 0; status == EXIT_OK && shown > 0 && c < ts.n; c++)
+		table_truncate(ts.v[c], (size_t)shown);
+	if (status == EXIT_OK && print_tables(&ts, fmt, &ro))
+		status = EXIT_SYSTEM;
+	if (status == EXIT_OK && *gate) {
+		fprintf(stderr, "gpuprof-analyze: %s\n", gate);
+		if (failed)
+			status = EXIT_GATE;
 	}
 	tables_free(&ts);
 	columns_drop(db);

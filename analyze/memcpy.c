@@ -24,12 +24,11 @@ int memcpy_by_kind(sqlite3 *db, const char *sql, const struct analysis_opts *o, 
 	struct dstats *s = NULL;
 	sqlite3_stmt *bytes = NULL, *name = NULL;
 	size_t ns = 0, i;
-	int64_t all;
 	int rc;
 
 	*out = NULL;
 	*n = 0;
-	if (script_stats(&sc, NULL, NULL, &s, &ns, &all))
+	if (script_stats(&sc, NULL, NULL, &s, &ns, NULL))
 		return -1;
 	if (!(bytes = script_next(&sc)) || !(name = script_next(&sc))) {
 		sqlite3_finalize(bytes);

@@ -149,17 +149,49 @@ static void mem_free(struct mem *m)
 	free(m->tl);
 }
 
-/* A leak's site: its string (allocating function), else its PC, else the innermost range, else size. */
-static void site_of(sqlite3_stmt *str, sqlite3_stmt *range, const struct alloc *a, struct buf *out)
+/* Allocation sites' strings by site id, each looked up once. */
+struct site_cache {
+	struct intmap ix;	/* site id -> index + 1 into v */
+	char **v;		/* the id's string, NULL when it has none (owned) */
+	size_t n, alloc;
+};
+
+static void site_cache_release(struct site_cache *c)
 {
-	buf_reset(out);
-	if (a->site) {
-		sqlite3_bind_int64(str, sqlite3_bind_parameter_index(str, ":id"), a->site);
+	size_t i;
+	for (i = 0; i < c->n; i++)
+		free(c->v[i]);
+	free(c->v);
+	intmap_release(&c->ix);
+}
+
+/* The string of site id (statement str), from the cache; NULL when it has none or it is empty. */
+static const char *site_string(sqlite3_stmt *str, struct site_cache *c, int64_t id)
+{
+	int64_t i;
+	if (!intmap_get(&c->ix, id, &i)) {
+		const char *s = NULL;
+		sqlite3_bind_int64(str, sqlite3_bind_parameter_index(str, ":id"), id);
 		if (sqlite3_step(str) == SQLITE_ROW)
-			buf_addstr(out, (const char *)sqlite3_column_text(str, 0));
+			s = (const char *)sqlite3_column_text(str, 0);
+		ALLOC_GROW(c->v, c->n + 1, c->alloc);
+		c->v[c->n] = s && *s ? xstrdup(s) : NULL;
 		sqlite3_reset(str);
-		if (out->len)
-			return;
+		i = (int64_t)++c->n;
+		intmap_put(&c->ix, id, i);
+	}
+	return c->v[i - 1];
+}
+
+/* A leak's site: its string (allocating function), else its PC, else the innermost range, else size. */
+static void site_of(sqlite3_stmt *str, sqlite3_stmt *range, struct site_cache *c, const struct alloc *a,
+		    struct buf *out)
+{
+	const char *s;
+	buf_reset(out);
+	if (a->site && (s = site_string(str, c, a->site))) {
+		buf_addstr(out, s);
+		return;
 	}
 	if (a->pc) {
 		buf_addf(out, "pc 0x%llx", (unsigned long long)a->pc);
@@ -184,17 +216,43 @@ static const struct colspec leaks_cols[] = {
 	{ "site", "Site", C_TEXT },
 };
 
-struct leak_group {
-	char *site;
-	int64_t device, kind, count, bytes, first, last;
+/* A leaked block with its site, before blocks are grouped. */
+struct leak {
+	char *site;		/* owned */
+	int64_t device, kind, bytes, ts;
+	size_t order;		/* the block's place among the leaked ones */
 };
 
+struct leak_group {
+	const char *site;	/* its first block's */
+	int64_t device, kind, count, bytes, first, last;
+	size_t order;		/* its first block's, which breaks ties as the order blocks came in */
+};
+
+/* Blocks of one group together: by device, kind and site, each group in the order the blocks came. */
+static int cmp_leak_key(const void *a, const void *b)
+{
+	const struct leak *x = a, *y = b;
+	int c;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if ((c = strcmp(x->site, y->site)))
+		return c;
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+/* Largest first, then by site, then as the groups' first blocks came. */
 static int cmp_leak(const void *a, const void *b)
 {
 	const struct leak_group *x = a, *y = b;
+	int c;
 	if (x->bytes != y->bytes)
 		return x->bytes > y->bytes ? -1 : 1;
-	return strcmp(x->site, y->site);
+	if ((c = strcmp(x->site, y->site)))
+		return c;
+	return (x->order > y->order) - (x->order < y->order);
 }
 
 /* The statements after statement 1, in order: string, range, iterations, device metrics, kind name. */
@@ -233,8 +291,10 @@ int run_leaks(sqlite3 *db, const char *sql, const struct analysis_opts *o, struc
 {
 	struct script sc = { db, sql, o };
 	struct table *t = table_new("leaks", "Leak candidates: memory still allocated at the end, by site");
+	struct site_cache cache = { INTMAP_INIT, NULL, 0, 0 };
+	struct leak *l = NULL;
 	struct leak_group *g = NULL;
-	size_t ng = 0, ag = 0, i, k;
+	size_t nl = 0, al = 0, ng = 0, i, k;
 	struct stmts s;
 	struct buf site;
 	struct mem m;
@@ -251,24 +311,35 @@ int run_leaks(sqlite3 *db, const char *sql, const struct analysis_opts *o, struc
 		const struct alloc *a = &m.a[i];
 		if (a->freed != INT64_MAX)
 			continue;
-		site_of(s.str, s.range, a, &site);
-		for (k = 0; k < ng && (g[k].device != a->device || g[k].kind != a->kind || strcmp(g[k].site, site.s)); k++)
-			;
-		if (k == ng) {
-			ALLOC_GROW(g, ng + 1, ag);
-			memset(&g[ng], 0, sizeof(*g));
-			g[ng].site = xstrdup(site.s);
-			g[ng].device = a->device;
-			g[ng].kind = a->kind;
-			g[ng].first = a->ts;
+		site_of(s.str, s.range, &cache, a, &site);
+		ALLOC_GROW(l, nl + 1, al);
+		l[nl].site = xstrdup(site.s);
+		l[nl].device = a->device;
+		l[nl].kind = a->kind;
+		l[nl].bytes = a->bytes;
+		l[nl].ts = a->ts;
+		l[nl].order = nl;
+		nl++;
+	}
+	xqsort(l, nl, sizeof(*l), cmp_leak_key);
+	g = xcalloc(nl ? nl : 1, sizeof(*g));
+	for (i = 0; i < nl; i++) {
+		if (!ng || g[ng - 1].device != l[i].device || g[ng - 1].kind != l[i].kind ||
+		    strcmp(g[ng - 1].site, l[i].site)) {
+			g[ng].site = l[i].site;
+			g[ng].device = l[i].device;
+			g[ng].kind = l[i].kind;
+			g[ng].first = l[i].ts;
+			g[ng].order = l[i].order;
 			ng++;
 		}
+		k = ng - 1;
 		g[k].count++;
-		g[k].bytes += a->bytes;
-		if (a->ts < g[k].first)
-			g[k].first = a->ts;
-		if (a->ts > g[k].last)
-			g[k].last = a->ts;
+		g[k].bytes += l[i].bytes;
+		if (l[i].ts < g[k].first)
+			g[k].first = l[i].ts;
+		if (l[i].ts > g[k].last)
+			g[k].last = l[i].ts;
 	}
 	xqsort(g, ng, sizeof(*g), cmp_leak);
 	for (k = 0; k < ng; k++) {
@@ -287,9 +358,11 @@ int run_leaks(sqlite3 *db, const char *sql, const struct analysis_opts *o, struc
 	rc = 0;
 out:
 	finalize_rest(&s);
-	for (k = 0; k < ng; k++)
-		free(g[k].site);
+	for (i = 0; i < nl; i++)
+		free(l[i].site);
+	free(l);
 	free(g);
+	site_cache_release(&cache);
 	buf_release(&site);
 	mem_free(&m);
 	return rc;
@@ -362,6 +435,7 @@ int run_peak(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 {
 	struct script sc = { db, sql, o };
 	struct table *t = table_new("peak", "What was live at each device's peak, largest first");
+	struct site_cache cache = { INTMAP_INIT, NULL, 0, 0 };
 	struct alloc **live = NULL;
 	size_t nl = 0, i, j, shown = 0;
 	int64_t device = INT64_MIN;
@@ -397,13 +471,14 @@ int run_peak(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 		table_set_int(t, r, 2, live[i]->ts);
 		table_set_int(t, r, 3, live[i]->address);
 		kind_text(&s, t, r, 4, live[i]->kind);
-		site_of(s.str, s.range, live[i], &site);
+		site_of(s.str, s.range, &cache, live[i], &site);
 		table_set_text(t, r, 5, site.s);
 	}
 	rc = 0;
 out:
 	finalize_rest(&s);
 	free(live);
+	site_cache_release(&cache);
 	buf_release(&site);
 	mem_free(&m);
 	return rc;

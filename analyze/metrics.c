@@ -20,19 +20,8 @@ static int sql_table(sqlite3 *db, const char *sql, const struct analysis_opts *o
 		if (!(st = script_next(&sc)))
 			return -1;
 	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		size_t r = table_row(t);
-		for (i = 0; i < ncols; i++) {
-			if (sqlite3_column_type(st, i) == SQLITE_NULL)
-				continue;
-			if (cols[i].type == C_TEXT)
-				set_col_text(t, r, i, st, i);
-			else if (sqlite3_column_type(st, i) == SQLITE_FLOAT)
-				table_set_real(t, r, i, sqlite3_column_double(st, i));
-			else
-				table_set_int(t, r, i, sqlite3_column_int64(st, i));
-		}
-	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		cells_from_row(t, table_row(t), 0, st, ncols);
 	if (rc != SQLITE_DONE)
 		return step_error(st);
 	sqlite3_finalize(st);

@@ -72,16 +72,19 @@ int names_folded(const struct analysis_opts *o)
 	return o->short_names || o->ngroups > 0;
 }
 
-/* Does name match group g's expression? 1, 0, or -1 on a bad pattern (message printed). */
+/*
+ * Does name match group g's expression? 1, 0, or -1 on a bad pattern (message printed). Each group's
+ * expression is compiled, and its match data made, once per process (calls come from one thread).
+ */
 static int group_match(const struct analysis_opts *o, int g, const char *name)
 {
 	static pcre2_code **re;
+	static pcre2_match_data **md;
 	static int nre;
 	const char *eq = strchr(o->groups[g], '=');
-	pcre2_match_data *md;
-	int rc;
 	if (!re) {
 		re = xcalloc((size_t)o->ngroups, sizeof(*re));
+		md = xcalloc((size_t)o->ngroups, sizeof(*md));
 		nre = o->ngroups;
 	}
 	if (g >= nre || !eq)
@@ -95,11 +98,9 @@ static int group_match(const struct analysis_opts *o, int g, const char *name)
 			pcre2_get_error_message(err, (PCRE2_UCHAR *)msg, sizeof(msg));
 			return error("--group '%s': %s at offset %zu", o->groups[g], msg, (size_t)off);
 		}
+		md[g] = pcre2_match_data_create_from_pattern(re[g], NULL);
 	}
-	md = pcre2_match_data_create_from_pattern(re[g], NULL);
-	rc = pcre2_match(re[g], (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL);
-	pcre2_match_data_free(md);
-	return rc >= 0;
+	return pcre2_match(re[g], (PCRE2_SPTR)name, PCRE2_ZERO_TERMINATED, 0, 0, md[g], NULL) >= 0;
 }
 
 int name_fold(const struct analysis_opts *o, const char *name, struct buf *out)

@@ -51,7 +51,6 @@ void set_col_text(struct table *t, size_t r, int c, sqlite3_stmt *st, int i)
 	table_set_text(t, r, c, (const char *)sqlite3_column_text(st, i));
 }
 
-/* Copy result columns 0..n-1 of st into row r from table column `first` on, typed by the table. */
 void cells_from_row(struct table *t, size_t r, int first, sqlite3_stmt *st, int n)
 {
 	int c;
@@ -60,6 +59,8 @@ void cells_from_row(struct table *t, size_t r, int first, sqlite3_stmt *st, int 
 			continue;
 		if (t->cols[first + c].type == C_TEXT)
 			set_col_text(t, r, first + c, st, c);
+		else if (sqlite3_column_type(st, c) == SQLITE_FLOAT)
+			table_set_real(t, r, first + c, sqlite3_column_double(st, c));
 		else
 			table_set_int(t, r, first + c, sqlite3_column_int64(st, c));
 	}
@@ -88,7 +89,8 @@ int script_stats(struct script *sc, int64_t (*map)(void *ctx, int64_t key), void
 	sqlite3_finalize(st);
 	if (rc)
 		return -1;
-	for (*all = 0, i = 0; i < *n; i++)
-		*all += (*s)[i].total;
+	if (all)
+		for (*all = 0, i = 0; i < *n; i++)
+			*all += (*s)[i].total;
 	return 0;
 }

@@ -64,6 +64,16 @@ size_t table_row(struct table *t)
 	return t->nrows++;
 }
 
+void table_truncate(struct table *t, size_t n)
+{
+	size_t i;
+	if (n >= t->nrows)
+		return;
+	for (i = n * (size_t)t->ncols; i < t->nrows * (size_t)t->ncols; i++)
+		free(t->cells[i].s);
+	t->nrows = n;
+}
+
 struct cell *table_cell(struct table *t, size_t row, int col)
 {
 	return &t->cells[row * (size_t)t->ncols + (size_t)col];

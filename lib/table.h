@@ -59,6 +59,8 @@ struct colspec {
 void table_cols(struct table *t, const struct colspec *c, int n);
 /* Start a new row (all cells NULL); returns its index. */
 size_t table_row(struct table *t);
+/* Keep the first n rows, freeing the rest (nothing happens when the table has n rows or fewer). */
+void table_truncate(struct table *t, size_t n);
 struct cell *table_cell(struct table *t, size_t row, int col);
 void table_set_int(struct table *t, size_t row, int col, int64_t v);
 void table_set_real(struct table *t, size_t row, int col, double v);
