@@ -135,7 +135,7 @@ struct sample {
  */
 static int check_samples(const struct ruleset *rs, const struct sample *s, size_t n)
 {
-	char a[96], b[96];
+	char a[96], b[96], c[96];
 	size_t i;
 	for (i = 0; i < rs->n; i++)
 		if (!rs->v[i].samples)
@@ -155,7 +155,7 @@ static int check_samples(const struct ruleset *rs, const struct sample *s, size_
 			return error("%s:%d: sample '%s' of rule '%s %s' (line %d) is taken first by rule '%s %s' "
 				     "(line %d)", rs->file, s[i].line, excerpt(s[i].name, b), rs->classes[own->cls],
 				     excerpt(own->pattern, a), own->line, rs->classes[rs->v[first].cls],
-				     rs->v[first].pattern, rs->v[first].line);
+				     excerpt(rs->v[first].pattern, c), rs->v[first].line);
 	}
 	return 0;
 }
