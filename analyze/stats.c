@@ -317,25 +317,94 @@ void interval_sort(struct interval *v, size_t n)
 
 int64_t interval_union(struct interval *v, size_t n)
 {
-	int64_t total = 0, cs = 0, ce = 0;
-	size_t i;
-	int open = 0;
-	interval_sort(v, n);
-	for (i = 0; i < n; i++) {
-		if (v[i].end <= v[i].start)
+	struct ivlist l = { v, n, n, 0 };
+	return spans_merge(&l);
+}
+
+int64_t spans_merge(struct ivlist *s)
+{
+	struct interval *v = s->v;
+	size_t i, out = 0;
+	int64_t total = 0;
+	interval_sort(v, s->n);
+	for (i = 0; i < s->n; i++) {
+		struct interval x = v[i];
+		if (x.end <= x.start)
 			continue;
-		if (open && v[i].start <= ce) {
-			if (v[i].end > ce)
-				ce = v[i].end;
+		if (out && x.start <= v[out - 1].end) {
+			if (x.end > v[out - 1].end)
+				v[out - 1].end = x.end;
+			continue;
+		}
+		v[out++] = x;
+	}
+	s->n = out;
+	for (i = 0; i < out; i++)
+		total += v[i].end - v[i].start;
+	return total;
+}
+
+int64_t spans_intersect(const struct ivlist *a, const struct ivlist *b)
+{
+	size_t i = 0, j = 0;
+	int64_t total = 0;
+	while (i < a->n && j < b->n) {
+		int64_t s = a->v[i].start > b->v[j].start ? a->v[i].start : b->v[j].start;
+		int64_t e = a->v[i].end < b->v[j].end ? a->v[i].end : b->v[j].end;
+		if (e > s)
+			total += e - s;
+		if (a->v[i].end < b->v[j].end)
+			i++;
+		else
+			j++;
+	}
+	return total;
+}
+
+/* Count the finished union interval [cs, ce) in *total and, with out, append it there. */
+static void union_close(struct ivlist *out, int64_t *total, int64_t cs, int64_t ce)
+{
+	*total += ce - cs;
+	if (!out)
+		return;
+	if (out->n == out->alloc)
+		ivlist_grow(out);
+	out->v[out->n].start = cs;
+	out->v[out->n].end = ce;
+	out->n++;
+}
+
+int64_t spans_union(const struct ivlist *lists, size_t n, struct ivlist *out)
+{
+	size_t small[32], *pos = n <= 32 ? small : xmalloc(n * sizeof(*pos)), k;
+	int64_t total = 0, cs = 0, ce = 0;
+	int open = 0;
+	for (k = 0; k < n; k++)
+		pos[k] = 0;
+	for (;;) {
+		size_t best = n;
+		const struct interval *x;
+		for (k = 0; k < n; k++)
+			if (pos[k] < lists[k].n &&
+			    (best == n || lists[k].v[pos[k]].start < lists[best].v[pos[best]].start))
+				best = k;
+		if (best == n)
+			break;
+		x = &lists[best].v[pos[best]++];
+		if (open && x->start <= ce) {
+			if (x->end > ce)
+				ce = x->end;
 			continue;
 		}
 		if (open)
-			total += ce - cs;
-		cs = v[i].start;
-		ce = v[i].end;
+			union_close(out, &total, cs, ce);
+		cs = x->start;
+		ce = x->end;
 		open = 1;
 	}
 	if (open)
-		total += ce - cs;
+		union_close(out, &total, cs, ce);
+	if (pos != small)
+		free(pos);
 	return total;
 }
