@@ -19,45 +19,6 @@ struct dev_iv {
 	int64_t first, last;
 };
 
-/* Sort the device's compute and copy lists, so both can be walked in start order together. */
-static void sort_both(struct dev_iv *d)
-{
-	interval_sort(d->compute.v, d->compute.n);
-	interval_sort(d->copy.v, d->copy.n);
-}
-
-/* The next interval in start order from two sorted lists (positions *i and *j), or NULL at the end. */
-static const struct interval *next_of_two(const struct dev_iv *d, size_t *i, size_t *j)
-{
-	if (*i < d->compute.n && (*j >= d->copy.n || d->compute.v[*i].start <= d->copy.v[*j].start))
-		return &d->compute.v[(*i)++];
-	if (*j < d->copy.n)
-		return &d->copy.v[(*j)++];
-	return NULL;
-}
-
-/* Length of the union of a device's compute and copy intervals (sorted by sort_both). */
-static int64_t union_of_two(const struct dev_iv *d)
-{
-	const struct interval *x;
-	size_t i = 0, j = 0;
-	int64_t total = 0, cs = 0, ce = INT64_MIN;
-	while ((x = next_of_two(d, &i, &j))) {
-		if (x->end <= x->start)
-			continue;
-		if (ce != INT64_MIN && x->start <= ce) {
-			if (x->end > ce)
-				ce = x->end;
-			continue;
-		}
-		if (ce != INT64_MIN)
-			total += ce - cs;
-		cs = x->start;
-		ce = x->end;
-	}
-	return ce != INT64_MIN ? total + ce - cs : total;
-}
-
 struct stream_iv {
 	int64_t device, stream;
 	struct ivlist v;
@@ -244,12 +205,11 @@ int run_idle(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	xqsort(g.dev, g.ndev, sizeof(*g.dev), cmp_dev);
 	for (i = 0; i < g.ndev; i++) {
 		struct dev_iv *d = &g.dev[i];
-		int64_t span, busy;
-		sort_both(d);
-		span = d->last - d->first;
-		busy = union_of_two(d);
-		int64_t compute = interval_union(d->compute.v, d->compute.n), copy = interval_union(d->copy.v, d->copy.n);
-		int64_t overlap = compute + copy - busy;	/* |A| + |B| - |A u B| = |A n B| */
+		int64_t span = d->last - d->first, compute, copy, overlap, busy;
+		compute = spans_merge(&d->compute);
+		copy = spans_merge(&d->copy);
+		overlap = spans_intersect(&d->compute, &d->copy);
+		busy = compute + copy - overlap;	/* |A u B| = |A| + |B| - |A n B| */
 		size_t r = table_row(t);
 		table_set_int(t, r, 0, d->device);
 		table_set_int(t, r, 1, span);
@@ -380,20 +340,22 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 		free(gaps);
 		return -1;
 	}
+	/* The gaps of a device are the holes between the spans of its busy time (compute and copy merged). */
 	for (i = 0; i < g.ndev; i++) {
 		struct dev_iv *d = &g.dev[i];
-		int64_t ce = INT64_MIN;
-		const struct interval *x;
-		size_t ci = 0, cj = 0;
-		sort_both(d);
-		while ((x = next_of_two(d, &ci, &cj))) {
-			if (ce != INT64_MIN && x->start > ce) {
-				struct gap gp = { d->device, ce, x->start };
-				keep_longest(gaps, &ngaps, keep, &gp);
-			}
-			if (x->end > ce)
-				ce = x->end;
+		struct ivlist both[2], busy;
+		size_t j;
+		spans_merge(&d->compute);
+		spans_merge(&d->copy);
+		both[0] = d->compute;
+		both[1] = d->copy;
+		ivlist_reserve(&busy, d->compute.n + d->copy.n);
+		spans_union(both, 2, &busy);
+		for (j = 1; j < busy.n; j++) {
+			struct gap gp = { d->device, busy.v[j - 1].end, busy.v[j].start };
+			keep_longest(gaps, &ngaps, keep, &gp);
 		}
+		ivlist_release(&busy);
 	}
 	load_free(&g);
 
