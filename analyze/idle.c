@@ -7,6 +7,7 @@
 #include "embed.h"
 #include "columns.h"
 #include "stats.h"
+#include "intmap.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -299,26 +300,107 @@ static void keep_longest(struct gap *v, size_t *n, size_t keep, const struct gap
 	v[i] = *g;
 }
 
-/* Per gap, per call name: time; a small open list since few names are busy in a few gaps. */
+/* Per gap, per call name: time inside the gap. */
 struct gap_acc {
-	size_t gap;
+	size_t gap;		/* index into the kept gaps (longest first) */
 	int64_t name, ns;
+	size_t order;		/* first seen: the call order breaks ties in ns, as it always has */
 };
 
-/* Add ns to (gap, name) in the list. */
-static void acc_add(struct gap_acc **acc, size_t *n, size_t *alloc, size_t gap, int64_t name, int64_t ns)
+static int cmp_acc(const void *a, const void *b)
 {
-	size_t k;
-	for (k = 0; k < *n && ((*acc)[k].gap != gap || (*acc)[k].name != name); k++)
-		;
-	if (k == *n) {
-		ALLOC_GROW(*acc, *n + 1, *alloc);
-		(*acc)[k].gap = gap;
-		(*acc)[k].name = name;
-		(*acc)[k].ns = 0;
-		(*n)++;
+	const struct gap_acc *x = a, *y = b;
+	if (x->gap != y->gap)
+		return x->gap < y->gap ? -1 : 1;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* A kept gap in (device, start) order, with its index among the kept gaps. */
+struct gap_ref {
+	int64_t device, start, end;
+	size_t ix;
+};
+
+static int cmp_gap_ref(const void *a, const void *b)
+{
+	const struct gap_ref *x = a, *y = b;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * One pass over the host calls (the shared API call columns): the time each call name spent inside each
+ * kept gap, as a list sorted by gap, then time descending, then first call. A device's gaps are disjoint
+ * and sorted, so a call finds the ones it overlaps by a binary search per device. Returns 0, or -1 with a
+ * message; *acc is the caller's to free.
+ */
+static int host_time(sqlite3 *db, int64_t session, const struct gap *gaps, size_t ngaps, struct gap_acc **acc,
+		     size_t *nacc)
+{
+	const struct ccols *c = calls_get(db, session, CC_START | CC_DUR | CC_NAME);
+	struct gap_ref *ref;
+	struct intmap at = INTMAP_INIT;		/* (name, gap) key -> index into *acc */
+	size_t *dev_end, ndev = 0, aacc = 0, i, k, d;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	*acc = NULL;
+	*nacc = 0;
+	if (!c)
+		return -1;
+	ref = xmalloc(ngaps * sizeof(*ref));
+	dev_end = xmalloc(ngaps * sizeof(*dev_end));
+	for (i = 0; i < ngaps; i++) {
+		ref[i].device = gaps[i].device;
+		ref[i].start = gaps[i].start;
+		ref[i].end = gaps[i].end;
+		ref[i].ix = i;
+		lo = gaps[i].start < lo ? gaps[i].start : lo;
+		hi = gaps[i].end > hi ? gaps[i].end : hi;
 	}
-	(*acc)[k].ns += ns;
+	xqsort(ref, ngaps, sizeof(*ref), cmp_gap_ref);
+	for (i = 1; i <= ngaps; i++)
+		if (i == ngaps || ref[i].device != ref[i - 1].device)
+			dev_end[ndev++] = i;
+	for (k = 0; k < c->n; k++) {
+		int64_t s = c->start[k], e = s + c->dur[k];
+		if (e <= lo || s >= hi)
+			continue;
+		for (d = 0, i = 0; d < ndev; i = dev_end[d++]) {
+			size_t l = i, h = dev_end[d];
+			while (l < h) {		/* the device's first gap ending after s */
+				size_t m = l + (h - l) / 2;
+				if (ref[m].end <= s)
+					l = m + 1;
+				else
+					h = m;
+			}
+			for (; l < dev_end[d] && ref[l].start < e; l++) {
+				int64_t a = s > ref[l].start ? s : ref[l].start, b = e < ref[l].end ? e : ref[l].end;
+				int64_t key = ((int64_t)(uint32_t)c->name[k] << 17 | (int64_t)ref[l].ix) + 1, x;
+				if (b <= a)
+					continue;
+				if (!intmap_get(&at, key, &x)) {
+					ALLOC_GROW(*acc, *nacc + 1, aacc);
+					x = (int64_t)*nacc;
+					(*acc)[x].gap = ref[l].ix;
+					(*acc)[x].name = c->name[k];
+					(*acc)[x].ns = 0;
+					(*acc)[x].order = *nacc;
+					intmap_put(&at, key, x);
+					(*nacc)++;
+				}
+				(*acc)[x].ns += b - a;
+			}
+		}
+	}
+	xqsort(*acc, *nacc, sizeof(**acc), cmp_acc);
+	intmap_release(&at);
+	free(ref);
+	free(dev_end);
+	return 0;
 }
 
 int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
@@ -328,7 +410,7 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	struct gpu_load g;
 	struct gap *gaps;
 	struct gap_acc *acc = NULL;
-	size_t ngaps = 0, nacc = 0, aacc = 0, i, k, keep = o->top > 0 ? (size_t)o->top : 10;
+	size_t ngaps = 0, nacc = 0, next = 0, i, keep = o->top > 0 ? (size_t)o->top : 10;
 	sqlite3_stmt *name;
 
 	tables_add(out, t);
@@ -359,27 +441,8 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	}
 	load_free(&g);
 
-	/* One pass over the host calls (the shared API call columns): time each spent inside each kept gap. */
-	if (ngaps) {
-		const struct ccols *c = calls_get(db, o->session, CC_START | CC_DUR | CC_NAME);
-		int64_t lo = INT64_MAX, hi = INT64_MIN;
-		if (!c)
-			goto fail;
-		for (i = 0; i < ngaps; i++) {
-			lo = gaps[i].start < lo ? gaps[i].start : lo;
-			hi = gaps[i].end > hi ? gaps[i].end : hi;
-		}
-		for (k = 0; k < c->n; k++) {
-			int64_t s = c->start[k], e = s + c->dur[k];
-			if (e <= lo || s >= hi)
-				continue;
-			for (i = 0; i < ngaps; i++) {
-				int64_t a = s > gaps[i].start ? s : gaps[i].start, b = e < gaps[i].end ? e : gaps[i].end;
-				if (b > a)
-					acc_add(&acc, &nacc, &aacc, i, c->name[k], b - a);
-			}
-		}
-	}
+	if (ngaps && host_time(db, o->session, gaps, ngaps, &acc, &nacc))
+		goto fail;
 	if (!(name = script_next(&sc)))
 		goto fail;
 	for (i = 0; i < ngaps; i++) {
@@ -390,20 +453,15 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 		table_set_int(t, r, 0, gaps[i].device);
 		table_set_int(t, r, 1, gaps[i].start);
 		table_set_int(t, r, 2, gaps[i].end - gaps[i].start);
-		for (shown = 0; shown < 3; shown++) {
-			size_t best = nacc;
+		for (; next < nacc && acc[next].gap < i; next++)
+			;
+		for (shown = 0; shown < 3 && next < nacc && acc[next].gap == i; shown++, next++) {
 			char when[32];
-			for (k = 0; k < nacc; k++)
-				if (acc[k].gap == i && acc[k].ns > 0 && (best == nacc || acc[k].ns > acc[best].ns))
-					best = k;
-			if (best == nacc)
-				break;
-			sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":id"), acc[best].name);
-			fmt_ns(when, sizeof(when), (double)acc[best].ns);
+			sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":id"), acc[next].name);
+			fmt_ns(when, sizeof(when), (double)acc[next].ns);
 			buf_addf(&host, "%s%s %s", shown ? ", " : "",
 				 sqlite3_step(name) == SQLITE_ROW ? (const char *)sqlite3_column_text(name, 0) : "?", when);
 			sqlite3_reset(name);
-			acc[best].ns = -acc[best].ns;	/* taken */
 		}
 		table_set_text(t, r, 3, host.len ? host.s : "(no host calls recorded)");
 		buf_release(&host);
