@@ -421,8 +421,8 @@ int run_classes(sqlite3 *db, const char *sql, const struct analysis_opts *o, str
 		for (a = 0; a < rs.nclasses; a++)
 			for (b = a + 1; b < rs.nclasses; b++)
 				overlap[a][b] += spans_intersect(&dev[i].slot[a], &dev[i].slot[b]);
-		all_busy += spans_union(dev[i].slot, (size_t)rs.nclasses, NULL);
-		base += filtered ? spans_union(dev[i].slot, (size_t)rs.nclasses + 1, NULL) : 0;
+		all_busy += spans_union(dev[i].slot, (size_t)rs.nclasses, NULL, NULL);
+		base += filtered ? spans_union(dev[i].slot, (size_t)rs.nclasses + 1, NULL, NULL) : 0;
 	}
 	if (!filtered)
 		base = all_busy;

@@ -287,6 +287,28 @@ static const struct colspec gaps_cols[] = {
 	{ "host", "Host calls during the gap (time inside it)", C_TEXT },
 };
 
+/* The holes between the busy spans of one device, as spans_union hands the spans over. */
+struct holes {
+	struct gap *v;
+	size_t *n, keep;
+	int64_t device;
+	int any;		/* a span was seen: `end` is the last one's end */
+	int64_t end;
+};
+
+static void keep_longest(struct gap *v, size_t *n, size_t keep, const struct gap *g);
+
+static void hole_each(void *arg, int64_t start, int64_t end)
+{
+	struct holes *h = arg;
+	if (h->any) {
+		struct gap gp = { h->device, h->end, start };
+		keep_longest(h->v, h->n, h->keep, &gp);
+	}
+	h->any = 1;
+	h->end = end;
+}
+
 /* Keep the `keep` longest gaps in v (sorted, longest first) as gaps stream by. */
 static void keep_longest(struct gap *v, size_t *n, size_t keep, const struct gap *g)
 {
@@ -425,19 +447,13 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	/* The gaps of a device are the holes between the spans of its busy time (compute and copy merged). */
 	for (i = 0; i < g.ndev; i++) {
 		struct dev_iv *d = &g.dev[i];
-		struct ivlist both[2], busy;
-		size_t j;
+		struct ivlist both[2];
+		struct holes h = { gaps, &ngaps, keep, d->device, 0, 0 };
 		spans_merge(&d->compute);
 		spans_merge(&d->copy);
 		both[0] = d->compute;
 		both[1] = d->copy;
-		ivlist_reserve(&busy, d->compute.n + d->copy.n);
-		spans_union(both, 2, &busy);
-		for (j = 1; j < busy.n; j++) {
-			struct gap gp = { d->device, busy.v[j - 1].end, busy.v[j].start };
-			keep_longest(gaps, &ngaps, keep, &gp);
-		}
-		ivlist_release(&busy);
+		spans_union(both, 2, hole_each, &h);
 	}
 	load_free(&g);
 

@@ -361,20 +361,8 @@ int64_t spans_intersect(const struct ivlist *a, const struct ivlist *b)
 	return total;
 }
 
-/* Count the finished union interval [cs, ce) in *total and, with out, append it there. */
-static void union_close(struct ivlist *out, int64_t *total, int64_t cs, int64_t ce)
-{
-	*total += ce - cs;
-	if (!out)
-		return;
-	if (out->n == out->alloc)
-		ivlist_grow(out);
-	out->v[out->n].start = cs;
-	out->v[out->n].end = ce;
-	out->n++;
-}
-
-int64_t spans_union(const struct ivlist *lists, size_t n, struct ivlist *out)
+int64_t spans_union(const struct ivlist *lists, size_t n, void (*each)(void *arg, int64_t start, int64_t end),
+		    void *arg)
 {
 	size_t small[32], *pos = n <= 32 ? small : xmalloc(n * sizeof(*pos)), k;
 	int64_t total = 0, cs = 0, ce = 0;
@@ -396,14 +384,20 @@ int64_t spans_union(const struct ivlist *lists, size_t n, struct ivlist *out)
 				ce = x->end;
 			continue;
 		}
-		if (open)
-			union_close(out, &total, cs, ce);
+		if (open) {
+			total += ce - cs;
+			if (each)
+				each(arg, cs, ce);
+		}
 		cs = x->start;
 		ce = x->end;
 		open = 1;
 	}
-	if (open)
-		union_close(out, &total, cs, ce);
+	if (open) {
+		total += ce - cs;
+		if (each)
+			each(arg, cs, ce);
+	}
 	if (pos != small)
 		free(pos);
 	return total;

@@ -76,7 +76,7 @@ void ivlist_release(struct ivlist *l);
 /*
  * Spans: an ivlist sorted by start whose intervals are non-empty and disjoint (touching ones joined), as
  * spans_merge leaves it. The functions below allocate nothing the caller must free: spans_merge rewrites
- * its list in place, the others only read theirs (spans_union appends to out, which the caller owns).
+ * its list in place, the others only read theirs.
  */
 
 /* Sort l and merge it in place into spans (l->n shrinks; empty and inverted intervals are dropped).
@@ -84,9 +84,10 @@ void ivlist_release(struct ivlist *l);
 int64_t spans_merge(struct ivlist *l);
 /* Length of the intersection of two span lists (one merge-like pass). */
 int64_t spans_intersect(const struct ivlist *a, const struct ivlist *b);
-/* Length of the union of n span lists (a k-way merge; n is small). With out non-NULL, the union's spans
- * are also appended to out in start order. */
-int64_t spans_union(const struct ivlist *lists, size_t n, struct ivlist *out);
+/* Length of the union of n span lists (a k-way merge; n is small). With each non-NULL, each(arg, start,
+ * end) is called for every span of the union, in start order (so holes cost no list). */
+int64_t spans_union(const struct ivlist *lists, size_t n, void (*each)(void *arg, int64_t start, int64_t end),
+		    void *arg);
 
 
 #endif
