@@ -135,7 +135,7 @@ struct sample {
  */
 static int check_samples(const struct ruleset *rs, const struct sample *s, size_t n)
 {
-	char a[96], b[96];
+	char a[96], b[96], c[96];
 	size_t i;
 	for (i = 0; i < rs->n; i++)
 		if (!rs->v[i].samples)
@@ -155,7 +155,7 @@ static int check_samples(const struct ruleset *rs, const struct sample *s, size_
 			return error("%s:%d: sample '%s' of rule '%s %s' (line %d) is taken first by rule '%s %s' "
 				     "(line %d)", rs->file, s[i].line, excerpt(s[i].name, b), rs->classes[own->cls],
 				     excerpt(own->pattern, a), own->line, rs->classes[rs->v[first].cls],
-				     rs->v[first].pattern, rs->v[first].line);
+				     excerpt(rs->v[first].pattern, c), rs->v[first].line);
 	}
 	return 0;
 }
@@ -309,87 +309,6 @@ static int rules_open(struct ruleset *rs)
 	return rc;
 }
 
-/* ------------------------------------------------------------------------------------------------ */
-/* Intervals: sorting, merging, unions and intersections of sorted disjoint lists. */
-
-/*
- * Sort s and merge it in place into disjoint intervals in start order (touching ones joined, empty
- * and inverted ones dropped). Returns the summed length of the union.
- */
-static int64_t spans_merge(struct ivlist *s)
-{
-	size_t i, out = 0;
-	int64_t total = 0;
-	interval_sort(s->v, s->n);
-	for (i = 0; i < s->n; i++) {
-		struct interval x = s->v[i];
-		if (x.end <= x.start)
-			continue;
-		if (out && x.start <= s->v[out - 1].end) {
-			if (x.end > s->v[out - 1].end)
-				s->v[out - 1].end = x.end;
-			continue;
-		}
-		s->v[out++] = x;
-	}
-	s->n = out;
-	for (i = 0; i < out; i++)
-		total += s->v[i].end - s->v[i].start;
-	return total;
-}
-
-/* Length of the intersection of two sorted disjoint lists. */
-static int64_t spans_intersect(const struct ivlist *a, const struct ivlist *b)
-{
-	size_t i = 0, j = 0;
-	int64_t total = 0;
-	while (i < a->n && j < b->n) {
-		int64_t s = a->v[i].start > b->v[j].start ? a->v[i].start : b->v[j].start;
-		int64_t e = a->v[i].end < b->v[j].end ? a->v[i].end : b->v[j].end;
-		if (e > s)
-			total += e - s;
-		if (a->v[i].end < b->v[j].end)
-			i++;
-		else
-			j++;
-	}
-	return total;
-}
-
-/* Length of the union of n sorted disjoint lists (a k-way merge; n is small). */
-static int64_t spans_union(const struct ivlist *lists, int n)
-{
-	size_t pos[MAX_CLASSES + 1] = { 0 };
-	int64_t total = 0, cs = 0, ce = 0;
-	int open = 0;
-	for (;;) {
-		int k, best = -1;
-		const struct interval *x;
-		for (k = 0; k < n; k++)
-			if (pos[k] < lists[k].n &&
-			    (best < 0 || lists[k].v[pos[k]].start < lists[best].v[pos[best]].start))
-				best = k;
-		if (best < 0)
-			break;
-		x = &lists[best].v[pos[best]++];
-		if (open && x->start <= ce) {
-			if (x->end > ce)
-				ce = x->end;
-			continue;
-		}
-		if (open)
-			total += ce - cs;
-		cs = x->start;
-		ce = x->end;
-		open = 1;
-	}
-	if (open)
-		total += ce - cs;
-	return total;
-}
-
-/* ------------------------------------------------------------------------------------------------ */
-
 /*
  * One device's kernel intervals by slot: slots 0..nclasses-1 hold the kernels of each class that pass
  * the name filters, slot nclasses those the filters leave out (they count in the base of pct only).
@@ -502,8 +421,8 @@ int run_classes(sqlite3 *db, const char *sql, const struct analysis_opts *o, str
 		for (a = 0; a < rs.nclasses; a++)
 			for (b = a + 1; b < rs.nclasses; b++)
 				overlap[a][b] += spans_intersect(&dev[i].slot[a], &dev[i].slot[b]);
-		all_busy += spans_union(dev[i].slot, rs.nclasses);
-		base += filtered ? spans_union(dev[i].slot, rs.nclasses + 1) : 0;
+		all_busy += spans_union(dev[i].slot, (size_t)rs.nclasses, NULL, NULL);
+		base += filtered ? spans_union(dev[i].slot, (size_t)rs.nclasses + 1, NULL, NULL) : 0;
 	}
 	if (!filtered)
 		base = all_busy;

@@ -7,6 +7,7 @@
 #include "embed.h"
 #include "columns.h"
 #include "stats.h"
+#include "intmap.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -18,45 +19,6 @@ struct dev_iv {
 	struct ivlist compute, copy;
 	int64_t first, last;
 };
-
-/* Sort the device's compute and copy lists, so both can be walked in start order together. */
-static void sort_both(struct dev_iv *d)
-{
-	interval_sort(d->compute.v, d->compute.n);
-	interval_sort(d->copy.v, d->copy.n);
-}
-
-/* The next interval in start order from two sorted lists (positions *i and *j), or NULL at the end. */
-static const struct interval *next_of_two(const struct dev_iv *d, size_t *i, size_t *j)
-{
-	if (*i < d->compute.n && (*j >= d->copy.n || d->compute.v[*i].start <= d->copy.v[*j].start))
-		return &d->compute.v[(*i)++];
-	if (*j < d->copy.n)
-		return &d->copy.v[(*j)++];
-	return NULL;
-}
-
-/* Length of the union of a device's compute and copy intervals (sorted by sort_both). */
-static int64_t union_of_two(const struct dev_iv *d)
-{
-	const struct interval *x;
-	size_t i = 0, j = 0;
-	int64_t total = 0, cs = 0, ce = INT64_MIN;
-	while ((x = next_of_two(d, &i, &j))) {
-		if (x->end <= x->start)
-			continue;
-		if (ce != INT64_MIN && x->start <= ce) {
-			if (x->end > ce)
-				ce = x->end;
-			continue;
-		}
-		if (ce != INT64_MIN)
-			total += ce - cs;
-		cs = x->start;
-		ce = x->end;
-	}
-	return ce != INT64_MIN ? total + ce - cs : total;
-}
 
 struct stream_iv {
 	int64_t device, stream;
@@ -244,12 +206,11 @@ int run_idle(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	xqsort(g.dev, g.ndev, sizeof(*g.dev), cmp_dev);
 	for (i = 0; i < g.ndev; i++) {
 		struct dev_iv *d = &g.dev[i];
-		int64_t span, busy;
-		sort_both(d);
-		span = d->last - d->first;
-		busy = union_of_two(d);
-		int64_t compute = interval_union(d->compute.v, d->compute.n), copy = interval_union(d->copy.v, d->copy.n);
-		int64_t overlap = compute + copy - busy;	/* |A| + |B| - |A u B| = |A n B| */
+		int64_t span = d->last - d->first, compute, copy, overlap, busy;
+		compute = spans_merge(&d->compute);
+		copy = spans_merge(&d->copy);
+		overlap = spans_intersect(&d->compute, &d->copy);
+		busy = compute + copy - overlap;	/* |A u B| = |A| + |B| - |A n B| */
 		size_t r = table_row(t);
 		table_set_int(t, r, 0, d->device);
 		table_set_int(t, r, 1, span);
@@ -326,6 +287,28 @@ static const struct colspec gaps_cols[] = {
 	{ "host", "Host calls during the gap (time inside it)", C_TEXT },
 };
 
+/* The holes between the busy spans of one device, as spans_union hands the spans over. */
+struct holes {
+	struct gap *v;
+	size_t *n, keep;
+	int64_t device;
+	int any;		/* a span was seen: `end` is the last one's end */
+	int64_t end;
+};
+
+static void keep_longest(struct gap *v, size_t *n, size_t keep, const struct gap *g);
+
+static void hole_each(void *arg, int64_t start, int64_t end)
+{
+	struct holes *h = arg;
+	if (h->any) {
+		struct gap gp = { h->device, h->end, start };
+		keep_longest(h->v, h->n, h->keep, &gp);
+	}
+	h->any = 1;
+	h->end = end;
+}
+
 /* Keep the `keep` longest gaps in v (sorted, longest first) as gaps stream by. */
 static void keep_longest(struct gap *v, size_t *n, size_t keep, const struct gap *g)
 {
@@ -339,26 +322,107 @@ static void keep_longest(struct gap *v, size_t *n, size_t keep, const struct gap
 	v[i] = *g;
 }
 
-/* Per gap, per call name: time; a small open list since few names are busy in a few gaps. */
+/* Per gap, per call name: time inside the gap. */
 struct gap_acc {
-	size_t gap;
+	size_t gap;		/* index into the kept gaps (longest first) */
 	int64_t name, ns;
+	size_t order;		/* first seen: the call order breaks ties in ns, as it always has */
 };
 
-/* Add ns to (gap, name) in the list. */
-static void acc_add(struct gap_acc **acc, size_t *n, size_t *alloc, size_t gap, int64_t name, int64_t ns)
+static int cmp_acc(const void *a, const void *b)
 {
-	size_t k;
-	for (k = 0; k < *n && ((*acc)[k].gap != gap || (*acc)[k].name != name); k++)
-		;
-	if (k == *n) {
-		ALLOC_GROW(*acc, *n + 1, *alloc);
-		(*acc)[k].gap = gap;
-		(*acc)[k].name = name;
-		(*acc)[k].ns = 0;
-		(*n)++;
+	const struct gap_acc *x = a, *y = b;
+	if (x->gap != y->gap)
+		return x->gap < y->gap ? -1 : 1;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* A kept gap in (device, start) order, with its index among the kept gaps. */
+struct gap_ref {
+	int64_t device, start, end;
+	size_t ix;
+};
+
+static int cmp_gap_ref(const void *a, const void *b)
+{
+	const struct gap_ref *x = a, *y = b;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * One pass over the host calls (the shared API call columns): the time each call name spent inside each
+ * kept gap, as a list sorted by gap, then time descending, then first call. A device's gaps are disjoint
+ * and sorted, so a call finds the ones it overlaps by a binary search per device. Returns 0, or -1 with a
+ * message; *acc is the caller's to free.
+ */
+static int host_time(sqlite3 *db, int64_t session, const struct gap *gaps, size_t ngaps, struct gap_acc **acc,
+		     size_t *nacc)
+{
+	const struct ccols *c = calls_get(db, session, CC_START | CC_DUR | CC_NAME);
+	struct gap_ref *ref;
+	struct intmap at = INTMAP_INIT;		/* (name, gap) key -> index into *acc */
+	size_t *dev_end, ndev = 0, aacc = 0, i, k, d;
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+
+	*acc = NULL;
+	*nacc = 0;
+	if (!c)
+		return -1;
+	ref = xmalloc(ngaps * sizeof(*ref));
+	dev_end = xmalloc(ngaps * sizeof(*dev_end));
+	for (i = 0; i < ngaps; i++) {
+		ref[i].device = gaps[i].device;
+		ref[i].start = gaps[i].start;
+		ref[i].end = gaps[i].end;
+		ref[i].ix = i;
+		lo = gaps[i].start < lo ? gaps[i].start : lo;
+		hi = gaps[i].end > hi ? gaps[i].end : hi;
 	}
-	(*acc)[k].ns += ns;
+	xqsort(ref, ngaps, sizeof(*ref), cmp_gap_ref);
+	for (i = 1; i <= ngaps; i++)
+		if (i == ngaps || ref[i].device != ref[i - 1].device)
+			dev_end[ndev++] = i;
+	for (k = 0; k < c->n; k++) {
+		int64_t s = c->start[k], e = s + c->dur[k];
+		if (e <= lo || s >= hi)
+			continue;
+		for (d = 0, i = 0; d < ndev; i = dev_end[d++]) {
+			size_t l = i, h = dev_end[d];
+			while (l < h) {		/* the device's first gap ending after s */
+				size_t m = l + (h - l) / 2;
+				if (ref[m].end <= s)
+					l = m + 1;
+				else
+					h = m;
+			}
+			for (; l < dev_end[d] && ref[l].start < e; l++) {
+				int64_t a = s > ref[l].start ? s : ref[l].start, b = e < ref[l].end ? e : ref[l].end;
+				int64_t key = ((int64_t)(uint32_t)c->name[k] << 17 | (int64_t)ref[l].ix) + 1, x;
+				if (b <= a)
+					continue;
+				if (!intmap_get(&at, key, &x)) {
+					ALLOC_GROW(*acc, *nacc + 1, aacc);
+					x = (int64_t)*nacc;
+					(*acc)[x].gap = ref[l].ix;
+					(*acc)[x].name = c->name[k];
+					(*acc)[x].ns = 0;
+					(*acc)[x].order = *nacc;
+					intmap_put(&at, key, x);
+					(*nacc)++;
+				}
+				(*acc)[x].ns += b - a;
+			}
+		}
+	}
+	xqsort(*acc, *nacc, sizeof(**acc), cmp_acc);
+	intmap_release(&at);
+	free(ref);
+	free(dev_end);
+	return 0;
 }
 
 int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
@@ -368,7 +432,7 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	struct gpu_load g;
 	struct gap *gaps;
 	struct gap_acc *acc = NULL;
-	size_t ngaps = 0, nacc = 0, aacc = 0, i, k, keep = o->top > 0 ? (size_t)o->top : 10;
+	size_t ngaps = 0, nacc = 0, next = 0, i, keep = o->top > 0 ? (size_t)o->top : 10;
 	sqlite3_stmt *name;
 
 	tables_add(out, t);
@@ -380,44 +444,21 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 		free(gaps);
 		return -1;
 	}
+	/* The gaps of a device are the holes between the spans of its busy time (compute and copy merged). */
 	for (i = 0; i < g.ndev; i++) {
 		struct dev_iv *d = &g.dev[i];
-		int64_t ce = INT64_MIN;
-		const struct interval *x;
-		size_t ci = 0, cj = 0;
-		sort_both(d);
-		while ((x = next_of_two(d, &ci, &cj))) {
-			if (ce != INT64_MIN && x->start > ce) {
-				struct gap gp = { d->device, ce, x->start };
-				keep_longest(gaps, &ngaps, keep, &gp);
-			}
-			if (x->end > ce)
-				ce = x->end;
-		}
+		struct ivlist both[2];
+		struct holes h = { gaps, &ngaps, keep, d->device, 0, 0 };
+		spans_merge(&d->compute);
+		spans_merge(&d->copy);
+		both[0] = d->compute;
+		both[1] = d->copy;
+		spans_union(both, 2, hole_each, &h);
 	}
 	load_free(&g);
 
-	/* One pass over the host calls (the shared API call columns): time each spent inside each kept gap. */
-	if (ngaps) {
-		const struct ccols *c = calls_get(db, o->session, CC_START | CC_DUR | CC_NAME);
-		int64_t lo = INT64_MAX, hi = INT64_MIN;
-		if (!c)
-			goto fail;
-		for (i = 0; i < ngaps; i++) {
-			lo = gaps[i].start < lo ? gaps[i].start : lo;
-			hi = gaps[i].end > hi ? gaps[i].end : hi;
-		}
-		for (k = 0; k < c->n; k++) {
-			int64_t s = c->start[k], e = s + c->dur[k];
-			if (e <= lo || s >= hi)
-				continue;
-			for (i = 0; i < ngaps; i++) {
-				int64_t a = s > gaps[i].start ? s : gaps[i].start, b = e < gaps[i].end ? e : gaps[i].end;
-				if (b > a)
-					acc_add(&acc, &nacc, &aacc, i, c->name[k], b - a);
-			}
-		}
-	}
+	if (ngaps && host_time(db, o->session, gaps, ngaps, &acc, &nacc))
+		goto fail;
 	if (!(name = script_next(&sc)))
 		goto fail;
 	for (i = 0; i < ngaps; i++) {
@@ -428,20 +469,15 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 		table_set_int(t, r, 0, gaps[i].device);
 		table_set_int(t, r, 1, gaps[i].start);
 		table_set_int(t, r, 2, gaps[i].end - gaps[i].start);
-		for (shown = 0; shown < 3; shown++) {
-			size_t best = nacc;
+		for (; next < nacc && acc[next].gap < i; next++)
+			;
+		for (shown = 0; shown < 3 && next < nacc && acc[next].gap == i; shown++, next++) {
 			char when[32];
-			for (k = 0; k < nacc; k++)
-				if (acc[k].gap == i && acc[k].ns > 0 && (best == nacc || acc[k].ns > acc[best].ns))
-					best = k;
-			if (best == nacc)
-				break;
-			sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":id"), acc[best].name);
-			fmt_ns(when, sizeof(when), (double)acc[best].ns);
+			sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":id"), acc[next].name);
+			fmt_ns(when, sizeof(when), (double)acc[next].ns);
 			buf_addf(&host, "%s%s %s", shown ? ", " : "",
 				 sqlite3_step(name) == SQLITE_ROW ? (const char *)sqlite3_column_text(name, 0) : "?", when);
 			sqlite3_reset(name);
-			acc[best].ns = -acc[best].ns;	/* taken */
 		}
 		table_set_text(t, r, 3, host.len ? host.s : "(no host calls recorded)");
 		buf_release(&host);

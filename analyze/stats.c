@@ -317,25 +317,88 @@ void interval_sort(struct interval *v, size_t n)
 
 int64_t interval_union(struct interval *v, size_t n)
 {
-	int64_t total = 0, cs = 0, ce = 0;
-	size_t i;
-	int open = 0;
-	interval_sort(v, n);
-	for (i = 0; i < n; i++) {
-		if (v[i].end <= v[i].start)
+	struct ivlist l = { v, n, n, 0 };
+	return spans_merge(&l);
+}
+
+int64_t spans_merge(struct ivlist *s)
+{
+	struct interval *v = s->v;
+	size_t i, out = 0;
+	int64_t total = 0;
+	interval_sort(v, s->n);
+	for (i = 0; i < s->n; i++) {
+		struct interval x = v[i];
+		if (x.end <= x.start)
 			continue;
-		if (open && v[i].start <= ce) {
-			if (v[i].end > ce)
-				ce = v[i].end;
+		if (out && x.start <= v[out - 1].end) {
+			if (x.end > v[out - 1].end)
+				v[out - 1].end = x.end;
 			continue;
 		}
-		if (open)
+		v[out++] = x;
+	}
+	s->n = out;
+	for (i = 0; i < out; i++)
+		total += v[i].end - v[i].start;
+	return total;
+}
+
+int64_t spans_intersect(const struct ivlist *a, const struct ivlist *b)
+{
+	size_t i = 0, j = 0;
+	int64_t total = 0;
+	while (i < a->n && j < b->n) {
+		int64_t s = a->v[i].start > b->v[j].start ? a->v[i].start : b->v[j].start;
+		int64_t e = a->v[i].end < b->v[j].end ? a->v[i].end : b->v[j].end;
+		if (e > s)
+			total += e - s;
+		if (a->v[i].end < b->v[j].end)
+			i++;
+		else
+			j++;
+	}
+	return total;
+}
+
+int64_t spans_union(const struct ivlist *lists, size_t n, void (*each)(void *arg, int64_t start, int64_t end),
+		    void *arg)
+{
+	size_t small[32], *pos = n <= 32 ? small : xmalloc(n * sizeof(*pos)), k;
+	int64_t total = 0, cs = 0, ce = 0;
+	int open = 0;
+	for (k = 0; k < n; k++)
+		pos[k] = 0;
+	for (;;) {
+		size_t best = n;
+		const struct interval *x;
+		for (k = 0; k < n; k++)
+			if (pos[k] < lists[k].n &&
+			    (best == n || lists[k].v[pos[k]].start < lists[best].v[pos[best]].start))
+				best = k;
+		if (best == n)
+			break;
+		x = &lists[best].v[pos[best]++];
+		if (open && x->start <= ce) {
+			if (x->end > ce)
+				ce = x->end;
+			continue;
+		}
+		if (open) {
 			total += ce - cs;
-		cs = v[i].start;
-		ce = v[i].end;
+			if (each)
+				each(arg, cs, ce);
+		}
+		cs = x->start;
+		ce = x->end;
 		open = 1;
 	}
-	if (open)
+	if (open) {
 		total += ce - cs;
+		if (each)
+			each(arg, cs, ce);
+	}
+	if (pos != small)
+		free(pos);
 	return total;
 }

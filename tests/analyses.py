@@ -101,11 +101,14 @@ def check_idle(tag, con, db):
     for key, iv in streams.items():
         if key in srows:
             check(f"{tag} stream {key} busy", srows[key]["busy_ns"], union(iv))
-    # The longest gap per device equals the largest hole between merged intervals.
+    # The longest gap per device equals the largest hole between merged intervals (empty ones are no
+    # activity, as in idle's busy time).
     gaps = analyze("gaps", db, "--top", "1000")
     for d, iv in per.items():
         merged, holes = [], []
         for s, e in sorted(iv["all"]):
+            if e <= s:
+                continue
             if merged and s <= merged[-1][1]:
                 merged[-1][1] = max(merged[-1][1], e)
             else:

@@ -367,6 +367,11 @@ def rules_file_checks(tmp, db):
            "class communication ncclKernel\nsample communication ncclKernel_gemm_fused\n",
            "taken-first.rules:4:", "sample 'ncclKernel_gemm_fused' of rule 'communication ncclKernel' (line 3)",
            "taken first by rule 'compute gemm' (line 1)")
+    # A long pattern is cut to 80 bytes in every place a message names a rule, the rule taking first too.
+    long_pat = "gemm|" + "x" * 100
+    broken("taken-first-long", f"class compute {long_pat}\nsample compute void gemm<float>()\n"
+           "class communication ncclKernel\nsample communication ncclKernel_gemm_fused\n",
+           "taken-first-long.rules:4:", f"taken first by rule 'compute {long_pat[:77]}...' (line 1)")
     broken("no-sample", "class memory ^Memset\n", "no-sample.rules:1:", "rule 'memory ^Memset' has no sample")
     broken("bad-regex", "class memory (Memcpy\nsample memory Memcpy\n", "bad-regex.rules:1:",
            "bad regular expression '(Memcpy'")
