@@ -28,7 +28,6 @@
 
 #define COLLECTOR_NAME "gpuprof " GPUPROF_VERSION
 #define DEFAULT_DIR "gpuprof-sessions"
-#define DEFAULT_CUPTI "/usr/local/cuda/lib64/libcupti.so"
 #define DEFAULT_INTERVAL_MS 100
 #define MAX_INTERVAL_MS 60000
 #define MIN_PC_PERIOD 5		/* PC sampling period: 2^N cycles, as CUPTI takes it */
@@ -57,6 +56,7 @@ struct opts {
 	int interval_ms;
 	int pc_period;			/* 0: the collector's default */
 	const char *pc_mode;		/* NULL: the collector's default */
+	const char *api;		/* API calls recorded: NULL (the collector's default), "core" or "all" */
 	int quiet;
 	char **argv;			/* the program and its arguments, NULL-terminated */
 };
@@ -87,6 +87,8 @@ static void usage(FILE *out)
 		"  -o, --output DIR      where session directories go (default ./" DEFAULT_DIR ")\n"
 		"  -e, --engine NAME     what to collect (default trace), see below\n"
 		"  -i, --interval MS     sampling interval, 1..60000 ms (default 100)\n"
+		"      --api WHICH       CUDA API calls recorded: core (default: all but the calls that\n"
+		"                        only read state, such as cudaGetDevice) or all\n"
 		"      --pc-period N     pcsampling: sample every 2^N cycles, 5..31 (default: CUPTI's)\n"
 		"      --pc-mode MODE    pcsampling: continuous (default) or serialized (one kernel at a\n"
 		"                        time, samples carry the launch's correlation id)\n"
@@ -99,9 +101,9 @@ static void usage(FILE *out)
 		fprintf(out, "  %-12s %s\n", engines[i].name, engines[i].help);
 	fprintf(out,
 		"\n"
-		"Environment: GPUPROF_OUTPUT, GPUPROF_ENGINE, GPUPROF_INTERVAL_MS, GPUPROF_PC_PERIOD and\n"
-		"GPUPROF_PC_MODE are used when the matching option is not given; GPUPROF_LIBRARY and\n"
-		"GPUPROF_CUPTI name libgpuprof.so and libcupti.so; GPUPROF_DISABLED=1 runs PROGRAM untouched.\n"
+		"Environment: GPUPROF_OUTPUT, GPUPROF_ENGINE, GPUPROF_INTERVAL_MS, GPUPROF_API,\n"
+		"GPUPROF_PC_PERIOD and GPUPROF_PC_MODE are used when the matching option is not given;\n"
+		"GPUPROF_LIBRARY names libgpuprof.so; GPUPROF_DISABLED=1 runs PROGRAM untouched.\n"
 		"\n"
 		"Exit status: the program's, 128+N when signal N killed it, 127 (126) when it cannot be\n"
 		"found (run), 2 usage error, 4 system error.\n");
@@ -127,6 +129,12 @@ static int parse_range(const char *s, int lo, int hi, int *out)
 	return 0;
 }
 
+/* An API-call selection the collector knows, or NULL. */
+static const char *api_set(const char *s)
+{
+	return !strcmp(s, "core") ? "core" : !strcmp(s, "all") ? "all" : NULL;
+}
+
 /* A PC-sampling collection mode the collector knows, or NULL. */
 static const char *pc_mode(const char *s)
 {
@@ -145,6 +153,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "pc-period", required_argument, NULL, 'P' },
 		{ "pc-mode", required_argument, NULL, 'M' },
+		{ "api", required_argument, NULL, 'A' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -180,6 +189,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		case 'M':
 			if (!(o->pc_mode = pc_mode(optarg))) {
 				error("unknown PC sampling mode '%s' (continuous or serialized)", optarg);
+				return -1;
+			}
+			break;
+		case 'A':
+			if (!(o->api = api_set(optarg))) {
+				error("unknown API-call selection '%s' (core or all)", optarg);
 				return -1;
 			}
 			break;
@@ -232,6 +247,9 @@ static int apply_env(struct opts *o)
 	v = getenv("GPUPROF_PC_MODE");
 	if (!o->pc_mode && v && *v && !(o->pc_mode = pc_mode(v)))
 		return error("GPUPROF_PC_MODE: unknown PC sampling mode '%s' (continuous or serialized)", v);
+	v = getenv("GPUPROF_API");
+	if (!o->api && v && *v && !(o->api = api_set(v)))
+		return error("GPUPROF_API: unknown API-call selection '%s' (core or all)", v);
 	if ((o->pc_period || o->pc_mode) && strcmp(o->engine->name, "pcsampling"))
 		warning("PC sampling settings have no effect with the %s engine", o->engine->name);
 	return 0;
@@ -353,22 +371,12 @@ static void resolve_engine(struct collect *c)
 /* Set the program's environment (after resolve_engine and open_session); 0 or -1. */
 static int setup_env(struct collect *c)
 {
-	char cupti[PATH_MAX], num[32];
-	const char *v;
+	char num[32];
 
-	if (c->o.engine->cupti) {
-		if (set_var("CUDA_INJECTION64_PATH", c->lib))
-			return -1;
-		v = getenv("GPUPROF_CUPTI");
-		if (!v || !*v)
-			v = DEFAULT_CUPTI;
-		if (realpath(v, cupti)) {
-			if (set_var("NVTX_INJECTION64_PATH", cupti))
-				return -1;
-		} else {
-			warning("'%s' not found: NVTX ranges will not be recorded (set GPUPROF_CUPTI)", v);
-		}
-	}
+	/* NVTX's injection too: the library hands it to the libcupti it is bound to (inject.c). */
+	if (c->o.engine->cupti &&
+	    (set_var("CUDA_INJECTION64_PATH", c->lib) || set_var("NVTX_INJECTION64_PATH", c->lib)))
+		return -1;
 	if (set_var("GPUPROF_SESSION_DIR", c->abs_dir) || set_var("GPUPROF_SESSION", c->id))
 		return -1;
 	snprintf(num, sizeof(num), "%lld", (long long)c->origin);
@@ -379,7 +387,8 @@ static int setup_env(struct collect *c)
 		return -1;
 	snprintf(num, sizeof(num), "%d", c->o.pc_period);
 	if ((c->o.pc_period && set_var("GPUPROF_PC_PERIOD", num)) ||
-	    (c->o.pc_mode && set_var("GPUPROF_PC_MODE", c->o.pc_mode)))
+	    (c->o.pc_mode && set_var("GPUPROF_PC_MODE", c->o.pc_mode)) ||
+	    (c->o.api && set_var("GPUPROF_API", c->o.api)))
 		return -1;
 	return 0;
 }

@@ -10,7 +10,8 @@
  * forced flush and the session-end record is written.
  *
  * The library must never crash, block or print into the host program: failures become `error` records
- * in the session and the program runs on. Only InitializeInjection is exported (-fvisibility=hidden).
+ * in the session and the program runs on. Only the two injection entry points are exported
+ * (-fvisibility=hidden): InitializeInjection for the driver and InitializeInjectionNvtx2 for NVTX.
  */
 #include "activity.h"
 #include "pcsampling.h"
@@ -19,6 +20,7 @@
 #include "wire.h"
 
 #include <cupti.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -31,6 +33,8 @@
 
 #define EXPORT __attribute__((visibility("default")))
 #define PCS_POLL_NS 100000000LL	/* how often the writer reads PC samples */
+#define POOL_MAX 4		/* activity buffers kept for reuse */
+#define POOL_BYTES (32 << 20)	/* below this, two buffers are kept ready; above, one */
 
 struct pending_buf {
 	uint8_t *buf;
@@ -49,6 +53,7 @@ static struct {
 	struct sampler *sampler;	/* our own, when no launcher samples from outside */
 	int interval_ms;
 	size_t buffer_bytes;
+	int all_api;		/* every API call is recorded, queries too (GPUPROF_API=all) */
 
 	pthread_t writer;
 	pthread_mutex_t wlock;	/* the wire and act state */
@@ -56,6 +61,8 @@ static struct {
 	pthread_cond_t qcond;
 	struct pending_buf *queue;
 	size_t qn, qalloc;
+	uint8_t *pool[POOL_MAX];	/* zeroed buffers with their pages in, under qlock */
+	int npool, pool_ready;		/* how many there are; how many the writer keeps */
 	int stop;
 	int64_t lost_records;	/* records of buffers the queue could not take (out of memory), under qlock */
 	CUpti_SubscriberHandle subscriber;
@@ -76,11 +83,58 @@ static void note_error(const char *what, const char *fmt, ...)
 	pthread_mutex_unlock(&C.wlock);
 }
 
+/*
+ * CUPTI asks for a buffer on the program's own thread whenever one fills. A fresh buffer would cost that
+ * thread a page fault per page, and CUPTI would clear it there too; so the writer keeps zeroed buffers
+ * with their pages already in (refill_pool) and recycles converted ones, and CUPTI is told they come
+ * zeroed (start_cupti). calloc is the fallback when the pool is empty.
+ */
 static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
 {
-	*buffer = aligned_alloc(8, C.buffer_bytes);
-	*size = *buffer ? C.buffer_bytes : 0;
+	uint8_t *b = NULL;
+	if (getpid() == C.pid) {
+		pthread_mutex_lock(&C.qlock);
+		if (C.npool)
+			b = C.pool[--C.npool];
+		if (C.npool < C.pool_ready)
+			pthread_cond_signal(&C.qcond);
+		pthread_mutex_unlock(&C.qlock);
+	}
+	if (!b)
+		b = calloc(1, C.buffer_bytes);
+	*buffer = b;
+	*size = b ? C.buffer_bytes : 0;
 	*max_records = 0;
+}
+
+/* Keep a zeroed buffer for CUPTI's next request, or free it when enough are kept. */
+static void pool_put(uint8_t *b)
+{
+	pthread_mutex_lock(&C.qlock);
+	if (C.npool < POOL_MAX) {
+		C.pool[C.npool++] = b;
+		b = NULL;
+	}
+	pthread_mutex_unlock(&C.qlock);
+	free(b);
+}
+
+/* Top the pool up to pool_ready buffers, each page touched here rather than on the program's thread. */
+static void refill_pool(void)
+{
+	for (;;) {
+		uint8_t *b;
+		size_t i;
+		int need;
+		pthread_mutex_lock(&C.qlock);
+		need = C.npool < C.pool_ready;
+		pthread_mutex_unlock(&C.qlock);
+		if (!need || !(b = calloc(1, C.buffer_bytes)))
+			return;
+		for (i = 0; i < C.buffer_bytes; i += 4096)
+			((volatile uint8_t *)b)[i] = 0;
+		pool_put(b);
+	}
 }
 
 static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
@@ -151,11 +205,13 @@ static void drain(void)
 			return;
 		}
 		pthread_mutex_lock(&C.wlock);
-		for (i = 0; i < n; i++) {
+		for (i = 0; i < n; i++)
 			act_buffer(&C.act, q[i].buf, q[i].valid);
-			free(q[i].buf);
-		}
 		pthread_mutex_unlock(&C.wlock);
+		for (i = 0; i < n; i++) {
+			memset(q[i].buf, 0, C.buffer_bytes);
+			pool_put(q[i].buf);
+		}
 		free(q);
 	}
 }
@@ -212,11 +268,13 @@ static void *writer_main(void *arg)
 			until.tv_nsec -= 1000000000L;
 		}
 		pthread_mutex_lock(&C.qlock);
-		if (!C.qn && !C.stop)
+		if (!C.qn && !C.stop && C.npool >= C.pool_ready)
 			pthread_cond_timedwait(&C.qcond, &C.qlock, &until);
 		stop = C.stop;
 		pthread_mutex_unlock(&C.qlock);
 		drain();
+		if (C.cupti && !stop)
+			refill_pool();
 		if (C.pcs && !stop && now_ns() - last_pcs >= PCS_POLL_NS) {
 			last_pcs = now_ns();
 			pcs_poll();
@@ -253,6 +311,11 @@ static void finish(void)
 	pthread_join(C.writer, NULL);
 	drain();
 	count_drops();
+	pthread_mutex_lock(&C.qlock);
+	while (C.npool)
+		free(C.pool[--C.npool]);
+	C.pool_ready = 0;
+	pthread_mutex_unlock(&C.qlock);
 	pthread_mutex_lock(&C.wlock);
 	act_finish(&C.act);
 	if (C.act.incomplete)
@@ -352,8 +415,9 @@ static int open_output(const char *engine)
 		pcs[0] = ',';
 		pcs_options_json(&C.pcs_opts, pcs + 1, sizeof(pcs) - 1);
 	}
-	snprintf(opts, sizeof(opts), "{\"interval_ms\":%d,\"buffer_mb\":%zu,\"launcher\":%s%s}", C.interval_ms,
-		 C.buffer_bytes >> 20, getenv("GPUPROF_LAUNCHER") ? "true" : "false", pcs);
+	snprintf(opts, sizeof(opts), "{\"interval_ms\":%d,\"buffer_mb\":%zu,\"api\":\"%s\",\"launcher\":%s%s}",
+		 C.interval_ms, C.buffer_bytes >> 20, C.all_api ? "all" : "core",
+		 getenv("GPUPROF_LAUNCHER") ? "true" : "false", pcs);
 	memset(&h, 0, sizeof(h));
 	h.session = sid;
 	h.collector = "gpuprof " GPUPROF_VERSION;
@@ -380,6 +444,39 @@ static int enable(CUpti_ActivityKind kind, const char *name)
 }
 
 /*
+ * Whether an API call only reads state: cudaGetDevice, cuKernelGetName, cudaStreamIsCapturing,
+ * cudaPeekAtLastError, the occupancy calculators. Frameworks make these by the hundred thousand (PyTorch:
+ * 20 such calls per kernel launched), and none of them moves work or waits for it.
+ */
+static int query_api(const char *name)
+{
+	const char *p;
+	if (strstr(name, "Get") || strstr(name, "Peek") || strstr(name, "Occupancy"))
+		return 1;
+	for (p = name; (p = strstr(p, "Is")); p += 2)
+		if (p[2] >= 'A' && p[2] <= 'Z')
+			return 1;
+	return 0;
+}
+
+/* Enable API records for every call of one domain but the queries (query_api). The number enabled. */
+static int enable_api(CUpti_CallbackDomain domain)
+{
+	CUpti_CallbackId id, size = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? CUPTI_RUNTIME_TRACE_CBID_SIZE :
+				    CUPTI_DRIVER_TRACE_CBID_SIZE;
+	int n = 0;
+	for (id = 1; id < size; id++) {
+		const char *name = NULL;
+		if (cuptiGetCallbackName(domain, id, &name) != CUPTI_SUCCESS || !name || query_api(name))
+			continue;
+		if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(id, 1) :
+		     cuptiActivityEnableDriverApi(id, 1)) == CUPTI_SUCCESS)
+			n++;
+	}
+	return n;
+}
+
+/*
  * Set up activity tracing and, for the pcsampling engine, PC sampling; each failure is recorded and the
  * session goes on with whatever works.
  */
@@ -397,9 +494,9 @@ static void start_cupti(void)
 		{ CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION" },
 		{ CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2" },
 		{ CUPTI_ACTIVITY_KIND_MARKER, "MARKER" },
-		{ CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME" },
-		{ CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER" },
 	};
+	uint8_t zeroed = 1;
+	size_t zsize = sizeof(zeroed);
 	uint32_t version = 0;
 	CUptiResult rc;
 	size_t i;
@@ -408,11 +505,26 @@ static void start_cupti(void)
 	if (cuptiGetVersion(&version) == CUPTI_SUCCESS && version < CUPTI_API_VERSION)
 		note_error("cupti", "libcupti API version %u is older than the %u this collector was built for",
 			   version, (unsigned)CUPTI_API_VERSION);
+	/* Our buffers come zeroed (buffer_requested): CUPTI need not clear them on the program's thread. */
+	pthread_mutex_lock(&C.qlock);
+	C.pool_ready = C.buffer_bytes <= POOL_BYTES ? 2 : 1;
+	pthread_mutex_unlock(&C.qlock);
+	if (cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zsize, &zeroed) != CUPTI_SUCCESS)
+		note_error("cupti", "CUPTI clears activity buffers itself, on the program's threads");
 	rc = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (rc != CUPTI_SUCCESS)
 		note_error("cupti", "cuptiActivityRegisterCallbacks: %s", cupti_error(rc));
 	for (i = 0; rc == CUPTI_SUCCESS && i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		enabled += enable(kinds[i].kind, kinds[i].name) == 0;
+	if (rc == CUPTI_SUCCESS && C.all_api) {
+		enabled += enable(CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME") == 0;
+		enabled += enable(CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER") == 0;
+	} else if (rc == CUPTI_SUCCESS) {
+		int n = enable_api(CUPTI_CB_DOMAIN_RUNTIME_API) + enable_api(CUPTI_CB_DOMAIN_DRIVER_API);
+		if (!n)
+			note_error("cupti", "no API call could be enabled: kernels will lack their launching thread");
+		enabled += n > 0;
+	}
 	if (enabled) {
 		C.cupti = 1;
 		cuptiActivityFlushPeriod(1000);
@@ -442,7 +554,7 @@ static void start_cupti(void)
 EXPORT int InitializeInjection(void);
 int InitializeInjection(void)
 {
-	const char *engine = getenv("GPUPROF_ENGINE"), *disabled = getenv("GPUPROF_DISABLED");
+	const char *engine = getenv("GPUPROF_ENGINE"), *disabled = getenv("GPUPROF_DISABLED"), *api;
 	int i;
 	if (C.initialized)
 		return 1;
@@ -458,11 +570,15 @@ int InitializeInjection(void)
 	if (C.pcs)
 		pcs_options_from_env(&C.pcs_opts);
 	C.buffer_bytes = (size_t)env_int("GPUPROF_BUFFER_MB", 8, 1, 1024) << 20;
+	api = getenv("GPUPROF_API");
+	C.all_api = api && !strcmp(api, "all");
 	C.pid = getpid();
 	if (open_output(engine))
 		return 1;
 	for (i = 0; i < C.pcs_opts.nnotes; i++)
 		note_error("pcsampling", "%s", C.pcs_opts.notes[i]);
+	if (api && *api && strcmp(api, "all") && strcmp(api, "core"))
+		note_error("cupti", "GPUPROF_API: unknown API-call selection '%s': core used", api);
 	act_init(&C.act, C.w);
 	if (!getenv("GPUPROF_LAUNCHER")) {
 		C.sampler = sampler_open(getpid(), 0);
@@ -481,4 +597,29 @@ int InitializeInjection(void)
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atexit(finish);
 	return 1;
+}
+
+/*
+ * Called by NVTX at the program's first NVTX call (the launcher names this library in
+ * NVTX_INJECTION64_PATH): hand over to the libcupti this library is bound to, so ranges reach the
+ * CUPTI that records our activity. Naming libcupti's own path there breaks programs that bring their
+ * own libcupti: PyTorch loads the one of its wheel at import, this library binds to it by soname, and
+ * NVTX would load a second copy that nobody reads (no ranges at all). Returns 0 (NVTX stays inert) when
+ * disabled or when libcupti has no NVTX entry point.
+ */
+EXPORT int InitializeInjectionNvtx2(void *get_export_table);
+int InitializeInjectionNvtx2(void *get_export_table)
+{
+	const char *disabled = getenv("GPUPROF_DISABLED");
+	int (*init)(void *) = NULL;
+	Dl_info info;
+	void *lib;
+	if (disabled && *disabled && strcmp(disabled, "0"))
+		return 0;
+	if (!dladdr((void *)cuptiGetVersion, &info) || !info.dli_fname ||
+	    !(lib = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD)))
+		return 0;
+	*(void **)&init = dlsym(lib, "InitializeInjectionNvtx2");
+	dlclose(lib);	/* still loaded: this library needs it */
+	return init ? init(get_export_table) : 0;
 }

@@ -12,8 +12,8 @@ collect=$build/bin/gpuprof-collect
 ingest=$build/bin/gpuprof-ingest
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-unset GPUPROF_DISABLED GPUPROF_SESSION_DIR GPUPROF_OUTPUT GPUPROF_ENGINE GPUPROF_INTERVAL_MS GPUPROF_LIBRARY GPUPROF_CUPTI \
-	GPUPROF_PC_PERIOD GPUPROF_PC_MODE CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH
+unset GPUPROF_DISABLED GPUPROF_SESSION_DIR GPUPROF_OUTPUT GPUPROF_ENGINE GPUPROF_INTERVAL_MS GPUPROF_LIBRARY \
+	GPUPROF_PC_PERIOD GPUPROF_PC_MODE GPUPROF_API CUDA_INJECTION64_PATH NVTX_INJECTION64_PATH
 passed=0 failed=0
 check() { # check DESCRIPTION GOT WANT
 	if [ "$2" = "$3" ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL $1: got '$2', want '$3'"; fi
@@ -173,6 +173,11 @@ check "bad GPUPROF_PC_PERIOD: the message" "$(cat "$tmp/pcenv.err")" \
 	"gpuprof-collect: error: GPUPROF_PC_PERIOD: invalid PC sampling period '32' (5..31: 2^N cycles)"
 GPUPROF_PC_MODE=x run pcenv2 -o "$tmp/g" --engine pcsampling -- /bin/true
 check "bad GPUPROF_PC_MODE is a usage error" "$(rc pcenv2)" 2
+run api -o "$tmp/g" --api most -- /bin/true
+check "unknown --api is a usage error" "$(rc api)/$(cat "$tmp/api.err")" \
+	"2/gpuprof-collect: error: unknown API-call selection 'most' (core or all)"
+GPUPROF_API=x run apienv -o "$tmp/g" -- /bin/true
+check "bad GPUPROF_API is a usage error" "$(rc apienv)" 2
 run help --help
 check "--help exits 0" "$(rc help)" 0
 check "--help on stdout" "$(grep -c '^usage: gpuprof-collect' "$tmp/help.out")" 1
@@ -196,14 +201,15 @@ check "cpu: samples add up to the tree's CPU time" "$(awk -v a="$sampled_s" -v b
 # The environment the program gets; options win over inherited variables.
 touch "$tmp/libfake.so"
 export GPUPROF_LIBRARY=$tmp/libfake.so
-show='echo "$GPUPROF_ENGINE $GPUPROF_INTERVAL_MS $GPUPROF_LAUNCHER ${CUDA_INJECTION64_PATH-unset}"'
+show='echo "$GPUPROF_ENGINE $GPUPROF_INTERVAL_MS $GPUPROF_LAUNCHER ${CUDA_INJECTION64_PATH-unset} ${NVTX_INJECTION64_PATH-unset}"'
 run env1 -o "$tmp/j" -- /bin/sh -c "$show"
-check "environment for trace" "$(cat "$tmp/env1.out")" "trace 100 1 $(realpath "$tmp/libfake.so")"
+check "environment for trace: the library injected into CUDA and NVTX" "$(cat "$tmp/env1.out")" \
+	"trace 100 1 $(realpath "$tmp/libfake.so") $(realpath "$tmp/libfake.so")"
 check "GPUPROF_SESSION_DIR is the session directory" "$(timeout 30 "$collect" -q -o "$tmp/j" -- /bin/sh -c 'echo "$GPUPROF_SESSION_DIR/$GPUPROF_SESSION"' | awk -F/ '{print ($(NF-1) == $NF)}')" 1
 GPUPROF_ENGINE=monitor GPUPROF_INTERVAL_MS=250 run env2 -o "$tmp/j" -- /bin/sh -c "$show"
-check "inherited engine and interval" "$(cat "$tmp/env2.out")" "monitor 250 1 unset"
+check "inherited engine and interval" "$(cat "$tmp/env2.out")" "monitor 250 1 unset unset"
 GPUPROF_ENGINE=monitor GPUPROF_INTERVAL_MS=250 run env3 -o "$tmp/j" --engine pcsampling --interval 50 -- /bin/sh -c "$show"
-check "options win over inherited variables" "$(cat "$tmp/env3.out")" "pcsampling 50 1 $(realpath "$tmp/libfake.so")"
+check "options win over inherited variables" "$(cat "$tmp/env3.out")" "pcsampling 50 1 $(realpath "$tmp/libfake.so") $(realpath "$tmp/libfake.so")"
 pcshow='echo "$GPUPROF_ENGINE ${GPUPROF_PC_PERIOD-unset} ${GPUPROF_PC_MODE-unset}"'
 run pc1 -o "$tmp/j" --engine pcsampling -- /bin/sh -c "$pcshow"
 check "pcsampling: collector defaults" "$(cat "$tmp/pc1.out")" "pcsampling unset unset"
@@ -211,10 +217,17 @@ run pc2 -o "$tmp/j" --engine pcsampling --pc-period 9 --pc-mode serialized -- /b
 check "--pc-period and --pc-mode reach the collector" "$(cat "$tmp/pc2.out")" "pcsampling 9 serialized"
 GPUPROF_PC_PERIOD=12 GPUPROF_PC_MODE=serialized run pc3 -o "$tmp/j" --engine pcsampling --pc-period 7 -- /bin/sh -c "$pcshow"
 check "--pc-period wins over GPUPROF_PC_PERIOD" "$(cat "$tmp/pc3.out")" "pcsampling 7 serialized"
+apishow='echo "${GPUPROF_API-unset}"'
+run api1 -o "$tmp/j" -- /bin/sh -c "$apishow"
+check "API selection: the collector's default" "$(cat "$tmp/api1.out")" unset
+GPUPROF_API=all run api2 -o "$tmp/j" -- /bin/sh -c "$apishow"
+check "GPUPROF_API inherited" "$(cat "$tmp/api2.out")" all
+GPUPROF_API=all run api3 -o "$tmp/j" --api core -- /bin/sh -c "$apishow"
+check "--api wins over GPUPROF_API" "$(cat "$tmp/api3.out")" core
 run pc5 -o "$tmp/j" --pc-period 9 -- /bin/true
 check "PC sampling settings with the trace engine: a warning" "$(rc pc5)/$(grep -c 'warning: PC sampling settings have no effect with the trace engine' "$tmp/pc5.err")" 0/1
 GPUPROF_LIBRARY=$tmp/missing.so run env4 -o "$tmp/j" -- /bin/sh -c "$show"
-check "missing library: monitor mode" "$(cat "$tmp/env4.out")" "monitor 100 1 unset"
+check "missing library: monitor mode" "$(cat "$tmp/env4.out")" "monitor 100 1 unset unset"
 check "missing library: one warning" "$(grep -c 'warning:.*missing\.so' "$tmp/env4.err")" 1
 check "missing library: header says monitor" "$(head -1 "$(session_of env4)"/*.ndjson | grep -c '"engine":"monitor"')" 1
 unset GPUPROF_LIBRARY

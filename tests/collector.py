@@ -12,7 +12,7 @@ import sys
 import tempfile
 
 import checks
-from checks import BIN, check
+from checks import BIN, check, ok
 
 BUILD = os.path.dirname(BIN)
 LIB = os.path.join(BUILD, "lib", "libgpuprof.so")
@@ -185,7 +185,8 @@ def engine(tmp, prog):
     scenarios = [
         ("continuous", "0", {"GPUPROF_PC_PERIOD": "9", "GPUPROF_PC_SCRATCH_MB": "8", "GPUPROF_PC_HWBUF_MB": "64"},
          {"period": 9, "mode": 1, "scratch": 8 << 20, "hwbuf": 64 << 20, "launch": 0}, 0, []),
-        ("serialized", "1", {"GPUPROF_PC_MODE": "serialized", "GPUPROF_PC_PERIOD": "7", "GPUPROF_PC_HWBUF_MB": "2048"},
+        ("serialized", "1", {"GPUPROF_PC_MODE": "serialized", "GPUPROF_PC_PERIOD": "7", "GPUPROF_PC_HWBUF_MB": "2048",
+                             "GPUPROF_API": "all"},
          {"period": 0, "mode": 2, "scratch": 0, "hwbuf": 0, "launch": 1}, 7,
          ["cuptiPCSamplingSetConfigurationAttribute (device 0): CUPTI_ERROR_INVALID_PARAMETER (hardware buffer "
           "size: CUPTI_ERROR_INVALID_PARAMETER)", "device 0 samples with CUPTI's default period and buffer sizes"]),
@@ -208,12 +209,29 @@ def engine(tmp, prog):
         check(f"engine {name}: context and module callbacks on", (rep["callbacks"]["context_created"],
               rep["callbacks"]["module_loaded"]), (1, 1))
         check(f"engine {name}: one Disable (context A; B never started)", rep["disables"], 1)
+        check(f"engine {name}: NVTX's injection reaches the libcupti the library is bound to", rep["nvtx_table"], "0x5eed")
+        buf = rep["buffers"]
+        check(f"engine {name}: CUPTI told buffers come zeroed; 6 asked for, every one zeroed",
+              (buf["zeroed_attr"], buf["requested"], buf["dirty"]), (1, 6, 0))
+        ok(f"engine {name}: converted buffers are cleared and handed out again", buf["reused"] >= 1, buf)
+        api = rep["api"]
+        if settings.get("GPUPROF_API") == "all":
+            check(f"engine {name}: GPUPROF_API=all: every runtime and driver call", api,
+                  {"runtime_kind": 1, "driver_kind": 1, "runtime": [], "driver": []})
+        else:
+            check(f"engine {name}: API calls by default: all but those that only read state", api,
+                  {"runtime_kind": 0, "driver_kind": 0,
+                   "runtime": ["cudaLaunchKernel_v7000", "cudaMemcpyAsync_v3020", "cudaStreamSynchronize_v3020"],
+                   "driver": ["cuLaunchKernel", "cuMemAlloc_v2", "cuLibraryLoadData", "cuCtxIsland_Fake",
+                              "cuStreamDisable_Fake"]})
         check(f"engine {name}: the kept cubin's CRC taken once", rep["crc_calls"], 1)
         db = os.path.join(tmp, f"eng-{name}.db")
         r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", os.path.join(tmp, "eng-" + name, name), "-o", db],
                            capture_output=True, text=True)
         check(f"engine {name}: the session ingests, the overflow reported", (r.returncode, r.stderr.count("lost")), (0, 2))
         check(f"engine {name}: clean end", rows(db, "SELECT clean_end FROM sessions"), [[1]])
+        check(f"engine {name}: the API selection in the header", json.loads(rows(db, "SELECT options FROM sessions")[0][0])
+              .get("api"), settings.get("GPUPROF_API", "core"))
         check(f"engine {name}: every sample handed out is in the session", rows(db, "SELECT sum(samples) FROM pc_samples"),
               [[rep["samples_handed"]]])
         check(f"engine {name}: PCs read once each", rows(db, """SELECT count(*) FROM (SELECT pc_offset, stall_reason_id
@@ -271,7 +289,7 @@ def inject(tmp):
 def symbols():
     out = subprocess.run(["nm", "-D", "--defined-only", LIB], capture_output=True, text=True, check=True).stdout
     exported = sorted(l.split()[-1] for l in out.splitlines() if l.split() and l.split()[-2] in ("T", "D", "B", "W"))
-    check("only InitializeInjection is exported", exported, ["InitializeInjection"])
+    check("only the injection entry points are exported", exported, ["InitializeInjection", "InitializeInjectionNvtx2"])
 
 
 def main():

@@ -52,6 +52,20 @@ static size_t vlen;
 static int getdata_calls, samples_handed, disables, crc_calls, line_calls;
 static char *function_names[2];		/* shared by every record, as CUPTI's are */
 
+/* The activity API's side: buffers handed over and back, what was enabled. */
+static CUpti_BuffersCallbackRequestFunc buf_request;
+static CUpti_BuffersCallbackCompleteFunc buf_complete;
+static int zeroed_attr, kind_enabled[CUPTI_ACTIVITY_KIND_COUNT], api_enabled[2][16];
+static int buffers_requested, buffers_dirty, buffers_reused;
+static void *nvtx_table;		/* what NVTX's injection entry point was given */
+static const char *const api_names[2][8] = {	/* [runtime, driver][cbid]; "fake" beyond */
+	{ NULL, "cudaGetDevice_v3020", "cudaLaunchKernel_v7000", "cudaStreamIsCapturing_v10000",
+	  "cudaMemcpyAsync_v3020", "cudaPeekAtLastError_v3020", "cudaOccupancyMaxActiveClusters_v11070",
+	  "cudaStreamSynchronize_v3020" },
+	{ NULL, "cuKernelGetName", "cuLaunchKernel", "cuDevicePrimaryCtxGetState", "cuMemAlloc_v2",
+	  "cuLibraryLoadData", "cuCtxIsland_Fake", "cuStreamDisable_Fake" },
+};
+
 static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void violation(const char *fmt, ...)
 {
@@ -106,6 +120,15 @@ static void leave(struct fake_ctx *c)
 	pthread_mutex_unlock(&lock);
 }
 
+/* ---- NVTX's injection entry point: libgpuprof.so must hand over to this one ---- */
+
+EXPORT int InitializeInjectionNvtx2(void *get_export_table);
+int InitializeInjectionNvtx2(void *get_export_table)
+{
+	nvtx_table = get_export_table;
+	return 1;
+}
+
 /* ---- The activity and callback API: all accepted, nothing recorded ---- */
 
 EXPORT CUptiResult CUPTIAPI cuptiGetVersion(uint32_t *version)
@@ -129,15 +152,47 @@ EXPORT CUptiResult CUPTIAPI cuptiGetResultString(CUptiResult result, const char 
 EXPORT CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallbackRequestFunc req,
 							   CUpti_BuffersCallbackCompleteFunc done)
 {
-	(void)req;
-	(void)done;
+	buf_request = req;
+	buf_complete = done;
 	return CUPTI_SUCCESS;
 }
 
 EXPORT CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind)
 {
-	(void)kind;
+	if ((unsigned)kind < CUPTI_ACTIVITY_KIND_COUNT)
+		kind_enabled[kind] = 1;
 	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *size, void *value)
+{
+	if (attr == CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER) {
+		if (*size != sizeof(uint8_t))
+			violation("ZEROED_OUT_ACTIVITY_BUFFER given %zu bytes", *size);
+		zeroed_attr = *(uint8_t *)value;
+		return CUPTI_SUCCESS;
+	}
+	return CUPTI_ERROR_NOT_SUPPORTED;
+}
+
+static CUptiResult enable_api(int domain, CUpti_CallbackId cbid, uint8_t enable)
+{
+	if (cbid >= 16 && cbid < (domain ? CUPTI_DRIVER_TRACE_CBID_SIZE : CUPTI_RUNTIME_TRACE_CBID_SIZE))
+		return CUPTI_SUCCESS;
+	if (cbid >= 16)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	api_enabled[domain][cbid] = enable;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiActivityEnableRuntimeApi(CUpti_CallbackId cbid, uint8_t enable)
+{
+	return enable_api(0, cbid, enable);
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, uint8_t enable)
+{
+	return enable_api(1, cbid, enable);
 }
 
 EXPORT CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
@@ -170,9 +225,10 @@ EXPORT CUptiResult CUPTIAPI cuptiActivityGetNumDroppedRecords(CUcontext context,
 
 EXPORT CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, uint32_t cbid, const char **name)
 {
-	(void)domain;
-	(void)cbid;
-	*name = "fake";
+	int d = domain == CUPTI_CB_DOMAIN_DRIVER_API;
+	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && !d)
+		return CUPTI_ERROR_INVALID_PARAMETER;
+	*name = cbid < 8 && api_names[d][cbid] ? api_names[d][cbid] : "fake";
 	return CUPTI_SUCCESS;
 }
 
@@ -463,6 +519,32 @@ static void sample(struct fake_ctx *c, int n, int hwfull)
 }
 
 /*
+ * Threads filling activity buffers: n requested, each checked for zeros (CUPTI was told they come
+ * zeroed), scribbled on and handed back. Buffers handed out again after the writer has had them count
+ * as reused when they were among prev.
+ */
+static void fill_buffers(uint8_t **bufs, int n, uint8_t *const *prev, int nprev)
+{
+	int i, j;
+	for (i = 0; i < n; i++) {
+		size_t size = 0, max = 0, k;
+		buf_request(&bufs[i], &size, &max);
+		buffers_requested++;
+		if (!bufs[i] || size < 4096) {
+			violation("buffer request answered with %zu bytes", size);
+			continue;
+		}
+		for (k = 0; k < size && !bufs[i][k]; k++)
+			;
+		buffers_dirty += k < size;
+		for (j = 0; j < nprev; j++)
+			buffers_reused += bufs[i] == prev[j];
+		memset(bufs[i], 0xa5, size);
+		buf_complete(NULL, 0, bufs[i], size, size);
+	}
+}
+
+/*
  * The program's life: two contexts (device 1 refuses PC sampling), a module whose cubin is copied and
  * then overwritten, samples read by the writer's poll, a launch, an overflow, an unload; with destroy,
  * context A is destroyed at the end, else the library's exit handler disables it.
@@ -471,6 +553,7 @@ EXPORT void fake_cupti_run(int destroy);
 void fake_cupti_run(int destroy)
 {
 	char *cubin = malloc(sizeof(cubin_a));
+	uint8_t *first[3], *second[3];
 	CUpti_ModuleResourceData m;
 	function_names[0] = strdup("_Z11memory_walkPKfPfii");
 	function_names[1] = strdup("_Z9fma_chainPfi");
@@ -493,6 +576,11 @@ void fake_cupti_run(int destroy)
 	sleep_ms(300);
 	sample(&ctxs[0], 4, 0);
 	resource(CUPTI_CBID_RESOURCE_MODULE_UNLOAD_STARTING, ctxs[0].ctx, NULL);
+	if (buf_request && buf_complete) {
+		fill_buffers(first, 3, NULL, 0);
+		sleep_ms(300);			/* the writer converts, clears and keeps them */
+		fill_buffers(second, 3, first, 3);
+	}
 	if (destroy)
 		resource(CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, ctxs[0].ctx, NULL);
 }
@@ -502,11 +590,23 @@ void fake_cupti_report(void)
 {
 	printf("{\"violations\": %s, \"getdata_calls\": %d, \"samples_handed\": %d, \"disables\": %d, "
 	       "\"period\": %u, \"mode\": %u, \"scratch\": %zu, \"hwbuf\": %zu, \"crc_calls\": %d, \"line_calls\": %d, "
-	       "\"callbacks\": {\"context_created\": %d, \"module_loaded\": %d, \"launch\": %d}}\n",
+	       "\"callbacks\": {\"context_created\": %d, \"module_loaded\": %d, \"launch\": %d}, "
+	       "\"nvtx_table\": \"%p\", \"buffers\": {\"zeroed_attr\": %d, \"requested\": %d, \"dirty\": %d, \"reused\": %d}, "
+	       "\"api\": {\"runtime_kind\": %d, \"driver_kind\": %d, \"runtime\": [",
 	       vlen ? (violations[vlen] = ']', violations) : "[]", getdata_calls, samples_handed, disables,
 	       ctxs[0].period, ctxs[0].mode, ctxs[0].scratch, ctxs[0].hwbuf, crc_calls, line_calls,
 	       enabled_cb[CUPTI_CB_DOMAIN_RESOURCE][CUPTI_CBID_RESOURCE_CONTEXT_CREATED],
 	       enabled_cb[CUPTI_CB_DOMAIN_RESOURCE][CUPTI_CBID_RESOURCE_MODULE_LOADED],
-	       enabled_cb[CUPTI_CB_DOMAIN_DRIVER_API][CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel]);
+	       enabled_cb[CUPTI_CB_DOMAIN_DRIVER_API][CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel],
+	       nvtx_table, zeroed_attr, buffers_requested, buffers_dirty, buffers_reused,
+	       kind_enabled[CUPTI_ACTIVITY_KIND_RUNTIME], kind_enabled[CUPTI_ACTIVITY_KIND_DRIVER]);
+	for (int d = 0, first = 1; d < 2; d++, first = 1) {
+		for (int i = 1; i < 8; i++)
+			if (api_enabled[d][i]) {
+				printf("%s\"%s\"", first ? "" : ", ", api_names[d][i]);
+				first = 0;
+			}
+		printf(d ? "]}}\n" : "], \"driver\": [");
+	}
 	fflush(stdout);
 }

@@ -5,7 +5,8 @@
  *   test_inject LIBRARY
  * With a second argument, libgpuprof.so has found the stand-in libcupti (fake_cupti.c): after the
  * library's set-up, its driver plays a program's life (DESTROY 1: context A is destroyed before exit),
- * and after the library's exit handler its report is printed on stdout.
+ * and NVTX's injection entry point is called with the table 0x5eed (the stand-in records what reached
+ * it); after the library's exit handler its report is printed on stdout.
  *   test_inject LIBRARY DESTROY
  */
 #include <dlfcn.h>
@@ -53,7 +54,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "test_inject: InitializeInjection did not return 1\n");
 		return 1;
 	}
-	if (argc == 3)
+	if (argc == 3) {
+		int (*nvtx)(void *);
+		*(void **)&nvtx = dlsym(lib, "InitializeInjectionNvtx2");
+		if (!nvtx || nvtx((void *)0x5eed) != 1) {
+			fprintf(stderr, "test_inject: InitializeInjectionNvtx2 missing or failed\n");
+			return 1;
+		}
 		run(atoi(argv[2]));
+	}
 	return 0;	/* exit runs the library's atexit handler, which ends the session */
 }
