@@ -144,7 +144,35 @@ def trace(base, tmp):
           GROUP BY name, depth ORDER BY depth, name"""),
           [("iteration", 0, 5), ("compute", 1, 5), ("copy_in", 1, 5)])
     check("no dropped records", q("SELECT coalesce(sum(count), 0) FROM drops"), [(0,)])
+    check("API calls by default: none of those that only read state", q("""SELECT count(*) FROM api_calls a
+          JOIN strings s ON s.session_id = a.session_id AND s.id = a.name_id
+          WHERE s.value GLOB '*Get*' OR s.value GLOB '*Peek*' OR s.value GLOB '*Occupancy*'"""), [(0,)])
     check("device described", q("SELECT count(*) > 0 FROM devices WHERE name LIKE 'NVIDIA%'"), [(1,)])
+    con.close()
+
+
+def train(base, tmp):
+    """The PyTorch training loop (tests/gpu/train.py, 60 steps): its NVTX ranges exactly, and every kernel
+    (cuBLAS's and Triton-free PyTorch's, launched through the runtime or the driver) with its launching call."""
+    dirs = session_dirs(base, "train")
+    if not dirs:
+        print("train: skipped: no training session (run.sh found no PyTorch with CUDA)")
+        return
+    db = os.path.join(tmp, "train.db")
+    r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", dirs[0], "-o", db], capture_output=True, text=True)
+    check("train: ingest", (r.returncode, r.stderr), (0, ""))
+    con = sqlite3.connect(db)
+    q = lambda sql: con.execute(sql).fetchall()
+    check("train: clean end", q("SELECT clean_end FROM sessions"), [(1,)])
+    check("train: NVTX ranges and nesting", q("""SELECT name, depth, count(*) FROM range_events
+          GROUP BY name, depth ORDER BY depth, name"""),
+          [("eval", 0, 6), ("train_step", 0, 60), ("backward", 1, 60), ("data", 1, 60), ("forward", 1, 60),
+           ("optimizer", 1, 60)])
+    check("train: every kernel has its launching call", q("""SELECT count(*), sum(EXISTS (SELECT 1 FROM api_calls a
+          WHERE a.session_id = k.session_id AND a.pid = k.pid AND a.correlation_id = k.correlation_id))
+          FROM kernels k"""), [(q("SELECT count(*) FROM kernels")[0][0],) * 2])
+    ok("train: kernels recorded", q("SELECT count(*) FROM kernels")[0][0] > 1000, q("SELECT count(*) FROM kernels"))
+    check("train: no dropped records", q("SELECT coalesce(sum(count), 0) FROM drops"), [(0,)])
     con.close()
 
 
@@ -155,6 +183,7 @@ def main():
     base = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
         trace(base, tmp)
+        train(base, tmp)
         pcsampling(base, "continuous", tmp)
         pcsampling(base, "serialized", tmp)
     overhead(os.path.join(base, "overhead.txt"), (("small", 3.0), ("ms", 1.0)), "overhead")
