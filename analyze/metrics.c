@@ -23,7 +23,7 @@ static const struct colspec metrics_cols[] = {
 int run_metrics(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
 	return script_table(db, sql, o, out, 0, "metrics", "Device metrics (NVML) per device", metrics_cols,
-			 NCOLS(metrics_cols));
+			    NCOLS(metrics_cols));
 }
 
 static const struct colspec host_cols[] = {
@@ -38,5 +38,5 @@ static const struct colspec host_cols[] = {
 int run_host(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
 	return script_table(db, sql, o, out, 1, "host", "Host metrics: the program's process tree and the system",
-			 host_cols, NCOLS(host_cols));
+			    host_cols, NCOLS(host_cols));
 }

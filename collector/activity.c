@@ -456,10 +456,12 @@ int64_t act_buffer(struct act *a, uint8_t *buffer, size_t valid)
 	int64_t n = 0;
 	int failed = 0;
 	while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {
-		if (!failed && record(a, r))
-			failed = 1;	/* the rest is not converted, but what it holds is still freed */
-		else if (!failed)
-			n++;
+		if (!failed) {
+			if (record(a, r))
+				failed = 1;	/* the rest is not converted, but what it holds is still freed */
+			else
+				n++;
+		}
 		release(r);
 	}
 	return failed ? -1 : n;

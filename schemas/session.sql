@@ -252,7 +252,7 @@ CREATE TABLE IF NOT EXISTS overheads (
 	start_ns INTEGER,		-- NULL when CUPTI could not time it
 	end_ns INTEGER,
 	kind INTEGER NOT NULL,		-- CUPTI overhead kind (see overhead_kinds)
-	object_kind INTEGER NOT NULL,	-- 0 unknown, 1 process, 2 thread, 3 device, 4 context, 5 stream (see object_kinds)
+	object_kind INTEGER NOT NULL,	-- 1 process, 2 thread, 3 device, 4 context, 5 stream (see object_kinds)
 	thread_id INTEGER,
 	device_id INTEGER,
 	context_id INTEGER,
