@@ -58,6 +58,7 @@ int run_peak(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 int run_growth(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_metrics(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_host(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+int run_overhead(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_stalls(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_stall_kernels(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_stall_pcs(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
@@ -94,6 +95,13 @@ void set_col_text(struct table *t, size_t r, int c, sqlite3_stmt *st, int i);
 	{ "total_ns", "Total", C_NS }, { count_key, count_title, C_INT }, { "avg_ns", "Avg", C_NS }, \
 	{ "med_ns", "Med", C_NS }, { "min_ns", "Min", C_NS }, { "max_ns", "Max", C_NS }, \
 	{ "stddev_ns", "StdDev", C_NS }
+
+/*
+ * A table of plain SQL: the script's statement `which` (0-based), each result row a table row in the
+ * columns' order. Appends the table to *out even on error; 0, or -1 with a message.
+ */
+int script_table(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out, int which,
+		 const char *name, const char *title, const struct colspec *cols, int ncols);
 
 /* Add a --group NAME=RE option; 0, or -1 with a message when it is malformed. */
 int analysis_add_group(struct analysis_opts *o, const char *arg);

@@ -5,29 +5,6 @@
 #include "analysis.h"
 #include "util.h"
 
-/* Run the script's statement `which` (0-based) into a new table with the given columns. */
-static int sql_table(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out, int which,
-		     const char *name, const char *title, const struct colspec *cols, int ncols)
-{
-	struct script sc = { db, sql, o };
-	struct table *t = table_new(name, title);
-	sqlite3_stmt *st = NULL;
-	int i, rc;
-	tables_add(out, t);
-	table_cols(t, cols, ncols);
-	for (i = 0; i <= which; i++) {
-		sqlite3_finalize(st);
-		if (!(st = script_next(&sc)))
-			return -1;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		cells_from_row(t, table_row(t), 0, st, ncols);
-	if (rc != SQLITE_DONE)
-		return step_error(st);
-	sqlite3_finalize(st);
-	return 0;
-}
-
 static const struct colspec metrics_cols[] = {
 	{ "device", "Device", C_INT },
 	{ "samples", "Samples", C_INT },
@@ -45,8 +22,8 @@ static const struct colspec metrics_cols[] = {
 
 int run_metrics(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
-	return sql_table(db, sql, o, out, 0, "metrics", "Device metrics (NVML) per device", metrics_cols,
-			 NCOLS(metrics_cols));
+	return script_table(db, sql, o, out, 0, "metrics", "Device metrics (NVML) per device", metrics_cols,
+			    NCOLS(metrics_cols));
 }
 
 static const struct colspec host_cols[] = {
@@ -60,6 +37,6 @@ static const struct colspec host_cols[] = {
 
 int run_host(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
-	return sql_table(db, sql, o, out, 1, "host", "Host metrics: the program's process tree and the system",
-			 host_cols, NCOLS(host_cols));
+	return script_table(db, sql, o, out, 1, "host", "Host metrics: the program's process tree and the system",
+			    host_cols, NCOLS(host_cols));
 }

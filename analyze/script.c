@@ -94,3 +94,25 @@ int script_stats(struct script *sc, int64_t (*map)(void *ctx, int64_t key), void
 			*all += (*s)[i].total;
 	return 0;
 }
+
+int script_table(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out, int which,
+		 const char *name, const char *title, const struct colspec *cols, int ncols)
+{
+	struct script sc = { db, sql, o };
+	struct table *t = table_new(name, title);
+	sqlite3_stmt *st = NULL;
+	int i, rc;
+	tables_add(out, t);
+	table_cols(t, cols, ncols);
+	for (i = 0; i <= which; i++) {
+		sqlite3_finalize(st);
+		if (!(st = script_next(&sc)))
+			return -1;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		cells_from_row(t, table_row(t), 0, st, ncols);
+	if (rc != SQLITE_DONE)
+		return step_error(st);
+	sqlite3_finalize(st);
+	return 0;
+}

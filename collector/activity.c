@@ -20,6 +20,7 @@ static struct ix {
 	int r_start, r_end, r_thread, r_name, r_domain, r_kind, r_depth, r_id;
 	int n_ts, n_thread, n_name, n_domain;
 	int d_id, d_name, d_uuid, d_ccmaj, d_ccmin, d_sms, d_mem, d_clock, d_bw, d_threads, d_regs, d_smem;
+	int o_start, o_end, o_kind, o_object, o_thread, o_device, o_context, o_stream, o_corr;
 } ix;
 
 #define I(m, t, f) { offsetof(struct ix, m), t, f }
@@ -59,6 +60,10 @@ static const struct rec_index ix_table[] = {
 	I(d_mem, R_DEVICE, "memory_bytes"), I(d_clock, R_DEVICE, "core_clock_khz"),
 	I(d_bw, R_DEVICE, "mem_bandwidth_kbs"), I(d_threads, R_DEVICE, "max_threads_per_sm"),
 	I(d_regs, R_DEVICE, "max_regs_per_sm"), I(d_smem, R_DEVICE, "max_smem_per_sm"),
+	I(o_start, R_OVERHEAD, "start"), I(o_end, R_OVERHEAD, "end"), I(o_kind, R_OVERHEAD, "kind"),
+	I(o_object, R_OVERHEAD, "object_kind"), I(o_thread, R_OVERHEAD, "thread"),
+	I(o_device, R_OVERHEAD, "device"), I(o_context, R_OVERHEAD, "context"), I(o_stream, R_OVERHEAD, "stream"),
+	I(o_corr, R_OVERHEAD, "correlation"),
 };
 #undef I
 
@@ -360,6 +365,41 @@ static int device(struct act *a, const CUpti_ActivityDevice5 *d)
 	return wire_add(a->w, R_DEVICE, v);
 }
 
+/*
+ * What CUPTI and the driver cost (buffer flushes, instrumentation, lazy loading, ...). An overhead CUPTI
+ * could not time (0 and 0), or one whose interval is none, keeps its kind and object with null times.
+ * The object fills the fields it names; the rest stay none (F_OPT: NULL in the database).
+ */
+static int overhead(struct act *a, const CUpti_ActivityOverhead3 *o)
+{
+	struct value *v = blank(R_OVERHEAD);
+	if (o->start && o->end >= o->start) {
+		put(v, ix.o_start, (int64_t)o->start);
+		put(v, ix.o_end, (int64_t)o->end);
+	}
+	put(v, ix.o_kind, o->overheadKind);
+	put(v, ix.o_object, o->objectKind);
+	v[ix.o_thread].null = v[ix.o_device].null = v[ix.o_context].null = v[ix.o_stream].null = 1;
+	switch (o->objectKind) {
+	case CUPTI_ACTIVITY_OBJECT_THREAD:
+		put(v, ix.o_thread, o->objectId.pt.threadId);
+		break;
+	case CUPTI_ACTIVITY_OBJECT_STREAM:
+		put(v, ix.o_stream, o->objectId.dcs.streamId);
+		/* fall through */
+	case CUPTI_ACTIVITY_OBJECT_CONTEXT:
+		put(v, ix.o_context, o->objectId.dcs.contextId);
+		/* fall through */
+	case CUPTI_ACTIVITY_OBJECT_DEVICE:
+		put(v, ix.o_device, o->objectId.dcs.deviceId);
+		break;
+	default:
+		break;	/* the process (the file's own) or unknown */
+	}
+	put(v, ix.o_corr, o->correlationId);
+	return wire_add(a->w, R_OVERHEAD, v);
+}
+
 /* One record; 0, or -1 on a write error. */
 static int record(struct act *a, CUpti_Activity *r)
 {
@@ -393,8 +433,20 @@ static int record(struct act *a, CUpti_Activity *r)
 		return marker(a, (const CUpti_ActivityMarker2 *)r);
 	case CUPTI_ACTIVITY_KIND_DEVICE:
 		return device(a, (const CUpti_ActivityDevice5 *)r);
+	case CUPTI_ACTIVITY_KIND_OVERHEAD:
+		return overhead(a, (const CUpti_ActivityOverhead3 *)r);
 	default:
 		return 0;	/* a kind this collector does not convert */
+	}
+}
+
+/* Free, once, what a record holds that CUPTI leaves to its client: an overhead's overheadData. */
+static void release(CUpti_Activity *r)
+{
+	if (r->kind == CUPTI_ACTIVITY_KIND_OVERHEAD) {
+		CUpti_ActivityOverhead3 *o = (CUpti_ActivityOverhead3 *)r;
+		free(o->overheadData);
+		o->overheadData = NULL;
 	}
 }
 
@@ -402,12 +454,24 @@ int64_t act_buffer(struct act *a, uint8_t *buffer, size_t valid)
 {
 	CUpti_Activity *r = NULL;
 	int64_t n = 0;
+	int failed = 0;
 	while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS) {
-		if (record(a, r))
-			return -1;
-		n++;
+		if (!failed) {
+			if (record(a, r))
+				failed = 1;	/* the rest is not converted, but what it holds is still freed */
+			else
+				n++;
+		}
+		release(r);
 	}
-	return n;
+	return failed ? -1 : n;
+}
+
+void act_release(uint8_t *buffer, size_t valid)
+{
+	CUpti_Activity *r = NULL;
+	while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS)
+		release(r);
 }
 
 int act_finish(struct act *a)

@@ -4,7 +4,9 @@
  * NVTX markers arrive as separate START and END records: they are paired here into ranges, with the
  * nesting depth per thread.
  *
- * Ownership: a struct act borrows the wire it writes to; act_finish frees what it holds.
+ * Ownership: a struct act borrows the wire it writes to; act_finish frees what it holds. CUPTI's buffers
+ * stay the caller's; what their records hold for the client (an overhead's overheadData, malloc'd by
+ * CUPTI) is freed by act_buffer or act_release, and set to NULL so that it is never freed twice.
  */
 #ifndef GPUPROF_ACTIVITY_H
 #define GPUPROF_ACTIVITY_H
@@ -23,8 +25,14 @@ struct act {
 };
 
 void act_init(struct act *a, struct wire *w);
-/* Convert every record of a completed buffer; returns records converted, or -1 on a write error. */
+/*
+ * Convert every record of a completed buffer; returns records converted, or -1 on a write error (the
+ * records after it are not converted). Either way it frees what the records hold that CUPTI leaves to
+ * the client (overheadData of OVERHEAD records); the caller still frees the buffer.
+ */
 int64_t act_buffer(struct act *a, uint8_t *buffer, size_t valid);
+/* Free what the records of a buffer hold, as act_buffer does, for a buffer that is dropped unconverted. */
+void act_release(uint8_t *buffer, size_t valid);
 /*
  * The string id of a kernel's name as kernel records carry it: demangled when the C++ runtime can,
  * else as given, "(unnamed)" for NULL. With mangled, also the mangled name's id (0 when the same).

@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #define BATCH_ROWS 4096
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define VKEY "\"v\":" STR(WIRE_VERSION)	/* every line's version key */
 
 struct pending {
 	struct value *rows;	/* BATCH_ROWS * nfields */
@@ -75,7 +78,7 @@ struct wire *wire_open(const char *path, const struct wire_header *h)
 	w->fd = fd;
 	w->origin = h->origin_ns;
 	buf_init(&w->line);
-	buf_addstr(&w->line, "{\"type\":\"header\",\"v\":1,\"session\":");
+	buf_addstr(&w->line, "{\"type\":\"header\"," VKEY ",\"session\":");
 	json_quote(&w->line, h->session, strlen(h->session));
 	buf_addstr(&w->line, ",\"collector\":");
 	json_quote(&w->line, h->collector, strlen(h->collector));
@@ -158,7 +161,7 @@ static int declare_strings(struct wire *w)
 	int rc;
 	if (w->declared == w->nvalues)
 		return 0;
-	buf_addstr(&w->line, "{\"type\":\"strings\",\"v\":1,\"ids\":[");
+	buf_addstr(&w->line, "{\"type\":\"strings\"," VKEY ",\"ids\":[");
 	for (i = w->declared; i < w->nvalues; i++) {
 		if (i > w->declared)
 			buf_addch(&w->line, ',');
@@ -186,7 +189,7 @@ static int put_batch(struct wire *w, enum rec_type t, int64_t seq)
 	int c;
 	buf_addstr(&w->line, "{\"type\":\"");
 	buf_addstr(&w->line, r->wire);
-	buf_addstr(&w->line, "\",\"v\":1,\"seq\":");
+	buf_addstr(&w->line, "\"," VKEY ",\"seq\":");
 	buf_addi64(&w->line, seq);
 	buf_addstr(&w->line, ",\"n\":");
 	buf_addi64(&w->line, (int64_t)p->n);
@@ -283,7 +286,7 @@ int64_t wire_lost(const struct wire *w)
 
 int wire_drops(struct wire *w, int64_t ts_ns, const char *source, const char *what, int64_t count)
 {
-	buf_addstr(&w->line, "{\"type\":\"drops\",\"v\":1,\"ts\":");
+	buf_addstr(&w->line, "{\"type\":\"drops\"," VKEY ",\"ts\":");
 	buf_addi64(&w->line, ts_ns - w->origin);
 	buf_addstr(&w->line, ",\"source\":");
 	json_quote(&w->line, source, strlen(source));
@@ -297,7 +300,7 @@ int wire_drops(struct wire *w, int64_t ts_ns, const char *source, const char *wh
 
 int wire_error(struct wire *w, int64_t ts_ns, const char *what, const char *reason)
 {
-	buf_addstr(&w->line, "{\"type\":\"error\",\"v\":1,\"ts\":");
+	buf_addstr(&w->line, "{\"type\":\"error\"," VKEY ",\"ts\":");
 	buf_addi64(&w->line, ts_ns - w->origin);
 	buf_addstr(&w->line, ",\"what\":");
 	json_quote(&w->line, what, strlen(what));
@@ -311,7 +314,7 @@ int wire_close(struct wire *w, int64_t end_ns, int clean)
 {
 	int t, rc = wire_flush(w), first;
 	if (clean && !rc) {
-		buf_addstr(&w->line, "{\"type\":\"end\",\"v\":1,\"ts\":");
+		buf_addstr(&w->line, "{\"type\":\"end\"," VKEY ",\"ts\":");
 		buf_addi64(&w->line, end_ns - w->origin);
 		buf_addstr(&w->line, ",\"totals\":{");
 		for (t = 0, first = 1; t < R_COUNT; t++) {

@@ -16,7 +16,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define WIRE_VERSION 1
 #define MAX_PRINTED_ERRORS 20
 
 /* Database id of wire string id `key`, or -1 when undeclared. */
@@ -340,8 +339,8 @@ static int read_file(struct sink *sink, const char *path, const char *input, con
 					goto out;
 				}
 				if (f.version > WIRE_VERSION || f.version < 1) {
-					error("%s: wire format version %lld is not supported (this gpuprof reads version "
-					      "%d); nothing was ingested", path, (long long)f.version, WIRE_VERSION);
+					error("%s: wire format version %lld is not supported (this gpuprof reads versions "
+					      "1 to %d); nothing was ingested", path, (long long)f.version, WIRE_VERSION);
 					*newer = 1;
 					status = EXIT_DATA;
 					goto out;

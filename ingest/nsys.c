@@ -56,8 +56,9 @@ enum xf {
 	X_INTERN,	/* a StringIds id only added to `strings` (no field): kernel short names */
 	X_API,		/* X_STR for CUDA API names, less nsys's version suffix (cudaMemcpy_v3020) */
 	X_TEXT,		/* an inline TEXT column, stored as our string id */
-	X_TID,		/* globalTid: the thread id in its low 24 bits; dflt when absent */
+	X_TID,		/* globalTid: the thread id in its low 24 bits; dflt when absent (NULL if negative) */
 	X_MEMKIND,	/* nsys memory kind to CUPTI's numbering */
+	X_OVHKIND,	/* nsys CUPTI overhead type to CUPTI's overhead kind */
 	X_SYNCKIND,	/* CUPTI synchronization type: 1..4 kept, others 0 */
 	X_MEMOP		/* memoryOperationType 0 allocation, 1 free to op 1, 2; others skip the row */
 };
@@ -131,6 +132,11 @@ static const struct source sources[] = {
 		{ "thread", "globalTid", X_TID, 0, 0 }, { "correlation", "correlationId", X_INT, 0, 0 },
 		{ "name", "nameId", X_API, 0, 0 }, { "cbid", "cbid", X_INT, 0, 0 },
 		{ "domain", NULL, X_CONST, 2, 0 } } },	/* 2: driver */
+	/* CUPTI's own overheads, each on the thread it happened on (nsys keeps no other object) */
+	{ "CUPTI_ACTIVITY_KIND_OVERHEAD", R_OVERHEAD, "globalTid", 6, {
+		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_TIME, 0, 1 },
+		{ "kind", "overheadType", X_OVHKIND, 0, 1 }, { "object_kind", NULL, X_CONST, 2, 0 },
+		{ "thread", "globalTid", X_TID, -1, 0 }, { "correlation", "correlationId", X_NONE0, 0, 0 } } },
 };
 #define NSOURCES (sizeof(sources) / sizeof(sources[0]))
 
@@ -219,6 +225,7 @@ struct nsys {
 	int64_t format_version;		/* export schema X.Y.Z as X*10000 + Y*100 + Z */
 	char *hostname, *collector;
 	int memkind[16];		/* nsys memory kind -> CUPTI memory kind */
+	int ovhkind[16];		/* nsys CUPTI overhead type -> CUPTI overhead kind */
 	struct intmap strs;
 	int64_t *pids;
 	size_t npids, pids_alloc;
@@ -431,53 +438,84 @@ static int query_i64(struct nsys *n, const char *sql, int64_t *out)
 	return status;
 }
 
+/* An nsys enumeration's value name (by its suffix) and the CUPTI value it stands for. */
+struct enum_map {
+	const char *suffix;
+	int cupti;
+};
+
+static const struct enum_map mem_kinds[] = {
+	{ "_PAGEABLE", 1 }, { "_PINNED", 2 }, { "_DEVICE", 3 }, { "_ARRAY", 4 }, { "_MANAGED", 5 },
+	{ "_DEVICE_STATIC", 6 }, { "_MANAGED_STATIC", 7 },
+};
+
+static const struct enum_map overhead_kinds[] = {
+	{ "_DRIVER_COMPILER", 1 }, { "_CUPTI_BUFFER_FLUSH", 1 << 16 }, { "_CUPTI_INSTRUMENTATION", 2 << 16 },
+	{ "_CUPTI_RESOURCE", 3 << 16 }, { "_RUNTIME_TRIGGERED_MODULE_LOADING", 4 << 16 },
+	{ "_LAZY_FUNCTION_LOADING", 5 << 16 }, { "_COMMAND_BUFFER_FULL", 6 << 16 },
+	{ "_ACTIVITY_BUFFER_REQUEST", 7 << 16 }, { "_UVM_ACTIVITY_INIT", 8 << 16 },
+};
+
 /*
- * Session metadata: the time origin, hostname, exporter and schema versions, and the
- * memory-kind numbering (ENUM_CUDA_MEM_KIND when the export has it). Returns an exit status.
+ * Fill map[16] (nsys value -> CUPTI value) from the export's table `table` (id, name) when it has one,
+ * names matched by suffix and the rest 0; otherwise leave map as the caller set it. Returns an exit status.
+ */
+static int load_enum(struct nsys *n, const char *table, const struct enum_map *m, size_t nm, int map[16])
+{
+	struct buf sql;
+	sqlite3_stmt *st;
+	int status = EXIT_OK, yes, rc;
+	if ((yes = has_column(n, table, "name")) <= 0)
+		return yes < 0 ? n->err : EXIT_OK;
+	buf_init(&sql);
+	buf_addf(&sql, "SELECT id, name FROM \"%s\"", table);
+	st = src_prepare(n, sql.s, table, &status);
+	buf_release(&sql);
+	if (!st)
+		return status;
+	memset(map, 0, 16 * sizeof(*map));
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		size_t k;
+		if (id < 0 || id >= 16 || !name)
+			continue;
+		for (k = 0; k < nm; k++)
+			if (ends_with(name, m[k].suffix))
+				map[id] = m[k].cupti;
+	}
+	if (rc != SQLITE_DONE)
+		status = src_error(n, table);
+	sqlite3_finalize(st);
+	return status;
+}
+
+/*
+ * Session metadata: the time origin, hostname, exporter and schema versions, and the numbering of
+ * memory kinds and overhead types (ENUM_CUDA_MEM_KIND, ENUM_CUPTI_OVERHEAD_TYPE when the export has
+ * them). Returns an exit status.
  */
 static int load_meta(struct nsys *n)
 {
-	static const struct {
-		const char *suffix;
-		int cupti;
-	} kinds[] = {
-		{ "_PAGEABLE", 1 }, { "_PINNED", 2 }, { "_DEVICE", 3 }, { "_ARRAY", 4 }, { "_MANAGED", 5 },
-		{ "_DEVICE_STATIC", 6 }, { "_MANAGED_STATIC", 7 },
-	};
 	const char *meta = has_table(n, "META_DATA_EXPORT") ? "META_DATA_EXPORT" :
 			   has_table(n, "EXPORT_META_DATA") ? "EXPORT_META_DATA" : NULL;
 	char *s = NULL;
 	int status = EXIT_OK, i, yes;
 
-	/* Without the enum table: nsys numbers 0 pageable .. 6 managed static, 7 unknown. */
+	/* Without the enum tables: nsys numbers 0 pageable .. 6 managed static, 7 unknown; and overheads
+	   0 undefined, 1 unknown, 2 driver compiler .. 8 command buffer full, in CUPTI's order. */
 	memset(n->memkind, 0, sizeof(n->memkind));
 	for (i = 0; i < 7; i++)
 		n->memkind[i] = i + 1;
-	if ((yes = has_column(n, "ENUM_CUDA_MEM_KIND", "name")) < 0)
-		return n->err;
-	if (yes) {
-		sqlite3_stmt *st = src_prepare(n, "SELECT id, name FROM ENUM_CUDA_MEM_KIND", "ENUM_CUDA_MEM_KIND",
-					       &status);
-		int rc;
-		if (!st)
-			return status;
-		memset(n->memkind, 0, sizeof(n->memkind));
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			int64_t id = sqlite3_column_int64(st, 0);
-			const char *name = (const char *)sqlite3_column_text(st, 1);
-			size_t k;
-			if (id < 0 || id >= 16 || !name)
-				continue;
-			for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++)
-				if (ends_with(name, kinds[k].suffix))
-					n->memkind[id] = kinds[k].cupti;
-		}
-		if (rc != SQLITE_DONE)
-			status = src_error(n, "ENUM_CUDA_MEM_KIND");
-		sqlite3_finalize(st);
-		if (status)
-			return status;
-	}
+	memset(n->ovhkind, 0, sizeof(n->ovhkind));
+	n->ovhkind[2] = 1;
+	for (i = 3; i <= 8; i++)
+		n->ovhkind[i] = (i - 2) << 16;
+	if ((status = load_enum(n, "ENUM_CUDA_MEM_KIND", mem_kinds, sizeof(mem_kinds) / sizeof(mem_kinds[0]),
+				n->memkind)) ||
+	    (status = load_enum(n, "ENUM_CUPTI_OVERHEAD_TYPE", overhead_kinds,
+				sizeof(overhead_kinds) / sizeof(overhead_kinds[0]), n->ovhkind)))
+		return status;
 
 	n->origin = 0;
 	if ((yes = has_column(n, "TARGET_INFO_SESSION_START_TIME", "utcEpochNs")) < 0)
@@ -964,9 +1002,13 @@ static int convert(struct nsys *n, struct cursor *c)
 			break;
 		case X_TID:
 			v->i = isnull ? k->dflt : (x & 0xFFFFFF);
+			v->null = v->i < 0;
 			break;
 		case X_MEMKIND:
 			v->i = !isnull && x >= 0 && x < 16 ? n->memkind[x] : 0;
+			break;
+		case X_OVHKIND:
+			v->i = !isnull && x >= 0 && x < 16 ? n->ovhkind[x] : 0;
 			break;
 		case X_SYNCKIND:
 			v->i = x >= 1 && x <= 4 ? x : 0;
@@ -1448,10 +1490,11 @@ static int nsys_ingest(struct sink *s, const char *path, const struct reader_opt
 	if (!n.ingested)
 		goto out;	/* every process was already in the database */
 	info("%s: %lld kernels, %lld memcpys, %lld memsets, %lld syncs, %lld API calls, %lld ranges, "
-	     "%lld markers, %lld memory events in %zu process(es)", path, (long long)n.totals[R_KERNEL],
-	     (long long)n.totals[R_MEMCPY], (long long)n.totals[R_MEMSET], (long long)n.totals[R_SYNC],
-	     (long long)n.totals[R_API], (long long)n.totals[R_RANGE], (long long)n.totals[R_MARKER],
-	     (long long)n.totals[R_MEMORY], n.ingested);
+	     "%lld markers, %lld memory events, %lld overheads in %zu process(es)", path,
+	     (long long)n.totals[R_KERNEL], (long long)n.totals[R_MEMCPY], (long long)n.totals[R_MEMSET],
+	     (long long)n.totals[R_SYNC], (long long)n.totals[R_API], (long long)n.totals[R_RANGE],
+	     (long long)n.totals[R_MARKER], (long long)n.totals[R_MEMORY], (long long)n.totals[R_OVERHEAD],
+	     n.ingested);
 	if (!n.totals[R_KERNEL] && !n.totals[R_MEMCPY] && !n.totals[R_MEMSET])
 		info("%s: the export holds no GPU activity (no kernels, copies or memsets)", path);
 	if (n.rejected)

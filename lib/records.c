@@ -78,6 +78,12 @@ const struct rec_spec rec_specs[R_COUNT] = {
 		{ "ts", "ts_ns", F_TIME }, { "cpu_pct", "cpu_pct", F_NUM },
 		{ "rss_bytes", "rss_bytes", F_INTN }, { "sys_mem_used", "sys_mem_used", F_INTN },
 		{ "sys_mem_total", "sys_mem_total", F_INTN } } },
+	[R_OVERHEAD] = { "overhead", "overheads", 9, {
+		{ "start", "start_ns", F_TIMEN }, { "end", "end_ns", F_TIMEN },
+		{ "kind", "kind", F_INT }, { "object_kind", "object_kind", F_INT },
+		{ "thread", "thread_id", F_OPT }, { "device", "device_id", F_OPT },
+		{ "context", "context_id", F_OPT }, { "stream", "stream_id", F_OPT },
+		{ "correlation", "correlation_id", F_INT } } },
 };
 
 int rec_by_wire(const char *wire)

@@ -34,6 +34,7 @@ static const struct section {
 	{ "gaps", 5 },
 	{ "metrics", 0 },
 	{ "host", 0 },
+	{ "overhead", 0 },
 };
 
 static void usage(FILE *out)

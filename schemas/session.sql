@@ -240,6 +240,26 @@ CREATE TABLE IF NOT EXISTS host_metrics (
 	sys_mem_total INTEGER
 );
 
+-- What CUPTI and the driver cost the program itself (CUPTI_ACTIVITY_KIND_OVERHEAD): activity buffer flushes
+-- and requests, instrumentation, lazy function loading, a full command buffer, ... One row per record. A
+-- record CUPTI could not time (it gives 0 for both) is kept with start_ns and end_ns NULL: it still says
+-- what happened, and it counts but adds no time. The object an overhead belongs to fills thread_id (a
+-- thread), device_id (a device, context or stream), context_id (a context or stream) and stream_id (a
+-- stream); the others are NULL.
+CREATE TABLE IF NOT EXISTS overheads (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	start_ns INTEGER,		-- NULL when CUPTI could not time it
+	end_ns INTEGER,
+	kind INTEGER NOT NULL,		-- CUPTI overhead kind (see overhead_kinds)
+	object_kind INTEGER NOT NULL,	-- 1 process, 2 thread, 3 device, 4 context, 5 stream (see object_kinds)
+	thread_id INTEGER,
+	device_id INTEGER,
+	context_id INTEGER,
+	stream_id INTEGER,
+	correlation_id INTEGER		-- the API call that caused it, 0 when none (buffer flushes)
+);
+
 CREATE TABLE IF NOT EXISTS drops (
 	session_id INTEGER NOT NULL,
 	pid INTEGER NOT NULL,
@@ -333,5 +353,14 @@ INSERT OR IGNORE INTO memory_kinds VALUES
 CREATE TABLE IF NOT EXISTS sync_kinds (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
 INSERT OR IGNORE INTO sync_kinds VALUES
 	(0, 'unknown'), (1, 'event sync'), (2, 'stream wait event'), (3, 'stream sync'), (4, 'context sync');
+
+CREATE TABLE IF NOT EXISTS overhead_kinds (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+INSERT OR IGNORE INTO overhead_kinds VALUES
+	(0, 'unknown'), (1, 'driver compiler'), (65536, 'CUPTI buffer flush'), (131072, 'CUPTI instrumentation'),
+	(196608, 'CUPTI resource'), (262144, 'runtime module loading'), (327680, 'lazy function loading'),
+	(393216, 'command buffer full'), (458752, 'activity buffer request'), (524288, 'UVM activity init');
+CREATE TABLE IF NOT EXISTS object_kinds (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+INSERT OR IGNORE INTO object_kinds VALUES
+	(0, 'unknown'), (1, 'process'), (2, 'thread'), (3, 'device'), (4, 'context'), (5, 'stream');
 
 INSERT OR IGNORE INTO meta VALUES ('schema_version', '1');

@@ -60,6 +60,14 @@ FROM memory_events m
 LEFT JOIN memory_kinds mk ON mk.id = m.mem_kind
 LEFT JOIN strings s ON s.session_id = m.session_id AND s.id = m.site_id;
 
+CREATE VIEW IF NOT EXISTS overhead_events AS
+SELECT o.session_id, o.pid, o.start_ns, o.end_ns, o.end_ns - o.start_ns AS dur_ns,
+       coalesce(ok.name, 'kind ' || o.kind) AS kind, bk.name AS object_kind, o.thread_id, o.device_id,
+       o.context_id, o.stream_id, o.correlation_id
+FROM overheads o
+LEFT JOIN overhead_kinds ok ON ok.id = o.kind
+LEFT JOIN object_kinds bk ON bk.id = o.object_kind;
+
 CREATE VIEW IF NOT EXISTS session_overview AS
 SELECT s.id AS session_id, s.uuid, s.source, s.program, s.hostname, s.engine, s.start_ns, s.end_ns,
        s.end_ns - s.start_ns AS span_ns, s.clean_end,

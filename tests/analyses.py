@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""memcpy, sync, ranges, idle, streams and gaps, checked against values computed here in Python from
+"""memcpy, sync, ranges, idle, streams, gaps, metrics and overhead, checked against values computed here in Python from
 the raw rows of session.db (never with gpuprof's own statistics), on gpuprof-synth sessions and on real
 Kineto and nsys traces from ../shared/traces (skipped, with the reason printed, when absent)."""
 import json
@@ -213,6 +213,30 @@ def check_metrics(tag, con, db):
         check(f"{tag} no host samples, no row", rows, [])
 
 
+def check_overhead(tag, con, db):
+    """overhead: per kind the records, the untimed ones (NULL times), their time and its share of the span."""
+    names = dict(con.execute("SELECT id, name FROM overhead_kinds"))
+    span = con.execute("SELECT end_ns - start_ns FROM sessions").fetchone()[0]
+    durs = defaultdict(list)
+    for k, s, e in con.execute("SELECT kind, start_ns, end_ns FROM overheads"):
+        durs[names.get(k, f"kind {k}")].append(None if s is None else e - s)
+    got = analyze("overhead", db)
+    rows = {r["kind"]: r for r in got}
+    check(f"{tag} overhead kinds", sorted(rows), sorted(durs))
+    for kind, d in durs.items():
+        timed = [x for x in d if x is not None]
+        r = rows.get(kind)
+        if not r:
+            continue
+        check(f"{tag} overhead {kind} count, untimed, total, max", (r["count"], r["untimed"], r["total_ns"], r["max_ns"]),
+              (len(d), len(d) - len(timed), sum(timed), max(timed) if timed else None))
+        if timed:
+            close(f"{tag} overhead {kind} avg", r["avg_ns"], sum(timed) / len(timed))
+        close(f"{tag} overhead {kind} share of the wall span", r["wall_pct"], 100.0 * sum(timed) / span)
+    check(f"{tag} overhead by total time", [r["total_ns"] for r in got],
+          sorted((r["total_ns"] for r in got), reverse=True))
+
+
 def one(tmp, tag, make):
     db = os.path.join(tmp, tag + ".db")
     make(db)
@@ -224,6 +248,7 @@ def one(tmp, tag, make):
         check_ranges(tag, con, db)
         check_group(tag, con, db)
         check_metrics(tag, con, db)
+        check_overhead(tag, con, db)
     finally:
         con.close()
 

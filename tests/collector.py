@@ -41,7 +41,7 @@ def activity(tmp):
     out, exp, db, r = planted(tmp, "activity")
     check("activity session ingests, the lost record reported", (r.returncode, r.stderr),
           (0, f"gpuprof-ingest: warning: {out}: the collector lost 1 unfinished records (cupti)\n"))
-    check("every record walked by cuptiActivityGetNextRecord", exp["records_walked"], 16)
+    check("every record walked by cuptiActivityGetNextRecord", exp["records_walked"], 21)
     k = exp["kernel"]
     cols = [c for c in k if c not in ("name", "mangled")]
     got = rows(db, "SELECT " + ", ".join(cols) + " FROM kernels")
@@ -75,6 +75,27 @@ def activity(tmp):
           ON s.session_id = m.session_id AND s.id = m.name_id"""), [exp["marker"]])
     check("device", rows(db, """SELECT id, name, uuid, cc_major, cc_minor, sms, memory_bytes, core_clock_khz,
           mem_bandwidth_kbs, max_threads_per_sm, max_regs_per_sm, max_smem_per_sm FROM devices"""), [exp["device"]])
+    check("overheads: the object's ids only, untimed kept with NULL times", rows(db, """SELECT start_ns, end_ns,
+          kind, object_kind, thread_id, device_id, context_id, stream_id, correlation_id FROM overheads
+          ORDER BY rowid"""), exp["overheads"])
+    check("overhead kinds and objects named", rows(db, """SELECT kind, object_kind, dur_ns FROM overhead_events
+          ORDER BY rowid"""), [["CUPTI buffer flush", "thread", 2500], ["UVM activity init", "device", 300],
+                                 ["lazy function loading", "context", 300], ["command buffer full", "stream", 100],
+                                 ["activity buffer request", "process", None]])
+    check("overhead details freed once, converted or dropped",
+          (exp["overhead_data_released"], exp["dropped_overhead_data_released"]), (True, True))
+    check("the untimed overhead leaves the session's span alone", rows(db, """SELECT start_ns - origin_ns,
+          end_ns - origin_ns FROM sessions"""), [[500, 40000]])
+    r = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "overhead", db, "--format", "json"], capture_output=True,
+                       text=True)
+    got = json.loads(r.stdout) if r.returncode == 0 else []
+    check("overhead analysis: every kind, by time, the untimed one last",
+          [(o["kind"], o["count"], o["untimed"], o["total_ns"], o["max_ns"]) for o in got],
+          [("CUPTI buffer flush", 1, 0, 2500, 2500), ("UVM activity init", 1, 0, 300, 300),
+           ("lazy function loading", 1, 0, 300, 300), ("command buffer full", 1, 0, 100, 100),
+           ("activity buffer request", 1, 1, 0, None)])
+    check("overhead analysis: share of the session's wall span", [round(o["wall_pct"], 6) for o in got],
+          [round(100 * d / 39500, 6) for d in (2500, 300, 300, 100, 0)])
     check("unfinished records counted as dropped", rows(db, "SELECT source, what, count FROM drops"),
           [["cupti", "unfinished records", exp["dropped_unfinished"]]])
     check("clean end", rows(db, "SELECT clean_end FROM sessions"), [[1]])

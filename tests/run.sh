@@ -40,6 +40,7 @@ if [ "$units" -eq 0 ]; then
 	failed=$((failed + 1))
 fi
 suite cases python3 tests/cases.py
+suite wire_doc python3 tests/wire_doc.py
 suite golden tests/golden.sh
 suite truth python3 tests/truth.py
 suite kineto python3 tests/traces_kineto.py

@@ -25,7 +25,13 @@ from collections import Counter, defaultdict
 
 TRACES = os.path.join(checks.TRACES, "nsys")
 TABLES = ["sessions", "processes", "devices", "strings", "kernels", "memcpys", "memsets", "syncs",
-          "memory_events", "api_calls", "ranges", "markers", "ingest_errors"]
+          "memory_events", "api_calls", "ranges", "markers", "overheads", "ingest_errors"]
+# ENUM_CUPTI_OVERHEAD_TYPE names to CUPTI's CUpti_ActivityOverheadKind (cupti_activity.h)
+OVERHEAD_KINDS = {"OVERHEAD_DRIVER_COMPILER": 1, "OVERHEAD_CUPTI_BUFFER_FLUSH": 1 << 16,
+                  "OVERHEAD_CUPTI_INSTRUMENTATION": 2 << 16, "OVERHEAD_CUPTI_RESOURCE": 3 << 16,
+                  "OVERHEAD_RUNTIME_TRIGGERED_MODULE_LOADING": 4 << 16, "OVERHEAD_LAZY_FUNCTION_LOADING": 5 << 16,
+                  "OVERHEAD_COMMAND_BUFFER_FULL": 6 << 16, "OVERHEAD_ACTIVITY_BUFFER_REQUEST": 7 << 16,
+                  "OVERHEAD_UVM_ACTIVITY_INIT": 8 << 16}
 
 
 
@@ -229,6 +235,23 @@ def check_file(path, tmp):
                                  "ON s.session_id = a.session_id AND s.id = a.name_id GROUP BY 1")))
     check(f"{tag} API calls per name (version suffix dropped)", g == e,
           f"{sum(g.values())} calls, {sum(e.values())} expected; e.g. {list((e - g).items())[:2]}")
+
+    # CUPTI's overheads: count and time per kind (the export's type names mapped to CUPTI's kinds), each on
+    # the thread of its globalTid.
+    e = Counter()
+    if "CUPTI_ACTIVITY_KIND_OVERHEAD" in t:
+        names = dict(src.execute("SELECT id, name FROM ENUM_CUPTI_OVERHEAD_TYPE")) \
+            if "ENUM_CUPTI_OVERHEAD_TYPE" in t else {}
+        for typ, tid, s, en in src.execute('SELECT overheadType, globalTid & 16777215, start, "end" '
+                                           'FROM CUPTI_ACTIVITY_KIND_OVERHEAD'):
+            e[(OVERHEAD_KINDS.get(names.get(typ), 0), 2, tid)] += en - s
+    g = Counter()
+    for k, obj, tid, d in out.execute("SELECT kind, object_kind, thread_id, end_ns - start_ns FROM overheads"):
+        g[(k, obj, tid)] += d
+    check(f"{tag} overheads: time per (kind, thread)", g == e, f"got {dict(g)} expected {dict(e)}")
+    e = count(src, "CUPTI_ACTIVITY_KIND_OVERHEAD")
+    g = out.execute("SELECT count(*) FROM overheads").fetchone()[0]
+    check(f"{tag} overheads", g == e, f"got {g} expected {e}")
 
     # NVTX ranges per (text, kind), and push/pop depths.
     e = nvtx_counts(src, strs)

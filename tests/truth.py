@@ -10,7 +10,7 @@ import sys
 import tempfile
 
 import checks
-from checks import BIN, check, close
+from checks import BIN, ROOT, check, close
 
 
 
@@ -38,6 +38,9 @@ def one_seed(tmp, seed, kernels, leaks):
     d = os.path.join(tmp, f"s{seed}")
     run("gpuprof-synth", "--kernels", str(kernels), "--seed", str(seed), "--leaks", str(leaks), "-o", d)
     exp = json.load(open(os.path.join(d, "expected.json")))
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "tests", "synth", "check_synth.py"), d],
+                       capture_output=True, text=True)
+    check(f"seed {seed}: check_synth.py recomputes expected.json from the NDJSON alone", r.stdout, "ok\n")
     db = os.path.join(tmp, f"s{seed}.db")
     run("gpuprof-ingest", "-q", d, "-o", db)
     tag = f"seed {seed}"
@@ -120,6 +123,16 @@ def one_seed(tmp, seed, kernels, leaks):
     check(f"{tag} stall samples by reason", stalls, exp["stalls"])
     check(f"{tag} device metrics", q("SELECT count(*) FROM device_metrics")[0][0], exp["device_metrics"])
     check(f"{tag} host metrics", q("SELECT count(*) FROM host_metrics")[0][0], exp["host_metrics"])
+    # CUPTI's overheads: per kind, the untimed one counted but adding no time; the analysis names the kinds.
+    want = exp["overheads"]["by_kind"]
+    check(f"{tag} overheads by kind", {str(k): {"count": c, "untimed": u, "total_ns": t} for k, c, u, t in
+                                       q("""SELECT kind, count(*), count(*) - count(start_ns),
+                                           coalesce(sum(end_ns - start_ns), 0) FROM overheads GROUP BY kind""")},
+          want)
+    names = dict(q("SELECT id, name FROM overhead_kinds"))
+    check(f"{tag} overhead analysis", {r["kind"]: (r["count"], r["untimed"], r["total_ns"])
+                                       for r in analyze("overhead", db)},
+          {names[int(k)]: (v["count"], v["untimed"], v["total_ns"]) for k, v in want.items()})
     con.close()
 
 

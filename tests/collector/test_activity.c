@@ -28,6 +28,20 @@ static void *add(size_t size)
 	return p;
 }
 
+/* Append an OVERHEAD record of kind on an object of kind object, at ORIGIN + start ... end (0, 0: untimed). */
+static CUpti_ActivityOverhead3 *add_overhead(CUpti_ActivityOverheadKind kind, CUpti_ActivityObjectKind object,
+					     uint64_t start, uint64_t end, uint32_t correlation)
+{
+	CUpti_ActivityOverhead3 *o = add(sizeof(*o));
+	o->kind = CUPTI_ACTIVITY_KIND_OVERHEAD;
+	o->overheadKind = kind;
+	o->objectKind = object;
+	o->start = start || end ? ORIGIN + start : 0;
+	o->end = start || end ? ORIGIN + end : 0;
+	o->correlationId = correlation;
+	return o;
+}
+
 int main(int argc, char **argv)
 {
 	struct wire_header h = { "activity-test", "gpuprof test", "test_activity", NULL, 1234, 1, "testhost", "trace",
@@ -41,6 +55,10 @@ int main(int argc, char **argv)
 	CUpti_ActivityMemory4 *m;
 	CUpti_ActivityAPI *api;
 	CUpti_ActivityMarker2 *mk;
+	CUpti_ActivityOverhead3 *ov, *full;
+	CUpti_ActivityOverheadCommandBufferFullData *data;
+	uint8_t *spare;
+	size_t spare_used;
 	struct wire *w;
 	struct act a;
 	int64_t n;
@@ -225,14 +243,49 @@ int main(int argc, char **argv)
 	mk->objectId.pt.threadId = 5556;
 	mk->name = "never ends";
 
+	/*
+	 * CUPTI's own overheads: a buffer flush on CUPTI's thread, UVM set-up on a device, lazy loading on a
+	 * context, a full command buffer on a stream (its details malloc'd, as CUPTI hands them over: the
+	 * collector must free them once), and an activity buffer request CUPTI could not time (0 and 0).
+	 */
+	ov = add_overhead(CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH, CUPTI_ACTIVITY_OBJECT_THREAD, 31000, 33500, 0);
+	ov->objectId.pt.processId = 1234;
+	ov->objectId.pt.threadId = 5560;
+	ov = add_overhead(CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT, CUPTI_ACTIVITY_OBJECT_DEVICE, 500, 800, 0);
+	ov->objectId.dcs.deviceId = 1;
+	ov->objectId.dcs.contextId = 99;	/* not part of a device object: ignored */
+	ov = add_overhead(CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING, CUPTI_ACTIVITY_OBJECT_CONTEXT, 9100, 9400, 42);
+	ov->objectId.dcs.deviceId = 0;
+	ov->objectId.dcs.contextId = 1;
+	full = add_overhead(CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL, CUPTI_ACTIVITY_OBJECT_STREAM, 9200, 9300, 42);
+	full->objectId.dcs.deviceId = 0;
+	full->objectId.dcs.contextId = 1;
+	full->objectId.dcs.streamId = 7;
+	data = xcalloc(1, sizeof(*data));
+	data->channelID = 3;
+	full->overheadData = data;
+	ov = add_overhead(CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST, CUPTI_ACTIVITY_OBJECT_PROCESS, 0, 0, 0);
+	ov->objectId.pt.processId = 1234;	/* times 0 and 0: CUPTI could not time it */
+
 	n = act_buffer(&a, buf, used);
 	act_finish(&a);
+	/* act_buffer freed the details and forgot them: releasing the buffer again frees nothing twice. */
+	printf("{\"overhead_data_released\": %s,\n", full->overheadData ? "false" : "true");
+	act_release(buf, used);
+
+	/* A buffer dropped unconverted (the collector's queue full): act_release frees what it holds. */
+	spare = buf + used;
+	spare_used = used;
+	ov = add_overhead(CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL, CUPTI_ACTIVITY_OBJECT_STREAM, 0, 0, 0);
+	ov->overheadData = xcalloc(1, sizeof(*data));
+	act_release(spare, used - spare_used);
+	printf(" \"dropped_overhead_data_released\": %s,\n", ov->overheadData ? "false" : "true");
 	if (a.incomplete)
 		wire_drops(w, (int64_t)ORIGIN + 30000, "cupti", "unfinished records", a.incomplete);
 	wire_close(w, (int64_t)ORIGIN + 40000, 1);
 
 	/* What was planted, as the database should show it (absolute ns). */
-	printf("{\"records_walked\": %lld, \"origin\": %llu, \"launch_name\": \"%s\",\n", (long long)n,
+	printf(" \"records_walked\": %lld, \"origin\": %llu, \"launch_name\": \"%s\",\n", (long long)n,
 	       (unsigned long long)ORIGIN, launch ? launch : "");
 	printf(" \"kernel\": {\"start_ns\": %llu, \"end_ns\": %llu, \"device_id\": 0, \"context_id\": 1, \"stream_id\": 7,"
 	       " \"correlation_id\": 42, \"name\": \"saxpy(int, float, float const*, float*)\", \"mangled\": \"_Z5saxpyifPKfPf\","
@@ -253,6 +306,14 @@ int main(int argc, char **argv)
 	printf(" \"marker\": [\"checkpoint\", %llu, 5555],\n", ORIGIN + 2500);
 	printf(" \"device\": [0, \"NVIDIA H100 80GB HBM3\", \"GPU-8a1f0c2e-0011-2233-4455-66778899aabb\", 9, 0, 132, "
 	       "84929347584, 1980000, 3352320000, 2048, 65536, 233472],\n");
+	/* start, end, kind, object_kind, thread, device, context, stream, correlation, in CUPTI's order */
+	printf(" \"overheads\": [[%llu, %llu, %d, 2, 5560, null, null, null, 0], [%llu, %llu, %d, 3, null, 1, null, null, 0],"
+	       " [%llu, %llu, %d, 4, null, 0, 1, null, 42], [%llu, %llu, %d, 5, null, 0, 1, 7, 42],"
+	       " [null, null, %d, 1, null, null, null, null, 0]],\n",
+	       ORIGIN + 31000, ORIGIN + 33500, CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH, ORIGIN + 500, ORIGIN + 800,
+	       CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT, ORIGIN + 9100, ORIGIN + 9400,
+	       CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING, ORIGIN + 9200, ORIGIN + 9300,
+	       CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL, CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST);
 	printf(" \"dropped_unfinished\": 1}\n");
 	free(buf);
 	return 0;

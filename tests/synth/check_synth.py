@@ -3,7 +3,7 @@
 
 usage: check_synth.py DIR [EXPECTED]
 
-Reads DIR/*.ndjson (exactly one file), checks every line against schemas/wire-format.md (v1),
+Reads DIR/*.ndjson (exactly one file), checks every line against schemas/wire-format.md (v2),
 recomputes the planted answers from the NDJSON alone and compares them with DIR/expected.json
 (or EXPECTED) exactly, stddev included (Python's statistics.stdev is correctly rounded, and so is
 the generator). Prints "ok" and exits 0, or prints the first mismatch and exits 1.
@@ -50,6 +50,8 @@ SCHEMA = {
                       ("energy_mj", INTN)],
     "host_metric": [("ts", INT), ("cpu_pct", NUMN), ("rss_bytes", INTN), ("sys_mem_used", INTN),
                     ("sys_mem_total", INTN)],
+    "overhead": [("start", INTN), ("end", INTN), ("kind", INT), ("object_kind", INT), ("thread", INT),
+                 ("device", INT), ("context", INT), ("stream", INT), ("correlation", INT)],
 }
 
 # Columns kept for recomputation (everything else is only validated).
@@ -67,6 +69,7 @@ KEEP = {
     "device": ("id",),
     "device_metric": ("ts",),
     "host_metric": ("ts",),
+    "overhead": ("start", "end", "kind", "object_kind", "thread", "device", "context", "stream"),
 }
 
 I64_MIN, I64_MAX = -(1 << 63), (1 << 63) - 1
@@ -186,7 +189,7 @@ def read_session(path):
         if header is None:
             if t != "header":
                 fail("%s: first line is not the header" % where)
-            if v != 1:
+            if v not in (1, 2):
                 fail("%s: header v %r" % (where, v))
             for k in ("session", "pid", "origin_ns"):
                 if k not in rec:
@@ -327,6 +330,15 @@ def semantic_checks(strings, c):
             if depth != len(stack):
                 fail("range on thread %d at %d has depth %d, nesting says %d" % (th, s, depth, len(stack)))
             stack.append(e)
+    # overheads: both times or neither; the ids the object kind names (2 thread, 3 device, 4 context,
+    # 5 stream), -1 for the rest
+    o = c["overhead"]
+    for s, e, obj, th, d, ctx, st in zip(o["start"], o["end"], o["object_kind"], o["thread"], o["device"],
+                                         o["context"], o["stream"]):
+        if (s is None) != (e is None) or (s is not None and e < s):
+            fail("overhead interval %r .. %r" % (s, e))
+        if (th >= 0, d >= 0, ctx >= 0, st >= 0) != (obj == 2, obj >= 3, obj >= 4, obj == 5):
+            fail("overhead of object kind %d names thread %d device %d context %d stream %d" % (obj, th, d, ctx, st))
 
 
 def recompute(header, end, strings, c, totals, drops, ndjson_name):
@@ -442,6 +454,16 @@ def recompute(header, end, strings, c, totals, drops, ndjson_name):
     exp["devices"] = len(c["device"]["id"])
     exp["device_metrics"] = len(c["device_metric"]["ts"])
     exp["host_metrics"] = len(c["host_metric"]["ts"])
+    ov = {}
+    o = c["overhead"]
+    for s, e, kind in zip(o["start"], o["end"], o["kind"]):
+        x = ov.setdefault(str(kind), {"count": 0, "untimed": 0, "total_ns": 0})
+        x["count"] += 1
+        if s is None:
+            x["untimed"] += 1
+        else:
+            x["total_ns"] += e - s
+    exp["overheads"] = {"by_kind": ov}
     exp["drops"] = drops
     exp["records"] = totals
     return exp

@@ -1,5 +1,5 @@
 /*
- * gpuprof-synth: writes a deterministic, realistic synthetic session in wire format v1
+ * gpuprof-synth: writes a deterministic, realistic synthetic session in wire format v2
  * (schemas/wire-format.md) and, next to it, the exact answers it planted (expected.json).
  *
  *   gpuprof-synth --kernels N --seed S -o DIR [--leaks K] [--batch ROWS] [--drops N]
@@ -7,7 +7,8 @@
  *
  * The workload is a two-GPU training loop: per step a data-loader wait, allocations, input copies,
  * forward (with attention), backward (with NCCL collectives and a peer copy), optimizer, device
- * syncs and frees, with NVTX ranges around each phase. Same arguments give byte-identical output:
+ * syncs and frees, with NVTX ranges around each phase; and what CUPTI itself cost (overhead records: set-up,
+ * lazy loading of each kernel, a full command buffer now and then, buffer flushes, one untimed request). Same arguments give byte-identical output:
  * all randomness comes from xoshiro256** seeded by splitmix64, and no libm function whose result may
  * differ between machines is used on the data path (exp and log are computed here with + - * /).
  *
@@ -33,6 +34,7 @@
 #define FAKE_PPID 4200
 #define TID_MAIN 4242		/* the training loop's thread */
 #define TID_LOADER 4243		/* the data-loader thread (start/end ranges) */
+#define TID_CUPTI 4250		/* CUPTI's own thread, which flushes activity buffers */
 #define NDEV 2
 #define NLANE 4			/* streams per device: main, side, comm, copy */
 #define LANE_MAIN 0
@@ -50,6 +52,18 @@
 #define MAX_LEAKS 100000
 #define PCS_FUNCS_PER_DRAIN 12
 #define NULLV INT64_MIN		/* a null in an int?/num? column */
+/* CUPTI overhead kinds (CUpti_ActivityOverheadKind) and object kinds written here. */
+#define OVH_BUFFER_FLUSH (1 << 16)
+#define OVH_RESOURCE (3 << 16)
+#define OVH_LAZY_LOADING (5 << 16)
+#define OVH_COMMAND_BUFFER_FULL (6 << 16)
+#define OVH_BUFFER_REQUEST (7 << 16)
+#define NOVH 9			/* kinds up to 8 << 16 */
+#define OBJ_PROCESS 1
+#define OBJ_THREAD 2
+#define OBJ_CONTEXT 4
+#define OBJ_STREAM 5
+#define CMDBUF_EVERY 997	/* launches with a correlation id divisible by this find the command buffer full */
 #define MIB (1024LL * 1024LL)
 
 __extension__ typedef unsigned __int128 u128;
@@ -397,7 +411,7 @@ static void st_flush(strtab *st, obuf *b)
 	for (i = 0; i < st->npending; i += chunk) {
 		size_t end = i + chunk < st->npending ? i + chunk : st->npending;
 
-		ob_str(b, "{\"type\":\"strings\",\"v\":1,\"ids\":[");
+		ob_str(b, "{\"type\":\"strings\",\"v\":2,\"ids\":[");
 		for (j = i; j < end; j++) {
 			if (j > i)
 				ob_mem(b, ",", 1);
@@ -492,13 +506,17 @@ static const coldef cols_dmet[] = {
 	{"mem_total", C_INTN}, {"temp_c", C_INTN}, {"power_mw", C_INTN}, {"sm_clock_mhz", C_INTN},
 	{"energy_mj", C_INTN},
 };
+static const coldef cols_ovh[] = {
+	{"start", C_INTN}, {"end", C_INTN}, {"kind", C_INT}, {"object_kind", C_INT}, {"thread", C_INT},
+	{"device", C_INT}, {"context", C_INT}, {"stream", C_INT}, {"correlation", C_INT},
+};
 static const coldef cols_hmet[] = {
 	{"ts", C_INT}, {"cpu_pct", C_NUM2}, {"rss_bytes", C_INTN}, {"sys_mem_used", C_INTN},
 	{"sys_mem_total", C_INTN},
 };
 
 enum { T_DEVICE, T_STALL, T_KERNEL, T_API, T_MEMCPY, T_MEMSET, T_SYNC, T_MEMORY, T_RANGE, T_MARKER,
-	T_PCS, T_DMET, T_HMET, NTYPES };
+	T_PCS, T_DMET, T_HMET, T_OVH, NTYPES };
 
 #define COLS(a) a, (int)(sizeof(a) / sizeof(a[0]))
 static const struct {
@@ -510,7 +528,7 @@ static const struct {
 	{"api", COLS(cols_api)}, {"memcpy", COLS(cols_memcpy)}, {"memset", COLS(cols_memset)},
 	{"sync", COLS(cols_sync)}, {"memory", COLS(cols_memory)}, {"range", COLS(cols_range)},
 	{"marker", COLS(cols_marker)}, {"pc_sample", COLS(cols_pcs)}, {"device_metric", COLS(cols_dmet)},
-	{"host_metric", COLS(cols_hmet)},
+	{"host_metric", COLS(cols_hmet)}, {"overhead", COLS(cols_ovh)},
 };
 
 /* ------------------------------------------------------------------------------------------------ */
@@ -613,6 +631,7 @@ typedef struct {
 	rng_t mr;		/* metrics */
 	rng_t pr;		/* PC samples */
 	rng_t lr;		/* leaks */
+	rng_t ovr;		/* CUPTI's overheads (a stream of their own: the rest stays as it was) */
 	obuf out;
 	strtab st;
 	batch b[NTYPES];
@@ -649,6 +668,8 @@ typedef struct {
 	size_t nseen[NDEV];
 	uint32_t drain_no;
 
+	uint8_t *loaded[NDEV];	/* per kernel name: its function was loaded on the device (lazy loading) */
+
 	/* ground truth */
 	nstat *ns;
 	lanebuf lanes[NDEV][NKLANE];
@@ -668,6 +689,7 @@ typedef struct {
 	} *leak;
 	uint64_t stall_samples[NSTALL];
 	uint64_t pcs_samples;
+	uint64_t ov_count[NOVH], ov_untimed[NOVH], ov_ns[NOVH];	/* by CUPTI overhead kind >> 16 */
 	int64_t end_ts;
 } synth;
 
@@ -761,7 +783,7 @@ static void batch_flush(synth *s, batch *b)
 		st_flush(&s->st, o);
 	ob_str(o, "{\"type\":\"");
 	ob_str(o, b->type);
-	ob_str(o, "\",\"v\":1,\"seq\":");
+	ob_str(o, "\",\"v\":2,\"seq\":");
 	ob_u64(o, b->seq);
 	ob_str(o, ",\"n\":");
 	ob_u64(o, b->n);
@@ -1393,6 +1415,26 @@ static void emit_marker(synth *s, int mk, int64_t ts)
 	s->mk_count[mk]++;
 }
 
+/*
+ * One of CUPTI's overheads: start NULLV for one it could not time. thread, device, context, stream as
+ * the object kind has them, -1 for the rest.
+ */
+static void emit_overhead(synth *s, int kind, int object, int64_t start, int64_t dur, int64_t thread, int dev,
+			  int64_t stream, int64_t corr)
+{
+	int64_t v[] = {
+		start, start == NULLV ? NULLV : start + dur, kind, object, thread,
+		object >= OBJ_CONTEXT ? dev : -1, object >= OBJ_CONTEXT ? dev + 1 : -1, stream, corr,
+	};
+
+	batch_push(s, T_OVH, v);
+	s->ov_count[kind >> 16]++;
+	if (start == NULLV)
+		s->ov_untimed[kind >> 16]++;
+	else
+		s->ov_ns[kind >> 16] += (uint64_t)dur;
+}
+
 static void lane_add(lanebuf *l, int64_t start, int64_t end)
 {
 	grow((void **)&l->iv, &l->cap, 2 * (l->n + 1), sizeof(int64_t));
@@ -1430,6 +1472,14 @@ static void launch(synth *s, int ph)
 	end = start + (int64_t)d;
 	s->lane_free[dev][lane] = end;
 	emit_api(s, API_LAUNCH, api_start, api_end, corr);
+	if (!s->loaded[dev][ni]) {
+		s->loaded[dev][ni] = 1;
+		emit_overhead(s, OVH_LAZY_LOADING, OBJ_CONTEXT, api_start + rr(&s->ovr, 50, 300),
+			      rr(&s->ovr, 5000, 80000), -1, dev, -1, corr);
+	}
+	if (corr % CMDBUF_EVERY == 0)
+		emit_overhead(s, OVH_COMMAND_BUFFER_FULL, OBJ_STREAM, api_start + rr(&s->ovr, 50, 300),
+			      rr(&s->ovr, 2000, 30000), -1, dev, stream_ids[dev][lane], corr);
 	{
 		int64_t v[] = {
 			start, end, dev, dev + 1, stream_ids[dev][lane], corr, sid(&s->st, k->name_str),
@@ -1765,7 +1815,7 @@ static void write_header(synth *s, int64_t origin)
 	obuf *o = &s->out;
 	char num[32];
 
-	ob_str(o, "{\"type\":\"header\",\"v\":1,\"session\":");
+	ob_str(o, "{\"type\":\"header\",\"v\":2,\"session\":");
 	ob_jstr(o, s->session);
 	ob_str(o, ",\"collector\":\"" SYNTH_NAME " " SYNTH_VERSION "\",\"program\":\"train.py\",\"args\":[\"--steps\",\"");
 	ob_u64(o, s->steps);
@@ -2349,7 +2399,24 @@ static int write_expected(synth *s, int64_t origin)
 	ob_u64(&o, s->b[T_DMET].total);
 	ob_str(&o, ",\"host_metrics\":");
 	ob_u64(&o, s->b[T_HMET].total);
-	ob_str(&o, ",\"drops\":{");
+	ob_str(&o, ",\"overheads\":{\"by_kind\":{");
+	for (first = 1, i = 0; i < NOVH; i++) {
+		if (!s->ov_count[i])
+			continue;
+		if (!first)
+			ob_mem(&o, ",", 1);
+		first = 0;
+		snprintf(num, sizeof(num), "%zu", i << 16);
+		ob_key(&o, num);
+		ob_str(&o, "{\"count\":");
+		ob_u64(&o, s->ov_count[i]);
+		ob_str(&o, ",\"untimed\":");
+		ob_u64(&o, s->ov_untimed[i]);
+		ob_str(&o, ",\"total_ns\":");
+		ob_u64(&o, s->ov_ns[i]);
+		ob_str(&o, "}");
+	}
+	ob_str(&o, "}},\n \"drops\":{");
 	if (s->drops) {
 		ob_str(&o, "\"cupti\":");
 		ob_u64(&o, s->drops);
@@ -2393,6 +2460,10 @@ static void generate(synth *s, int64_t origin)
 	for (dev = 0; dev < NDEV; dev++)
 		s->energy[dev] = 900000000LL + rr(&s->mr, 0, 90000000);
 	metrics_upto(s, s->t);
+	/* CUPTI sets up on each context; one of its buffer requests it could not time */
+	emit_overhead(s, OVH_BUFFER_REQUEST, OBJ_PROCESS, NULLV, 0, -1, 0, -1, 0);
+	for (dev = 0; dev < NDEV; dev++)
+		emit_overhead(s, OVH_RESOURCE, OBJ_CONTEXT, s->t, rr(&s->ovr, 20000, 200000), -1, dev, -1, 0);
 	emit_marker(s, MK_TRAIN_START, s->t);
 	s->t += rr(&s->r, 2000, 20000);
 	mark_every = s->steps >= 4 ? s->steps / 4 : 1;
@@ -2408,24 +2479,29 @@ static void generate(synth *s, int64_t origin)
 			pcs_drain(s, s->t);
 		if (s->drops && step == s->steps / 2) {
 			flush_all(s);
-			ob_str(o, "{\"type\":\"drops\",\"v\":1,\"ts\":");
+			ob_str(o, "{\"type\":\"drops\",\"v\":2,\"ts\":");
 			ob_i64(o, s->t);
 			ob_str(o, ",\"source\":\"cupti\",\"what\":\"records\",\"count\":");
 			ob_u64(o, s->drops);
 			ob_str(o, "}");
 			ob_endline(o);
 		}
-		if ((step + 1) % FLUSH_EVERY_STEPS == 0)
+		if ((step + 1) % FLUSH_EVERY_STEPS == 0) {
 			flush_all(s);
+			emit_overhead(s, OVH_BUFFER_FLUSH, OBJ_THREAD, s->t, rr(&s->ovr, 20000, 400000), TID_CUPTI, 0, -1,
+				      0);
+		}
 	}
 	emit_marker(s, MK_TRAIN_END, s->t);
+	/* the last flush, at exit (it ends well before the end record) */
+	emit_overhead(s, OVH_BUFFER_FLUSH, OBJ_THREAD, s->t, rr(&s->ovr, 20000, 400000), TID_CUPTI, 0, -1, 0);
 	s->end_ts = s->t;
 	for (dev = 0; dev < NDEV; dev++)
 		s->end_ts = max64(s->end_ts, lanes_done(s, dev));
 	s->end_ts += 1000000;
 	metrics_upto(s, s->end_ts);
 	flush_all(s);
-	ob_str(o, "{\"type\":\"end\",\"v\":1,\"ts\":");
+	ob_str(o, "{\"type\":\"end\",\"v\":2,\"ts\":");
 	ob_i64(o, s->end_ts);
 	ob_str(o, ",\"totals\":{");
 	for (first = 1, t = 0; t < NTYPES; t++) {
@@ -2479,7 +2555,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: " SYNTH_NAME " --kernels N --seed S -o DIR [options]\n"
 	      "\n"
-	      "Writes a deterministic synthetic training session in gpuprof wire format v1 to DIR/4242.ndjson\n"
+	      "Writes a deterministic synthetic training session in gpuprof wire format v2 to DIR/4242.ndjson\n"
 	      "and the exact answers it planted to DIR/expected.json.\n"
 	      "\n"
 	      "  --kernels N        kernels to generate (0 ... 2000000000)\n"
@@ -2538,6 +2614,7 @@ static void synth_release(synth *s)
 		for (l = 0; l < NKLANE; l++)
 			free(s->lanes[dev][l].iv);
 		free(s->seen_mark[dev]);
+		free(s->loaded[dev]);
 	}
 	for (i = 0; i < NPHASE; i++) {
 		free(s->ph_idx[i]);
@@ -2636,14 +2713,17 @@ int main(int argc, char **argv)
 	rng_seed(&s.mr, s.seed, 3);
 	rng_seed(&s.pr, s.seed, 4);
 	rng_seed(&s.lr, s.seed, 5);
+	rng_seed(&s.ovr, s.seed, 6);
 	for (t = 0; t < NTYPES; t++)
 		batch_init(&s.b[t], t);
 	setup_strings(&s);
 	build_names(&s);
 	build_popularity(&s);
 	s.st.id = xcalloc(s.st.n, sizeof(uint32_t));
-	for (dev = 0; dev < NDEV; dev++)
+	for (dev = 0; dev < NDEV; dev++) {
 		s.seen_mark[dev] = xcalloc(s.nnames, sizeof(uint32_t));
+		s.loaded[dev] = xcalloc(s.nnames, 1);
+	}
 	if (s.want_expected)
 		s.ns = xcalloc(s.nnames, sizeof(nstat));
 	s.out.cap = OUT_FLUSH_AT + (1 << 20);
