@@ -143,6 +143,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	(void)stream;
 	(void)size;
 	if (!C.active || getpid() != C.pid) {
+		act_release(buffer, valid);
 		free(buffer);
 		return;
 	}
@@ -156,6 +157,7 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 			while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS)
 				C.lost_records++;
 			pthread_mutex_unlock(&C.qlock);
+			act_release(buffer, valid);
 			free(buffer);
 			return;
 		}
@@ -494,6 +496,7 @@ static void start_cupti(void)
 		{ CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION" },
 		{ CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2" },
 		{ CUPTI_ACTIVITY_KIND_MARKER, "MARKER" },
+		{ CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD" },
 	};
 	uint8_t zeroed = 1;
 	size_t zsize = sizeof(zeroed);

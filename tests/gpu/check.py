@@ -148,6 +148,10 @@ def trace(base, tmp):
           JOIN strings s ON s.session_id = a.session_id AND s.id = a.name_id
           WHERE s.value GLOB '*Get*' OR s.value GLOB '*Peek*' OR s.value GLOB '*Occupancy*'"""), [(0,)])
     check("device described", q("SELECT count(*) > 0 FROM devices WHERE name LIKE 'NVIDIA%'"), [(1,)])
+    overheads = q("""SELECT k.name, count(*), coalesce(sum(o.end_ns - o.start_ns), 0) FROM overheads o
+                  JOIN overhead_kinds k ON k.id = o.kind GROUP BY k.name ORDER BY 3 DESC""")
+    ok("CUPTI's own overhead recorded", len(overheads) > 0, overheads)
+    print("CUPTI overhead in the check session: " + ", ".join(f"{n} x{c} {t / 1e6:.2f} ms" for n, c, t in overheads))
     con.close()
 
 
