@@ -630,13 +630,6 @@ done:
 	return exit_code;
 }
 
-/* GPUPROF_DISABLED set to anything but "" or "0". */
-static int disabled(void)
-{
-	const char *v = getenv("GPUPROF_DISABLED");
-	return v && *v && strcmp(v, "0");
-}
-
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -645,7 +638,7 @@ int main(int argc, char **argv)
 	util_init(argv[0]);
 	if ((rc = parse_args(argc, argv, &o)))
 		return rc > 0 ? EXIT_OK : EXIT_USAGE;
-	if (disabled()) {
+	if (env_flag("GPUPROF_DISABLED")) {
 		execvp(o.argv[0], o.argv);
 		rc = errno;
 		error("cannot run '%s': %s", o.argv[0], strerror(rc));

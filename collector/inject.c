@@ -557,14 +557,14 @@ static void start_cupti(void)
 EXPORT int InitializeInjection(void);
 int InitializeInjection(void)
 {
-	const char *engine = getenv("GPUPROF_ENGINE"), *disabled = getenv("GPUPROF_DISABLED"), *api;
+	const char *engine = getenv("GPUPROF_ENGINE"), *api;
 	int i;
 	if (C.initialized)
 		return 1;
 	C.initialized = 1;
 	util_init("libgpuprof");
 	util_set_quiet(2);	/* never print into the host program */
-	if (disabled && strcmp(disabled, "0") && *disabled)
+	if (env_flag("GPUPROF_DISABLED"))
 		return 1;
 	if (!engine || (strcmp(engine, "monitor") && strcmp(engine, "trace") && strcmp(engine, "pcsampling")))
 		engine = "trace";
@@ -613,11 +613,10 @@ int InitializeInjection(void)
 EXPORT int InitializeInjectionNvtx2(void *get_export_table);
 int InitializeInjectionNvtx2(void *get_export_table)
 {
-	const char *disabled = getenv("GPUPROF_DISABLED");
 	int (*init)(void *) = NULL;
 	Dl_info info;
 	void *lib;
-	if (disabled && *disabled && strcmp(disabled, "0"))
+	if (env_flag("GPUPROF_DISABLED"))
 		return 0;
 	if (!dladdr((void *)cuptiGetVersion, &info) || !info.dli_fname ||
 	    !(lib = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD)))

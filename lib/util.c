@@ -380,6 +380,12 @@ int ends_with(const char *s, const char *suffix)
 	return a >= b && !memcmp(s + a - b, suffix, b);
 }
 
+int env_flag(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v && strcmp(v, "0");
+}
+
 size_t cxx_params_at(const char *s, size_t len)
 {
 	int depth = 0;

@@ -96,4 +96,7 @@ size_t utf8_chars(const char *s);
 /* Match a glob-free suffix: 1 if s ends with suffix. */
 int ends_with(const char *s, const char *suffix);
 
+/* 1 when the environment variable name is set to anything but "" or "0" (GPUPROF_DISABLED). */
+int env_flag(const char *name);
+
 #endif
