@@ -781,18 +781,20 @@ out:
 	return status;
 }
 
-static int kineto_detect(const char *path, int is_dir, const char *head, size_t n)
-{
-	(void)path;
-	(void)n;
-	if (is_dir)
-		return 0;
-	head += strspn(head, " \t\r\n");
-	return head[0] == '{' && (strstr(head, "\"traceEvents\"") || strstr(head, "\"schemaVersion\"") ||
-				  strstr(head, "\"deviceProperties\"") || strstr(head, "\"ph\""));
-}
+/*
+ * Top-level members that make a JSON document a trace: those Kineto writes (whatever precedes them: tools
+ * that collect traces put their own metadata first), those of the Chrome trace format, and "ph", the one
+ * member every event has, for documents in its array form.
+ */
+static const struct json_claim kineto_claims[] = {
+	{ "traceEvents", NULL }, { "schemaVersion", NULL }, { "deviceProperties", NULL },
+	{ "distributedInfo", NULL }, { "baseTimeNanoseconds", NULL }, { "displayTimeUnit", NULL },
+	{ "traceName", NULL }, { "trace_id", NULL }, { "cupti_version", NULL }, { "cuda_runtime_version", NULL },
+	{ "cuda_driver_version", NULL }, { "systemTraceEvents", NULL }, { "otherData", NULL },
+	{ "stackFrames", NULL }, { "ph", NULL }, { NULL, NULL }
+};
 
 const struct reader kineto_reader = {
 	"kineto", "PyTorch profiler (Kineto) / Chrome trace JSON, .json or .json.gz",
-	kineto_detect, kineto_ingest
+	kineto_claims, NULL, kineto_ingest
 };

@@ -2,6 +2,8 @@
  * gpuprof-ingest: load profiles into session.db.
  */
 #include "db.h"
+#include "json.h"
+#include "jstream.h"
 #include "reader.h"
 #include "sink.h"
 #include "util.h"
@@ -49,10 +51,77 @@ static void usage(FILE *out)
 		"(all valid records were kept; rejected lines are in table ingest_errors), 4 system error.\n");
 }
 
-/* The reader for input `path`, by --format or by content; NULL with a message. */
+/* The reader whose claims name member `key` (with string value `value`, or NULL when not a string). */
+static const struct reader *claimed_by(const char *key, const char *value)
+{
+	size_t i;
+	const struct json_claim *c;
+	for (i = 0; i < NREADERS; i++)
+		for (c = readers[i]->claims; c && c->key; c++)
+			if (!strcmp(c->key, key) && (!c->value || (value && !strcmp(c->value, value))))
+				return readers[i];
+	return NULL;
+}
+
+/*
+ * Tell a JSON document by its structure: walk the members of the top-level object (or of the first
+ * element of a top-level array), skipping their values unread, until one that a reader claims. However
+ * long the preamble before it (tools add their own metadata objects ahead of a trace's keys), memory stays
+ * bounded. NULL when the input is not such a document or nothing claims it; `seen` then lists the first
+ * member names, for the message.
+ */
+static const struct reader *sniff_json(const char *path, struct buf *seen)
+{
+	const struct reader *r = NULL;
+	struct jstream in;
+	struct json_doc d;
+	struct buf key, val;
+	int c, nseen = 0;
+
+	if (jstream_open(&in, path))
+		return NULL;
+	json_doc_init(&d);
+	buf_init(&key);
+	buf_init(&val);
+	c = jstream_next(&in);
+	if (c == '[')
+		c = jstream_next(&in);
+	if (c != '{')
+		goto out;
+	while (!r && jstream_peek(&in) == '"' && !jstream_value(&in, &key) && jstream_next(&in) == ':') {
+		int is_str = jstream_peek(&in) == '"';
+		const char *name, *value = NULL;
+		if (json_parse(&d, key.s, key.len) || json_root(&d)->type != J_STRING)
+			break;
+		name = json_root(&d)->u.s;
+		if (nseen++ < 6)
+			buf_addf(seen, "%s\"%s\"", seen->len ? ", " : "", name);
+		key.len = 0;
+		buf_addstr(&key, name);	/* the unescaped name, kept while the value is parsed */
+		if (jstream_value(&in, is_str ? &val : NULL))
+			break;
+		if (is_str && !json_parse(&d, val.s, val.len) && json_root(&d)->type == J_STRING)
+			value = json_root(&d)->u.s;
+		r = claimed_by(key.s, value);
+		if (!r && jstream_next(&in) != ',')
+			break;
+	}
+	if (!r && nseen > 6)
+		buf_addf(seen, " and %d more", nseen - 6);
+out:
+	jstream_close(&in);
+	json_doc_release(&d);
+	buf_release(&key);
+	buf_release(&val);
+	return r;
+}
+
+/* The reader for input `path`, by --format, by JSON structure or by detect; NULL with a message. */
 static const struct reader *pick_reader(const char *path, const char *format)
 {
+	const struct reader *r;
 	char head[4097];
+	struct buf seen;
 	struct stat st;
 	size_t i;
 	int n = 0, is_dir;
@@ -69,6 +138,7 @@ static const struct reader *pick_reader(const char *path, const char *format)
 		return NULL;
 	}
 	is_dir = S_ISDIR(st.st_mode);
+	buf_init(&seen);
 	if (!is_dir) {
 		gzFile f = gzopen(path, "rb");
 		if (!f) {
@@ -79,12 +149,23 @@ static const struct reader *pick_reader(const char *path, const char *format)
 		gzclose(f);
 		if (n < 0)
 			n = 0;
+		if ((r = sniff_json(path, &seen))) {
+			buf_release(&seen);
+			return r;
+		}
 	}
 	head[n] = '\0';
 	for (i = 0; i < NREADERS; i++)
-		if (readers[i]->detect(path, is_dir, head, (size_t)n))
+		if (readers[i]->detect && readers[i]->detect(path, is_dir, head, (size_t)n)) {
+			buf_release(&seen);
 			return readers[i];
-	error("%s: unrecognised input format (use --format)", path);
+		}
+	if (seen.len)
+		error("%s: unrecognised input format: a JSON object with members %s, none of which names a format "
+		      "(use --format)", path, seen.s);
+	else
+		error("%s: unrecognised input format (use --format)", path);
+	buf_release(&seen);
 	return NULL;
 }
 

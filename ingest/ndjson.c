@@ -478,15 +478,18 @@ out:
 	return status;
 }
 
+/* A session directory, or a file named as wire format (its content then says what is wrong with it). */
 static int ndjson_detect(const char *path, int is_dir, const char *head, size_t n)
 {
+	(void)head;
 	(void)n;
-	if (is_dir || is_wire_file(path))
-		return 1;
-	return strstr(head, "\"type\"") && strstr(head, "\"header\"") && strstr(head, "\"origin_ns\"");
+	return is_dir || is_wire_file(path);
 }
+
+/* The session header, the first line of every wire-format file. */
+static const struct json_claim ndjson_claims[] = { { "type", "header" }, { NULL, NULL } };
 
 const struct reader ndjson_reader = {
 	"ndjson", "gpuprof wire format: a session directory, .ndjson or .ndjson.gz",
-	ndjson_detect, ndjson_ingest
+	ndjson_claims, ndjson_detect, ndjson_ingest
 };

@@ -1532,5 +1532,5 @@ static int nsys_detect(const char *path, int is_dir, const char *head, size_t n)
 }
 
 const struct reader nsys_reader = {
-	"nsys", "Nsight Systems SQLite export (.sqlite)", nsys_detect, nsys_ingest
+	"nsys", "Nsight Systems SQLite export (.sqlite)", NULL, nsys_detect, nsys_ingest
 };

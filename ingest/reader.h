@@ -16,10 +16,25 @@ struct reader_opts {
 	const char *session;	/* --session: session id to store into (merging inputs), or NULL */
 };
 
+/*
+ * A top-level member that identifies a reader's JSON documents, whatever comes before it: its name, and
+ * the string value it must have (NULL: any value).
+ */
+struct json_claim {
+	const char *key;
+	const char *value;
+};
+
 struct reader {
 	const char *name;	/* --format value */
 	const char *help;
-	/* 1 if the input looks like this format: path, and the first bytes of the (decompressed) file. */
+	/* JSON documents that are this format: a list ended by { NULL }; NULL for formats that are not JSON */
+	const struct json_claim *claims;
+	/*
+	 * Formats told apart otherwise (a directory, a file name, magic bytes): 1 if the input looks like this
+	 * format, from its path and the first bytes of the (decompressed) file. Asked only when no reader
+	 * claimed the input by its JSON structure. NULL when claims say it all.
+	 */
 	int (*detect)(const char *path, int is_dir, const char *head, size_t n);
 	int (*ingest)(struct sink *s, const char *path, const struct reader_opts *o);
 };
