@@ -71,7 +71,7 @@ static const struct colspec streams_cols[] = {
 	{ "stream", "Stream", C_INT },
 	{ "busy_ns", "Busy", C_NS },
 	{ "ops", "Operations", C_INT },
-	{ "busy_pct", "Busy % of device span", C_PCT },
+	{ "busy_pct", "Busy % of GPU span", C_PCT },
 };
 
 int run_streams(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
