@@ -12,7 +12,7 @@
 const struct analysis analyses[] = {
 	{ "summary", "analyze/summary.sql", "The session and its GPU span, busy and idle time (kernels, copies, memsets)",
 	  run_summary },
-	{ "devices", "analyze/devices.sql", "GPUs: span, busy and idle time (kernels, copies, memsets), kernel time, properties",
+	{ "devices", "analyze/devices.sql", "GPUs: span and busy time (kernels, copies, memsets), kernel-only time, properties",
 	  run_devices },
 	{ "hotspots", "analyze/hotspots.sql", "Kernels by total GPU time: count, total, avg, med, min, max, stddev",
 	  run_hotspots },
