@@ -10,9 +10,9 @@
 #include <string.h>
 
 const struct analysis analyses[] = {
-	{ "summary", "analyze/summary.sql", "The session, its devices and GPU busy time (union of kernels)",
+	{ "summary", "analyze/summary.sql", "The session and its GPU span, busy and idle time (kernels, copies, memsets)",
 	  run_summary },
-	{ "devices", "analyze/devices.sql", "GPUs: busy time as the union of kernel intervals, span, properties",
+	{ "devices", "analyze/devices.sql", "GPUs: span and busy time (kernels, copies, memsets), kernel-only time, properties",
 	  run_devices },
 	{ "hotspots", "analyze/hotspots.sql", "Kernels by total GPU time: count, total, avg, med, min, max, stddev",
 	  run_hotspots },
@@ -25,7 +25,7 @@ const struct analysis analyses[] = {
 	{ "sync", "analyze/sync.sql", "Host time blocked in synchronization, by type and stream", run_sync },
 	{ "ranges", "analyze/ranges.sql", "NVTX ranges by nesting path: wall time and the GPU time they launched",
 	  run_ranges },
-	{ "idle", "analyze/idle.sql", "GPU idle time per device; compute, copy and their overlap", run_idle },
+	{ "idle", "analyze/idle.sql", "GPU idle time per device; kernel and copy busy time and their overlap", run_idle },
 	{ "streams", "analyze/idle.sql", "Busy time per stream", run_streams },
 	{ "gaps", "analyze/idle.sql", "Longest GPU idle gaps, with the host calls made during them", run_gaps },
 	{ "memory", "analyze/memory.sql", "GPU memory per device: allocations, peak (and when), live at the end",

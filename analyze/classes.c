@@ -4,7 +4,9 @@
  * their summed time and their busy time (the union of the class's kernel intervals per device, summed
  * over devices), and per pair of classes the time both run at once on one device ("compute+communication"
  * is the overlap distributed training wants large). A last row "all" is the union of every kernel shown.
- * pct is a share of all kernels' busy time (the same busy time as `summary`, filters or not).
+ * pct is a share of all kernels' busy time (summary's kernel_busy_ns, filters or not). Every figure here is
+ * kernels only, so the busy key is kernel_busy_ns as in summary, devices and idle; their busy_ns (GPU busy
+ * time with copies and memsets, busy.h) is another figure.
  *
  * Pair rows have no kernels or total (NULL); when three classes run at once, that time counts in each
  * of their pairs. Only kernels count: copies and memsets of the copy engines (tables memcpys, memsets)
@@ -343,8 +345,8 @@ static const struct colspec classes_cols[] = {
 	{ "class", "Class", C_TEXT },
 	{ "kernels", "Kernels", C_INT },
 	{ "total_ns", "Kernel time (sum)", C_NS },
-	{ "busy_ns", "Busy (union)", C_NS },
-	{ "pct", "% of busy", C_PCT },
+	{ "kernel_busy_ns", "Kernel busy (union)", C_NS },
+	{ "pct", "% of kernel busy", C_PCT },
 };
 
 /* Add a result row; kernels and total are left NULL when negative. */

@@ -1,10 +1,10 @@
 /*
- * idle, gaps and streams: where the GPUs did nothing. Per device: span (first to last GPU activity),
- * busy (the union of kernel, copy and memset intervals), idle, compute and copy time and their overlap;
- * per stream its busy time; and the longest idle gaps with the host calls that ran during them.
+ * idle, gaps and streams: where the GPUs did nothing. Per device: span, busy and idle time as busy.h
+ * defines them (kernels, copies and memsets), kernel and copy busy time and their overlap; per stream its
+ * busy time; and the longest idle gaps with the host calls that ran during them.
  */
 #include "analysis.h"
-#include "embed.h"
+#include "busy.h"
 #include "columns.h"
 #include "stats.h"
 #include "intmap.h"
@@ -12,19 +12,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-/* GPU intervals of one device, split by what ran. */
-struct dev_iv {
-	int64_t device;
-	struct ivlist compute, copy;
-	int64_t first, last;
-};
-
-struct stream_iv {
-	int64_t device, stream;
-	struct ivlist v;
-	int64_t busy;
-};
 
 static int cmp_stream_busy(const void *a, const void *b)
 {
@@ -34,197 +21,48 @@ static int cmp_stream_busy(const void *a, const void *b)
 	return x->stream < y->stream ? -1 : x->stream > y->stream;
 }
 
-struct gpu_load {
-	struct dev_iv *dev;
-	size_t ndev, adev;
-	struct stream_iv *str;
-	size_t nstr, astr;
-};
-
-static void push(struct ivlist *l, int64_t s, int64_t e)
-{
-	if (l->n == l->alloc)
-		ivlist_grow(l);
-	l->v[l->n].start = s;
-	l->v[l->n].end = e;
-	l->n++;
-}
-
-/* The entry of device value `device`, added if new. */
-static struct dev_iv *dev_get(struct gpu_load *g, int64_t device)
-{
-	size_t i;
-	for (i = 0; i < g->ndev && g->dev[i].device != device; i++)
-		;
-	if (i == g->ndev) {
-		ALLOC_GROW(g->dev, g->ndev + 1, g->adev);
-		memset(&g->dev[i], 0, sizeof(g->dev[i]));
-		g->dev[i].device = device;
-		g->dev[i].first = INT64_MAX;
-		g->dev[i].last = INT64_MIN;
-		g->ndev++;
-	}
-	return &g->dev[i];
-}
-
-/* The entry of (device, stream), added if new. */
-static size_t stream_get(struct gpu_load *g, int64_t device, int64_t stream)
-{
-	size_t i;
-	for (i = g->nstr; i-- > 0;)
-		if (g->str[i].device == device && g->str[i].stream == stream)
-			return i;
-	ALLOC_GROW(g->str, g->nstr + 1, g->astr);
-	memset(&g->str[g->nstr], 0, sizeof(g->str[0]));
-	g->str[g->nstr].device = device;
-	g->str[g->nstr].stream = stream;
-	return g->nstr++;
-}
-
-/*
- * Add one GPU interval (copy or compute) to its device, or when streams only to its stream (the device
- * keeps its first and last time for the span).
- */
-static void add(struct gpu_load *g, struct dev_iv *d, size_t stream, int copy, int64_t s, int64_t e)
-{
-	if (stream == SIZE_MAX)
-		push(copy ? &d->copy : &d->compute, s, e);
-	if (s < d->first)
-		d->first = s;
-	if (e > d->last)
-		d->last = e;
-	if (stream != SIZE_MAX)
-		push(&g->str[stream].v, s, e);
-}
-
-/*
- * Every GPU interval into per-device (or when streams, per-stream) lists: kernels from the shared kernel
- * columns, then copies and memsets from statement 1 of idle.sql.
- */
-static int load(struct script *sc, struct gpu_load *g, int streams)
-{
-	const struct kcols *k = kernels_get(sc->db, sc->o->session, KC_SPAN | (streams ? KC_STREAM : 0));
-	struct dev_iv *d = NULL;
-	sqlite3_stmt *st;
-	size_t i, *dev_ix = NULL, *str_ix = NULL;
-	int rc;
-	memset(g, 0, sizeof(*g));
-	if (!k)
-		return -1;
-	/* Kernels: device and stream indexes of the columns map to entries through small tables. */
-	dev_ix = xmalloc((k->ndevices ? k->ndevices : 1) * sizeof(*dev_ix));
-	for (i = 0; i < k->ndevices; i++)
-		dev_ix[i] = SIZE_MAX;
-	if (streams) {
-		size_t pairs = k->ndevices * k->nstreams;
-		str_ix = xmalloc((pairs ? pairs : 1) * sizeof(*str_ix));
-		for (i = 0; i < pairs; i++)
-			str_ix[i] = SIZE_MAX;
-	}
-	/* Pass 1 makes the entries (in order of first sight) and counts their kernels, so lists get their size once. */
-	for (i = 0; i < k->n; i++) {
-		size_t di = (size_t)k->dev[i];
-		if (dev_ix[di] == SIZE_MAX)
-			dev_ix[di] = (size_t)(dev_get(g, k->devices[di]) - g->dev);
-		if (streams) {
-			size_t *x = &str_ix[di * k->nstreams + (size_t)k->stream[i]];
-			if (*x == SIZE_MAX)
-				*x = stream_get(g, k->devices[di], k->streams[k->stream[i]]);
-			g->str[*x].v.n++;
-		} else {
-			g->dev[dev_ix[di]].compute.n++;
-		}
-	}
-	for (i = 0; i < g->nstr; i++)
-		ivlist_reserve(&g->str[i].v, g->str[i].v.n);
-	for (i = 0; i < g->ndev; i++)
-		ivlist_reserve(&g->dev[i].compute, g->dev[i].compute.n);
-	for (i = 0; i < k->n; i++) {
-		size_t di = (size_t)k->dev[i];
-		size_t si = streams ? str_ix[di * k->nstreams + (size_t)k->stream[i]] : SIZE_MAX;
-		add(g, &g->dev[dev_ix[di]], si, 0, k->start[i], k->start[i] + k->dur[i]);
-	}
-	free(dev_ix);
-	free(str_ix);
-	if (!(st = script_next(sc)))
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t device = sqlite3_column_int64(st, 0), stream = sqlite3_column_int64(st, 1);
-		if (!d || d->device != device)
-			d = dev_get(g, device);
-		add(g, d, streams ? stream_get(g, device, stream) : SIZE_MAX, 1, sqlite3_column_int64(st, 2),
-		    sqlite3_column_int64(st, 3));
-	}
-	if (rc != SQLITE_DONE)
-		return step_error(st);
-	sqlite3_finalize(st);
-	return 0;
-}
-
-static void load_free(struct gpu_load *g)
-{
-	size_t i;
-	for (i = 0; i < g->ndev; i++) {
-		ivlist_release(&g->dev[i].compute);
-		ivlist_release(&g->dev[i].copy);
-	}
-	for (i = 0; i < g->nstr; i++)
-		ivlist_release(&g->str[i].v);
-	free(g->dev);
-	free(g->str);
-}
-
-static int cmp_dev(const void *a, const void *b)
-{
-	const struct dev_iv *x = a, *y = b;
-	return x->device < y->device ? -1 : x->device > y->device;
-}
-
 static const struct colspec idle_cols[] = {
 	{ "device", "Device", C_INT },
-	{ "span_ns", "Span", C_NS },
-	{ "busy_ns", "Busy", C_NS },
-	{ "idle_ns", "Idle", C_NS },
+	{ "span_ns", "GPU span", C_NS },
+	{ "busy_ns", "GPU busy", C_NS },
+	{ "idle_ns", "GPU idle", C_NS },
 	{ "idle_pct", "Idle %", C_PCT },
-	{ "compute_ns", "Compute", C_NS },
-	{ "copy_ns", "Copy", C_NS },
-	{ "overlap_ns", "Compute+copy", C_NS },
+	{ "kernel_busy_ns", "Kernel busy", C_NS },
+	{ "copy_busy_ns", "Copy+memset busy", C_NS },
+	{ "overlap_ns", "Kernel+copy overlap", C_NS },
 	{ "overlap_pct", "Copy hidden %", C_PCT },
 };
 
 int run_idle(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
-	struct script sc = { db, sql, o };
 	struct table *t = table_new("idle", "GPU idle time per device (busy = union of kernels, copies, memsets)");
-	struct gpu_load g;
-	size_t i;
+	struct gpu_busy *dev;
+	size_t ndev, i;
 
+	(void)sql;
 	tables_add(out, t);
 	table_cols(t, idle_cols, NCOLS(idle_cols));
-	if (load(&sc, &g, 0))
+	if (gpu_busy_get(db, o, &dev, &ndev))
 		return -1;
-	xqsort(g.dev, g.ndev, sizeof(*g.dev), cmp_dev);
-	for (i = 0; i < g.ndev; i++) {
-		struct dev_iv *d = &g.dev[i];
-		int64_t span = d->last - d->first, compute, copy, overlap, busy;
-		compute = spans_merge(&d->compute);
-		copy = spans_merge(&d->copy);
-		overlap = spans_intersect(&d->compute, &d->copy);
-		busy = compute + copy - overlap;	/* |A u B| = |A| + |B| - |A n B| */
-		size_t r = table_row(t);
+	for (i = 0; i < ndev; i++) {
+		const struct gpu_busy *d = &dev[i];
+		size_t r;
+		if (!d->active)
+			continue;	/* declared but ran nothing: devices shows it */
+		r = table_row(t);
 		table_set_int(t, r, 0, d->device);
-		table_set_int(t, r, 1, span);
-		table_set_int(t, r, 2, busy);
-		table_set_int(t, r, 3, span - busy);
-		if (span > 0)
-			table_set_real(t, r, 4, 100.0 * (double)(span - busy) / (double)span);
-		table_set_int(t, r, 5, compute);
-		table_set_int(t, r, 6, copy);
-		table_set_int(t, r, 7, overlap);
-		if (copy > 0)
-			table_set_real(t, r, 8, 100.0 * (double)overlap / (double)copy);
+		table_set_int(t, r, 1, d->span_ns);
+		table_set_int(t, r, 2, d->busy_ns);
+		table_set_int(t, r, 3, d->idle_ns);
+		if (d->span_ns > 0)
+			table_set_real(t, r, 4, 100.0 * (double)d->idle_ns / (double)d->span_ns);
+		table_set_int(t, r, 5, d->kernel_busy_ns);
+		table_set_int(t, r, 6, d->copy_busy_ns);
+		table_set_int(t, r, 7, d->overlap_ns);
+		if (d->copy_busy_ns > 0)
+			table_set_real(t, r, 8, 100.0 * (double)d->overlap_ns / (double)d->copy_busy_ns);
 	}
-	load_free(&g);
+	free(dev);
 	return 0;
 }
 
@@ -233,29 +71,35 @@ static const struct colspec streams_cols[] = {
 	{ "stream", "Stream", C_INT },
 	{ "busy_ns", "Busy", C_NS },
 	{ "ops", "Operations", C_INT },
-	{ "busy_pct", "Busy % of device span", C_PCT },
+	{ "busy_pct", "Busy % of GPU span", C_PCT },
 };
 
 int run_streams(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
-	struct script sc = { db, sql, o };
 	struct table *t = table_new("streams", "Busy time per stream");
 	struct gpu_load g;
-	size_t i, j;
+	struct gpu_busy *dev;
+	size_t ndev, i, j;
 
+	(void)sql;
 	tables_add(out, t);
 	table_cols(t, streams_cols, NCOLS(streams_cols));
-	if (load(&sc, &g, 1))
+	if (gpu_busy_get(db, o, &dev, &ndev))
 		return -1;
+	if (gpu_load_read(db, o, 1, &g)) {
+		gpu_load_free(&g);
+		free(dev);
+		return -1;
+	}
 	for (i = 0; i < g.nstr; i++)
 		g.str[i].busy = interval_union(g.str[i].v.v, g.str[i].v.n);
 	xqsort(g.str, g.nstr, sizeof(*g.str), cmp_stream_busy);
 	for (i = 0; i < g.nstr && (o->top <= 0 || i < (size_t)o->top); i++) {
 		size_t r = table_row(t);
 		int64_t busy = g.str[i].busy, span = 0;
-		for (j = 0; j < g.ndev; j++)
-			if (g.dev[j].device == g.str[i].device)
-				span = g.dev[j].last - g.dev[j].first;
+		for (j = 0; j < ndev; j++)
+			if (dev[j].device == g.str[i].device)
+				span = dev[j].span_ns;
 		table_set_int(t, r, 0, g.str[i].device);
 		table_set_int(t, r, 1, g.str[i].stream);
 		table_set_int(t, r, 2, busy);
@@ -263,7 +107,8 @@ int run_streams(sqlite3 *db, const char *sql, const struct analysis_opts *o, str
 		if (span > 0)
 			table_set_real(t, r, 4, 100.0 * (double)busy / (double)span);
 	}
-	load_free(&g);
+	gpu_load_free(&g);
+	free(dev);
 	return 0;
 }
 
@@ -440,11 +285,12 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 	if (keep > 100000)
 		keep = 100000;
 	gaps = xmalloc(keep * sizeof(*gaps));
-	if (load(&sc, &g, 0)) {
+	if (gpu_load_read(db, o, 0, &g)) {
+		gpu_load_free(&g);
 		free(gaps);
 		return -1;
 	}
-	/* The gaps of a device are the holes between the spans of its busy time (compute and copy merged). */
+	/* The gaps of a device are the holes between the spans of its busy time (kernels and copies merged). */
 	for (i = 0; i < g.ndev; i++) {
 		struct dev_iv *d = &g.dev[i];
 		struct ivlist both[2];
@@ -455,7 +301,7 @@ int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 		both[1] = d->copy;
 		spans_union(both, 2, hole_each, &h);
 	}
-	load_free(&g);
+	gpu_load_free(&g);
 
 	if (ngaps && host_time(db, o->session, gaps, ngaps, &acc, &nacc))
 		goto fail;

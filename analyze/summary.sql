@@ -1,6 +1,7 @@
--- summary: what the session is and how busy its GPUs were (busy time comes from busy.sql, in C).
+-- summary: what the session is; its GPU span, busy and idle time (summed over devices) come from busy.sql
+-- and busy.c, the one definition devices and idle use too.
 SELECT s.id, s.uuid, s.source, s.program, s.hostname, s.engine, s.start_ns, s.end_ns,
-       s.end_ns - s.start_ns AS span_ns, s.clean_end,
+       s.end_ns - s.start_ns AS wall_span_ns, s.clean_end,
        (SELECT count(*) FROM processes p WHERE p.session_id = s.id),
        (SELECT count(DISTINCT id) FROM devices d WHERE d.session_id = s.id),
        (SELECT count(*) FROM memcpys c WHERE c.session_id = s.id),

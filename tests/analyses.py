@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""memcpy, sync, ranges, idle, streams, gaps, metrics and overhead, checked against values computed here in Python from
-the raw rows of session.db (never with gpuprof's own statistics), on gpuprof-synth sessions and on real
-Kineto and nsys traces from ../shared/traces (skipped, with the reason printed, when absent)."""
+"""memcpy, sync, ranges, idle, streams, gaps, metrics, overhead and GPU span and busy time (summary, devices,
+idle, streams, the report), checked against values computed here in Python from the raw rows of session.db
+(never with gpuprof's own statistics), on gpuprof-synth sessions, the demo recording and on real Kineto and
+nsys traces from ../shared/traces (skipped, with the reason printed, when absent)."""
 import json
 import os
 import sqlite3
@@ -93,7 +94,7 @@ def check_idle(tag, con, db):
         r = rows[d]
         check(f"{tag} idle device {d} span/busy/idle", (r["span_ns"], r["busy_ns"], r["idle_ns"]),
               (span, busy, span - busy))
-        check(f"{tag} idle device {d} compute/copy/overlap", (r["compute_ns"], r["copy_ns"], r["overlap_ns"]),
+        check(f"{tag} idle device {d} kernel/copy/overlap", (r.get("kernel_busy_ns"), r.get("copy_busy_ns"), r["overlap_ns"]),
               (comp, copy, comp + copy - busy))
         close(f"{tag} idle device {d} idle_pct", r["idle_pct"], 100.0 * (span - busy) / span if span else 0)
     srows = {(r["device"], r["stream"]): r for r in analyze("streams", db)}
@@ -116,6 +117,62 @@ def check_idle(tag, con, db):
         holes = sorted((b[0] - a[1] for a, b in zip(merged, merged[1:])), reverse=True)
         got = sorted((g["gap_ns"] for g in gaps if g["device"] == d), reverse=True)
         check(f"{tag} gaps of device {d}", got[:20], holes[:20])
+
+
+def check_span(tag, con, db):
+    """One definition of GPU span and busy time in summary, devices, idle, streams and the report: per device
+    span = first start to last end of its kernels, copies and memsets, busy = the union of those intervals,
+    idle = span - busy; summary sums them over devices. Kernel-only figures under kernel_ keys."""
+    iv, kern = defaultdict(list), defaultdict(list)
+    for table in ("kernels", "memcpys", "memsets"):
+        for d, s, e in con.execute(f"SELECT device_id, start_ns, end_ns FROM {table}"):
+            iv[d].append((s, e))
+            if table == "kernels":
+                kern[d].append((s, e))
+    declared = {d for (d,) in con.execute("SELECT DISTINCT id FROM devices")}
+    want = {}
+    for d in set(iv) | declared:
+        a, k = iv.get(d, []), kern.get(d, [])
+        span = max(e for _, e in a) - min(s for s, _ in a) if a else 0
+        busy = union(a)
+        want[d] = {"span_ns": span, "busy_ns": busy, "idle_ns": span - busy, "kernels": len(k),
+                   "kernel_ns": sum(e - s for s, e in k), "kernel_busy_ns": union(k)}
+    keys = ("span_ns", "busy_ns", "idle_ns", "kernels", "kernel_ns", "kernel_busy_ns")
+    devices = {r["device"]: r for r in analyze("devices", db)}
+    check(f"{tag} span: devices rows", sorted(devices), sorted(want))
+    for d, w in want.items():
+        if d in devices:
+            check(f"{tag} span: devices {d}", {k: devices[d].get(k) for k in keys if k != "idle_ns"},
+                  {k: v for k, v in w.items() if k != "idle_ns"})
+            close(f"{tag} span: devices {d} busy_pct", devices[d]["busy_pct"] or 0,
+                  100.0 * w["busy_ns"] / w["span_ns"] if w["span_ns"] else 0)
+    idle = {r["device"]: r for r in analyze("idle", db)}
+    check(f"{tag} span: idle rows are the active devices", sorted(idle), sorted(iv))
+    for d in idle:
+        check(f"{tag} span: idle {d}", {k: idle[d].get(k) for k in keys[:3] + ("kernel_busy_ns",)},
+              {k: want[d][k] for k in keys[:3] + ("kernel_busy_ns",)})
+    total = {k: sum(w[k] for w in want.values()) for k in keys}
+    s = analyze("summary", db)[0]
+    check(f"{tag} span: summary sums the devices",
+          tuple(s.get(k) for k in ("gpu_span_ns", "busy_ns", "idle_ns", "kernels", "kernel_ns", "kernel_busy_ns")),
+          (total["span_ns"], total["busy_ns"], total["idle_ns"], total["kernels"], total["kernel_ns"],
+           total["kernel_busy_ns"]))
+    close(f"{tag} span: summary busy_pct", s["busy_pct"] or 0,
+          100.0 * total["busy_ns"] / total["span_ns"] if total["span_ns"] else 0)
+    for r in analyze("streams", db):
+        sp = want[r["device"]]["span_ns"]
+        close(f"{tag} span: stream {r['device']}/{r['stream']} busy_pct", r["busy_pct"] or 0,
+              100.0 * r["busy_ns"] / sp if sp else 0)
+    # The report shows the same figures as the analyses run one by one.
+    out = subprocess.run([os.path.join(BIN, "gpuprof-report"), db, "--format", "json"], capture_output=True,
+                         text=True, check=True).stdout
+    rep = json.loads(out)["tables"]
+    check(f"{tag} span: report summary", {k: rep["summary"][0].get(k) for k in ("gpu_span_ns", "busy_ns", "idle_ns")},
+          {"gpu_span_ns": total["span_ns"], "busy_ns": total["busy_ns"], "idle_ns": total["idle_ns"]})
+    check(f"{tag} span: report devices and idle",
+          ([(r["device"], r["span_ns"], r["busy_ns"]) for r in rep["devices"] if r["device"] in iv],
+           [(r["device"], r["span_ns"], r["busy_ns"]) for r in rep.get("idle", [])]),
+          ([(d, want[d]["span_ns"], want[d]["busy_ns"]) for d in sorted(iv)],) * 2)
 
 
 def check_ranges(tag, con, db):
@@ -245,6 +302,7 @@ def one(tmp, tag, make):
         check_memcpy(tag, con, db)
         check_sync(tag, con, db)
         check_idle(tag, con, db)
+        check_span(tag, con, db)
         check_ranges(tag, con, db)
         check_group(tag, con, db)
         check_metrics(tag, con, db)
@@ -272,12 +330,25 @@ def main():
     with tempfile.TemporaryDirectory(prefix="gpuprof-analyses-") as tmp:
         one(tmp, "synth-5", synth(5, 6000))
         one(tmp, "synth-6", synth(6, 400))
+        one(tmp, "demo", trace(os.path.join(checks.ROOT, "tests", "data", "demo-session")))
         real = [os.path.join(checks.TRACES, "kineto", f) for f in
                 ("a100_alexnet.json.gz", "event_sync_multistream.json.gz", "v100_ns_resolution.json.gz")]
         real += [os.path.join(checks.TRACES, "nsys", f) for f in ("h100_2gpu_1s.sqlite", "a100_saxpy_nsys2022.sqlite")]
         if os.path.isdir(checks.TRACES):
             for p in real:
                 one(tmp, os.path.basename(p).split(".")[0], trace(p))
+            # GPU span and busy time on every other trace too (kineto and nsys; ingest exits 3 on bad rows).
+            for sub, ext in (("kineto", ".json.gz"), ("nsys", ".sqlite")):
+                for f in sorted(os.listdir(os.path.join(checks.TRACES, sub))):
+                    p = os.path.join(checks.TRACES, sub, f)
+                    if f.endswith(ext) and p not in real:
+                        db = os.path.join(tmp, f + ".db")
+                        subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", p, "-o", db], capture_output=True)
+                        con = sqlite3.connect(db)
+                        try:
+                            check_span(f.split(".")[0], con, db)
+                        finally:
+                            con.close()
         else:
             print("analyses: real traces skipped: ../shared/traces not found")
     return checks.summary("analyses")

@@ -327,7 +327,7 @@ def classes_checks(tag, db, rules, order, *extra, keep=lambda name: True, env=No
     want, base = expected_classes(db, rules, order, keep)
     check(f"{tag} classes: rows", [r["class"] for r in got], [w[0] for w in want])
     check(f"{tag} classes: kernels, total, busy",
-          [(r["class"], r["kernels"], r["total_ns"], r["busy_ns"]) for r in got], want)
+          [(r["class"], r["kernels"], r["total_ns"], r["kernel_busy_ns"]) for r in got], want)
     for r, w in zip(got, want):
         if base:
             close(f"{tag} classes: {r['class']} pct", r["pct"], 100.0 * w[3] / base)
@@ -414,11 +414,11 @@ def synth_checks(tmp):
     got = classes_checks(tag, db, rules, order)
     by = {r["class"]: r for r in got}
     ok(f"{tag} classes: every class has kernels", all(by[c]["kernels"] > 0 for c in order), str(got))
-    ok(f"{tag} classes: compute and communication overlap", by["compute+communication"]["busy_ns"] > 0, str(got))
+    ok(f"{tag} classes: compute and communication overlap", by["compute+communication"]["kernel_busy_ns"] > 0, str(got))
     summary = analyze("summary", db)[0]
     check(f"{tag} classes: 'all' equals summary's busy time and kernels",
-          (by["all"]["busy_ns"], by["all"]["kernels"], by["all"]["total_ns"]),
-          (summary["busy_ns"], summary["kernels"], summary["kernel_ns"]))
+          (by["all"]["kernel_busy_ns"], by["all"]["kernels"], by["all"]["total_ns"]),
+          (summary["kernel_busy_ns"], summary["kernels"], summary["kernel_ns"]))
     close(f"{tag} classes: 'all' is 100 %", by["all"]["pct"], 100.0)
     x = "^nccl"
     classes_checks(f"{tag} --exclude {x}", db, rules, order, "--exclude", x, keep=lambda n: re.search(x, n) is None)
@@ -479,7 +479,7 @@ def trace_checks(tmp):
         if rel.endswith("a100_nccl.json.gz"):
             by = {r["class"]: r for r in got}
             ok(f"{tag}: NCCL kernels are communication", by["communication"]["kernels"] > 0, str(got))
-            ok(f"{tag}: communication overlaps compute", by["compute+communication"]["busy_ns"] > 0, str(got))
+            ok(f"{tag}: communication overlaps compute", by["compute+communication"]["kernel_busy_ns"] > 0, str(got))
             ok(f"{tag}: copies and fills are memory", by["memory"]["kernels"] > 0, str(got))
         if rel.startswith("nsys/h100"):
             ok(f"{tag}: devices without properties give occupancy unknown",
