@@ -463,8 +463,8 @@ int run_leaks(sqlite3 *db, const char *sql, const struct analysis_opts *o, struc
 	xqsort(g, ng, sizeof(*g), cmp_leak);
 	for (k = 0; k < ng; k++) {
 		size_t r;
-		if (o->top > 0 && k >= (size_t)o->top)
-			continue;
+		if (o->top > 0 && t->nrows >= (size_t)o->top)	/* the unknown rows first, as the gate's cut */
+			break;
 		r = table_row(t);
 		table_set_int(t, r, 0, g[k].bytes);
 		table_set_int(t, r, 1, g[k].count);
