@@ -1,6 +1,6 @@
 -- memory, leaks, peak and growth: GPU memory from allocation events (computed in C, memory.c).
--- Statement 1: every allocation and free, in time order.
-SELECT pid, coalesce(device_id, -1), coalesce(address, 0), ts_ns, op, bytes, site_id, coalesce(mem_kind, 0),
+-- Statement 1: every allocation and free, in time order (address NULL where the source gave none).
+SELECT pid, coalesce(device_id, -1), address, ts_ns, op, bytes, site_id, coalesce(mem_kind, 0),
        coalesce(pc, 0), total_allocated
 FROM memory_events WHERE session_id = :session ORDER BY ts_ns, rowid;
 

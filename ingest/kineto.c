@@ -493,7 +493,10 @@ static int event(struct state *st, struct buf *text)
 		v[x->m_stream].null = 1;
 		put(v, x->m_op, bytes < 0 ? 2 : 1);
 		put(v, x->m_kind, 3);
-		put(v, x->m_addr, arg_i64(d, args, "Addr", 0));
+		if (args && json_get(d, args, "Addr"))
+			put(v, x->m_addr, arg_i64(d, args, "Addr", 0));
+		else
+			v[x->m_addr].null = 1;	/* some PyTorch versions write none: unknown, never 0 */
 		put(v, x->m_bytes, bytes < 0 ? -bytes : bytes);
 		if (args && json_get(d, args, "Total Allocated"))
 			put(v, x->m_total, arg_i64(d, args, "Total Allocated", 0));

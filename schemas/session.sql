@@ -147,7 +147,7 @@ CREATE TABLE IF NOT EXISTS memory_events (
 	correlation_id INTEGER,
 	op INTEGER NOT NULL,		-- 1 allocation, 2 free
 	mem_kind INTEGER,		-- see memory_kinds
-	address INTEGER,
+	address INTEGER,		-- NULL where the source gives none (Kineto traces of some PyTorch versions)
 	bytes INTEGER NOT NULL,
 	pc INTEGER,
 	site_id INTEGER,		-- strings.id of the allocating site, NULL when unknown
