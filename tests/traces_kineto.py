@@ -20,7 +20,37 @@ from collections import defaultdict
 
 TRACES = os.path.join(checks.TRACES, "kineto")
 
+# The categories each Kineto layout writes for what gpuprof reads (pytorch/kineto output_json.cpp: PyTorch
+# 1.8 and 1.9 wrote "Kernel", "Memcpy", "Memset", "Runtime", "User"; later ones the ActivityType names).
+KERNEL = {"kernel", "Kernel"}
+MEMCPY = {"gpu_memcpy", "Memcpy"}
+MEMSET = {"gpu_memset", "Memset"}
+API = {"cuda_runtime", "Runtime", "cuda_driver"}
+RANGE = {"user_annotation", "gpu_user_annotation", "User"}
+READ = KERNEL | MEMCPY | MEMSET | API | RANGE | {"cuda_sync"}
+HOST = {"cpu_op", "Operator", "python_function", "cpu_instant_event", "user_annotation", "Trace"}
+GPU_WORDS = ("kernel", "memcpy", "memset", "gpu", "cuda", "hip", "roc", "nccl", "xpu", "mtia")
 
+
+def skipped(doc):
+    """{(cat, ph): [events, gpu-looking events]} for the events gpuprof does not read, computed here: an
+    unread complete event looks like GPU work when it is not of a host category and sits on a GPU's pid
+    (labelled "GPU n", or holding a kernel/memcpy/memset) or its category names GPU work."""
+    evs = doc.get("traceEvents", [])
+    gpu_pids = {e.get("pid") for e in evs if e.get("ph") == "M" and e.get("name") in ("process_labels", "process_name")
+                and str((e.get("args") or {}).get("labels" if e["name"] == "process_labels" else "name", "")).startswith("GPU")}
+    gpu_pids |= {e.get("pid") for e in evs if e.get("ph") == "X" and e.get("cat") in KERNEL | MEMCPY | MEMSET and "ts" in e}
+    out = defaultdict(lambda: [0, 0])
+    for e in evs:
+        cat, ph, args = e.get("cat") or "", e.get("ph") or "", e.get("args") or {}
+        if ph == "X" and cat in READ and "ts" in e and "name" in e:
+            continue
+        if ph == "i" and e.get("name") == "[memory]" and args.get("Device Type") == 1:
+            continue
+        out[(cat, ph)][0] += 1
+        if ph == "X" and cat not in HOST and (e.get("pid") in gpu_pids or any(w in cat.lower() for w in GPU_WORDS)):
+            out[(cat, ph)][1] += 1
+    return dict(out)
 
 
 
@@ -53,16 +83,16 @@ def expected(path):
             mem += 1
         if ph != "X" or "ts" not in e:
             continue
-        if cat == "kernel":
+        if cat in KERNEL:
             durs[e["name"]].append(ns(e.get("dur", 0)))
-        elif cat == "gpu_memcpy":
+        elif cat in MEMCPY:
             kind = next((k for k in ("HtoD", "DtoH", "DtoD", "HtoH", "PtoP") if k in e["name"]), "?")
             copies[kind][0] += 1
             copies[kind][1] += int(args.get("bytes", 0))
-        elif cat == "gpu_memset":
+        elif cat in MEMSET:
             memsets[0] += 1
             memsets[1] += int(args.get("bytes", 0))
-        elif cat in ("user_annotation", "gpu_user_annotation"):
+        elif cat in RANGE:
             ranges[e["name"]] += 1
     return doc, durs, copies, memsets, ranges, mem
 
@@ -71,8 +101,15 @@ def one(tmp, path):
     name = os.path.basename(path)
     db = os.path.join(tmp, name + ".db")
     r = ingest(path, db)
-    check(f"{name} ingests (exit 0)", (r.returncode, r.stderr), (0, ""))
     doc, durs, copies, memsets, ranges, mem = expected(path)
+    skips = skipped(doc)
+    gpu_skipped = sum(g for _, g in skips.values())
+    # Events that look like GPU work but were not read are reported; with no GPU record at all, exit 3.
+    want = 3 if gpu_skipped and not durs and not copies and not memsets[0] else 0
+    check(f"{name} ingests (exit {want})", (r.returncode, r.stderr != ""), (want, gpu_skipped > 0))
+    if gpu_skipped:
+        check(f"{name} warning names what was skipped", f"{gpu_skipped} events that look like GPU work" in r.stderr,
+              True)
 
     hot = {h["name"]: h for h in analyze("hotspots", db)}
     check(f"{name} kernel names", sorted(hot), sorted(durs))
@@ -98,10 +135,19 @@ def one(tmp, path):
     check(f"{name} ranges per name", dict(q("SELECT name, count(*) FROM range_events GROUP BY name")), dict(ranges))
     check(f"{name} GPU memory events", q("SELECT count(*) FROM memory_events")[0][0], mem)
     check(f"{name} devices", q("SELECT count(*) FROM devices")[0][0], len(doc.get("deviceProperties", [])))
+    check(f"{name} skipped events by category and phase",
+          {(c, p): [n, g] for c, p, n, g in q("SELECT category, ph, events, gpu_events FROM ingest_skipped")}, skips)
+    check(f"{name} ingest_errors", q("SELECT count(*) FROM ingest_errors")[0][0], 1 if want == 3 else 0)
+    # Kineto's "shared memory" is static + dynamic: stored as the total, the parts unknown.
+    smem = [int(e["args"]["shared memory"]) for e in doc["traceEvents"] if e.get("cat") in KERNEL
+            and e.get("ph") == "X" and "shared memory" in (e.get("args") or {})]
+    check(f"{name} kernel shared memory totals", list(q(
+        "SELECT count(shared_mem), coalesce(sum(shared_mem), 0), count(static_smem), count(dynamic_smem) FROM kernels")[0]),
+          [len(smem), sum(smem), 0, 0])
     rank = doc.get("distributedInfo", {}).get("rank")
     check(f"{name} rank", q("SELECT rank FROM processes")[0][0], rank)
     # Kernel start times are exact: the earliest equals the file's earliest, in epoch ns.
-    kts = [ns(e["ts"]) for e in doc["traceEvents"] if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    kts = [ns(e["ts"]) for e in doc["traceEvents"] if e.get("cat") in KERNEL and e.get("ph") == "X"]
     if kts:
         base = int(doc.get("baseTimeNanoseconds", 0))
         check(f"{name} first kernel start (ns, exact)", q("SELECT min(start_ns) FROM kernels")[0][0], base + min(kts))
