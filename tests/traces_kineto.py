@@ -70,7 +70,7 @@ def analyze(name, db):
 
 
 def expected(path):
-    with gzip.open(path, "rt", encoding="utf-8") as f:
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as f:
         doc = json.load(f, parse_float=decimal.Decimal)
     durs = defaultdict(list)
     copies = defaultdict(lambda: [0, 0])
@@ -159,6 +159,103 @@ def one(tmp, path):
         "SELECT (SELECT count(*) FROM kernels), (SELECT count(*) FROM api_calls), (SELECT count(*) FROM strings)")),
           (0, before))
     con.close()
+
+
+LAYOUTS = os.path.join(checks.ROOT, "tests", "data", "kineto-layouts")
+
+# Per layout, made by hand from the exporter's source (see tests/data/kineto-layouts/README.md): SQL that
+# reads what only that layout has, and its rows.
+LAYOUT_CHECKS = {
+    "pytorch-1.8-cuda.json": [
+        # tid "stream 7"; Memcpy2 (peer) has fromDevice/inDevice/toDevice and no "device".
+        ("SELECT device_id, stream_id, registers, static_smem, dynamic_smem, shared_mem, grid_x, block_x FROM kernels",
+         [(0, 7, 32, None, None, 24576, 128, 256)]),
+        ("SELECT kind, device_id, context_id, src_device, dst_device, bytes FROM memcpys ORDER BY start_ns",
+         [(1, 0, 1, None, None, 4096), (10, 0, 1, 0, 1, 1024)]),
+        ("SELECT s.value, cbid, correlation_id, domain FROM api_calls a JOIN strings s ON s.id = a.name_id ORDER BY start_ns",
+         [("cudaLaunchKernel", 211, 101, 1), ("cudaMemcpyAsync", 41, 102, 1)]),
+        ("SELECT r.kind, r.thread_id FROM ranges r", [(3, 7)]),
+        ("SELECT mem_kind, bytes FROM memsets", [(3, 512)]),
+    ],
+    "pytorch-1.9-cuda.json": [
+        ("SELECT device_id, stream_id, shared_mem, static_smem FROM kernels", [(1, 7, 32768, None)]),
+        ("SELECT kind, src_kind, dst_kind, bytes FROM memcpys", [(2, 3, 2, 65536)]),
+        ("SELECT kind, thread_id FROM ranges ORDER BY kind", [(1, 5151), (3, 7)]),
+        ("SELECT rank FROM processes", [(1,)]),
+    ],
+    "pytorch-2-cuda.json": [
+        ("SELECT min(start_ns), count(*), sum(shared_mem), count(static_smem) FROM kernels",
+         [(1700000000000000000 + 5000006500, 2, 49152, 0)]),
+        ("SELECT domain, count(*) FROM api_calls GROUP BY domain", [(1, 1), (2, 1)]),
+        ("SELECT kind, stream_id FROM syncs", [(3, 7)]),
+        ("SELECT kind, src_kind, dst_kind, bytes FROM memcpys", [(8, 3, 3, 2048)]),
+    ],
+    "rocm-roctracer.json": [
+        ("SELECT device_id, stream_id, grid_x, block_x, registers, shared_mem FROM kernels", [(0, 0, 64, 256, None, None)]),
+        ("SELECT kind, bytes FROM memcpys", [(1, 8192)]),
+        ("SELECT s.value, cbid FROM api_calls a JOIN strings s ON s.id = a.name_id ORDER BY start_ns", [("hipLaunchKernel", 3), ("hipMemcpyAsync", 40)]),
+        ("SELECT bytes FROM memsets", [(1024,)]),
+    ],
+    "rocm6-rocprofiler.json": [
+        ("SELECT device_id, grid_x, block_x, registers, shared_mem FROM kernels", [(2, None, None, None, None)]),
+        # rocprofiler-sdk's copies carry no byte count (only the hip call's "size" string): 0.
+        ("SELECT device_id, kind, bytes FROM memcpys", [(2, 1, 0)]),
+        ("SELECT s.value, cbid FROM api_calls a JOIN strings s ON s.id = a.name_id ORDER BY start_ns", [("hipMemcpyWithStream", 153), ("hipLaunchKernel", 3)]),
+    ],
+    "unknown-gpu-category.json": [
+        ("SELECT category, ph, events, gpu_events FROM ingest_skipped ORDER BY category, ph",
+         [("", "M", 2, 0), ("KERNEL", "X", 2, 2), ("cpu_op", "X", 1, 0), ("gpu_op_v9", "X", 1, 1)]),
+        ("SELECT line, reason FROM ingest_errors",
+         [(0, "no GPU activity read, yet 3 events look like GPU work: KERNEL X 2, gpu_op_v9 X 1")]),
+        ("SELECT count(*) FROM api_calls", [(1,)]),
+    ],
+}
+
+
+def layouts(tmp):
+    """A small trace by hand in each Kineto layout PyTorch has shipped: what gpuprof stores equals what this
+    script computes from the JSON, plus what only that layout has (LAYOUT_CHECKS)."""
+    for f in sorted(LAYOUT_CHECKS):
+        path = os.path.join(LAYOUTS, f)
+        db = os.path.join(tmp, "layout-" + f + ".db")
+        r = ingest(path, db)
+        doc, durs, copies, memsets, ranges, mem = expected(path)
+        skips = skipped(doc)
+        gpu = sum(g for _, g in skips.values())
+        want = 3 if gpu and not durs and not copies and not memsets[0] else 0
+        check(f"layout {f}: exit", r.returncode, want)
+        check(f"layout {f}: warns only when GPU-looking events were skipped", r.stderr != "", gpu > 0)
+        con = sqlite3.connect(db)
+        q = lambda sql: con.execute(sql).fetchall()
+        check(f"layout {f}: kernels per name", dict(q(
+            "SELECT name, count(*) FROM kernel_events GROUP BY name")), {k: len(v) for k, v in durs.items()})
+        check(f"layout {f}: kernel time", q("SELECT coalesce(sum(end_ns - start_ns), 0) FROM kernels")[0][0],
+              sum(sum(v) for v in durs.values()))
+        check(f"layout {f}: memcpys", q("SELECT count(*), coalesce(sum(bytes), 0) FROM memcpys")[0],
+              (sum(c for c, _ in copies.values()), sum(b for _, b in copies.values())))
+        check(f"layout {f}: memsets", list(q("SELECT count(*), coalesce(sum(bytes), 0) FROM memsets")[0]), memsets)
+        check(f"layout {f}: ranges", dict(q("SELECT name, count(*) FROM range_events GROUP BY name")), dict(ranges))
+        check(f"layout {f}: skipped events by category and phase",
+              {(c, p): [n, g] for c, p, n, g in q("SELECT category, ph, events, gpu_events FROM ingest_skipped")}, skips)
+        for sql, rows in LAYOUT_CHECKS[f]:
+            check(f"layout {f}: {sql}", q(sql), rows)
+        con.close()
+    # Kineto's "shared memory" is the total: launch computes occupancy from it (A100: 48 KiB + 1 KiB reserve
+    # a block, 3 blocks of 8 warps = 37.5 %; V100: 24 KiB, 4 blocks = 50 %), and shows no static part.
+    for f, name, pct in (("pytorch-2-cuda.json", "ampere_sgemm_128x64_tn", 37.5),
+                         ("pytorch-1.8-cuda.json", "void at::native::vectorized_elementwise_kernel<4>(int)", 50.0)):
+        row = next(r for r in analyze("launch", os.path.join(tmp, "layout-" + f + ".db")) if r["name"] == name)
+        check(f"layout {f}: launch shared memory", (row["static_smem"], row["dynamic_smem"], row["shared_mem"],
+                                                    row["occupancy_pct"], row["limiter"]),
+              (None, None, 24576 if pct == 50.0 else 49152, pct, "shared memory"))
+    # The closing line names what was skipped, and the warning the GPU-looking part.
+    r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), os.path.join(LAYOUTS, "unknown-gpu-category.json"), "-o",
+                        os.path.join(tmp, "unknown-again.db")], capture_output=True, text=True)
+    check("unknown layout: warning names the skipped GPU-looking categories",
+          "3 events that look like GPU work were not read (category phase count: KERNEL X 2, gpu_op_v9 X 1)"
+          in r.stderr, True)
+    check("unknown layout: the closing line names what was skipped",
+          "6 other events skipped ((no category) M 2, KERNEL X 2, cpu_op X 1, gpu_op_v9 X 1)" in r.stderr, True)
 
 
 def corrupt(tmp):
@@ -253,12 +350,12 @@ def late_base_hosts(tmp):
 
 
 def main():
-    if not os.path.isdir(TRACES):
-        print("traces_kineto: skipped: ../shared/traces not found")
-        print("traces_kineto: 0 passed, 0 failed")
-        return 0
     tmp = tempfile.mkdtemp(prefix="gpuprof-kineto-")
     try:
+        layouts(tmp)
+        if not os.path.isdir(TRACES):
+            print("traces_kineto: real traces skipped: ../shared/traces not found")
+            return checks.summary("traces_kineto")
         for f in sorted(os.listdir(TRACES)):
             if f.endswith(".json.gz"):
                 one(tmp, os.path.join(TRACES, f))
