@@ -258,6 +258,32 @@ def layouts(tmp):
           "6 other events skipped ((no category) M 2, KERNEL X 2, cpu_op X 1, gpu_op_v9 X 1)" in r.stderr, True)
 
 
+def migrate(tmp):
+    """A database of schema version 1 (no kernels.shared_mem, 16-column kernel chunks): analyses ask for an
+    upgrade; gpuprof-ingest adds the column (static + dynamic for the rows there), retires the old chunks and
+    --reindex rebuilds them, after which launch reads the total."""
+    db = os.path.join(tmp, "v1.db")
+    check("v1: made", ingest(os.path.join(LAYOUTS, "pytorch-2-cuda.json"), db).returncode, 0)
+    con = sqlite3.connect(db)
+    con.executescript("""DROP VIEW kernel_events; ALTER TABLE kernels DROP COLUMN shared_mem;
+        UPDATE kernels SET static_smem = 1024, dynamic_smem = 48128;
+        UPDATE meta SET value = '1' WHERE key = 'schema_version';""")
+    con.close()
+    r = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "launch", db], capture_output=True, text=True)
+    check("v1: analyses ask for an upgrade", (r.returncode != 0, "--reindex" in r.stderr), (True, True))
+    r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", "--reindex", "-o", db], capture_output=True,
+                       text=True)
+    check("v1: --reindex upgrades", r.returncode, 0)
+    con = sqlite3.connect(db)
+    check("v1: upgraded rows", con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() +
+          con.execute("SELECT DISTINCT shared_mem FROM kernels").fetchall(), [("2",), (49152,)])
+    check("v1: chunks rebuilt", con.execute("SELECT count(*) FROM column_sets WHERE tbl = 'kernels'").fetchall(), [(1,)])
+    con.close()
+    rows = analyze("launch", db)
+    check("v1: launch reads the total", sorted((r["static_smem"], r["dynamic_smem"], r["shared_mem"]) for r in rows),
+          [(1024, 48128, 49152)] * 2)
+
+
 def corrupt(tmp):
     """A cut-off trace and a non-trace: exit 3, and the database keeps what it had."""
     src = os.path.join(TRACES, "a100_alexnet.json.gz")
@@ -353,6 +379,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="gpuprof-kineto-")
     try:
         layouts(tmp)
+        migrate(tmp)
         if not os.path.isdir(TRACES):
             print("traces_kineto: real traces skipped: ../shared/traces not found")
             return checks.summary("traces_kineto")
