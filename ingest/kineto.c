@@ -6,6 +6,10 @@
  * the largest single event whatever the trace size. Times are microseconds in the trace, converted to
  * nanoseconds from their decimal text (json_decimal_scaled), rounding to the nearest ns, never
  * truncating; end = start + duration, so per-name totals are sums of the rounded durations.
+ *
+ * Which categories become which records is one table (cat_rules), with every spelling PyTorch has
+ * written. Every other event is counted by (category, phase, pid); at the end the counts go to
+ * ingest_skipped, those that look like GPU work draw a warning, and exit 3 when no GPU record was read.
  */
 #include "reader.h"
 #include "json.h"
