@@ -11,7 +11,7 @@
  *                  max_regs_per_sm / 4 each: floor(max_regs_per_sm / 4 / regs_per_warp) * 4 warps fit,
  *                  divided by warps per block; 0 when a block needs more than 65536 registers (the
  *                  hardware check counts warps rounded up to a multiple of 4) or a thread more than 256
- *   shared memory  static + dynamic + the per-block reserve (1 KB on cc >= 8.0), rounded up to the
+ *   shared memory  shared_mem (static + dynamic, or Kineto's total) + the per-block reserve (1 KB on cc >= 8.0), rounded up to the
  *                  allocation unit (256 B before cc 8.0, 128 B since); max_smem_per_sm over that, 0 when
  *                  one block needs more than max_smem_per_sm (NVIDIA's opt-in per-block limit plus the
  *                  reserve equals it on every listed architecture); no limit for blocks using none
@@ -155,7 +155,7 @@ struct device_row {
 	int props;		/* index into the distinct property sets */
 };
 
-enum { F_GX, F_GY, F_GZ, F_BX, F_BY, F_BZ, F_REGS, F_SSMEM, F_DSMEM, NFIELDS };
+enum { F_GX, F_GY, F_GZ, F_BX, F_BY, F_BZ, F_REGS, F_SSMEM, F_DSMEM, F_SMEM, NFIELDS };
 #define CFG_NULL INT64_MIN	/* a launch field the source did not record */
 
 /* One launch configuration of one kernel name on one kind of device. */
@@ -307,6 +307,7 @@ static const struct colspec launch_cols[] = {
 	{ "registers", "Regs", C_INT },
 	{ "static_smem", "Static smem", C_BYTES },
 	{ "dynamic_smem", "Dynamic smem", C_BYTES },
+	{ "shared_mem", "Shared mem", C_BYTES },
 	{ "name", "Name", C_TEXT },
 };
 
@@ -326,8 +327,8 @@ static void launch_row(struct table *t, size_t r, const struct config *c, const 
 	if (c->f[F_BX] > 0 && c->f[F_BY] > 0 && c->f[F_BZ] > 0 && c->f[F_BX] < (1 << 20) && c->f[F_BY] < (1 << 20) &&
 	    c->f[F_BZ] < (1 << 20))
 		threads = c->f[F_BX] * c->f[F_BY] * c->f[F_BZ];
-	if (c->f[F_SSMEM] >= 0 && c->f[F_DSMEM] >= 0 && c->f[F_SSMEM] < INT64_MAX / 4 && c->f[F_DSMEM] < INT64_MAX / 4)
-		smem = c->f[F_SSMEM] + c->f[F_DSMEM];
+	if (c->f[F_SMEM] >= 0 && c->f[F_SMEM] < INT64_MAX / 4)	/* static + dynamic, or a source's total */
+		smem = c->f[F_SMEM];
 	occupancy_of(p, threads, c->f[F_REGS] == CFG_NULL || c->f[F_REGS] > INT32_MAX ? -1 : c->f[F_REGS], smem,
 		     &occ);
 	if (occ.known)
@@ -380,7 +381,7 @@ static int launch_scan_row(sqlite3_stmt *st, void *arg)
 			c.f[i] = CFG_NULL;
 	}
 	launch_add(arg, &c, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2),
-		   sqlite3_column_int64(st, 12));
+		   sqlite3_column_int64(st, 3 + NFIELDS));
 	return 0;
 }
 
@@ -388,7 +389,7 @@ static int launch_scan_row(sqlite3_stmt *st, void *arg)
 static const int chunk_fields[NFIELDS] = {
 	[F_GX] = CSK_GRID_X, [F_GY] = CSK_GRID_Y, [F_GZ] = CSK_GRID_Z, [F_BX] = CSK_BLOCK_X,
 	[F_BY] = CSK_BLOCK_Y, [F_BZ] = CSK_BLOCK_Z, [F_REGS] = CSK_REGS, [F_SSMEM] = CSK_SSMEM,
-	[F_DSMEM] = CSK_DSMEM,
+	[F_DSMEM] = CSK_DSMEM, [F_SMEM] = CSK_SMEM,
 };
 
 static int launch_chunk(void *arg, int64_t *const *cols, size_t n)
@@ -470,14 +471,14 @@ int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 		size_t r = table_row(t);
 		launch_row(t, r, &set.v[i], set.v[i].props >= 0 ? &props[set.v[i].props] : NULL);
 		if (folded) {
-			table_set_text(t, r, 13, set.v[i].name ? fold_name(&f, set.v[i].name) : "(unknown)");
+			table_set_text(t, r, 4 + NFIELDS, set.v[i].name ? fold_name(&f, set.v[i].name) : "(unknown)");
 			continue;
 		}
 		sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":id"), set.v[i].name);
 		if (sqlite3_step(name) == SQLITE_ROW)
-			set_col_text(t, r, 13, name, 0);
+			set_col_text(t, r, 4 + NFIELDS, name, 0);
 		else
-			table_set_text(t, r, 13, "(unknown)");
+			table_set_text(t, r, 4 + NFIELDS, "(unknown)");
 		sqlite3_reset(name);
 	}
 	status = 0;

@@ -10,7 +10,7 @@ FROM devices WHERE session_id = :session;
 -- --match and --exclude reject). Read in rowid slices on several connections at once (scan.c binds
 -- :lo and :hi), when the session has no column chunks (lib/colstore.h) to read instead.
 SELECT name_id, pid, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,
-       static_smem, dynamic_smem, end_ns - start_ns
+       static_smem, dynamic_smem, coalesce(shared_mem, static_smem + dynamic_smem), end_ns - start_ns
 FROM kernels
 WHERE rowid BETWEEN :lo AND :hi AND (:one_session OR session_id = :session);
 

@@ -195,6 +195,12 @@ static int put_batch(struct wire *w, enum rec_type t, int64_t seq)
 	buf_addi64(&w->line, (int64_t)p->n);
 	for (c = 0; c < r->nfields; c++) {
 		enum field_kind k = r->fields[c].kind;
+		if (k == F_OPTN) {	/* an optional field no row has is left out, as readers allow */
+			for (i = 0; i < p->n && p->rows[i * (size_t)r->nfields + (size_t)c].null; i++)
+				;
+			if (i == p->n)
+				continue;
+		}
 		buf_addch(&w->line, ',');
 		add_key(&w->line, r->fields[c].wire);
 		buf_addch(&w->line, '[');

@@ -6,6 +6,10 @@
  * the largest single event whatever the trace size. Times are microseconds in the trace, converted to
  * nanoseconds from their decimal text (json_decimal_scaled), rounding to the nearest ns, never
  * truncating; end = start + duration, so per-name totals are sums of the rounded durations.
+ *
+ * Which categories become which records is one table (cat_rules), with every spelling PyTorch has
+ * written. Every other event is counted by (category, phase, pid); at the end the counts go to
+ * ingest_skipped, those that look like GPU work draw a warning, and exit 3 when no GPU record was read.
  */
 #include "reader.h"
 #include "json.h"
@@ -130,7 +134,8 @@ static int jin_value(struct jin *in, struct buf *out)
 
 /* Column indices of the fields this reader fills, looked up once. */
 struct idx {
-	int k_start, k_end, k_device, k_context, k_stream, k_corr, k_name, k_grid, k_block, k_regs, k_smem;
+	int k_start, k_end, k_device, k_context, k_stream, k_corr, k_name, k_grid, k_block, k_regs, k_ssmem,
+	    k_dsmem, k_smem;
 	int c_start, c_end, c_device, c_context, c_stream, c_corr, c_kind, c_src, c_dst, c_bytes, c_srcdev,
 	    c_dstdev;
 	int s_start, s_end, s_device, s_context, s_stream, s_corr, s_bytes, s_kind;
@@ -156,7 +161,18 @@ struct state {
 	int64_t rank;
 	char *trace_id, *hostname, *trace_name, *schema;
 	struct buf devices;	/* deviceProperties, kept until the process begins */
-	int64_t n_kernel, n_memcpy, n_memset, n_sync, n_api, n_range, n_memory, n_other;
+	int64_t n_read[R_COUNT];	/* records added, per type */
+	int64_t n_other;	/* events no rule read */
+	struct skip *skips;	/* ... counted by (category, phase, pid) */
+	size_t nskips, skips_alloc, last_skip;
+	char **gpu_pids;	/* pids that are GPUs (process labels "GPU n", or a GPU record's pid) */
+	size_t ngpu_pids, gpu_pids_alloc;
+};
+
+/* Events of one category and phase on one pid that no rule read. */
+struct skip {
+	char *cat, *ph, *pid;	/* "" when absent */
+	int64_t n;
 };
 
 /* Which field of which record type each index names. */
@@ -171,7 +187,9 @@ static const struct rec_index idx_fields[] = {
 	{ offsetof(struct idx, k_grid), R_KERNEL, "grid_x" },
 	{ offsetof(struct idx, k_block), R_KERNEL, "block_x" },
 	{ offsetof(struct idx, k_regs), R_KERNEL, "registers" },
-	{ offsetof(struct idx, k_smem), R_KERNEL, "static_smem" },
+	{ offsetof(struct idx, k_ssmem), R_KERNEL, "static_smem" },
+	{ offsetof(struct idx, k_dsmem), R_KERNEL, "dynamic_smem" },
+	{ offsetof(struct idx, k_smem), R_KERNEL, "shared_mem" },
 	{ offsetof(struct idx, c_start), R_MEMCPY, "start" },
 	{ offsetof(struct idx, c_end), R_MEMCPY, "end" },
 	{ offsetof(struct idx, c_device), R_MEMCPY, "device" },
@@ -276,15 +294,31 @@ static int64_t arg_i64(const struct json_doc *d, const struct jnode *obj, const 
 	return def;
 }
 
-/* Member i (0..2) of a [x, y, z] array, or 0. */
-static int64_t dim(const struct json_doc *d, const struct jnode *obj, const char *key, int i)
+/* Member i (0..2) of a [x, y, z] array into v[f] (NULL when absent). */
+static void dim(const struct json_doc *d, const struct jnode *obj, const char *key, int i, struct value *v, int f)
 {
 	const struct jnode *a = obj ? json_get(d, obj, key) : NULL, *c;
+	v[f].null = 1;
 	if (!a || a->type != J_ARRAY)
-		return 0;
+		return;
 	for (c = json_first(d, a); c && i > 0; c = json_next(d, c))
 		i--;
-	return c && c->type == J_INT ? c->u.i : 0;
+	if (c && c->type == J_INT) {
+		v[f].null = 0;
+		v[f].i = c->u.i;
+	}
+}
+
+/* An integer member of obj into v[f], NULL when absent or not a number. */
+static void put_arg(const struct json_doc *d, const struct jnode *obj, const char *key, struct value *v, int f)
+{
+	const struct jnode *n = obj ? json_get(d, obj, key) : NULL;
+	v[f].null = 1;
+	if (n && (n->type == J_INT || n->type == J_REAL || (n->type == J_STRING && !parse_i64(n->u.s, n->len, &v[f].i)))) {
+		v[f].null = 0;
+		if (n->type != J_STRING)
+			v[f].i = arg_i64(d, obj, key, 0);
+	}
 }
 
 static int64_t str_id(struct state *st, const char *s)
@@ -450,15 +484,325 @@ static int span(struct state *st, const struct jnode *ev, int64_t *start, int64_
 	return 0;
 }
 
+/* One complete ("X") event a rule reads. */
+struct evt {
+	const struct jnode *ev, *args;
+	const char *cat, *name;
+	int64_t start, end;
+};
+
+/*
+ * A thread or stream number from "tid": an integer, a numeric string, or the "stream 7" / "stream 7
+ * annotations" / "stream 7 user" strings of PyTorch 1.8-1.10's GPU rows; def otherwise.
+ */
+static int64_t tid_num(const struct json_doc *d, const struct jnode *ev, int64_t def)
+{
+	const struct jnode *n = json_get(d, ev, "tid");
+	const char *s;
+	int64_t v;
+	size_t len;
+	if (!n || n->type != J_STRING)
+		return arg_i64(d, ev, "tid", def);
+	s = n->u.s;
+	if (!strncmp(s, "stream ", 7))
+		s += 7;
+	len = strspn(s, "0123456789");
+	return len && !parse_i64(s, len, &v) ? v : def;
+}
+
+/* The device of a GPU event: args "device", else "inDevice" (peer copies), else the pid. */
+static int64_t device_of(const struct json_doc *d, const struct evt *e)
+{
+	return arg_i64(d, e->args, "device", arg_i64(d, e->args, "inDevice", arg_i64(d, e->ev, "pid", 0)));
+}
+
+/* The stream of a GPU event: args "stream", else the tid. */
+static int64_t stream_of(const struct json_doc *d, const struct evt *e)
+{
+	return arg_i64(d, e->args, "stream", tid_num(d, e->ev, 0));
+}
+
+static int read_kernel(struct state *st, const struct evt *e, int param)
+{
+	const struct json_doc *d = &st->doc;
+	const struct idx *x = &st->ix;
+	struct value *v = blank(st, R_KERNEL);
+	int i;
+	(void)param;
+	put(v, x->k_start, e->start);
+	put(v, x->k_end, e->end);
+	put(v, x->k_device, device_of(d, e));
+	put(v, x->k_context, arg_i64(d, e->args, "context", 0));
+	put(v, x->k_stream, stream_of(d, e));
+	put(v, x->k_corr, arg_i64(d, e->args, "correlation", 0));
+	put(v, x->k_name, str_id(st, e->name));
+	for (i = 0; i < 3; i++) {
+		dim(d, e->args, "grid", i, v, x->k_grid + i);
+		dim(d, e->args, "block", i, v, x->k_block + i);
+	}
+	put_arg(d, e->args, "registers per thread", v, x->k_regs);
+	/* Kineto writes staticSharedMemory + dynamicSharedMemory as one number: the parts stay unknown. */
+	v[x->k_ssmem].null = v[x->k_dsmem].null = 1;
+	put_arg(d, e->args, "shared memory", v, x->k_smem);
+	return sink_add(st->sink, R_KERNEL, v);
+}
+
+static int read_memcpy(struct state *st, const struct evt *e, int param)
+{
+	const struct json_doc *d = &st->doc;
+	const struct idx *x = &st->ix;
+	struct value *v = blank(st, R_MEMCPY);
+	const char *kind = e->args ? json_get_str(d, e->args, "kind") : NULL;	/* ROCm: "HtoD" */
+	int src, dst, k = copy_kind(e->name);
+	(void)param;
+	copy_sides(e->name, &src, &dst);
+	put(v, x->c_start, e->start);
+	put(v, x->c_end, e->end);
+	put(v, x->c_device, device_of(d, e));
+	put(v, x->c_context, arg_i64(d, e->args, "context", arg_i64(d, e->args, "inContext", 0)));
+	put(v, x->c_stream, stream_of(d, e));
+	put(v, x->c_corr, arg_i64(d, e->args, "correlation", 0));
+	put(v, x->c_kind, k ? k : kind ? copy_kind(kind) : 0);
+	put(v, x->c_src, src);
+	put(v, x->c_dst, dst);
+	put(v, x->c_bytes, arg_i64(d, e->args, "bytes", 0));
+	put(v, x->c_srcdev, arg_i64(d, e->args, "fromDevice", -1));
+	put(v, x->c_dstdev, arg_i64(d, e->args, "toDevice", -1));
+	v[x->c_srcdev].null = v[x->c_srcdev].i < 0;
+	v[x->c_dstdev].null = v[x->c_dstdev].i < 0;
+	return sink_add(st->sink, R_MEMCPY, v);
+}
+
+static int read_memset(struct state *st, const struct evt *e, int param)
+{
+	const struct json_doc *d = &st->doc;
+	const struct idx *x = &st->ix;
+	struct value *v = blank(st, R_MEMSET);
+	const char *open = strchr(e->name, '(');
+	(void)param;
+	put(v, x->s_start, e->start);
+	put(v, x->s_end, e->end);
+	put(v, x->s_device, device_of(d, e));
+	put(v, x->s_context, arg_i64(d, e->args, "context", 0));
+	put(v, x->s_stream, stream_of(d, e));
+	put(v, x->s_corr, arg_i64(d, e->args, "correlation", 0));
+	put(v, x->s_bytes, arg_i64(d, e->args, "bytes", 0));
+	put(v, x->s_kind, open ? mem_kind(open + 1, strcspn(open + 1, ")")) : 0);
+	return sink_add(st->sink, R_MEMSET, v);
+}
+
+/* A runtime (param 1) or driver (param 2) call; ROCm's HIP calls come as "cuda_runtime" with "cid". */
+static int read_api(struct state *st, const struct evt *e, int param)
+{
+	const struct json_doc *d = &st->doc;
+	const struct idx *x = &st->ix;
+	struct value *v = blank(st, R_API);
+	put(v, x->a_start, e->start);
+	put(v, x->a_end, e->end);
+	put(v, x->a_thread, tid_num(d, e->ev, 0));
+	put(v, x->a_corr, arg_i64(d, e->args, "correlation", 0));
+	put(v, x->a_name, str_id(st, e->name));
+	put(v, x->a_cbid, arg_i64(d, e->args, "cbid", arg_i64(d, e->args, "cid", 0)));
+	put(v, x->a_domain, param);
+	return sink_add(st->sink, R_API, v);
+}
+
+static int read_sync(struct state *st, const struct evt *e, int param)
+{
+	const struct json_doc *d = &st->doc;
+	const struct idx *x = &st->ix;
+	struct value *v = blank(st, R_SYNC);
+	const char *kind = e->args ? json_get_str(d, e->args, "cuda_sync_kind") : NULL;
+	int64_t stream = arg_i64(d, e->args, "stream", -1);
+	(void)param;
+	put(v, x->y_start, e->start);
+	put(v, x->y_end, e->end);
+	put(v, x->y_device, arg_i64(d, e->args, "device", -1));
+	v[x->y_device].null = v[x->y_device].i < 0;
+	put(v, x->y_context, arg_i64(d, e->args, "context", 0));
+	put(v, x->y_stream, stream);
+	v[x->y_stream].null = stream < 0 || stream == 0xFFFFFFFF;	/* -1 as a 32-bit id */
+	put(v, x->y_corr, arg_i64(d, e->args, "correlation", 0));
+	put(v, x->y_kind, sync_kind(kind ? kind : e->name));
+	put(v, x->y_event, arg_i64(d, e->args, "wait_on_cuda_event_record_corr_id", 0));
+	return sink_add(st->sink, R_SYNC, v);
+}
+
+/* A CPU range (param 1: the thread) or a GPU annotation (param 3: the stream it ran on). */
+static int read_range(struct state *st, const struct evt *e, int param)
+{
+	const struct idx *x = &st->ix;
+	struct value *v = blank(st, R_RANGE);
+	put(v, x->r_start, e->start);
+	put(v, x->r_end, e->end);
+	put(v, x->r_thread, tid_num(&st->doc, e->ev, 0));
+	put(v, x->r_name, str_id(st, e->name));
+	put(v, x->r_kind, param);
+	return sink_add(st->sink, R_RANGE, v);
+}
+
+/*
+ * Every category of complete event read, in every spelling PyTorch's Kineto has written, and the record
+ * each becomes. Matched exactly, case included: a spelling not listed here is counted as skipped (and
+ * reported when it looks like GPU work), never guessed. Sources: libkineto/src/output_json.cpp and
+ * ActivityType.cpp of pytorch/kineto (PyTorch 1.8-1.9 wrote "Kernel", "Memcpy", "Memset", "Runtime",
+ * "User"; 1.10 on the ActivityType names), and RoctracerActivity / RocprofActivity for ROCm, which use
+ * the same names as CUDA.
+ */
+static const struct cat_rule {
+	const char *cat;
+	enum rec_type type;
+	int (*read)(struct state *st, const struct evt *e, int param);
+	int param;
+} cat_rules[] = {
+	{ "kernel", R_KERNEL, read_kernel, 0 },			/* 1.10 and later; CUDA and ROCm */
+	{ "Kernel", R_KERNEL, read_kernel, 0 },			/* 1.8, 1.9 */
+	{ "gpu_memcpy", R_MEMCPY, read_memcpy, 0 },
+	{ "Memcpy", R_MEMCPY, read_memcpy, 0 },
+	{ "gpu_memset", R_MEMSET, read_memset, 0 },
+	{ "Memset", R_MEMSET, read_memset, 0 },
+	{ "cuda_runtime", R_API, read_api, 1 },			/* HIP calls too on ROCm */
+	{ "Runtime", R_API, read_api, 1 },
+	{ "cuda_driver", R_API, read_api, 2 },			/* 2.1 and later */
+	{ "cuda_sync", R_SYNC, read_sync, 0 },			/* 2.3 and later */
+	{ "user_annotation", R_RANGE, read_range, 1 },
+	{ "gpu_user_annotation", R_RANGE, read_range, 3 },
+	{ "User", R_RANGE, read_range, 3 },			/* 1.8, 1.9: GPU annotations */
+};
+
+static const struct cat_rule *cat_rule(const char *cat)
+{
+	size_t i;
+	for (i = 0; cat && i < sizeof(cat_rules) / sizeof(cat_rules[0]); i++)
+		if (!strcmp(cat_rules[i].cat, cat))
+			return &cat_rules[i];
+	return NULL;
+}
+
+/*
+ * Host-side categories Kineto writes, never GPU work even where they sit on a GPU's pid (Python functions
+ * of other threads come with pid 0 in PyTorch 2.0 traces).
+ */
+static int cpu_category(const char *cat)
+{
+	static const char *const cats[] = { "cpu_op", "Operator", "python_function", "cpu_instant_event",
+					    "user_annotation", "Trace" };
+	size_t i;
+	for (i = 0; i < sizeof(cats) / sizeof(cats[0]); i++)
+		if (!strcmp(cats[i], cat))
+			return 1;
+	return 0;
+}
+
+/* 1 when a category's name says GPU work (kernel, memcpy, memset, gpu, cuda, hip, ...), any case. */
+static int gpu_category(const char *cat)
+{
+	static const char *const words[] = { "kernel", "memcpy", "memset", "gpu", "cuda", "hip", "roc", "nccl",
+					     "xpu", "mtia" };
+	char low[64];
+	size_t i, n = strlen(cat);
+	if (n >= sizeof(low))
+		n = sizeof(low) - 1;
+	for (i = 0; i < n; i++)
+		low[i] = cat[i] >= 'A' && cat[i] <= 'Z' ? (char)(cat[i] - 'A' + 'a') : cat[i];
+	low[n] = '\0';
+	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strstr(low, words[i]))
+			return 1;
+	return 0;
+}
+
+/* The text of member key of obj (a string, or an integer written out) into out; "" when absent. */
+static void member_text(const struct json_doc *d, const struct jnode *obj, const char *key, char *out, size_t n)
+{
+	const struct jnode *v = obj ? json_get(d, obj, key) : NULL;
+	if (v && v->type == J_STRING)
+		snprintf(out, n, "%s", v->u.s);
+	else if (v && v->type == J_INT)
+		snprintf(out, n, "%lld", (long long)v->u.i);
+	else
+		out[0] = '\0';
+}
+
+/* Remember pid (its text) as a GPU. */
+static void add_gpu_pid(struct state *st, const char *pid)
+{
+	size_t i;
+	for (i = 0; i < st->ngpu_pids; i++)
+		if (!strcmp(st->gpu_pids[i], pid))
+			return;
+	grow_array((void **)&st->gpu_pids, &st->gpu_pids_alloc, st->ngpu_pids + 1, sizeof(*st->gpu_pids));
+	st->gpu_pids[st->ngpu_pids++] = xstrdup(pid);
+}
+
+static int is_gpu_pid(const struct state *st, const char *pid)
+{
+	size_t i;
+	for (i = 0; i < st->ngpu_pids; i++)
+		if (!strcmp(st->gpu_pids[i], pid))
+			return 1;
+	return 0;
+}
+
+/* Count one event no rule reads, by its category, phase and pid. */
+static void skip(struct state *st, const struct jnode *ev)
+{
+	const struct json_doc *d = &st->doc;
+	char cat[128], ph[8], pid[64];
+	struct skip *k;
+	size_t i;
+	st->n_other++;
+	member_text(d, ev, "cat", cat, sizeof(cat));
+	member_text(d, ev, "ph", ph, sizeof(ph));
+	member_text(d, ev, "pid", pid, sizeof(pid));
+	/* Runs of one kind are common: try the last entry first. */
+	for (i = 0; i <= st->nskips; i++) {
+		size_t j = i ? i - 1 : st->last_skip;
+		if (j >= st->nskips)
+			continue;
+		k = &st->skips[j];
+		if (!strcmp(k->cat, cat) && !strcmp(k->ph, ph) && !strcmp(k->pid, pid)) {
+			k->n++;
+			st->last_skip = j;
+			return;
+		}
+	}
+	grow_array((void **)&st->skips, &st->skips_alloc, st->nskips + 1, sizeof(*st->skips));
+	k = &st->skips[st->nskips];
+	k->cat = xstrdup(cat);
+	k->ph = xstrdup(ph);
+	k->pid = xstrdup(pid);
+	k->n = 1;
+	st->last_skip = st->nskips++;
+}
+
+/* A metadata event: a process labelled "GPU n" (or named so) is a GPU. */
+static void metadata(struct state *st, const struct jnode *ev, const struct jnode *args, const char *name)
+{
+	const char *label = NULL;
+	char pid[64];
+	if (!args)
+		return;
+	if (!strcmp(name, "process_labels"))
+		label = json_get_str(&st->doc, args, "labels");
+	else if (!strcmp(name, "process_name"))
+		label = json_get_str(&st->doc, args, "name");
+	if (!label || strncmp(label, "GPU", 3))
+		return;
+	member_text(&st->doc, ev, "pid", pid, sizeof(pid));
+	add_gpu_pid(st, pid);
+}
+
 /* One trace event. Returns 0 (also for events it skips), 1 when the process is skipped, -1 on failure. */
 static int event(struct state *st, struct buf *text)
 {
 	struct json_doc *d = &st->doc;
 	const struct jnode *ev, *args;
-	const char *ph, *cat, *name;
+	const char *ph, *name;
+	const struct cat_rule *rule;
 	struct value *v;
 	struct idx *x = &st->ix;
-	int64_t start, end;
+	struct evt e;
 	int rc;
 
 	if (json_parse(d, text->s, text->len) || json_root(d)->type != J_OBJECT) {
@@ -467,24 +811,25 @@ static int event(struct state *st, struct buf *text)
 	}
 	ev = json_root(d);
 	ph = json_get_str(d, ev, "ph");
-	cat = json_get_str(d, ev, "cat");
 	name = json_get_str(d, ev, "name");
 	args = json_get(d, ev, "args");
 	if (args && args->type != J_OBJECT)
 		args = NULL;
 	if (!ph || !name) {
-		st->n_other++;
+		skip(st, ev);
 		return 0;
 	}
 	st->events_seen = 1;
 	if ((rc = begin(st)))
 		return rc;
+	if (!strcmp(ph, "M"))
+		metadata(st, ev, args, name);
 	if (!strcmp(ph, "i") && !strcmp(name, "[memory]")) {
 		int64_t bytes = arg_i64(d, args, "Bytes", 0), ts;
 		const struct jnode *t = json_get(d, ev, "ts");
 		if (arg_i64(d, args, "Device Type", 0) != 1 || !t || json_decimal_scaled(t, 3, &ts) ||
 		    __builtin_add_overflow(ts, st->base, &ts)) {
-			st->n_other++;	/* CPU memory, or no time (or none that fits) */
+			skip(st, ev);	/* CPU memory, or no time (or none that fits) */
 			return 0;
 		}
 		v = blank(st, R_MEMORY);
@@ -500,107 +845,145 @@ static int event(struct state *st, struct buf *text)
 		put(v, x->m_bytes, bytes < 0 ? -bytes : bytes);
 		if (args && json_get(d, args, "Total Allocated"))
 			put(v, x->m_total, arg_i64(d, args, "Total Allocated", 0));
-		st->n_memory++;
+		st->n_read[R_MEMORY]++;
 		return sink_add(st->sink, R_MEMORY, v);
 	}
-	if (strcmp(ph, "X") || !cat || span(st, ev, &start, &end)) {
-		st->n_other++;
+	e.ev = ev;
+	e.args = args;
+	e.name = name;
+	e.cat = json_get_str(d, ev, "cat");
+	if (strcmp(ph, "X") || !(rule = cat_rule(e.cat)) || span(st, ev, &e.start, &e.end)) {
+		skip(st, ev);
 		return 0;
 	}
-	if (!strcmp(cat, "kernel")) {
-		int i;
-		v = blank(st, R_KERNEL);
-		put(v, x->k_start, start);
-		put(v, x->k_end, end);
-		put(v, x->k_device, arg_i64(d, args, "device", arg_i64(d, ev, "pid", 0)));
-		put(v, x->k_context, arg_i64(d, args, "context", 0));
-		put(v, x->k_stream, arg_i64(d, args, "stream", arg_i64(d, ev, "tid", 0)));
-		put(v, x->k_corr, arg_i64(d, args, "correlation", 0));
-		put(v, x->k_name, str_id(st, name));
-		for (i = 0; i < 3; i++) {
-			put(v, x->k_grid + i, dim(d, args, "grid", i));
-			put(v, x->k_block + i, dim(d, args, "block", i));
+	if (rule->type == R_KERNEL || rule->type == R_MEMCPY || rule->type == R_MEMSET) {
+		char pid[64];
+		member_text(d, ev, "pid", pid, sizeof(pid));
+		add_gpu_pid(st, pid);
+	}
+	st->n_read[rule->type]++;
+	return rule->read(st, &e, rule->param);
+}
+
+/* Skipped events summed by (category, phase): all of them, and those that look like GPU work. */
+struct skip_sum {
+	const char *cat, *ph;
+	int64_t n, gpu;
+};
+
+static int by_count(const void *a, const void *b)
+{
+	const struct skip_sum *x = a, *y = b;
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	if (strcmp(x->cat, y->cat))
+		return strcmp(x->cat, y->cat);
+	return strcmp(x->ph, y->ph);
+}
+
+static int by_gpu_count(const void *a, const void *b)
+{
+	const struct skip_sum *x = a, *y = b;
+	if (x->gpu != y->gpu)
+		return x->gpu > y->gpu ? -1 : 1;
+	return by_count(a, b);
+}
+
+/*
+ * Sum the skipped events by (category, phase) into a new array (*n entries, sorted by count) and count
+ * those that look like GPU work: complete events, not of a host category, on a GPU's pid or of a
+ * category whose name says GPU.
+ */
+static struct skip_sum *sum_skips(const struct state *st, size_t *n, int64_t *gpu)
+{
+	struct skip_sum *s = xcalloc(st->nskips + 1, sizeof(*s));
+	size_t i, j;
+	*n = 0;
+	*gpu = 0;
+	for (i = 0; i < st->nskips; i++) {
+		const struct skip *k = &st->skips[i];
+		int g = !strcmp(k->ph, "X") && !cpu_category(k->cat) && (is_gpu_pid(st, k->pid) || gpu_category(k->cat));
+		for (j = 0; j < *n && (strcmp(s[j].cat, k->cat) || strcmp(s[j].ph, k->ph)); j++)
+			;
+		if (j == *n) {
+			s[j].cat = k->cat;
+			s[j].ph = k->ph;
+			(*n)++;
 		}
-		put(v, x->k_regs, arg_i64(d, args, "registers per thread", 0));
-		put(v, x->k_smem, arg_i64(d, args, "shared memory", 0));
-		st->n_kernel++;
-		return sink_add(st->sink, R_KERNEL, v);
+		s[j].n += k->n;
+		if (g) {
+			s[j].gpu += k->n;
+			*gpu += k->n;
+		}
 	}
-	if (!strcmp(cat, "gpu_memcpy")) {
-		int src, dst;
-		v = blank(st, R_MEMCPY);
-		copy_sides(name, &src, &dst);
-		put(v, x->c_start, start);
-		put(v, x->c_end, end);
-		put(v, x->c_device, arg_i64(d, args, "device", arg_i64(d, ev, "pid", 0)));
-		put(v, x->c_context, arg_i64(d, args, "context", 0));
-		put(v, x->c_stream, arg_i64(d, args, "stream", arg_i64(d, ev, "tid", 0)));
-		put(v, x->c_corr, arg_i64(d, args, "correlation", 0));
-		put(v, x->c_kind, copy_kind(name));
-		put(v, x->c_src, src);
-		put(v, x->c_dst, dst);
-		put(v, x->c_bytes, arg_i64(d, args, "bytes", 0));
-		v[x->c_srcdev].null = v[x->c_dstdev].null = 1;
-		st->n_memcpy++;
-		return sink_add(st->sink, R_MEMCPY, v);
+	xqsort(s, *n, sizeof(*s), by_count);
+	return s;
+}
+
+/* "cpu_op X 30001, python_function X 9000, ..." for the first `top` entries (by gpu count when gpu). */
+static void skip_list(struct buf *b, struct skip_sum *s, size_t n, size_t top, int gpu)
+{
+	size_t i, shown = 0;
+	if (gpu)
+		xqsort(s, n, sizeof(*s), by_gpu_count);
+	for (i = 0; i < n && shown < top; i++) {
+		if (gpu && !s[i].gpu)
+			break;
+		buf_addf(b, "%s%s%s%s %lld", shown ? ", " : "", s[i].cat[0] ? s[i].cat : "(no category)",
+			 s[i].ph[0] ? " " : "", s[i].ph, (long long)(gpu ? s[i].gpu : s[i].n));
+		shown++;
 	}
-	if (!strcmp(cat, "gpu_memset")) {
-		const char *open = strchr(name, '(');
-		v = blank(st, R_MEMSET);
-		put(v, x->s_start, start);
-		put(v, x->s_end, end);
-		put(v, x->s_device, arg_i64(d, args, "device", arg_i64(d, ev, "pid", 0)));
-		put(v, x->s_context, arg_i64(d, args, "context", 0));
-		put(v, x->s_stream, arg_i64(d, args, "stream", arg_i64(d, ev, "tid", 0)));
-		put(v, x->s_corr, arg_i64(d, args, "correlation", 0));
-		put(v, x->s_bytes, arg_i64(d, args, "bytes", 0));
-		put(v, x->s_kind, open ? mem_kind(open + 1, strcspn(open + 1, ")")) : 0);
-		st->n_memset++;
-		return sink_add(st->sink, R_MEMSET, v);
+	if (i < n && (!gpu || s[i].gpu))
+		buf_addstr(b, ", ...");
+	if (gpu)
+		xqsort(s, n, sizeof(*s), by_count);
+}
+
+/*
+ * The skipped events: with record set, stored in ingest_skipped (and, when events that look like GPU work
+ * were skipped and no kernel, memcpy or memset was read, an ingest_errors row: *no_gpu is set and the
+ * caller exits 3); without, said on stderr. Returns 0, or -1 on a database error.
+ */
+static int report_skips(struct state *st, int record, int *no_gpu)
+{
+	struct buf b;
+	int64_t gpu;
+	size_t n, i;
+	struct skip_sum *s = sum_skips(st, &n, &gpu);
+	int rc = 0;
+	*no_gpu = gpu && !st->n_read[R_KERNEL] && !st->n_read[R_MEMCPY] && !st->n_read[R_MEMSET];
+	buf_init(&b);
+	if (gpu)
+		skip_list(&b, s, n, 5, 1);
+	if (record) {
+		for (i = 0; i < n && !rc; i++)
+			rc = sink_skipped(st->sink, st->path, s[i].cat, s[i].ph, s[i].n, s[i].gpu);
+		if (!rc && *no_gpu) {
+			char reason[600];
+			snprintf(reason, sizeof(reason), "no GPU activity read, yet %lld events look like GPU work: %s",
+				 (long long)gpu, b.s);
+			rc = sink_ingest_error(st->sink, st->path, 0, reason, NULL);
+		}
+	} else {
+		if (gpu)
+			warning("%s: %lld events that look like GPU work were not read (category phase count: %s); "
+				"see table ingest_skipped", st->path, (long long)gpu, b.s);
+		buf_reset(&b);
+		skip_list(&b, s, n, 4, 0);
+		info("%s: %lld kernels, %lld memcpys, %lld memsets, %lld syncs, %lld runtime calls, %lld ranges, "
+		     "%lld memory events; %lld other events skipped%s%s%s", st->path, (long long)st->n_read[R_KERNEL],
+		     (long long)st->n_read[R_MEMCPY], (long long)st->n_read[R_MEMSET], (long long)st->n_read[R_SYNC],
+		     (long long)st->n_read[R_API], (long long)st->n_read[R_RANGE], (long long)st->n_read[R_MEMORY],
+		     (long long)st->n_other, n ? " (" : "", n ? b.s : "", n ? ")" : "");
+		if (*no_gpu)
+			error("%s: no GPU activity was read, yet the trace holds events that look like GPU work "
+			      "(a layout this version does not know?); the rest was kept", st->path);
+		else if (!st->n_read[R_KERNEL] && !st->n_read[R_MEMCPY] && !st->n_read[R_MEMSET])
+			info("%s: the trace holds no GPU activity", st->path);
 	}
-	if (!strcmp(cat, "cuda_runtime") || !strcmp(cat, "cuda_driver")) {
-		v = blank(st, R_API);
-		put(v, x->a_start, start);
-		put(v, x->a_end, end);
-		put(v, x->a_thread, arg_i64(d, ev, "tid", 0));
-		put(v, x->a_corr, arg_i64(d, args, "correlation", 0));
-		put(v, x->a_name, str_id(st, name));
-		put(v, x->a_cbid, arg_i64(d, args, "cbid", arg_i64(d, args, "cid", 0)));
-		put(v, x->a_domain, !strcmp(cat, "cuda_driver") ? 2 : 1);
-		st->n_api++;
-		return sink_add(st->sink, R_API, v);
-	}
-	if (!strcmp(cat, "cuda_sync")) {
-		const char *kind = args ? json_get_str(d, args, "cuda_sync_kind") : NULL;
-		int64_t stream = arg_i64(d, args, "stream", -1);
-		v = blank(st, R_SYNC);
-		put(v, x->y_start, start);
-		put(v, x->y_end, end);
-		put(v, x->y_device, arg_i64(d, args, "device", -1));
-		v[x->y_device].null = v[x->y_device].i < 0;
-		put(v, x->y_context, arg_i64(d, args, "context", 0));
-		put(v, x->y_stream, stream);
-		v[x->y_stream].null = stream < 0 || stream == 0xFFFFFFFF;	/* -1 as a 32-bit id */
-		put(v, x->y_corr, arg_i64(d, args, "correlation", 0));
-		put(v, x->y_kind, sync_kind(kind ? kind : name));
-		put(v, x->y_event, arg_i64(d, args, "wait_on_cuda_event_record_corr_id", 0));
-		st->n_sync++;
-		return sink_add(st->sink, R_SYNC, v);
-	}
-	if (!strcmp(cat, "user_annotation") || !strcmp(cat, "gpu_user_annotation")) {
-		int gpu = cat[0] == 'g';
-		v = blank(st, R_RANGE);
-		put(v, x->r_start, start);
-		put(v, x->r_end, end);
-		/* CPU ranges carry the thread; GPU annotations the stream they ran on (kind 3). */
-		put(v, x->r_thread, arg_i64(d, ev, "tid", 0));
-		put(v, x->r_name, str_id(st, name));
-		put(v, x->r_kind, gpu ? 3 : 1);
-		st->n_range++;
-		return sink_add(st->sink, R_RANGE, v);
-	}
-	st->n_other++;
-	return 0;
+	buf_release(&b);
+	free(s);
+	return rc;
 }
 
 /* A top-level member other than traceEvents. */
@@ -722,7 +1105,8 @@ static int kineto_ingest(struct sink *s, const char *path, const struct reader_o
 {
 	struct state st;
 	struct jin in;
-	int status;
+	int status, no_gpu = 0;
+	size_t i;
 
 	memset(&st, 0, sizeof(st));
 	memset(&in, 0, sizeof(in));
@@ -753,7 +1137,7 @@ static int kineto_ingest(struct sink *s, const char *path, const struct reader_o
 	if (status == EXIT_OK && !st.skipped) {
 		if (st.rank >= 0 && sink_set_rank(s, st.rank))
 			status = EXIT_SYSTEM;
-		else if (add_devices(&st) || sink_process_end(s, 1, 0))
+		else if (add_devices(&st) || report_skips(&st, 1, &no_gpu) || sink_process_end(s, 1, 0))
 			status = EXIT_SYSTEM;
 	}
 	if (status == EXIT_OK) {
@@ -765,12 +1149,9 @@ static int kineto_ingest(struct sink *s, const char *path, const struct reader_o
 			error("%s: nothing was ingested", path);
 	}
 	if (status == EXIT_OK && !st.skipped) {
-		info("%s: %lld kernels, %lld memcpys, %lld memsets, %lld syncs, %lld runtime calls, %lld ranges, "
-		     "%lld memory events; %lld other events skipped", path, (long long)st.n_kernel,
-		     (long long)st.n_memcpy, (long long)st.n_memset, (long long)st.n_sync, (long long)st.n_api,
-		     (long long)st.n_range, (long long)st.n_memory, (long long)st.n_other);
-		if (!st.n_kernel && !st.n_memcpy && !st.n_memset)
-			info("%s: the trace holds no GPU activity", path);
+		report_skips(&st, 0, &no_gpu);
+		if (no_gpu)
+			status = EXIT_DATA;	/* the valid rest is committed */
 	}
 out:
 	gzclose(in.f);
@@ -781,6 +1162,15 @@ out:
 	free(st.hostname);
 	free(st.trace_name);
 	free(st.schema);
+	for (i = 0; i < st.nskips; i++) {
+		free(st.skips[i].cat);
+		free(st.skips[i].ph);
+		free(st.skips[i].pid);
+	}
+	free(st.skips);
+	for (i = 0; i < st.ngpu_pids; i++)
+		free(st.gpu_pids[i]);
+	free(st.gpu_pids);
 	return status;
 }
 

@@ -51,6 +51,7 @@ static const struct cs_col cs_cols[CS_TABLES][COLSTORE_MAX_COLS] = {
 		{ CS_FIELD, "registers", INT64_MIN, "coalesce(registers, " NULL64 ")" },
 		{ CS_FIELD, "static_smem", INT64_MIN, "coalesce(static_smem, " NULL64 ")" },
 		{ CS_FIELD, "dynamic_smem", INT64_MIN, "coalesce(dynamic_smem, " NULL64 ")" },
+		{ CS_FIELD, "shared_mem", INT64_MIN, "coalesce(shared_mem, static_smem + dynamic_smem, " NULL64 ")" },
 	},
 	[CS_CALLS] = {
 		{ CS_PID, NULL, 0, "pid" },

@@ -16,7 +16,8 @@
  * checks that both ways give the same answers):
  *   kernels:   pid, device_id, coalesce(stream_id, -1), name_id, coalesce(correlation_id, 0),
  *              start_ns, coalesce(end_ns - start_ns, 0), then grid_x, grid_y, grid_z, block_x,
- *              block_y, block_z, registers, static_smem, dynamic_smem with INT64_MIN for NULL
+ *              block_y, block_z, registers, static_smem, dynamic_smem, coalesce(shared_mem,
+ *              static_smem + dynamic_smem) with INT64_MIN for NULL (shared_mem since schema version 2)
  *   api_calls: pid, coalesce(thread_id, 0), coalesce(name_id, 0), coalesce(correlation_id, 0),
  *              start_ns, coalesce(end_ns - start_ns, 0)
  *
@@ -45,7 +46,7 @@ enum colstore_table { CS_KERNELS, CS_CALLS, CS_TABLES };
 enum {
 	CSK_PID, CSK_DEV, CSK_STREAM, CSK_NAME, CSK_CORR, CSK_START, CSK_DUR,
 	CSK_GRID_X, CSK_GRID_Y, CSK_GRID_Z, CSK_BLOCK_X, CSK_BLOCK_Y, CSK_BLOCK_Z, CSK_REGS, CSK_SSMEM,
-	CSK_DSMEM, CSK_COUNT
+	CSK_DSMEM, CSK_SMEM, CSK_COUNT
 };
 enum { CSC_PID, CSC_THREAD, CSC_NAME, CSC_CORR, CSC_START, CSC_DUR, CSC_COUNT };
 

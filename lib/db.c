@@ -91,6 +91,21 @@ static int schema_version(sqlite3 *db, int64_t *version)
 	return rc == SQLITE_ROW ? 0 : -1;
 }
 
+/*
+ * Schema version 1 to 2: kernels gain shared_mem (static + dynamic for the rows already there), whose
+ * column chunks (lib/colstore.h) then lack a column: they are dropped (analyses read the rows until
+ * `gpuprof-ingest --reindex`), and the view that shows it is made again. 0, or -1.
+ */
+static int migrate_v1(sqlite3 *db)
+{
+	return db_exec(db, "ALTER TABLE kernels ADD COLUMN shared_mem INTEGER;"
+		       "DELETE FROM column_chunks WHERE tbl = 'kernels';"
+		       "DELETE FROM column_sets WHERE tbl = 'kernels';"
+		       "UPDATE kernels SET shared_mem = static_smem + dynamic_smem;"
+		       "DROP VIEW IF EXISTS kernel_events;"
+		       "UPDATE meta SET value = '2' WHERE key = 'schema_version';");
+}
+
 /* A connection to path with what every connection has: a busy timeout and regexp(); NULL with a message. */
 static sqlite3 *open_conn(const char *path, int flags)
 {
@@ -145,6 +160,11 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 			      (long long)version, DB_SCHEMA_VERSION);
 			goto fail;
 		}
+		if (version < DB_SCHEMA_VERSION && mode == DB_READ) {
+			error("%s: written by an older gpuprof (schema version %lld): `gpuprof-ingest --reindex -o %s` "
+			      "upgrades it", path, (long long)version, path);
+			goto fail;
+		}
 	} else if (mode == DB_READ) {
 		error("%s: not a gpuprof session database (no schema version in table 'meta')", path);
 		goto fail;
@@ -169,6 +189,7 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 		if (db_exec(db, "PRAGMA synchronous = NORMAL") ||
 		    db_exec(db, "BEGIN") ||
 		    db_exec(db, embed_get("schemas/session.sql")) ||
+		    (version == 1 && migrate_v1(db)) ||
 		    db_exec(db, embed_get("schemas/views.sql")) ||
 		    db_exec(db, "COMMIT"))
 			goto fail;

@@ -11,7 +11,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 1
+#define DB_SCHEMA_VERSION 2	/* 2: kernels.shared_mem, ingest_skipped */
 
 enum db_mode {
 	DB_READ,	/* analyses and reports: the file must exist and carry our schema */

@@ -3,7 +3,7 @@
 #include <string.h>
 
 const struct rec_spec rec_specs[R_COUNT] = {
-	[R_KERNEL] = { "kernel", "kernels", 23, {
+	[R_KERNEL] = { "kernel", "kernels", 24, {
 		{ "start", "start_ns", F_TIME }, { "end", "end_ns", F_TIME },
 		{ "device", "device_id", F_INT }, { "context", "context_id", F_INT },
 		{ "stream", "stream_id", F_INT }, { "correlation", "correlation_id", F_INT },
@@ -14,7 +14,7 @@ const struct rec_spec rec_specs[R_COUNT] = {
 		{ "cluster_z", "cluster_z", F_INT }, { "registers", "registers", F_INT },
 		{ "static_smem", "static_smem", F_INT }, { "dynamic_smem", "dynamic_smem", F_INT },
 		{ "local_mem", "local_mem", F_INT }, { "graph_id", "graph_id", F_INT },
-		{ "graph_node", "graph_node_id", F_INT } } },
+		{ "graph_node", "graph_node_id", F_INT }, { "shared_mem", "shared_mem", F_OPTN } } },
 	[R_MEMCPY] = { "memcpy", "memcpys", 13, {
 		{ "start", "start_ns", F_TIME }, { "end", "end_ns", F_TIME },
 		{ "device", "device_id", F_INT }, { "context", "context_id", F_INT },

@@ -547,12 +547,36 @@ const char *sink_string_value(struct sink *s, int64_t id)
 	return s->by_id[id];
 }
 
+/*
+ * A kernel's shared memory per block is one number wherever it is read (kernels.shared_mem): static +
+ * dynamic when a source gives both parts and no total; the total alone when that is all a source gives
+ * (Kineto), its parts NULL. vals, or tmp filled with the total.
+ */
+static const struct value *smem_total(const struct value *vals, struct value *tmp)
+{
+	static int f_total = -1, f_static, f_dynamic;
+	if (f_total < 0) {
+		f_total = rec_field(R_KERNEL, "shared_mem");
+		f_static = rec_field(R_KERNEL, "static_smem");
+		f_dynamic = rec_field(R_KERNEL, "dynamic_smem");
+	}
+	if (!vals[f_total].null || vals[f_static].null || vals[f_dynamic].null)
+		return vals;
+	memcpy(tmp, vals, (size_t)rec_specs[R_KERNEL].nfields * sizeof(*vals));
+	tmp[f_total].null = 0;
+	tmp[f_total].i = vals[f_static].i + vals[f_dynamic].i;
+	return tmp;
+}
+
 int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
 {
 	const struct rec_spec *r = &rec_specs[t];
 	sqlite3_stmt *st = s->insert[t];
 	struct value *bound = s->bound[t];
+	struct value tmp[REC_MAX_FIELDS];
 	int i, valid = s->bound_valid[t];
+	if (t == R_KERNEL)
+		vals = smem_total(vals, tmp);
 	for (i = 0; i < r->nfields; i++) {
 		const struct value *v = &vals[i];
 		enum field_kind kind = r->fields[i].kind;
@@ -629,6 +653,28 @@ int sink_collector_error(struct sink *s, int64_t ts_ns, const char *what, const 
 	bind_opt_text(st, 4, what);
 	sqlite3_bind_text(st, 5, reason, -1, SQLITE_TRANSIENT);
 	return step_done(s, st);
+}
+
+int sink_skipped(struct sink *s, const char *file, const char *cat, const char *ph, int64_t count, int64_t gpu)
+{
+	sqlite3_stmt *st = db_prepare(s->db, "INSERT INTO ingest_skipped (session_id, pid, file, category, ph, "
+				      "events, gpu_events) VALUES (?, ?, ?, ?, ?, ?, ?)");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, s->session_id);
+	sqlite3_bind_int64(st, 2, s->pid);
+	sqlite3_bind_text(st, 3, file, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, cat, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, ph, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, count);
+	sqlite3_bind_int64(st, 7, gpu);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		error("sqlite: %s", sqlite3_errmsg(s->db));
+		sqlite3_finalize(st);
+		return -1;
+	}
+	sqlite3_finalize(st);
+	return 0;
 }
 
 int sink_ingest_error(struct sink *s, const char *file, int64_t line, const char *reason, const char *excerpt)

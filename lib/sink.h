@@ -73,6 +73,11 @@ int sink_reindex(struct sink *s, int64_t *rebuilt);
 
 int sink_drop(struct sink *s, int64_t ts_ns, const char *source, const char *what, int64_t count);
 int sink_collector_error(struct sink *s, int64_t ts_ns, const char *what, const char *reason);
+/*
+ * Record that `count` events of category cat and phase ph in file were not read, gpu of them looking like
+ * GPU work (table ingest_skipped), for the current process. 0, or -1.
+ */
+int sink_skipped(struct sink *s, const char *file, const char *cat, const char *ph, int64_t count, int64_t gpu);
 /* Record a rejected line; works inside or outside a transaction. session_id is NULL outside a process. */
 int sink_ingest_error(struct sink *s, const char *file, int64_t line, const char *reason, const char *excerpt);
 

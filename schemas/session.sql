@@ -84,11 +84,14 @@ CREATE TABLE IF NOT EXISTS kernels (
 	block_x INTEGER, block_y INTEGER, block_z INTEGER,
 	cluster_x INTEGER, cluster_y INTEGER, cluster_z INTEGER,
 	registers INTEGER,		-- per thread
-	static_smem INTEGER,		-- bytes per block
-	dynamic_smem INTEGER,		-- bytes per block
+	static_smem INTEGER,		-- bytes per block; NULL when the source gives only the total (Kineto)
+	dynamic_smem INTEGER,		-- bytes per block; NULL likewise
 	local_mem INTEGER,		-- bytes per thread
 	graph_id INTEGER,
-	graph_node_id INTEGER
+	graph_node_id INTEGER,
+	shared_mem INTEGER		-- shared memory per block, bytes: static + dynamic, or the total a source
+					-- reports without its parts (Kineto's "shared memory"); NULL when unknown.
+					-- Added in schema version 2 (gpuprof-ingest adds it to older databases)
 );
 
 CREATE TABLE IF NOT EXISTS memcpys (
@@ -287,6 +290,22 @@ CREATE TABLE IF NOT EXISTS ingest_errors (
 	ingested_at TEXT NOT NULL
 );
 
+-- Trace events that no rule of the reader turned into a record (Kineto traces: CPU operators, Python
+-- functions, flow arrows, metadata, and any category this version does not know), one row per file,
+-- category and phase. gpu_events counts those that look like GPU work: complete ("X") events on a GPU's
+-- pid, or whose category names GPU work (kernel, memcpy, memset, gpu, cuda, hip, ...). gpuprof-ingest
+-- warns when gpu_events is not 0, and exits 3 when such events were skipped and no kernel, memcpy or
+-- memset was read (with a row in ingest_errors).
+CREATE TABLE IF NOT EXISTS ingest_skipped (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,		-- processes.pid of the process the file became
+	file TEXT NOT NULL,
+	category TEXT NOT NULL,		-- the event's "cat", '' when it has none
+	ph TEXT NOT NULL,		-- the event's phase ("X", "i", "M", "s", "f", ...), '' when none
+	events INTEGER NOT NULL,
+	gpu_events INTEGER NOT NULL
+);
+
 -- Column chunks: kernels and api_calls kept a second time, as compressed columns, so that analyses load
 -- millions of rows in a fraction of the time SQLite needs to decode them. A cache, not data: the blob
 -- format is lib/colstore.h's, and the tables above stay the truth. gpuprof-ingest writes the chunks with
@@ -363,4 +382,4 @@ CREATE TABLE IF NOT EXISTS object_kinds (id INTEGER PRIMARY KEY, name TEXT NOT N
 INSERT OR IGNORE INTO object_kinds VALUES
 	(0, 'unknown'), (1, 'process'), (2, 'thread'), (3, 'device'), (4, 'context'), (5, 'stream');
 
-INSERT OR IGNORE INTO meta VALUES ('schema_version', '1');
+INSERT OR IGNORE INTO meta VALUES ('schema_version', '2');

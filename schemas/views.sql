@@ -7,7 +7,7 @@ CREATE VIEW IF NOT EXISTS kernel_events AS
 SELECT k.session_id, k.pid, k.start_ns, k.end_ns, k.end_ns - k.start_ns AS dur_ns,
        k.device_id, k.stream_id, k.correlation_id, n.value AS name, m.value AS mangled,
        k.grid_x, k.grid_y, k.grid_z, k.block_x, k.block_y, k.block_z, k.registers,
-       k.static_smem, k.dynamic_smem
+       k.static_smem, k.dynamic_smem, coalesce(k.shared_mem, k.static_smem + k.dynamic_smem) AS shared_mem
 FROM kernels k
 JOIN strings n ON n.session_id = k.session_id AND n.id = k.name_id
 LEFT JOIN strings m ON m.session_id = k.session_id AND m.id = k.mangled_id;

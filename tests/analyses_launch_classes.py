@@ -171,8 +171,8 @@ def occupancy_cases(tmp):
     check("occupancy: kernel on an undeclared device", (rows["no device row"]["occupancy_pct"],
                                                          rows["no device row"]["limiter"]), (None, "unknown"))
     check("launch keys", sorted(next(iter(rows.values()))),
-          sorted("name grid_x grid_y grid_z block_x block_y block_z registers static_smem dynamic_smem calls "
-                 "total_ns occupancy_pct limiter".split()))
+          sorted("name grid_x grid_y grid_z block_x block_y block_z registers static_smem dynamic_smem shared_mem "
+                 "calls total_ns occupancy_pct limiter".split()))
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -192,9 +192,10 @@ def expected_launch(db, keep=lambda name: True):
     groups = defaultdict(lambda: [0, 0])
     for row in con.execute("""SELECT s.value, k.pid, k.device_id, k.grid_x, k.grid_y, k.grid_z, k.block_x,
                               k.block_y, k.block_z, k.registers, k.static_smem, k.dynamic_smem,
+                              coalesce(k.shared_mem, k.static_smem + k.dynamic_smem),
                               k.end_ns - k.start_ns FROM kernels k JOIN strings s
                               ON s.session_id = k.session_id AND s.id = k.name_id WHERE k.session_id = 1"""):
-        name, pid, did, cfg, dur = row[0], row[1], row[2], row[3:12], row[12]
+        name, pid, did, cfg, dur = row[0], row[1], row[2], row[3:13], row[13]
         if not keep(name):
             continue
         dev = props.get((pid, did), props.get((0, did)))
@@ -204,18 +205,18 @@ def expected_launch(db, keep=lambda name: True):
     con.close()
     out = []
     for key, (calls, total) in groups.items():
-        name, cfg, dev = key[0], key[1:10], key[10]
+        name, cfg, dev = key[0], key[1:11], key[11]
         b = cfg[3:6]
         threads = b[0] * b[1] * b[2] if None not in b else None
-        smem = cfg[7] + cfg[8] if cfg[7] is not None and cfg[8] is not None else None
+        smem = cfg[9]  # the total: static + dynamic, or what a source gives without its parts
         pct, lim = occupancy(dev, threads, cfg[6], smem)
         out.append((name,) + tuple(cfg) + (calls, total, pct, lim))
     return sorted(out)
 
 
 def got_launch(rows):
-    keys = ("name grid_x grid_y grid_z block_x block_y block_z registers static_smem dynamic_smem calls total_ns "
-            "occupancy_pct limiter").split()
+    keys = ("name grid_x grid_y grid_z block_x block_y block_z registers static_smem dynamic_smem shared_mem calls "
+            "total_ns occupancy_pct limiter").split()
     return sorted(tuple(r[k] for k in keys) for r in rows)
 
 

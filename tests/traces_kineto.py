@@ -20,7 +20,37 @@ from collections import defaultdict
 
 TRACES = os.path.join(checks.TRACES, "kineto")
 
+# The categories each Kineto layout writes for what gpuprof reads (pytorch/kineto output_json.cpp: PyTorch
+# 1.8 and 1.9 wrote "Kernel", "Memcpy", "Memset", "Runtime", "User"; later ones the ActivityType names).
+KERNEL = {"kernel", "Kernel"}
+MEMCPY = {"gpu_memcpy", "Memcpy"}
+MEMSET = {"gpu_memset", "Memset"}
+API = {"cuda_runtime", "Runtime", "cuda_driver"}
+RANGE = {"user_annotation", "gpu_user_annotation", "User"}
+READ = KERNEL | MEMCPY | MEMSET | API | RANGE | {"cuda_sync"}
+HOST = {"cpu_op", "Operator", "python_function", "cpu_instant_event", "user_annotation", "Trace"}
+GPU_WORDS = ("kernel", "memcpy", "memset", "gpu", "cuda", "hip", "roc", "nccl", "xpu", "mtia")
 
+
+def skipped(doc):
+    """{(cat, ph): [events, gpu-looking events]} for the events gpuprof does not read, computed here: an
+    unread complete event looks like GPU work when it is not of a host category and sits on a GPU's pid
+    (labelled "GPU n", or holding a kernel/memcpy/memset) or its category names GPU work."""
+    evs = doc.get("traceEvents", [])
+    gpu_pids = {e.get("pid") for e in evs if e.get("ph") == "M" and e.get("name") in ("process_labels", "process_name")
+                and str((e.get("args") or {}).get("labels" if e["name"] == "process_labels" else "name", "")).startswith("GPU")}
+    gpu_pids |= {e.get("pid") for e in evs if e.get("ph") == "X" and e.get("cat") in KERNEL | MEMCPY | MEMSET and "ts" in e}
+    out = defaultdict(lambda: [0, 0])
+    for e in evs:
+        cat, ph, args = e.get("cat") or "", e.get("ph") or "", e.get("args") or {}
+        if ph == "X" and cat in READ and "ts" in e and "name" in e:
+            continue
+        if ph == "i" and e.get("name") == "[memory]" and args.get("Device Type") == 1:
+            continue
+        out[(cat, ph)][0] += 1
+        if ph == "X" and cat not in HOST and (e.get("pid") in gpu_pids or any(w in cat.lower() for w in GPU_WORDS)):
+            out[(cat, ph)][1] += 1
+    return dict(out)
 
 
 
@@ -40,7 +70,7 @@ def analyze(name, db):
 
 
 def expected(path):
-    with gzip.open(path, "rt", encoding="utf-8") as f:
+    with (gzip.open if path.endswith(".gz") else open)(path, "rt", encoding="utf-8") as f:
         doc = json.load(f, parse_float=decimal.Decimal)
     durs = defaultdict(list)
     copies = defaultdict(lambda: [0, 0])
@@ -53,16 +83,16 @@ def expected(path):
             mem += 1
         if ph != "X" or "ts" not in e:
             continue
-        if cat == "kernel":
+        if cat in KERNEL:
             durs[e["name"]].append(ns(e.get("dur", 0)))
-        elif cat == "gpu_memcpy":
+        elif cat in MEMCPY:
             kind = next((k for k in ("HtoD", "DtoH", "DtoD", "HtoH", "PtoP") if k in e["name"]), "?")
             copies[kind][0] += 1
             copies[kind][1] += int(args.get("bytes", 0))
-        elif cat == "gpu_memset":
+        elif cat in MEMSET:
             memsets[0] += 1
             memsets[1] += int(args.get("bytes", 0))
-        elif cat in ("user_annotation", "gpu_user_annotation"):
+        elif cat in RANGE:
             ranges[e["name"]] += 1
     return doc, durs, copies, memsets, ranges, mem
 
@@ -71,8 +101,15 @@ def one(tmp, path):
     name = os.path.basename(path)
     db = os.path.join(tmp, name + ".db")
     r = ingest(path, db)
-    check(f"{name} ingests (exit 0)", (r.returncode, r.stderr), (0, ""))
     doc, durs, copies, memsets, ranges, mem = expected(path)
+    skips = skipped(doc)
+    gpu_skipped = sum(g for _, g in skips.values())
+    # Events that look like GPU work but were not read are reported; with no GPU record at all, exit 3.
+    want = 3 if gpu_skipped and not durs and not copies and not memsets[0] else 0
+    check(f"{name} ingests (exit {want})", (r.returncode, r.stderr != ""), (want, gpu_skipped > 0))
+    if gpu_skipped:
+        check(f"{name} warning names what was skipped", f"{gpu_skipped} events that look like GPU work" in r.stderr,
+              True)
 
     hot = {h["name"]: h for h in analyze("hotspots", db)}
     check(f"{name} kernel names", sorted(hot), sorted(durs))
@@ -98,10 +135,19 @@ def one(tmp, path):
     check(f"{name} ranges per name", dict(q("SELECT name, count(*) FROM range_events GROUP BY name")), dict(ranges))
     check(f"{name} GPU memory events", q("SELECT count(*) FROM memory_events")[0][0], mem)
     check(f"{name} devices", q("SELECT count(*) FROM devices")[0][0], len(doc.get("deviceProperties", [])))
+    check(f"{name} skipped events by category and phase",
+          {(c, p): [n, g] for c, p, n, g in q("SELECT category, ph, events, gpu_events FROM ingest_skipped")}, skips)
+    check(f"{name} ingest_errors", q("SELECT count(*) FROM ingest_errors")[0][0], 1 if want == 3 else 0)
+    # Kineto's "shared memory" is static + dynamic: stored as the total, the parts unknown.
+    smem = [int(e["args"]["shared memory"]) for e in doc["traceEvents"] if e.get("cat") in KERNEL
+            and e.get("ph") == "X" and "shared memory" in (e.get("args") or {})]
+    check(f"{name} kernel shared memory totals", list(q(
+        "SELECT count(shared_mem), coalesce(sum(shared_mem), 0), count(static_smem), count(dynamic_smem) FROM kernels")[0]),
+          [len(smem), sum(smem), 0, 0])
     rank = doc.get("distributedInfo", {}).get("rank")
     check(f"{name} rank", q("SELECT rank FROM processes")[0][0], rank)
     # Kernel start times are exact: the earliest equals the file's earliest, in epoch ns.
-    kts = [ns(e["ts"]) for e in doc["traceEvents"] if e.get("cat") == "kernel" and e.get("ph") == "X"]
+    kts = [ns(e["ts"]) for e in doc["traceEvents"] if e.get("cat") in KERNEL and e.get("ph") == "X"]
     if kts:
         base = int(doc.get("baseTimeNanoseconds", 0))
         check(f"{name} first kernel start (ns, exact)", q("SELECT min(start_ns) FROM kernels")[0][0], base + min(kts))
@@ -113,6 +159,129 @@ def one(tmp, path):
         "SELECT (SELECT count(*) FROM kernels), (SELECT count(*) FROM api_calls), (SELECT count(*) FROM strings)")),
           (0, before))
     con.close()
+
+
+LAYOUTS = os.path.join(checks.ROOT, "tests", "data", "kineto-layouts")
+
+# Per layout, made by hand from the exporter's source (see tests/data/kineto-layouts/README.md): SQL that
+# reads what only that layout has, and its rows.
+LAYOUT_CHECKS = {
+    "pytorch-1.8-cuda.json": [
+        # tid "stream 7"; Memcpy2 (peer) has fromDevice/inDevice/toDevice and no "device".
+        ("SELECT device_id, stream_id, registers, static_smem, dynamic_smem, shared_mem, grid_x, block_x FROM kernels",
+         [(0, 7, 32, None, None, 24576, 128, 256)]),
+        ("SELECT kind, device_id, context_id, src_device, dst_device, bytes FROM memcpys ORDER BY start_ns",
+         [(1, 0, 1, None, None, 4096), (10, 0, 1, 0, 1, 1024)]),
+        ("SELECT s.value, cbid, correlation_id, domain FROM api_calls a JOIN strings s ON s.id = a.name_id ORDER BY start_ns",
+         [("cudaLaunchKernel", 211, 101, 1), ("cudaMemcpyAsync", 41, 102, 1)]),
+        ("SELECT r.kind, r.thread_id FROM ranges r", [(3, 7)]),
+        ("SELECT mem_kind, bytes FROM memsets", [(3, 512)]),
+    ],
+    "pytorch-1.9-cuda.json": [
+        ("SELECT device_id, stream_id, shared_mem, static_smem FROM kernels", [(1, 7, 32768, None)]),
+        ("SELECT kind, src_kind, dst_kind, bytes FROM memcpys", [(2, 3, 2, 65536)]),
+        ("SELECT kind, thread_id FROM ranges ORDER BY kind", [(1, 5151), (3, 7)]),
+        ("SELECT rank FROM processes", [(1,)]),
+    ],
+    "pytorch-2-cuda.json": [
+        ("SELECT min(start_ns), count(*), sum(shared_mem), count(static_smem) FROM kernels",
+         [(1700000000000000000 + 5000006500, 2, 49152, 0)]),
+        ("SELECT domain, count(*) FROM api_calls GROUP BY domain", [(1, 1), (2, 1)]),
+        ("SELECT kind, stream_id FROM syncs", [(3, 7)]),
+        ("SELECT kind, src_kind, dst_kind, bytes FROM memcpys", [(8, 3, 3, 2048)]),
+    ],
+    "rocm-roctracer.json": [
+        ("SELECT device_id, stream_id, grid_x, block_x, registers, shared_mem FROM kernels", [(0, 0, 64, 256, None, None)]),
+        ("SELECT kind, bytes FROM memcpys", [(1, 8192)]),
+        ("SELECT s.value, cbid FROM api_calls a JOIN strings s ON s.id = a.name_id ORDER BY start_ns", [("hipLaunchKernel", 3), ("hipMemcpyAsync", 40)]),
+        ("SELECT bytes FROM memsets", [(1024,)]),
+    ],
+    "rocm6-rocprofiler.json": [
+        ("SELECT device_id, grid_x, block_x, registers, shared_mem FROM kernels", [(2, None, None, None, None)]),
+        # rocprofiler-sdk's copies carry no byte count (only the hip call's "size" string): 0.
+        ("SELECT device_id, kind, bytes FROM memcpys", [(2, 1, 0)]),
+        ("SELECT s.value, cbid FROM api_calls a JOIN strings s ON s.id = a.name_id ORDER BY start_ns", [("hipMemcpyWithStream", 153), ("hipLaunchKernel", 3)]),
+    ],
+    "unknown-gpu-category.json": [
+        ("SELECT category, ph, events, gpu_events FROM ingest_skipped ORDER BY category, ph",
+         [("", "M", 2, 0), ("KERNEL", "X", 2, 2), ("cpu_op", "X", 1, 0), ("gpu_op_v9", "X", 1, 1)]),
+        ("SELECT line, reason FROM ingest_errors",
+         [(0, "no GPU activity read, yet 3 events look like GPU work: KERNEL X 2, gpu_op_v9 X 1")]),
+        ("SELECT count(*) FROM api_calls", [(1,)]),
+    ],
+}
+
+
+def layouts(tmp):
+    """A small trace by hand in each Kineto layout PyTorch has shipped: what gpuprof stores equals what this
+    script computes from the JSON, plus what only that layout has (LAYOUT_CHECKS)."""
+    for f in sorted(LAYOUT_CHECKS):
+        path = os.path.join(LAYOUTS, f)
+        db = os.path.join(tmp, "layout-" + f + ".db")
+        r = ingest(path, db)
+        doc, durs, copies, memsets, ranges, mem = expected(path)
+        skips = skipped(doc)
+        gpu = sum(g for _, g in skips.values())
+        want = 3 if gpu and not durs and not copies and not memsets[0] else 0
+        check(f"layout {f}: exit", r.returncode, want)
+        check(f"layout {f}: warns only when GPU-looking events were skipped", r.stderr != "", gpu > 0)
+        con = sqlite3.connect(db)
+        q = lambda sql: con.execute(sql).fetchall()
+        check(f"layout {f}: kernels per name", dict(q(
+            "SELECT name, count(*) FROM kernel_events GROUP BY name")), {k: len(v) for k, v in durs.items()})
+        check(f"layout {f}: kernel time", q("SELECT coalesce(sum(end_ns - start_ns), 0) FROM kernels")[0][0],
+              sum(sum(v) for v in durs.values()))
+        check(f"layout {f}: memcpys", q("SELECT count(*), coalesce(sum(bytes), 0) FROM memcpys")[0],
+              (sum(c for c, _ in copies.values()), sum(b for _, b in copies.values())))
+        check(f"layout {f}: memsets", list(q("SELECT count(*), coalesce(sum(bytes), 0) FROM memsets")[0]), memsets)
+        check(f"layout {f}: ranges", dict(q("SELECT name, count(*) FROM range_events GROUP BY name")), dict(ranges))
+        check(f"layout {f}: skipped events by category and phase",
+              {(c, p): [n, g] for c, p, n, g in q("SELECT category, ph, events, gpu_events FROM ingest_skipped")}, skips)
+        for sql, rows in LAYOUT_CHECKS[f]:
+            check(f"layout {f}: {sql}", q(sql), rows)
+        con.close()
+    # Kineto's "shared memory" is the total: launch computes occupancy from it (A100: 48 KiB + 1 KiB reserve
+    # a block, 3 blocks of 8 warps = 37.5 %; V100: 24 KiB, 4 blocks = 50 %), and shows no static part.
+    for f, name, pct in (("pytorch-2-cuda.json", "ampere_sgemm_128x64_tn", 37.5),
+                         ("pytorch-1.8-cuda.json", "void at::native::vectorized_elementwise_kernel<4>(int)", 50.0)):
+        row = next(r for r in analyze("launch", os.path.join(tmp, "layout-" + f + ".db")) if r["name"] == name)
+        check(f"layout {f}: launch shared memory", (row["static_smem"], row["dynamic_smem"], row["shared_mem"],
+                                                    row["occupancy_pct"], row["limiter"]),
+              (None, None, 24576 if pct == 50.0 else 49152, pct, "shared memory"))
+    # The closing line names what was skipped, and the warning the GPU-looking part.
+    r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), os.path.join(LAYOUTS, "unknown-gpu-category.json"), "-o",
+                        os.path.join(tmp, "unknown-again.db")], capture_output=True, text=True)
+    check("unknown layout: warning names the skipped GPU-looking categories",
+          "3 events that look like GPU work were not read (category phase count: KERNEL X 2, gpu_op_v9 X 1)"
+          in r.stderr, True)
+    check("unknown layout: the closing line names what was skipped",
+          "6 other events skipped ((no category) M 2, KERNEL X 2, cpu_op X 1, gpu_op_v9 X 1)" in r.stderr, True)
+
+
+def migrate(tmp):
+    """A database of schema version 1 (no kernels.shared_mem, 16-column kernel chunks): analyses ask for an
+    upgrade; gpuprof-ingest adds the column (static + dynamic for the rows there), retires the old chunks and
+    --reindex rebuilds them, after which launch reads the total."""
+    db = os.path.join(tmp, "v1.db")
+    check("v1: made", ingest(os.path.join(LAYOUTS, "pytorch-2-cuda.json"), db).returncode, 0)
+    con = sqlite3.connect(db)
+    con.executescript("""DROP VIEW kernel_events; ALTER TABLE kernels DROP COLUMN shared_mem;
+        UPDATE kernels SET static_smem = 1024, dynamic_smem = 48128;
+        UPDATE meta SET value = '1' WHERE key = 'schema_version';""")
+    con.close()
+    r = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "launch", db], capture_output=True, text=True)
+    check("v1: analyses ask for an upgrade", (r.returncode != 0, "--reindex" in r.stderr), (True, True))
+    r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", "--reindex", "-o", db], capture_output=True,
+                       text=True)
+    check("v1: --reindex upgrades", r.returncode, 0)
+    con = sqlite3.connect(db)
+    check("v1: upgraded rows", con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() +
+          con.execute("SELECT DISTINCT shared_mem FROM kernels").fetchall(), [("2",), (49152,)])
+    check("v1: chunks rebuilt", con.execute("SELECT count(*) FROM column_sets WHERE tbl = 'kernels'").fetchall(), [(1,)])
+    con.close()
+    rows = analyze("launch", db)
+    check("v1: launch reads the total", sorted((r["static_smem"], r["dynamic_smem"], r["shared_mem"]) for r in rows),
+          [(1024, 48128, 49152)] * 2)
 
 
 def corrupt(tmp):
@@ -207,12 +376,13 @@ def late_base_hosts(tmp):
 
 
 def main():
-    if not os.path.isdir(TRACES):
-        print("traces_kineto: skipped: ../shared/traces not found")
-        print("traces_kineto: 0 passed, 0 failed")
-        return 0
     tmp = tempfile.mkdtemp(prefix="gpuprof-kineto-")
     try:
+        layouts(tmp)
+        migrate(tmp)
+        if not os.path.isdir(TRACES):
+            print("traces_kineto: real traces skipped: ../shared/traces not found")
+            return checks.summary("traces_kineto")
         for f in sorted(os.listdir(TRACES)):
             if f.endswith(".json.gz"):
                 one(tmp, os.path.join(TRACES, f))
