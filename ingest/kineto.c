@@ -13,6 +13,7 @@
  */
 #include "reader.h"
 #include "json.h"
+#include "jstream.h"
 #include "util.h"
 
 #include <errno.h>
@@ -20,117 +21,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
-
-#define CHUNK (1 << 20)
-
-/* A buffered reader over a (possibly gzipped) file, for the scanner below. */
-struct jin {
-	gzFile f;
-	char *buf;
-	size_t pos, end;
-	int64_t consumed;	/* bytes before buf[0], for messages */
-	int eof, err;
-};
-
-static int jin_fill(struct jin *in)
-{
-	int n;
-	if (in->eof || in->err)
-		return 0;
-	in->consumed += (int64_t)in->end;
-	in->pos = in->end = 0;
-	n = gzread(in->f, in->buf, CHUNK);
-	if (n < 0) {
-		int errnum;
-		gzerror(in->f, &errnum);
-		in->err = errnum == Z_BUF_ERROR ? 1 : 2;	/* 1: cut-off gzip; 2: read error */
-		return 0;
-	}
-	if (n == 0)
-		in->eof = 1;
-	in->end = (size_t)n;
-	return n;
-}
-
-static int64_t jin_offset(const struct jin *in)
-{
-	return in->consumed + (int64_t)in->pos;
-}
-
-/* The next character that is not white space, consumed; -1 at the end of input. */
-static int jin_next(struct jin *in)
-{
-	for (;;) {
-		while (in->pos < in->end) {
-			char c = in->buf[in->pos++];
-			if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
-				return (unsigned char)c;
-		}
-		if (!jin_fill(in))
-			return -1;
-	}
-}
-
-/* Like jin_next, without consuming it. */
-static int jin_peek(struct jin *in)
-{
-	int c = jin_next(in);
-	if (c >= 0)
-		in->pos--;
-	return c;
-}
-
-/*
- * Copy one complete JSON value (object, array, string or scalar) into out, without parsing it: only
- * nesting and strings are tracked. Returns 0, or -1 when the input ends first.
- */
-static int jin_value(struct jin *in, struct buf *out)
-{
-	int depth = 0, in_str = 0, esc = 0, scalar = 0, c;
-	buf_reset(out);
-	if ((c = jin_peek(in)) < 0)
-		return -1;
-	if (c != '{' && c != '[' && c != '"')
-		scalar = 1;
-	for (;;) {
-		char *p, *q, *e;
-		int done = 0;
-		if (in->pos == in->end && !jin_fill(in))
-			return scalar && out->len ? 0 : -1;
-		p = in->buf + in->pos;
-		e = in->buf + in->end;
-		for (q = p; q < e && !done; q++) {
-			char ch = *q;
-			if (in_str) {
-				if (esc)
-					esc = 0;
-				else if (ch == '\\')
-					esc = 1;
-				else if (ch == '"') {
-					in_str = 0;
-					done = depth == 0;
-				}
-			} else if (scalar) {
-				if (ch == ',' || ch == '}' || ch == ']' || ch == ' ' || ch == '\n' || ch == '\r' ||
-				    ch == '\t') {
-					done = 1;
-					q--;	/* the delimiter is not part of the value */
-				}
-			} else if (ch == '"') {
-				in_str = 1;
-			} else if (ch == '{' || ch == '[') {
-				depth++;
-			} else if (ch == '}' || ch == ']') {
-				done = --depth == 0;
-			}
-		}
-		buf_add(out, p, (size_t)(q - p));
-		in->pos += (size_t)(q - p);
-		if (done)
-			return 0;
-	}
-}
 
 /* Column indices of the fields this reader fills, looked up once. */
 struct idx {
@@ -670,10 +560,34 @@ static const struct cat_rule {
 	{ "User", R_RANGE, read_range, 3 },			/* 1.8, 1.9: GPU annotations */
 };
 
-static const struct cat_rule *cat_rule(const char *cat)
+/*
+ * PyTorch's profiler before Kineto (1.7 and older, torch.autograd.profiler's export_chrome_trace) wrote a
+ * bare array of events without categories: CPU ops on pid "CPU functions" and, on pid "CUDA functions"
+ * with the device as tid, the GPU time of each op's kernels. Those become kernels on no known stream.
+ */
+static int read_legacy_kernel(struct state *st, const struct evt *e, int param)
+{
+	const struct idx *x = &st->ix;
+	struct value *v = blank(st, R_KERNEL);
+	(void)param;
+	put(v, x->k_start, e->start);
+	put(v, x->k_end, e->end);
+	put(v, x->k_device, tid_num(&st->doc, e->ev, 0));
+	v[x->k_stream].null = 1;
+	put(v, x->k_name, str_id(st, e->name));
+	v[x->k_ssmem].null = v[x->k_dsmem].null = 1;
+	return sink_add(st->sink, R_KERNEL, v);
+}
+
+static const struct cat_rule legacy_kernel = { "", R_KERNEL, read_legacy_kernel, 0 };
+
+/* The rule for an event of category cat (NULL when it has none) on process pid (its text). */
+static const struct cat_rule *cat_rule(const char *cat, const char *pid)
 {
 	size_t i;
-	for (i = 0; cat && i < sizeof(cat_rules) / sizeof(cat_rules[0]); i++)
+	if (!cat)
+		return !strcmp(pid, "CUDA functions") ? &legacy_kernel : NULL;
+	for (i = 0; i < sizeof(cat_rules) / sizeof(cat_rules[0]); i++)
 		if (!strcmp(cat_rules[i].cat, cat))
 			return &cat_rules[i];
 	return NULL;
@@ -803,6 +717,7 @@ static int event(struct state *st, struct buf *text)
 	struct value *v;
 	struct idx *x = &st->ix;
 	struct evt e;
+	char pid[64];
 	int rc;
 
 	if (json_parse(d, text->s, text->len) || json_root(d)->type != J_OBJECT) {
@@ -852,15 +767,13 @@ static int event(struct state *st, struct buf *text)
 	e.args = args;
 	e.name = name;
 	e.cat = json_get_str(d, ev, "cat");
-	if (strcmp(ph, "X") || !(rule = cat_rule(e.cat)) || span(st, ev, &e.start, &e.end)) {
+	member_text(d, ev, "pid", pid, sizeof(pid));
+	if (strcmp(ph, "X") || !(rule = cat_rule(e.cat, pid)) || span(st, ev, &e.start, &e.end)) {
 		skip(st, ev);
 		return 0;
 	}
-	if (rule->type == R_KERNEL || rule->type == R_MEMCPY || rule->type == R_MEMSET) {
-		char pid[64];
-		member_text(d, ev, "pid", pid, sizeof(pid));
+	if (rule->type == R_KERNEL || rule->type == R_MEMCPY || rule->type == R_MEMSET)
 		add_gpu_pid(st, pid);
-	}
 	st->n_read[rule->type]++;
 	return rule->read(st, &e, rule->param);
 }
@@ -1019,8 +932,42 @@ static void meta(struct state *st, const char *key, struct buf *text)
 	}
 }
 
+/*
+ * The elements of an array of trace events, after its '[', through its ']'. In a bare array (the whole
+ * document), every element must be an object: a JSON array of anything else is not a trace. Returns 0; 1
+ * when the process is already in the database (the rest is not read); -1 on a system failure; 2 when the
+ * text is malformed, with *what set.
+ */
+static int events(struct state *st, struct jstream *in, int bare, struct buf *val, const char **what)
+{
+	int c, rc;
+	if (jstream_peek(in) == ']') {
+		jstream_next(in);
+		return 0;
+	}
+	for (;;) {
+		if (bare && jstream_peek(in) != '{') {
+			*what = "an element of the array is not an event object";
+			return 2;
+		}
+		if (jstream_value(in, val)) {
+			*what = "the trace ends inside its array of events";
+			return 2;
+		}
+		if ((rc = event(st, val)))
+			return rc;
+		c = jstream_next(in);
+		if (c == ']')
+			return 0;
+		if (c != ',') {
+			*what = "expected ',' or ']' between trace events";
+			return 2;
+		}
+	}
+}
+
 /* Walk the document. Returns EXIT_OK, EXIT_DATA (malformed: caller rolls back) or EXIT_SYSTEM. */
-static int walk(struct state *st, struct jin *in)
+static int walk(struct state *st, struct jstream *in)
 {
 	struct buf key, val;
 	int c, status = EXIT_OK, rc;
@@ -1028,56 +975,49 @@ static int walk(struct state *st, struct jin *in)
 
 	buf_init(&key);
 	buf_init(&val);
-	if (jin_next(in) != '{') {
-		what = "not a JSON object (a Chrome trace starts with '{')";
+	c = jstream_next(in);
+	if (c == '[') {	/* the Chrome trace format's array form: the events alone */
+		if ((rc = events(st, in, 1, &val, &what)) == 2)
+			goto bad;
+		status = rc < 0 ? EXIT_SYSTEM : EXIT_OK;
+		if (!rc && jstream_next(in) >= 0) {
+			what = "more after the array of events";
+			goto bad;
+		}
+		goto out;
+	}
+	if (c != '{') {
+		what = "not a JSON object or array (a Chrome trace starts with '{' or '[')";
 		goto bad;
 	}
-	if (jin_peek(in) == '}')
+	if (jstream_peek(in) == '}')
 		goto out;
 	for (;;) {
-		if (jin_peek(in) != '"' || jin_value(in, &key) || jin_next(in) != ':') {
+		if (jstream_peek(in) != '"' || jstream_value(in, &key) || jstream_next(in) != ':') {
 			what = "expected a member name";
 			goto bad;
 		}
 		if (!strcmp(key.s, "\"traceEvents\"")) {
-			if (jin_next(in) != '[') {
+			if (jstream_next(in) != '[') {
 				what = "\"traceEvents\" is not an array";
 				goto bad;
 			}
-			if (jin_peek(in) == ']') {
-				jin_next(in);
-			} else {
-				for (;;) {
-					if (jin_value(in, &val)) {
-						what = "the trace ends inside \"traceEvents\"";
-						goto bad;
-					}
-					rc = event(st, &val);
-					if (rc < 0) {
-						status = EXIT_SYSTEM;
-						goto out;
-					}
-					if (rc == 1)
-						goto out;	/* already ingested */
-					c = jin_next(in);
-					if (c == ']')
-						break;
-					if (c != ',') {
-						what = "expected ',' or ']' between trace events";
-						goto bad;
-					}
-				}
+			if ((rc = events(st, in, 0, &val, &what)) == 2)
+				goto bad;
+			if (rc) {
+				status = rc < 0 ? EXIT_SYSTEM : EXIT_OK;
+				goto out;
 			}
 		} else {
 			char name[64];
-			if (jin_value(in, &val)) {
+			if (jstream_value(in, &val)) {
 				what = "the trace ends inside a top-level value";
 				goto bad;
 			}
 			snprintf(name, sizeof(name), "%.*s", key.len > 2 ? (int)key.len - 2 : 0, key.s + 1);
 			meta(st, name, &val);
 		}
-		c = jin_next(in);
+		c = jstream_next(in);
 		if (c == '}')
 			break;
 		if (c != ',') {
@@ -1091,7 +1031,7 @@ bad:
 		error("%s: read error", st->path);
 		status = EXIT_SYSTEM;
 	} else {
-		error("%s: byte %lld: %s%s", st->path, (long long)jin_offset(in), what,
+		error("%s: byte %lld: %s%s", st->path, (long long)jstream_offset(in), what,
 		      in->err == 1 ? " (the compressed file is cut off)" : "");
 		status = EXIT_DATA;
 	}
@@ -1104,12 +1044,11 @@ out:
 static int kineto_ingest(struct sink *s, const char *path, const struct reader_opts *o)
 {
 	struct state st;
-	struct jin in;
+	struct jstream in;
 	int status, no_gpu = 0;
 	size_t i;
 
 	memset(&st, 0, sizeof(st));
-	memset(&in, 0, sizeof(in));
 	st.sink = s;
 	st.opts = o;
 	st.path = path;
@@ -1118,10 +1057,10 @@ static int kineto_ingest(struct sink *s, const char *path, const struct reader_o
 	buf_init(&st.devices);
 	if (init_idx(&st.ix))
 		return EXIT_SYSTEM;
-	if (!(in.f = gzopen(path, "rb")))
-		return error("%s: cannot open: %s", path, strerror(errno)), EXIT_SYSTEM;
-	gzbuffer(in.f, CHUNK);
-	in.buf = xmalloc(CHUNK);
+	if (jstream_open(&in, path)) {
+		json_doc_release(&st.doc);
+		return EXIT_SYSTEM;
+	}
 
 	if (sink_tx_begin(s)) {
 		status = EXIT_SYSTEM;
@@ -1154,8 +1093,7 @@ static int kineto_ingest(struct sink *s, const char *path, const struct reader_o
 			status = EXIT_DATA;	/* the valid rest is committed */
 	}
 out:
-	gzclose(in.f);
-	free(in.buf);
+	jstream_close(&in);
 	json_doc_release(&st.doc);
 	buf_release(&st.devices);
 	free(st.trace_id);

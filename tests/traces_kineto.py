@@ -32,18 +32,30 @@ HOST = {"cpu_op", "Operator", "python_function", "cpu_instant_event", "user_anno
 GPU_WORDS = ("kernel", "memcpy", "memset", "gpu", "cuda", "hip", "roc", "nccl", "xpu", "mtia")
 
 
+def trace_events(doc):
+    """The events: "traceEvents" of an object, or the whole document in the Chrome trace's array form."""
+    return doc if isinstance(doc, list) else doc.get("traceEvents", [])
+
+
+def category(e):
+    """The category an event is read under: its "cat", or for PyTorch's pre-Kineto profiler (a bare array,
+    no categories) "Kernel" on pid "CUDA functions"."""
+    cat = e.get("cat")
+    return "Kernel" if cat is None and e.get("pid") == "CUDA functions" else cat
+
+
 def skipped(doc):
     """{(cat, ph): [events, gpu-looking events]} for the events gpuprof does not read, computed here: an
     unread complete event looks like GPU work when it is not of a host category and sits on a GPU's pid
     (labelled "GPU n", or holding a kernel/memcpy/memset) or its category names GPU work."""
-    evs = doc.get("traceEvents", [])
+    evs = trace_events(doc)
     gpu_pids = {e.get("pid") for e in evs if e.get("ph") == "M" and e.get("name") in ("process_labels", "process_name")
                 and str((e.get("args") or {}).get("labels" if e["name"] == "process_labels" else "name", "")).startswith("GPU")}
-    gpu_pids |= {e.get("pid") for e in evs if e.get("ph") == "X" and e.get("cat") in KERNEL | MEMCPY | MEMSET and "ts" in e}
+    gpu_pids |= {e.get("pid") for e in evs if e.get("ph") == "X" and category(e) in KERNEL | MEMCPY | MEMSET and "ts" in e}
     out = defaultdict(lambda: [0, 0])
     for e in evs:
         cat, ph, args = e.get("cat") or "", e.get("ph") or "", e.get("args") or {}
-        if ph == "X" and cat in READ and "ts" in e and "name" in e:
+        if ph == "X" and category(e) in READ and "ts" in e and "name" in e:
             continue
         if ph == "i" and e.get("name") == "[memory]" and args.get("Device Type") == 1:
             continue
@@ -77,8 +89,8 @@ def expected(path):
     memsets = [0, 0]
     ranges = defaultdict(int)
     mem = 0
-    for e in doc.get("traceEvents", []):
-        cat, ph, args = e.get("cat"), e.get("ph"), e.get("args", {})
+    for e in trace_events(doc):
+        cat, ph, args = category(e), e.get("ph"), e.get("args", {})
         if ph == "i" and e.get("name") == "[memory]" and args.get("Device Type") == 1:
             mem += 1
         if ph != "X" or "ts" not in e:
@@ -201,6 +213,13 @@ LAYOUT_CHECKS = {
         # rocprofiler-sdk's copies carry no byte count (only the hip call's "size" string): 0.
         ("SELECT device_id, kind, bytes FROM memcpys", [(2, 1, 0)]),
         ("SELECT s.value, cbid FROM api_calls a JOIN strings s ON s.id = a.name_id ORDER BY start_ns", [("hipMemcpyWithStream", 153), ("hipLaunchKernel", 3)]),
+    ],
+    "pytorch-1.7-autograd.json": [
+        # A bare array; kernels on pid "CUDA functions" with the device as tid, on no known stream.
+        ("SELECT device_id, stream_id, count(*), sum(end_ns - start_ns) FROM kernels GROUP BY device_id",
+         [(0, None, 2, 7500), (1, None, 1, 2250)]),
+        ("SELECT category, ph, events, gpu_events FROM ingest_skipped ORDER BY category, ph",
+         [("", "X", 2, 0), ("cpu_to_cuda", "f", 3, 0), ("cpu_to_cuda", "s", 3, 0)]),
     ],
     "unknown-gpu-category.json": [
         ("SELECT category, ph, events, gpu_events FROM ingest_skipped ORDER BY category, ph",
