@@ -118,9 +118,9 @@ int script_stats(struct script *sc, int64_t (*map)(void *ctx, int64_t key), void
  * them. Sorted as noted into *out and *n; free with named_stats_free. 0, or -1 with a message.
  * memcpy_by_kind (sql: memcpy.sql): copies per kind and memsets, labelled as the memcpy analysis labels
  * them ("HtoD", "memset"), with bytes; largest total first.
- * ranges_by_path (sql: ranges.sql): NVTX ranges per nesting path, as the ranges analysis groups and
- * filters them; wall-time statistics of the ranges that ended, with n counting unfinished ones too;
- * sorted by path.
+ * ranges_by_path (sql: ranges.sql): NVTX ranges per nesting path and style (in named_stats.style), as
+ * the ranges analysis groups and filters them; wall-time statistics of the ranges that ended, with n
+ * counting unfinished ones too; sorted by path, then style.
  */
 struct named_stats;
 int memcpy_by_kind(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,

@@ -1,9 +1,10 @@
 /*
  * compare: a baseline session against a new one (CI mode), in three tables: kernels by name, NVTX ranges
- * by nesting path (wall time, as the ranges analysis groups them) and copies by kind (memcpy kinds and
- * memsets, as the memcpy analysis labels them). Each side's statistics come from its own connection and
- * session, so the baseline may be another database or another session of the same one. Groups are
- * matched by their text (string ids are per session).
+ * by nesting path and style (wall time, as the ranges analysis groups them: a host range and a GPU
+ * annotation of one name are two rows) and copies by kind (memcpy kinds and memsets, as the memcpy
+ * analysis labels them). Each side's statistics come from its own connection and session, so the
+ * baseline may be another database or another session of the same one. Groups are matched by their text
+ * and style (string ids are per session).
  *
  * A group present on both sides is regressed when its median grew by more than both the relative
  * threshold and the absolute minimum delta, improved when it shrank by more than both, else unchanged;
@@ -43,6 +44,10 @@ static const struct colspec compare_cols[] = {
 	{ "new_calls", "New calls", C_INT },
 };
 
+static const struct colspec style_cols[] = {
+	{ "style", "Style", C_TEXT },
+};
+
 static const struct colspec bytes_cols[] = {
 	{ "base_bytes", "Base bytes", C_BYTES },
 	{ "new_bytes", "New bytes", C_BYTES },
@@ -55,14 +60,15 @@ static const struct cmp_kind {
 	const char *name_title;		/* heading of the name column (key "name" in every table) */
 	const char *sql;		/* the SQL file load runs; NULL: the analysis's own, compare.sql */
 	int bytes;			/* with base_bytes and new_bytes columns */
+	int style;			/* with a style column (ranges: PushPop, StartEnd, GPU), a second key */
 	int (*load)(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
 		    size_t *n);
 } kinds[] = {
-	{ "compare", "Kernels against the baseline", "kernels", "Name", NULL, 0, kernels_by_name },
+	{ "compare", "Kernels against the baseline", "kernels", "Name", NULL, 0, 0, kernels_by_name },
 	{ "compare_ranges", "NVTX ranges against the baseline, by path (wall time)", "ranges", "Path",
-	  "analyze/ranges.sql", 0, ranges_by_path },
+	  "analyze/ranges.sql", 0, 1, ranges_by_path },
 	{ "compare_copies", "Copies and memsets against the baseline, by kind", "copies", "Kind",
-	  "analyze/memcpy.sql", 1, memcpy_by_kind },
+	  "analyze/memcpy.sql", 1, 0, memcpy_by_kind },
 };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 
@@ -110,7 +116,7 @@ static int crow_order(const void *pa, const void *pb)
 		return (int)a->status - (int)b->status;
 	if (da != db)
 		return da > db ? -1 : 1;
-	return strcmp(a->b ? a->b->name : a->n->name, b->b ? b->b->name : b->n->name);
+	return named_stats_cmp(a->b ? a->b : a->n, b->b ? b->b : b->n);
 }
 
 /* Load both sides of table k and match them into c->rows. 0, or -1 with a message. */
@@ -133,7 +139,7 @@ static int cmp_run(const struct cmp_kind *k, sqlite3 *db, const char *sql, const
 	c->rows = xcalloc(c->bn + c->nn + 1, sizeof(*c->rows));
 	while (i < c->bn || j < c->nn) {
 		struct crow *r = &c->rows[c->nr++];
-		int d = i >= c->bn ? 1 : j >= c->nn ? -1 : strcmp(c->b[i].name, c->n[j].name);
+		int d = i >= c->bn ? 1 : j >= c->nn ? -1 : named_stats_cmp(&c->b[i], &c->n[j]);
 		if (d <= 0)
 			r->b = &c->b[i++];
 		if (d >= 0)
@@ -225,6 +231,8 @@ static void cmp_fill(struct table *t, const struct cmp_kind *k, const struct cmp
 			if (x->n)
 				table_set_int(t, r, 13, x->n->bytes);
 		}
+		if (k->style)
+			table_set_text(t, r, t->ncols - 2, x->b ? x->b->style : x->n->style);
 		table_set_text(t, r, t->ncols - 1, x->b ? x->b->name : x->n->name);
 	}
 }
@@ -247,6 +255,8 @@ int run_compare(sqlite3 *db, const char *sql, const struct analysis_opts *o, str
 		table_cols(t[k], compare_cols, NCOLS(compare_cols));
 		if (kinds[k].bytes)
 			table_cols(t[k], bytes_cols, NCOLS(bytes_cols));
+		if (kinds[k].style)
+			table_cols(t[k], style_cols, NCOLS(style_cols));
 		table_col(t[k], "name", kinds[k].name_title, C_TEXT);
 	}
 	for (k = 0; k < NKINDS; k++)

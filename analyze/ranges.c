@@ -1,7 +1,11 @@
 /*
- * ranges: NVTX ranges and scopes by nesting path, with the GPU time each caused (which Nsight Systems
- * does not give). A kernel counts toward every range open on its launching thread when it was launched
- * (so a parent includes its children). Ranges that never ended count, but have no duration.
+ * ranges: NVTX ranges and scopes by nesting path and style (host push/pop, start/end, GPU annotation:
+ * never merged, even under one name), with the GPU time each caused (which Nsight Systems does not give).
+ * A kernel counts toward every range open on its launching thread when it was launched (gpu_ns; so a
+ * parent includes its children), and toward every range of its process open then (window_gpu_ns: work
+ * launched by other threads, such as PyTorch's autograd thread). A GPU annotation counts the kernels that
+ * started within it on its stream (gpu_ns) and on any stream of its process (window). Ranges that never
+ * ended count, but have no duration.
  */
 #include "analysis.h"
 #include "columns.h"
@@ -19,13 +23,23 @@ struct range {
 	size_t seq;			/* load order, the last tie-break of the nesting order */
 	char *path;
 	const char *name;		/* the last component of path */
-	int64_t gpu_ns, kernels;
+	int64_t gpu_ns, kernels;	/* by the range's own thread (its stream for GPU annotations) */
+	int64_t window_ns, window_kernels;	/* by any thread (any stream) of its process */
 };
+
+static const char *const styles[] = { "", "PushPop", "StartEnd", "GPU" };
+
+/* The style of a range kind, an index into styles: its group key beside the path. */
+static int style_of(int kind)
+{
+	return kind >= 1 && kind <= 3 ? kind : 0;
+}
 
 static int cmp_path(const void *a, const void *b)
 {
 	const struct range *const *x = a, *const *y = b;
-	return strcmp((*x)->path, (*y)->path);
+	int c = strcmp((*x)->path, (*y)->path);
+	return c ? c : style_of((*x)->kind) - style_of((*y)->kind);
 }
 
 /* Nesting order: by process, host ranges before GPU ranges, thread, start, the longest first, load order. */
@@ -257,15 +271,16 @@ static struct corr_durs *durs_load(const struct kcols *k)
 }
 
 /*
- * The host threads that have ranges, each with the sorted distinct start and end times of its ranges
- * (its boundaries). Kernel time launched between two boundaries goes into one bucket; a range's GPU time
- * is the sum of the buckets between its start and its end.
+ * Work summed per range by a sweep, never a range x kernel join: each key (a host thread, a stream or a
+ * whole process) has the sorted distinct start and end times of its ranges (its boundaries); work at a
+ * time between two boundaries goes into one bucket, and a range's share is the sum of the buckets between
+ * its start and its end (a difference of running totals).
  */
 struct thread_ranges {
-	int64_t pid, thread;
+	int64_t pid, thread;	/* thread: a host thread, a stream (GPU annotations), 0 for a whole process */
 	int64_t *b;		/* boundaries, ascending */
 	size_t nb;
-	size_t first;		/* the thread's first bucket (nb + 1 of them) in a slice's arrays */
+	size_t first;		/* the key's first bucket (nb + 1 of them) in the tally's arrays */
 };
 
 struct threads {
@@ -294,35 +309,45 @@ static const struct thread_ranges *thread_find(const struct threads *t, int64_t 
 	return NULL;
 }
 
+/* Index of (pid, thread) in t, or SIZE_MAX. */
+static size_t thread_index(const struct threads *t, int64_t pid, int64_t thread)
+{
+	const struct thread_ranges *x = thread_find(t, pid, thread);
+	return x ? (size_t)(x - t->v) : SIZE_MAX;
+}
+
 static int cmp_i64(const void *a, const void *b)
 {
 	const int64_t *x = a, *y = b;
 	return *x < *y ? -1 : *x > *y;
 }
 
-/* The threads of ranges r (sorted by pid, GPU ranges last, thread, start), host ranges only. */
-static void threads_build(const struct range *r, size_t nr, struct threads *t)
+/*
+ * The keys of ranges r (sorted by pid, GPU ranges last, thread, start): host ranges (gpu 0) or GPU
+ * annotations (gpu 1), each key a thread (a stream for annotations) or, with whole, a process (thread 0).
+ */
+static void threads_build(const struct range *r, size_t nr, int gpu, int whole, struct threads *t)
 {
 	size_t i, j, k, m;
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < nr; i = j) {
 		struct thread_ranges *x;
-		for (j = i; j < nr && r[j].pid == r[i].pid && r[j].thread == r[i].thread && (r[j].kind == 3) ==
-		     (r[i].kind == 3); j++)
+		for (j = i; j < nr && r[j].pid == r[i].pid && (whole || r[j].thread == r[i].thread) &&
+		     (r[j].kind == 3) == (r[i].kind == 3); j++)
 			;
-		if (r[i].kind == 3)
+		if ((r[i].kind == 3) != gpu)
 			continue;
 		t->v = xrealloc(t->v, (t->n + 1) * sizeof(*t->v));
 		x = &t->v[t->n++];
 		x->pid = r[i].pid;
-		x->thread = r[i].thread;
+		x->thread = whole ? 0 : r[i].thread;
 		x->b = xmalloc(2 * (j - i) * sizeof(*x->b));
 		for (x->nb = 0, k = i; k < j; k++) {
 			x->b[x->nb++] = r[k].start;
 			x->b[x->nb++] = r[k].end;
 		}
 		xqsort(x->b, x->nb, sizeof(*x->b), cmp_i64);
-		for (m = 1, k = 1; k < x->nb; k++)	/* distinct; a thread here has at least one range */
+		for (m = 1, k = 1; k < x->nb; k++)	/* distinct; a key here has at least one range */
 			if (x->b[k] != x->b[m - 1])
 				x->b[m++] = x->b[k];
 		x->nb = m;
@@ -349,7 +374,7 @@ static void threads_release(struct threads *t)
 	free(t->slot);
 }
 
-/* The number of boundaries at or before ts: the bucket of a launch at ts. */
+/* The number of boundaries at or before ts: the bucket of work at ts. */
 static size_t bucket_of(const struct thread_ranges *x, int64_t ts)
 {
 	size_t lo = 0, hi = x->nb;
@@ -363,7 +388,7 @@ static size_t bucket_of(const struct thread_ranges *x, int64_t ts)
 	return lo;
 }
 
-/* bucket_of, trying first the bucket at *cursor and the next few (a thread's calls come in time order). */
+/* bucket_of, trying first the bucket at *cursor and the next few (work mostly comes in time order). */
 static size_t bucket_near(const struct thread_ranges *x, size_t *cursor, int64_t ts)
 {
 	size_t p = *cursor, k;
@@ -373,52 +398,114 @@ static size_t bucket_near(const struct thread_ranges *x, size_t *cursor, int64_t
 	return *cursor = bucket_of(x, ts);
 }
 
+/* Kernel time and kernels per bucket of every key of t. */
+struct tally {
+	struct threads t;
+	int64_t *dur, *kern;
+	size_t *cursor;		/* per key, for bucket_near */
+};
+
+static void tally_init(struct tally *y, const struct range *r, size_t nr, int gpu, int whole)
+{
+	threads_build(r, nr, gpu, whole, &y->t);
+	y->dur = xcalloc(y->t.buckets ? y->t.buckets : 1, sizeof(*y->dur));
+	y->kern = xcalloc(y->t.buckets ? y->t.buckets : 1, sizeof(*y->kern));
+	y->cursor = xcalloc(y->t.n ? y->t.n : 1, sizeof(*y->cursor));
+}
+
+static void tally_release(struct tally *y)
+{
+	threads_release(&y->t);
+	free(y->dur);
+	free(y->kern);
+	free(y->cursor);
+}
+
+/* Work at ts (nk kernels, d ns) on key ti (SIZE_MAX: a key without ranges, ignored). */
+static void tally_add(struct tally *y, size_t ti, int64_t ts, int64_t d, int64_t nk)
+{
+	const struct thread_ranges *x;
+	size_t b;
+	if (ti == SIZE_MAX)
+		return;
+	x = &y->t.v[ti];
+	b = x->first + bucket_near(x, &y->cursor[ti], ts);
+	y->dur[b] += d;
+	y->kern[b] += nk;
+}
+
+/* Each key's running totals: bucket b becomes the work before boundary b. */
+static void tally_sum(struct tally *y)
+{
+	size_t i, j;
+	for (i = 0; i < y->t.n; i++)
+		for (j = 1; j <= y->t.v[i].nb; j++) {
+			y->dur[y->t.v[i].first + j] += y->dur[y->t.v[i].first + j - 1];
+			y->kern[y->t.v[i].first + j] += y->kern[y->t.v[i].first + j - 1];
+		}
+}
+
+/* The work of key (pid, thread) at or after start and before end, into *d and *nk (after tally_sum). */
+static void tally_get(const struct tally *y, int64_t pid, int64_t thread, int64_t start, int64_t end, int64_t *d,
+		      int64_t *nk)
+{
+	const struct thread_ranges *x = thread_find(&y->t, pid, thread);
+	size_t bs, be;
+	*d = *nk = 0;
+	if (!x)
+		return;
+	/* Work before boundary b is in buckets 0..b: a range's is that before its end, not its start. */
+	bs = x->first + bucket_of(x, start) - 1;
+	be = x->first + bucket_of(x, end) - 1;
+	*d = y->dur[be] - y->dur[bs];
+	*nk = y->kern[be] - y->kern[bs];
+}
+
 /*
- * Every range's GPU time: the kernels whose launch call (the API call columns, in table order) was made
- * on the range's thread at or after its start and before its end. 0, or -1 with a message.
+ * Host ranges (kinds 1 and 2): gpu_ns and kernels from the kernels whose launch call (the first API call
+ * with the kernel's process and correlation id, in table order) was made on the range's thread at or
+ * after its start and before its end; window_gpu_ns and window_kernels from those launched so by any
+ * thread of the range's process. 0, or -1 with a message.
  */
-static int attribute(sqlite3 *db, const struct analysis_opts *o, struct range *r, size_t nr)
+static int attribute_host(sqlite3 *db, const struct analysis_opts *o, struct range *r, size_t nr)
 {
 	const struct kcols *k;
 	const struct ccols *c;
 	struct corr_durs *cd;
-	struct threads t;
-	int64_t *dur, *kern, x;
-	size_t i, j, *cursor, *kpid, *tmap;
+	struct tally th, pr;	/* per thread, per process */
+	int64_t x;
+	size_t i, j, *kpid, *tmap, *pmap;
 
-	threads_build(r, nr, &t);
-	if (!t.n) {
-		threads_release(&t);
+	tally_init(&th, r, nr, 0, 0);
+	if (!th.t.n) {
+		tally_release(&th);
 		return 0;	/* no host ranges: no GPU time to give */
 	}
 	if (!(k = kernels_get(db, o->session, KC_PID | KC_CORR | KC_DUR)) ||
 	    !(c = calls_get(db, o->session, CC_PID | CC_THREAD | CC_CORR | CC_START))) {
-		threads_release(&t);
+		tally_release(&th);
 		return -1;
 	}
+	tally_init(&pr, r, nr, 0, 1);
 	cd = durs_load(k);
-	/* The calls' process and (process, thread) indexes to the kernels' processes and to threads with ranges. */
+	/* The calls' process and (process, thread) indexes to the kernels' processes and to keys with ranges. */
 	kpid = xmalloc((c->npids ? c->npids : 1) * sizeof(*kpid));
-	for (i = 0; i < c->npids; i++)
+	pmap = xmalloc((c->npids ? c->npids : 1) * sizeof(*pmap));
+	for (i = 0; i < c->npids; i++) {
 		for (kpid[i] = SIZE_MAX, j = 0; j < k->npids; j++)
 			if (k->pids[j] == c->pids[i])
 				kpid[i] = j;
+		pmap[i] = thread_index(&pr.t, c->pids[i], 0);
+	}
 	tmap = xmalloc((c->npids && c->nthreads ? c->npids * c->nthreads : 1) * sizeof(*tmap));
 	for (i = 0; i < c->npids; i++)
-		for (j = 0; j < c->nthreads; j++) {
-			const struct thread_ranges *tr = thread_find(&t, c->pids[i], c->threads[j]);
-			tmap[i * c->nthreads + j] = tr ? (size_t)(tr - t.v) : SIZE_MAX;
-		}
-	dur = xcalloc(t.buckets, sizeof(*dur));
-	kern = xcalloc(t.buckets, sizeof(*kern));
-	cursor = xcalloc(t.n, sizeof(*cursor));
+		for (j = 0; j < c->nthreads; j++)
+			tmap[i * c->nthreads + j] = thread_index(&th.t, c->pids[i], c->threads[j]);
 	for (i = 0; i < c->n; i++) {
 		struct corr_durs *p;
-		const struct thread_ranges *tr;
 		int64_t corr = c->corr[i], d;
 		uint32_t nk;
 		uint8_t *taken;
-		size_t ti, b;
 		if (kpid[c->pid[i]] == SIZE_MAX)
 			continue;
 		p = &cd[kpid[c->pid[i]]];
@@ -439,37 +526,70 @@ static int attribute(sqlite3 *db, const struct analysis_opts *o, struct range *r
 		if (!nk || *taken)
 			continue;
 		*taken = 1;
-		if ((ti = tmap[(size_t)c->pid[i] * c->nthreads + (size_t)c->thread[i]]) == SIZE_MAX)
-			continue;
-		tr = &t.v[ti];
-		b = tr->first + bucket_near(tr, &cursor[ti], c->start[i]);
-		dur[b] += d;
-		kern[b] += nk;
+		tally_add(&th, tmap[(size_t)c->pid[i] * c->nthreads + (size_t)c->thread[i]], c->start[i], d, nk);
+		tally_add(&pr, pmap[c->pid[i]], c->start[i], d, nk);
 	}
-	/* Each thread's running totals: bucket b becomes the time launched before boundary b. */
-	for (i = 0; i < t.n; i++)
-		for (j = 1; j <= t.v[i].nb; j++) {
-			dur[t.v[i].first + j] += dur[t.v[i].first + j - 1];
-			kern[t.v[i].first + j] += kern[t.v[i].first + j - 1];
-		}
+	tally_sum(&th);
+	tally_sum(&pr);
 	for (i = 0; i < nr; i++) {
-		const struct thread_ranges *tr;
-		size_t bs, be;
-		if (r[i].kind == 3 || !(tr = thread_find(&t, r[i].pid, r[i].thread)))
+		if (r[i].kind == 3)
 			continue;
-		/* Launches before boundary b are in buckets 0..b: a range's are those before its end, not its start. */
-		bs = tr->first + bucket_of(tr, r[i].start) - 1;
-		be = tr->first + bucket_of(tr, r[i].end) - 1;
-		r[i].gpu_ns = dur[be] - dur[bs];
-		r[i].kernels = kern[be] - kern[bs];
+		tally_get(&th, r[i].pid, r[i].thread, r[i].start, r[i].end, &r[i].gpu_ns, &r[i].kernels);
+		tally_get(&pr, r[i].pid, 0, r[i].start, r[i].end, &r[i].window_ns, &r[i].window_kernels);
 	}
-	free(dur);
-	free(kern);
-	free(cursor);
 	free(kpid);
+	free(pmap);
 	free(tmap);
 	durs_free(cd, k->npids);
-	threads_release(&t);
+	tally_release(&th);
+	tally_release(&pr);
+	return 0;
+}
+
+/*
+ * GPU annotations (kind 3, thread holding the stream): gpu_ns and kernels from the kernels of the
+ * annotation's process and stream that started at or after its start and before its end; the window from
+ * those of any stream of its process. 0, or -1 with a message.
+ */
+static int attribute_gpu(sqlite3 *db, const struct analysis_opts *o, struct range *r, size_t nr)
+{
+	const struct kcols *k;
+	struct tally st, pr;	/* per stream, per process */
+	size_t i, j, *smap, *pmap;
+
+	tally_init(&st, r, nr, 1, 0);
+	if (!st.t.n) {
+		tally_release(&st);
+		return 0;	/* no GPU annotations */
+	}
+	if (!(k = kernels_get(db, o->session, KC_PID | KC_STREAM | KC_START | KC_DUR))) {
+		tally_release(&st);
+		return -1;
+	}
+	tally_init(&pr, r, nr, 1, 1);
+	pmap = xmalloc((k->npids ? k->npids : 1) * sizeof(*pmap));
+	smap = xmalloc((k->npids && k->nstreams ? k->npids * k->nstreams : 1) * sizeof(*smap));
+	for (i = 0; i < k->npids; i++) {
+		pmap[i] = thread_index(&pr.t, k->pids[i], 0);
+		for (j = 0; j < k->nstreams; j++)
+			smap[i * k->nstreams + j] = thread_index(&st.t, k->pids[i], k->streams[j]);
+	}
+	for (i = 0; i < k->n; i++) {
+		tally_add(&st, smap[(size_t)k->pid[i] * k->nstreams + (size_t)k->stream[i]], k->start[i], k->dur[i], 1);
+		tally_add(&pr, pmap[k->pid[i]], k->start[i], k->dur[i], 1);
+	}
+	tally_sum(&st);
+	tally_sum(&pr);
+	for (i = 0; i < nr; i++) {
+		if (r[i].kind != 3)
+			continue;
+		tally_get(&st, r[i].pid, r[i].thread, r[i].start, r[i].end, &r[i].gpu_ns, &r[i].kernels);
+		tally_get(&pr, r[i].pid, 0, r[i].start, r[i].end, &r[i].window_ns, &r[i].window_kernels);
+	}
+	free(pmap);
+	free(smap);
+	tally_release(&st);
+	tally_release(&pr);
 	return 0;
 }
 
@@ -477,6 +597,8 @@ static const struct colspec ranges_cols[] = {
 	STATS_COLUMNS("count", "Count"),
 	{ "gpu_ns", "GPU time", C_NS },
 	{ "kernels", "Kernels", C_INT },
+	{ "window_gpu_ns", "Window GPU", C_NS },
+	{ "window_kernels", "Window kernels", C_INT },
 	{ "style", "Style", C_TEXT },
 	{ "name", "Name", C_TEXT },
 	{ "path", "Path", C_TEXT },
@@ -486,7 +608,7 @@ struct group {
 	struct range **r;	/* the group's ranges */
 	size_t n;
 	struct dstats s;	/* wall times of the ranges that ended */
-	int64_t gpu_ns, kernels;
+	int64_t gpu_ns, kernels, window_ns, window_kernels;	/* summed over the group's ranges */
 };
 
 static int cmp_group(const void *a, const void *b)
@@ -494,11 +616,13 @@ static int cmp_group(const void *a, const void *b)
 	const struct group *x = a, *y = b;
 	if (x->s.total != y->s.total)
 		return x->s.total > y->s.total ? -1 : 1;
-	return strcmp(x->r[0]->path, y->r[0]->path);
+	if (strcmp(x->r[0]->path, y->r[0]->path))
+		return strcmp(x->r[0]->path, y->r[0]->path);
+	return style_of(x->r[0]->kind) - style_of(y->r[0]->kind);
 }
 
 /*
- * The ranges grouped by path, in path order, into *g and *ng, leaving out the paths statement 3 (keep)
+ * The ranges grouped by path and style, in that order, into *g and *ng, leaving out the paths statement 3 (keep)
  * rejects; each group's ranges point into *byp. The caller frees *byp and *g, also after an error.
  * 0, or -1 with a message.
  */
@@ -517,7 +641,8 @@ static int group_paths(struct range *r, size_t nr, sqlite3_stmt *keep, struct ra
 	xqsort(p, nr, sizeof(*p), cmp_path);
 	for (i = 0; i < nr; i = j) {
 		size_t nd = 0;
-		for (j = i; j < nr && !strcmp(p[j]->path, p[i]->path); j++)
+		for (j = i; j < nr && !strcmp(p[j]->path, p[i]->path) && style_of(p[j]->kind) == style_of(p[i]->kind);
+		     j++)
 			if (p[j]->ended)
 				durs[nd++] = p[j]->end - p[j]->start;
 		sqlite3_bind_text(keep, sqlite3_bind_parameter_index(keep, ":path"), p[i]->path, -1, SQLITE_STATIC);
@@ -538,12 +663,12 @@ static int group_paths(struct range *r, size_t nr, sqlite3_stmt *keep, struct ra
 	return 0;
 }
 
-/* The session's ranges grouped by path (statements 1 to 3 of ranges.sql), with their GPU time when asked. */
+/* The session's ranges grouped by path and style (statements 1 to 3 of ranges.sql), with their GPU time when asked. */
 struct path_groups {
 	struct range *r;
 	size_t nr;
 	struct range **byp;	/* r by path; the groups point into it */
-	struct group *g;	/* in path order */
+	struct group *g;	/* in path and style order */
 	size_t ng;
 };
 
@@ -568,12 +693,15 @@ static int path_groups_load(sqlite3 *db, const char *sql, const struct analysis_
 
 	memset(pg, 0, sizeof(*pg));
 	if (load_ranges(&sc, &pg->r, &pg->nr) || !(keep = script_next(&sc)) ||
-	    (gpu && attribute(db, o, pg->r, pg->nr)) || group_paths(pg->r, pg->nr, keep, &pg->byp, &pg->g, &pg->ng))
+	    (gpu && (attribute_host(db, o, pg->r, pg->nr) || attribute_gpu(db, o, pg->r, pg->nr))) ||
+	    group_paths(pg->r, pg->nr, keep, &pg->byp, &pg->g, &pg->ng))
 		goto out;
 	for (k = 0; gpu && k < pg->ng; k++)
 		for (i = 0; i < pg->g[k].n; i++) {
 			pg->g[k].gpu_ns += pg->g[k].r[i]->gpu_ns;
 			pg->g[k].kernels += pg->g[k].r[i]->kernels;
+			pg->g[k].window_ns += pg->g[k].r[i]->window_ns;
+			pg->g[k].window_kernels += pg->g[k].r[i]->window_kernels;
 		}
 	rc = 0;
 out:
@@ -596,6 +724,7 @@ int ranges_by_path(sqlite3 *db, const char *sql, const struct analysis_opts *o, 
 	*out = xcalloc(pg.ng ? pg.ng : 1, sizeof(**out));
 	for (i = 0; i < pg.ng; i++) {
 		(*out)[i].name = xstrdup(pg.g[i].r[0]->path);
+		(*out)[i].style = styles[style_of(pg.g[i].r[0]->kind)];
 		(*out)[i].s = pg.g[i].s;
 		(*out)[i].s.n = (int64_t)pg.g[i].n;	/* unfinished ranges count too */
 	}
@@ -606,7 +735,6 @@ int ranges_by_path(sqlite3 *db, const char *sql, const struct analysis_opts *o, 
 
 int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
-	static const char *styles[] = { "", "PushPop", "StartEnd", "GPU" };
 	struct table *t = table_new("ranges", "NVTX ranges by path, with the GPU time of the kernels they launched");
 	struct path_groups pg;
 	struct group *g;
@@ -614,6 +742,8 @@ int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 
 	tables_add(out, t);
 	table_cols(t, ranges_cols, NCOLS(ranges_cols));
+	t->note = xstrdup("GPU time: kernels launched by the range's thread while it was open; Window: by any thread "
+			  "of its process");
 	if (path_groups_load(db, sql, o, 1, &pg)) {
 		path_groups_release(&pg);
 		return -1;
@@ -624,15 +754,13 @@ int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 		size_t row = table_row(t);
 		set_stats(t, row, 0, &g[k].s);
 		table_set_int(t, row, 1, (int64_t)g[k].n);	/* unfinished ranges count too */
-		if (g[k].r[0]->kind == 3) {
-			table_set_text(t, row, 7, NULL);
-		} else {
-			table_set_int(t, row, 7, g[k].gpu_ns);
-			table_set_int(t, row, 8, g[k].kernels);
-		}
-		table_set_text(t, row, 9, styles[g[k].r[0]->kind >= 1 && g[k].r[0]->kind <= 3 ? g[k].r[0]->kind : 0]);
-		table_set_text(t, row, 10, g[k].r[0]->name);
-		table_set_text(t, row, 11, g[k].r[0]->path);
+		table_set_int(t, row, 7, g[k].gpu_ns);
+		table_set_int(t, row, 8, g[k].kernels);
+		table_set_int(t, row, 9, g[k].window_ns);
+		table_set_int(t, row, 10, g[k].window_kernels);
+		table_set_text(t, row, 11, styles[style_of(g[k].r[0]->kind)]);
+		table_set_text(t, row, 12, g[k].r[0]->name);
+		table_set_text(t, row, 13, g[k].r[0]->path);
 	}
 	path_groups_release(&pg);
 	return 0;

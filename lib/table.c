@@ -33,6 +33,7 @@ void table_free(struct table *t)
 	free(t->cells);
 	free(t->name);
 	free(t->title);
+	free(t->note);
 	free(t);
 }
 
@@ -269,6 +270,8 @@ int render_text(FILE *out, const struct table *t, const struct render_opts *o)
 	int c, used = 0;
 
 	fprintf(out, "%s\n", t->title);
+	if (t->note)
+		fprintf(out, "%s\n", t->note);
 	if (t->vertical) {
 		int kw = 0;
 		for (c = 0; c < t->ncols; c++)
@@ -405,6 +408,10 @@ int render_md(FILE *out, const struct table *t)
 	size_t r;
 	int c;
 	fprintf(out, "### %s\n\n", t->title);
+	if (t->note) {
+		md_text(out, t->note);
+		fputs("\n\n", out);
+	}
 	if (t->vertical) {
 		fprintf(out, "| | |\n|---|---|\n");
 		for (r = 0; r < t->nrows; r++)

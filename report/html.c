@@ -94,7 +94,13 @@ static void write_table(FILE *out, const struct table *t)
 	esc(out, t->name);
 	fputs("\"><h2>", out);
 	esc(out, t->title);
-	fputs("</h2>\n<div class=\"scroll\">", out);
+	fputs("</h2>\n", out);
+	if (t->note) {
+		fputs("<p class=\"note\">", out);
+		esc(out, t->note);
+		fputs("</p>\n", out);
+	}
+	fputs("<div class=\"scroll\">", out);
 	if (t->vertical && t->nrows == 1) {
 		fputs("<table class=\"kv\">\n<tbody>\n", out);
 		for (c = 0; c < t->ncols; c++) {

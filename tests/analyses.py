@@ -176,21 +176,28 @@ def check_span(tag, con, db):
 
 
 def check_ranges(tag, con, db):
-    """Paths by nesting per thread; GPU time of kernels whose launch call fell inside the range."""
+    """Rows by (path, style), paths by nesting per thread; GPU time of kernels whose launch call fell inside
+    the range on its thread (gpu_ns) or on any thread of its process (window_gpu_ns); for GPU annotations,
+    of the kernels that started inside it on its stream, or on any stream."""
     rows = con.execute("""SELECT r.pid, r.thread_id, r.start_ns, r.end_ns, r.kind, s.value FROM ranges r
                           JOIN strings s ON s.session_id = r.session_id AND s.id = r.name_id
                           ORDER BY r.pid, r.kind = 3, r.thread_id, r.start_ns""").fetchall()
     calls = {}
     for p, c, t, s in con.execute("SELECT pid, correlation_id, thread_id, start_ns FROM api_calls ORDER BY rowid"):
         calls.setdefault((p, c), (t, s))  # the first call with the id launched the kernel
-    launches = defaultdict(list)
-    for p, c, dur in con.execute("SELECT pid, correlation_id, end_ns - start_ns FROM kernels"):
+    launches, on_stream = defaultdict(list), defaultdict(list)
+    for p, c, st, ks, dur in con.execute("""SELECT pid, correlation_id, stream_id, start_ns, end_ns - start_ns
+                                            FROM kernels"""):
+        on_stream[(p, st)].append((ks, dur))
+        on_stream[(p, None)].append((ks, dur))
         if (p, c) in calls:
             t, s = calls[(p, c)]
             launches[(p, t)].append((s, dur))
+            launches[(p, None)].append((s, dur))
     # Sort so that an enclosing range comes before what it contains.
     rows = sorted(rows, key=lambda r: (r[0], r[4] == 3, r[1], r[2], -(r[3] if r[3] is not None else 2**63)))
-    groups = defaultdict(lambda: {"durs": [], "count": 0, "gpu": 0, "kernels": 0})
+    groups = defaultdict(lambda: {"durs": [], "count": 0, "gpu": 0, "kernels": 0, "window": 0, "window_kernels": 0})
+    styles = {1: "PushPop", 2: "StartEnd", 3: "GPU"}
     stack, key = [], None
     for pid, thread, s, e, kind, name in rows:
         end = e if e is not None else 2**63 - 1
@@ -201,28 +208,30 @@ def check_ranges(tag, con, db):
         path = (stack[-1][2] + "/" if stack and kind != 2 else "") + range_name(name)
         if kind != 2:
             stack.append((s, end, path))
-        g = groups[path]
+        g = groups[(path, styles.get(kind, ""))]
         g["count"] += 1
         if e is not None:
             g["durs"].append(e - s)
-        if kind != 3:
-            for ts, dur in launches.get((pid, thread), []):
+        work = on_stream if kind == 3 else launches
+        for wkey, tot, n in (((pid, thread), "gpu", "kernels"), ((pid, None), "window", "window_kernels")):
+            for ts, dur in work.get(wkey, []):
                 if s <= ts < end:
-                    g["gpu"] += dur
-                    g["kernels"] += 1
-    got = {r["path"]: r for r in analyze("ranges", db)}
+                    g[tot] += dur
+                    g[n] += 1
+    got = {(r["path"], r["style"]): r for r in analyze("ranges", db)}
     check(f"{tag} range paths", sorted(got), sorted(groups))
     for path, g in groups.items():
         r = got.get(path)
         if not r:
             continue
-        check(f"{tag} range {path[:50]} count", r["count"], g["count"])
+        path = f"{path[0][:50]} {path[1]}"
+        check(f"{tag} range {path} count", r["count"], g["count"])
         if g["durs"]:
-            check(f"{tag} range {path[:50]} total/min/max", (r["total_ns"], r["min_ns"], r["max_ns"]),
+            check(f"{tag} range {path} total/min/max", (r["total_ns"], r["min_ns"], r["max_ns"]),
                   (sum(g["durs"]), min(g["durs"]), max(g["durs"])))
-            check(f"{tag} range {path[:50]} median", r["med_ns"], statistics.median(g["durs"]))
-        if r["style"] != "GPU":
-            check(f"{tag} range {path[:50]} gpu_ns/kernels", (r["gpu_ns"], r["kernels"]), (g["gpu"], g["kernels"]))
+            check(f"{tag} range {path} median", r["med_ns"], statistics.median(g["durs"]))
+        check(f"{tag} range {path} gpu_ns/kernels/window", (r["gpu_ns"], r["kernels"], r.get("window_gpu_ns"),
+              r.get("window_kernels")), (g["gpu"], g["kernels"], g["window"], g["window_kernels"]))
 
 
 def check_group(tag, con, db):

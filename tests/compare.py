@@ -353,7 +353,9 @@ def planted_all(tmp):
     check("all: json tables", list(doc), ["compare", "compare_ranges", "compare_copies"])
     keys = {"name", "status", "base_total_ns", "new_total_ns", "delta_pct", "delta_ns", "base_calls", "new_calls",
             "base_med_ns", "new_med_ns", "base_avg_ns", "new_avg_ns", "total_delta_pct"}
-    check("all: range keys", [sorted(r) for r in doc["compare_ranges"]], [sorted(keys)] * len(rplant))
+    check("all: range keys", [sorted(r) for r in doc["compare_ranges"]], [sorted(keys | {"style"})] * len(rplant))
+    check("all: range styles", {r["name"]: r["style"] for r in doc["compare_ranges"]},
+          {p: "StartEnd" if p == "data_wait" else "PushPop" for p in rplant})
     check("all: copy keys", [sorted(r) for r in doc["compare_copies"]],
           [sorted(keys | {"base_bytes", "new_bytes"})] * len(cplant))
     check_planted_rows("all kernels", by_name(doc["compare"]))

@@ -52,6 +52,31 @@ def main():
         check("every kernel has its launching call", q("""SELECT count(*) FROM kernels k WHERE EXISTS (SELECT 1
               FROM api_calls a WHERE a.session_id = k.session_id AND a.pid = k.pid
               AND a.correlation_id = k.correlation_id)"""), [(kernels,)])
+        # PyTorch runs backward on autograd's own thread: train_step/backward launches almost nothing on its
+        # own thread (gpu_ns) and its real work shows in the window (any thread of the process, launch call
+        # in [start, end)), both summed here from the tables.
+        first = {}
+        for p, c, t, ts in q("SELECT pid, correlation_id, thread_id, start_ns FROM api_calls ORDER BY rowid"):
+            first.setdefault((p, c), (t, ts))
+        launched = [(p,) + first[(p, c)] + (d,) for p, c, d in
+                    q("SELECT pid, correlation_id, end_ns - start_ns FROM kernels WHERE correlation_id > 0")
+                    if (p, c) in first]
+        own, window = [0, 0], [0, 0]
+        for rp, rt, rs, re in q("""SELECT pid, thread_id, start_ns, end_ns FROM range_events
+                                   WHERE domain IS NULL AND name = 'backward' AND depth = 1"""):
+            for p, t, ts, d in launched:
+                if p == rp and rs <= ts < re:
+                    window[0] += d
+                    window[1] += 1
+                    if t == rt:
+                        own[0] += d
+                        own[1] += 1
+        rows = json.loads(run("gpuprof-analyze", "ranges", db, "-f", "json", "--match", "^train_step/backward$").stdout)
+        check("train_step/backward: gpu_ns, kernels, window_gpu_ns, window_kernels",
+              [(r["gpu_ns"], r["kernels"], r.get("window_gpu_ns"), r.get("window_kernels")) for r in rows],
+              [tuple(own + window)])
+        ok("train_step/backward: most of its GPU work was launched by another thread", window[0] > 100 * own[0],
+           (own, window))
         check("no call that only reads state (the default selection)", q("""SELECT count(*) FROM api_calls a
               JOIN strings s ON s.session_id = a.session_id AND s.id = a.name_id
               WHERE s.value GLOB '*Get*' OR s.value GLOB '*Peek*' OR s.value GLOB '*Occupancy*'"""), [(0,)])

@@ -14,8 +14,10 @@ import subprocess
 import sys
 import tempfile
 
+import bisect
+
 import checks
-from checks import BIN, check, close
+from checks import BIN, check, close, ok, range_name
 from collections import defaultdict
 
 TRACES = os.path.join(checks.TRACES, "kineto")
@@ -75,10 +77,105 @@ def ingest(path, db, *extra):
                           capture_output=True, text=True)
 
 
-def analyze(name, db):
-    out = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), name, db, "--format", "json"],
+def analyze(name, db, *extra):
+    out = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), name, db, "--format", "json"] + list(extra),
                          capture_output=True, text=True, check=True).stdout
     return json.loads(out)
+
+
+def program(name, *args):
+    return subprocess.run([os.path.join(BIN, name)] + list(args), capture_output=True, text=True, check=True).stdout
+
+
+def expected_ranges(doc):
+    """(path, style) -> {count, total, gpu, kernels, window, window_kernels}, straight from the trace's
+    events. user_annotation is a host range (PushPop) on its thread; gpu_user_annotation a GPU annotation
+    (GPU) on its stream (tid). Each nests within its thread or stream: sorted by start, the longest first,
+    a range is the child of the innermost open one that contains it. A host range's gpu/kernels are the
+    kernels whose launch call (the first runtime or driver call with the kernel's correlation id) was made
+    on its thread in [start, end), the window the same by any thread; a GPU annotation's are the kernels
+    that started on its stream in [start, end), the window those of any stream."""
+    tid = lambda e: e.get("tid") if isinstance(e.get("tid"), int) else 0
+    rows, kernels, first_call = [], [], {}
+    for seq, e in enumerate(doc["traceEvents"]):
+        if e.get("ph") != "X" or "dur" not in e:
+            continue
+        cat, args = e.get("cat"), e.get("args") or {}
+        start = ns(e["ts"])
+        end = start + ns(e["dur"])
+        if cat in ("user_annotation", "gpu_user_annotation"):
+            rows.append((cat[0] == "g", tid(e), start, -end, seq, range_name(e["name"])))
+        elif cat == "kernel":
+            kernels.append((int(args.get("stream", tid(e))), int(args.get("correlation", 0)), start, end - start))
+        elif cat in ("cuda_runtime", "cuda_driver"):
+            first_call.setdefault(int(args.get("correlation", 0)), (tid(e), start))
+    by_thread, by_stream = defaultdict(list), defaultdict(list)
+    for stream, corr, start, dur in kernels:
+        by_stream[stream].append((start, dur))
+        by_stream[None].append((start, dur))
+        if corr > 0 and corr in first_call:
+            t, ts = first_call[corr]
+            by_thread[t].append((ts, dur))
+            by_thread[None].append((ts, dur))
+
+    def index(lists):
+        out = {}
+        for k, v in lists.items():
+            v.sort()
+            sums = [0]
+            for _, d in v:
+                sums.append(sums[-1] + d)
+            out[k] = ([t for t, _ in v], sums)
+        return out
+
+    def work(idx, key, s, e):
+        if key not in idx:
+            return 0, 0
+        ts, sums = idx[key]
+        a, b = bisect.bisect_left(ts, s), bisect.bisect_left(ts, e)
+        return sums[b] - sums[a], b - a
+
+    threads, streams = index(by_thread), index(by_stream)
+    groups = defaultdict(lambda: dict(count=0, total=0, gpu=0, kernels=0, window=0, window_kernels=0))
+    stack, key = [], None
+    for gpu, t, s, negend, _, name in sorted(rows):
+        e = -negend
+        if key != (gpu, t):
+            key, stack = (gpu, t), []
+        while stack and (stack[-1][0] <= s or stack[-1][0] < e):
+            stack.pop()
+        path = (stack[-1][1] + "/" if stack else "") + name
+        stack.append((e, path))
+        g = groups[(path, "GPU" if gpu else "PushPop")]
+        idx = streams if gpu else threads
+        own, own_n = work(idx, t, s, e)
+        win, win_n = work(idx, None, s, e)
+        g["count"] += 1
+        g["total"] += e - s
+        g["gpu"] += own
+        g["kernels"] += own_n
+        g["window"] += win
+        g["window_kernels"] += win_n
+    return dict(groups)
+
+
+def check_ranges(name, doc, db):
+    """ranges keyed by (path, style), never a host range and a GPU annotation merged, against the trace."""
+    want = expected_ranges(doc)
+    rows = analyze("ranges", db)
+    got = {(r["path"], r["style"]): r for r in rows}
+    check(f"{name} ranges: one row per (path, style)", len(got), len(rows))
+    check(f"{name} ranges: (path, style) keys", sorted(got), sorted(want))
+    for k, w in want.items():
+        r = got.get(k)
+        if r:
+            check(f"{name} range {k[0][:40]} {k[1]}: count, total, gpu, kernels, window",
+                  (r["count"], r["total_ns"], r["gpu_ns"], r["kernels"], r.get("window_gpu_ns"),
+                   r.get("window_kernels")),
+                  (w["count"], w["total"], w["gpu"], w["kernels"], w["window"], w["window_kernels"]))
+    both = {p for p, st in want if st == "GPU"} & {p for p, st in want if st == "PushPop"}
+    if both:
+        print(f"traces_kineto: {name}: {len(both)} paths both host range and GPU annotation, kept apart")
 
 
 def expected(path):
@@ -145,6 +242,7 @@ def one(tmp, path):
     check(f"{name} memcpy count and bytes per kind", got, {k: v for k, v in copies.items()})
     check(f"{name} memsets", list(q("SELECT count(*), coalesce(sum(bytes), 0) FROM memsets")[0]), memsets)
     check(f"{name} ranges per name", dict(q("SELECT name, count(*) FROM range_events GROUP BY name")), dict(ranges))
+    check_ranges(name, doc, db)
     check(f"{name} GPU memory events", q("SELECT count(*) FROM memory_events")[0][0], mem)
     check(f"{name} devices", q("SELECT count(*) FROM devices")[0][0], len(doc.get("deviceProperties", [])))
     check(f"{name} skipped events by category and phase",
@@ -394,11 +492,78 @@ def late_base_hosts(tmp):
     con.close()
 
 
+def step_trace(path, host_us, kernel_us):
+    """A tiny trace written here: ProfilerStep#6 as a host range (user_annotation, thread 100) and as a
+    GPU annotation (gpu_user_annotation, stream 7) over the kernels thread 100 launched inside it, back to
+    back from t = 1010 us. Returns what ranges must say per (path, style): count, total, gpu, kernels,
+    window, window kernels (ns)."""
+    k0 = 1010
+    events = [{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#6", "pid": 1, "tid": 100, "ts": 1000,
+               "dur": host_us, "args": {}},
+              {"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#6", "pid": 0, "tid": 7, "ts": k0,
+               "dur": sum(kernel_us), "args": {"device": 0}}]
+    for i, d in enumerate(kernel_us):
+        events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 100,
+                       "ts": 1001 + i, "dur": 1, "args": {"correlation": i + 1}})
+        events.append({"ph": "X", "cat": "kernel", "name": f"k{i}", "pid": 0, "tid": 7, "ts": k0, "dur": d,
+                       "args": {"device": 0, "stream": 7, "correlation": i + 1}})
+        k0 += d
+    with open(path, "w") as f:
+        json.dump({"schemaVersion": 1, "traceEvents": events}, f)
+    k = (1000 * sum(kernel_us), len(kernel_us))
+    return {("ProfilerStep#6", "PushPop"): (1, 1000 * host_us) + k + k,
+            ("ProfilerStep#6", "GPU"): (1, 1000 * sum(kernel_us)) + k + k}
+
+
+def profiler_steps(tmp):
+    """Issue #15: a host range and a GPU annotation of one name are two rows in ranges, compare_ranges and
+    the report, each with its own count and totals, in JSON and text."""
+    base, new = os.path.join(tmp, "step-base.db"), os.path.join(tmp, "step-new.db")
+    want = {}
+    for db, host, kern in ((base, 500, (100, 50)), (new, 600, (120, 80))):
+        want[db] = step_trace(db + ".json", host, kern)
+        check(f"step trace {os.path.basename(db)} ingests", ingest(db + ".json", db).returncode, 0)
+        got = {(r["path"], r["style"]): (r["count"], r["total_ns"], r["gpu_ns"], r["kernels"], r.get("window_gpu_ns"),
+                                          r.get("window_kernels")) for r in analyze("ranges", db)}
+        tag = f"step trace {os.path.basename(db)}"
+        check(f"{tag}: ranges, a row per style", got, want[db])
+        doc = json.loads(program("gpuprof-report", db, "--format", "json"))
+        check(f"{tag}: report json", sorted((r["path"], r["style"], r["count"], r["total_ns"])
+                                            for r in doc["tables"]["ranges"]),
+              sorted(k + v[:2] for k, v in want[db].items()))
+        text = program("gpuprof-analyze", "ranges", db)
+        lines = [ln.split() for ln in text.splitlines() if "ProfilerStep#6" in ln]
+        check(f"{tag}: text, a line per style", sorted(ln[-3] for ln in lines), ["GPU", "PushPop"])
+        ok(f"{tag}: text explains the window", "Window: by any thread of its process" in text, text[:300])
+    html = os.path.join(tmp, "step.html")
+    program("gpuprof-report", new, "--format", "html", "-o", html)
+    with open(html, encoding="utf-8") as f:
+        section = f.read().split('<section id="t-ranges">', 1)[-1].split("</section>", 1)[0]
+    ok("step trace: html explains the window", '<p class="note">GPU time: kernels launched by' in section, section[:300])
+    rows = [row for row in section.split("<tr>") if "ProfilerStep#6" in row]
+    check("step trace: html, a row per style",
+          sorted(st for st in ("PushPop", "GPU") for row in rows if f'<td class="txt">{st}</td>' in row),
+          ["GPU", "PushPop"])
+    doc = analyze("compare", new, "--baseline", base)
+    got = {(r["name"], r.get("style")): (r["base_calls"], r["new_calls"], r["base_total_ns"], r["new_total_ns"])
+           for r in doc["compare_ranges"]}
+    check("step traces: compare_ranges, a row per style", got,
+          {k: (want[base][k][0], want[new][k][0], want[base][k][1], want[new][k][1]) for k in want[new]})
+    doc = json.loads(program("gpuprof-report", new, "--baseline", base, "--format", "json"))
+    check("step traces: report --baseline json compare_ranges", sorted((r["name"], r.get("style"), r["new_total_ns"])
+          for r in doc["tables"]["compare_ranges"]), sorted(k + (v[1],) for k, v in want[new].items()))
+    text = program("gpuprof-analyze", "compare", new, "--baseline", base)
+    part = text[text.index("NVTX ranges against the baseline"):]
+    check("step traces: compare text, a line per style",
+          sorted(ln.split()[-2] for ln in part.splitlines() if ln.endswith("ProfilerStep#6")), ["GPU", "PushPop"])
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="gpuprof-kineto-")
     try:
         layouts(tmp)
         migrate(tmp)
+        profiler_steps(tmp)
         if not os.path.isdir(TRACES):
             print("traces_kineto: real traces skipped: ../shared/traces not found")
             return checks.summary("traces_kineto")
