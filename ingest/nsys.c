@@ -210,6 +210,7 @@ struct row {
 	const char *table;
 	sqlite3_stmt *st;
 	int64_t rowid;			/* 0 when the table has none */
+	int has_rowid;
 };
 
 /* A rejected row found before any process was begun (GPUs, NVTX domains), recorded by the first one. */
@@ -372,6 +373,13 @@ static int has_table(const struct nsys *n, const char *name)
 	return names_has(&n->tables, name, strlen(name));
 }
 
+/* The row of st whose rowid is result column i (NULL for a table without rowids). */
+static struct row row_at(const char *table, sqlite3_stmt *st, int i)
+{
+	struct row r = { table, st, sqlite3_column_int64(st, i), sqlite3_column_type(st, i) != SQLITE_NULL };
+	return r;
+}
+
 /* 1 with *x when d is an integral value in int64_t's range (what INTEGER affinity would store), else 0. */
 static int integral(double d, int64_t *x)
 {
@@ -439,7 +447,7 @@ static int reject(struct nsys *n, const struct row *r, int i, const char *name, 
 	int rc = 0;
 	buf_init(&reason);
 	buf_init(&excerpt);
-	if (r->rowid)
+	if (r->has_rowid)
 		buf_addf(&reason, "%s rowid %lld: ", r->table, (long long)r->rowid);
 	else
 		buf_addf(&reason, "%s: ", r->table);
@@ -683,23 +691,31 @@ static int load_enum(struct nsys *n, const char *table, const struct enum_map *m
 	if ((yes = has_column(n, table, "name")) <= 0)
 		return yes < 0 ? n->err : EXIT_OK;
 	buf_init(&sql);
-	buf_addf(&sql, "SELECT id, name FROM \"%s\"", table);
-	st = src_prepare(n, sql.s, table, &status);
+	buf_addf(&sql, "SELECT t.id, t.name, t.rowid FROM \"%s\" AS t", table);
+	st = prepare_rowid(n, sql.s, table, &status);
 	buf_release(&sql);
 	if (!st)
 		return status;
 	memset(map, 0, 16 * sizeof(*map));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		const char *name = (const char *)sqlite3_column_text(st, 1);
+		struct row r = row_at(table, st, 2);
+		const char *name;
+		int64_t id;
+		int isnull, bad;
 		size_t k;
-		if (id < 0 || id >= 16 || !name)
-			continue;
+		if (!(bad = get_int(n, &r, 0, "id", 2, 0, &id, &isnull)))
+			bad = get_text(n, &r, 1, "name", 4, 0, &name);
+		if (bad < 0) {
+			status = EXIT_SYSTEM;
+			break;
+		}
+		if (bad || id < 0 || id >= 16)
+			continue;	/* rejected, or a value no record can hold: its kind reads as 0 */
 		for (k = 0; k < nm; k++)
 			if (ends_with(name, m[k].suffix))
 				map[id] = m[k].cupti;
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE && !status)
 		status = src_error(n, table);
 	sqlite3_finalize(st);
 	return status;
@@ -806,7 +822,7 @@ static int load_gpus(struct nsys *n)
 	if (!st)
 		return status;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct row r = { "TARGET_INFO_GPU", st, sqlite3_column_int64(st, 4 + (int)NGPU_NUM) };
+		struct row r = row_at("TARGET_INFO_GPU", st, 4 + (int)NGPU_NUM);
 		struct gpu *g;
 		const char *name, *uuid;
 		int64_t id, warp, num[NGPU_NUM];
@@ -883,7 +899,7 @@ mapping:
 	}
 	if (map_sql && st) {
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			struct row r = { n->map_table, st, sqlite3_column_int64(st, 3) };
+			struct row r = row_at(n->map_table, st, 3);
 			struct gpu *g;
 			int64_t v[3];
 			int isnull, bad = 0;
@@ -959,7 +975,7 @@ static int load_domains(struct nsys *n, const struct names *cols)
 	if (!st)
 		return status;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct row r = { "NVTX_EVENTS", st, sqlite3_column_int64(st, 5) };
+		struct row r = row_at("NVTX_EVENTS", st, 5);
 		const char *name;
 		struct domain *d;
 		int64_t gtid, id, text_id;
@@ -1214,7 +1230,7 @@ static int get_string(struct nsys *n, const struct row *r, int i, const char *na
 static int convert(struct nsys *n, struct cursor *c)
 {
 	const struct source *src = c->src;
-	struct row r = { src->table, c->st, sqlite3_column_int64(c->st, 1) };
+	struct row r = row_at(src->table, c->st, 1);
 	struct value scratch;
 	int i, rc, pick[MAX_COLS];
 	for (i = 0; i < rec_specs[src->type].nfields; i++) {
@@ -1454,7 +1470,7 @@ struct nvtx_row {
  */
 static int nvtx_check(struct nsys *n, sqlite3_stmt *st, struct nvtx_row *e)
 {
-	struct row r = { "NVTX_EVENTS", st, sqlite3_column_int64(st, 7) };
+	struct row r = row_at("NVTX_EVENTS", st, 7);
 	const char *text;
 	int64_t text_id;
 	int rc, isnull, id_null;
@@ -1569,11 +1585,10 @@ static int begin_process(struct nsys *n, int64_t pid, int first)
 	int rc;
 
 	if (n->program_st) {
-		struct row r = { "PROCESSES", n->program_st, 0 };
 		const char *name;
 		sqlite3_bind_int64(n->program_st, 1, pid);
 		if (sqlite3_step(n->program_st) == SQLITE_ROW) {
-			r.rowid = sqlite3_column_int64(n->program_st, 1);
+			struct row r = row_at("PROCESSES", n->program_st, 1);
 			if ((rc = get_text(n, &r, 0, "name", 4, 1, &name)) < 0)
 				return -1;
 			program = name ? xstrdup(name) : NULL;

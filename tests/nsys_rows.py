@@ -275,6 +275,36 @@ def test_gpu_row(tmp):
     check("GPU row: no made-up SM count", query(db, "SELECT DISTINCT sms FROM devices"), [(0,)])
 
 
+def test_lookup_rows(tmp):
+    """Rows of lookup tables (an enumeration, PROCESSES) are checked too; a view has no rowid (line 0)."""
+    pids = query(os.path.join(TRACES, RICH), "SELECT DISTINCT (globalPid >> 24) & 16777215 "
+                 "FROM CUPTI_ACTIVITY_KIND_KERNEL ORDER BY 1")
+    enum_rowid = query(os.path.join(TRACES, RICH), "SELECT min(rowid) FROM ENUM_CUPTI_OVERHEAD_TYPE")[0][0]
+    proc_rowid = query(os.path.join(TRACES, RICH), f"SELECT min(rowid) FROM PROCESSES WHERE pid = {pids[0][0]}")[0][0]
+    sql = f"""
+        UPDATE ENUM_CUPTI_OVERHEAD_TYPE SET name = X'4f5645' WHERE rowid = {enum_rowid};
+        UPDATE PROCESSES SET name = X'2f62696e' WHERE rowid = {proc_rowid};
+        ALTER TABLE CUPTI_ACTIVITY_KIND_MEMSET RENAME TO memset_rows;
+        CREATE VIEW CUPTI_ACTIVITY_KIND_MEMSET AS SELECT * FROM memset_rows;
+        UPDATE memset_rows SET bytes = 'lots' WHERE rowid = 2;
+    """
+    path = mutate(tmp, RICH, sql)
+    db = os.path.join(tmp, "lookup.db")
+    r = ingest(path, db)
+    check("lookup rows: exit", r.returncode, 3)
+    check("lookup rows: recorded",
+          sorted((e[0] is not None, e[2], e[3]) for e in errors_of(db)),
+          sorted([(True, enum_rowid, f'ENUM_CUPTI_OVERHEAD_TYPE rowid {enum_rowid}: "name" is a blob, not text'),
+                  (True, proc_rowid, f'PROCESSES rowid {proc_rowid}: "name" is a blob, not text'),
+                  (True, 0, 'CUPTI_ACTIVITY_KIND_MEMSET: "bytes" is text, not an integer')]))
+    check("lookup rows: the process has no made-up program name",
+          query(db, f"SELECT program FROM processes WHERE pid = {pids[0][0]}"), [(None,)])
+    check("lookup rows: other memsets kept", query(db, "SELECT count(*) FROM memsets")[0][0],
+          query(path, "SELECT count(*) FROM memset_rows")[0][0] - 1)
+    check("lookup rows: every overhead kept", query(db, "SELECT count(*) FROM overheads")[0][0],
+          query(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_OVERHEAD")[0][0])
+
+
 def test_origin(tmp):
     """A time origin that is text places no time: the export is refused whole."""
     path = mutate(tmp, OLD, "UPDATE TARGET_INFO_SESSION_START_TIME SET utcEpochNs = 'yesterday';")
@@ -297,6 +327,7 @@ def main():
         test_no_gpu(tmp)
         test_unread(tmp)
         test_gpu_row(tmp)
+        test_lookup_rows(tmp)
         test_origin(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
