@@ -432,11 +432,23 @@ static void describe(struct buf *b, sqlite3_stmt *st, int i, const char *name, i
 	}
 }
 
+/* Print (the first MAX_PRINTED of a file) and record one rejected row; -1 on a sink failure. */
+static int record(struct nsys *n, int64_t rowid, const char *reason, const char *excerpt)
+{
+	if (n->rejected < MAX_PRINTED)
+		error("%s: %s", n->path, reason);
+	else if (n->rejected == MAX_PRINTED)
+		error("%s: more rows are rejected; all are recorded in table ingest_errors", n->path);
+	n->rejected++;
+	return sink_ingest_error(n->sink, n->path, rowid, reason, excerpt);
+}
+
 /*
  * Reject the current row of r: print "FILE: TABLE rowid N: reason" (the first MAX_PRINTED rows of the
  * file, then one line that more follow) and record it in ingest_errors with line = the rowid and the value
- * of result column i (the export's column name/len; i < 0: none) as excerpt. Before any process is begun
- * the record waits in n->pending for the first one. Returns 1, or -1 on a sink failure.
+ * of result column i (the export's column name/len; i < 0: none) as excerpt (record). Before any process
+ * is begun it waits in n->pending for the first one that is not in the database already (so a re-ingest
+ * says nothing). Returns 1, or -1 on a sink failure.
  */
 static int reject(struct nsys *n, const struct row *r, int i, const char *name, int len, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
@@ -456,11 +468,6 @@ static int reject(struct nsys *n, const struct row *r, int i, const char *name, 
 	va_end(ap);
 	if (i >= 0)
 		describe(&excerpt, r->st, i, name, len);
-	if (n->rejected < MAX_PRINTED)
-		error("%s: %s", n->path, reason.s);
-	else if (n->rejected == MAX_PRINTED)
-		error("%s: more rows are rejected; all are recorded in table ingest_errors", n->path);
-	n->rejected++;
 	if (!n->in_process) {
 		struct pending *p;
 		ALLOC_GROW(n->pending, n->npending + 1, n->pending_alloc);
@@ -472,7 +479,7 @@ static int reject(struct nsys *n, const struct row *r, int i, const char *name, 
 			buf_release(&excerpt);
 		return 1;
 	}
-	rc = sink_ingest_error(n->sink, n->path, r->rowid, reason.s, i >= 0 ? excerpt.s : NULL);
+	rc = record(n, r->rowid, reason.s, i >= 0 ? excerpt.s : NULL);
 	buf_release(&reason);
 	buf_release(&excerpt);
 	return rc ? -1 : 1;
@@ -1615,12 +1622,12 @@ static int begin_process(struct nsys *n, int64_t pid, int first)
 	if (rc)
 		return rc;
 	n->in_process = 1;
+	for (i = 0; i < n->npending; i++)
+		if (record(n, n->pending[i].rowid, n->pending[i].reason, n->pending[i].excerpt))
+			return -1;	/* release frees them */
 	for (i = 0; i < n->npending; i++) {
-		struct pending *q = &n->pending[i];
-		if (sink_ingest_error(n->sink, n->path, q->rowid, q->reason, q->excerpt))
-			return -1;
-		free(q->reason);
-		free(q->excerpt);
+		free(n->pending[i].reason);
+		free(n->pending[i].excerpt);
 	}
 	n->npending = 0;
 	n->seen.n = n->declared.n = 0;

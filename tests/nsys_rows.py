@@ -273,6 +273,9 @@ def test_gpu_row(tmp):
     check("GPU row: kernels kept", query(db, "SELECT count(*) FROM kernels")[0][0],
           query(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")[0][0])
     check("GPU row: no made-up SM count", query(db, "SELECT DISTINCT sms FROM devices"), [(0,)])
+    r = ingest(path, db)
+    check("GPU row: re-ingest exits 0, silent, records nothing again",
+          (r.returncode, "error:" in r.stderr, len(errors_of(db))), (0, False, 1))
 
 
 def test_lookup_rows(tmp):
