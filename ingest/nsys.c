@@ -598,6 +598,19 @@ static void add_pid_expr(struct buf *sql, const struct names *cols, const char *
 		buf_addstr(sql, "0");
 }
 
+/*
+ * The condition that the process column `col` of alias t holds no text or blob ("1" when the table has
+ * none): rows that fail it are rejected by reject_bad_pids and read by nothing else, so that no process is
+ * made up from them.
+ */
+static void add_pid_ok(struct buf *sql, const struct names *cols, const char *col)
+{
+	if (col && names_has(cols, col, strlen(col)))
+		buf_addf(sql, "typeof(t.\"%s\") NOT IN ('text', 'blob')", col);
+	else
+		buf_addstr(sql, "1");
+}
+
 /* Read a one-row, one-column text query with one bound text value into *out (NULL when no row). */
 static int query_text(struct nsys *n, const char *sql, const char *bind, char **out)
 {
@@ -1074,9 +1087,10 @@ static int open_cursor(struct nsys *n, struct cursor *c, const struct source *sr
 			goto out;
 		}
 	}
-	buf_addf(&sql, " FROM \"%s\" AS t", src->table);
+	buf_addf(&sql, " FROM \"%s\" AS t WHERE ", src->table);
+	add_pid_ok(&sql, &cols, src->pid_col);
 	if (n->per_pid)
-		buf_addf(&sql, " WHERE %s = ?1", pid.s);
+		buf_addf(&sql, " AND %s = ?1", pid.s);
 	else if (n->npids > 1)
 		buf_addstr(&sql, " ORDER BY 1");
 	c->st = prepare_rowid(n, sql.s, src->table, &status);
@@ -1117,8 +1131,10 @@ static int open_nvtx(struct nsys *n, const struct names *cols)
 			add_expr(&sql, cols, nvtx_cols[i]);
 		buf_addf(&sql, " AS c%zu", i);
 	}
-	buf_addf(&sql, " FROM NVTX_EVENTS AS t WHERE t.eventType IN (%d, %d, %d)%s ORDER BY c0, c1, c8, c3, "
-		 "coalesce(c4, 9223372036854775807) DESC", NVTX_MARK, NVTX_PUSHPOP, NVTX_STARTEND,
+	buf_addf(&sql, " FROM NVTX_EVENTS AS t WHERE t.eventType IN (%d, %d, %d) AND ", NVTX_MARK, NVTX_PUSHPOP,
+		 NVTX_STARTEND);
+	add_pid_ok(&sql, cols, "globalTid");
+	buf_addf(&sql, "%s ORDER BY c0, c1, c8, c3, coalesce(c4, 9223372036854775807) DESC",
 		 n->per_pid ? " AND c0 = ?1" : "");
 	memset(&n->nvtx, 0, sizeof(n->nvtx));
 	n->nvtx.st = prepare_rowid(n, sql.s, "NVTX_EVENTS", &status);
@@ -1144,7 +1160,8 @@ static int load_pids(struct nsys *n)
 			goto out;
 		buf_addf(&sql, "%sSELECT ", k++ ? " UNION " : "");
 		add_pid_expr(&sql, &cols, sources[i].pid_col);
-		buf_addf(&sql, " AS p FROM \"%s\" AS t", sources[i].table);
+		buf_addf(&sql, " AS p FROM \"%s\" AS t WHERE ", sources[i].table);
+		add_pid_ok(&sql, &cols, sources[i].pid_col);
 		names_release(&cols);
 	}
 	if (has_table(n, "NVTX_EVENTS")) {
@@ -1154,8 +1171,9 @@ static int load_pids(struct nsys *n)
 		if (names_has(&cols, "eventType", 9)) {
 			buf_addf(&sql, "%sSELECT ", k++ ? " UNION " : "");
 			add_pid_expr(&sql, &cols, "globalTid");
-			buf_addf(&sql, " AS p FROM NVTX_EVENTS AS t WHERE t.eventType IN (%d, %d, %d)", NVTX_MARK,
+			buf_addf(&sql, " AS p FROM NVTX_EVENTS AS t WHERE t.eventType IN (%d, %d, %d) AND ", NVTX_MARK,
 				 NVTX_PUSHPOP, NVTX_STARTEND);
+			add_pid_ok(&sql, &cols, "globalTid");
 		}
 		names_release(&cols);
 	}
@@ -1758,6 +1776,54 @@ out:
 	return status;
 }
 
+/* Reject the rows of `table` whose process column `col` holds text or a blob (add_pid_ok). */
+static int reject_pids_of(struct nsys *n, const char *table, const char *col, const char *where)
+{
+	struct names cols = { NULL, 0, 0 };
+	struct buf sql;
+	sqlite3_stmt *st;
+	int status, rc = SQLITE_DONE, has;
+	if ((status = load_names(n, table, &cols)))
+		return status;
+	has = names_has(&cols, col, strlen(col));
+	names_release(&cols);
+	if (!has)
+		return EXIT_OK;
+	buf_init(&sql);
+	buf_addf(&sql, "SELECT t.rowid, t.\"%s\" FROM \"%s\" AS t WHERE typeof(t.\"%s\") IN ('text', 'blob')%s",
+		 col, table, col, where);
+	st = prepare_rowid(n, sql.s, table, &status);
+	buf_release(&sql);
+	while (st && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct row r = row_at(table, st, 0);
+		int64_t x;
+		int isnull;
+		if (get_int(n, &r, 1, col, (int)strlen(col), 1, &x, &isnull) < 0) {
+			status = EXIT_SYSTEM;
+			break;
+		}
+	}
+	if (st && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		status = src_error(n, table);
+	sqlite3_finalize(st);
+	return status;
+}
+
+/* Reject every row whose process column holds text or a blob, in every table read. */
+static int reject_bad_pids(struct nsys *n)
+{
+	char nvtx[64];
+	size_t i;
+	int status = EXIT_OK;
+	for (i = 0; i < NSOURCES && !status; i++)
+		if (has_table(n, sources[i].table))
+			status = reject_pids_of(n, sources[i].table, sources[i].pid_col, "");
+	snprintf(nvtx, sizeof(nvtx), " AND t.eventType IN (%d, %d, %d)", NVTX_MARK, NVTX_PUSHPOP, NVTX_STARTEND);
+	if (!status && has_table(n, "NVTX_EVENTS"))
+		status = reject_pids_of(n, "NVTX_EVENTS", "globalTid", nvtx);
+	return status;
+}
+
 /*
  * Tables of GPU activity, by name: those no source reads are counted (count_unread). Prefixes, and
  * "*_WORKLOAD" for the graphics APIs' GPU workloads (DX12, Vulkan, OpenGL).
@@ -1841,7 +1907,7 @@ static int prepare(struct nsys *n)
 	    !(n->str_st = src_prepare(n, "SELECT value FROM StringIds WHERE id = ?", "StringIds", &status)))
 		return status;
 	if ((status = load_meta(n)) || (status = load_gpus(n)) || (status = load_pids(n)) ||
-	    (status = count_unread(n)))
+	    (status = reject_bad_pids(n)) || (status = count_unread(n)))
 		return status;
 	n->per_pid = n->npids > 1 && n->npids <= SCAN_PIDS;
 	for (i = 0; i < NSOURCES; i++)

@@ -146,6 +146,8 @@ def test_wrong_rows(tmp):
         UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET bytes = NULL WHERE rowid = 3;
         UPDATE CUPTI_ACTIVITY_KIND_MEMCPY SET copyKind = 'HtoD' WHERE rowid = 4;
         UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET "end" = 'soon' WHERE rowid = 1;
+        UPDATE CUPTI_ACTIVITY_KIND_MEMSET SET globalPid = 'x' WHERE rowid = 3;
+        UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET globalTid = X'01' WHERE rowid = 6;
         UPDATE CUPTI_ACTIVITY_KIND_SYNCHRONIZATION SET start = NULL WHERE rowid = 2;
         UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET nameId = 88888 WHERE rowid = 5;
         UPDATE CUPTI_ACTIVITY_KIND_OVERHEAD SET "end" = start - 5 WHERE rowid = 1;
@@ -168,6 +170,8 @@ def test_wrong_rows(tmp):
         (M, 3, '"bytes" is NULL', "bytes = NULL"),
         (M, 4, '"copyKind" is text, not an integer', "copyKind = 'HtoD'"),
         ("CUPTI_ACTIVITY_KIND_MEMSET", 1, '"end" is text, not an integer', "end = 'soon'"),
+        ("CUPTI_ACTIVITY_KIND_MEMSET", 3, '"globalPid" is text, not an integer', "globalPid = 'x'"),
+        ("CUPTI_ACTIVITY_KIND_RUNTIME", 6, '"globalTid" is a blob, not an integer', "globalTid = a blob of 1 bytes"),
         ("CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", 2, '"start" is NULL', "start = NULL"),
         ("CUPTI_ACTIVITY_KIND_RUNTIME", 5, '"nameId" 88888 is not in StringIds', "nameId = 88888"),
         ("CUPTI_ACTIVITY_KIND_OVERHEAD", 1, f'"end" {o1 - 5} is before "start" {o1}', f"end = {o1 - 5}"),
@@ -195,6 +199,10 @@ def test_wrong_rows(tmp):
         ok(f"wrong rows: every other {t} row kept exactly", g == e,
            f"{sum(g.values())} rows, {sum(e.values())} expected; missing {list((e - g).items())[:2]}, "
            f"extra {list((g - e).items())[:2]}")
+    procs = {r[0] for r in query(os.path.join(TRACES, RICH), "SELECT DISTINCT (globalPid >> 24) & 16777215 "
+                                 "FROM CUPTI_ACTIVITY_KIND_KERNEL")}
+    check("wrong rows: no process made up from a text process id",
+          {r[0] for r in query(db, "SELECT pid FROM processes")}, procs)
     # Again: the processes are in the database already; nothing is added, nothing recorded twice.
     r = ingest(path, db)
     check("wrong rows: re-ingest exit", r.returncode, 0)
