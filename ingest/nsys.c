@@ -21,7 +21,8 @@
  * from which no kernel, copy or memset is read exits EXIT_DATA, whatever else was kept.
  *
  * Processes: rows carry globalPid or globalTid; pid = (g >> 24) & 0xFFFFFF, thread = g & 0xFFFFFF. Each
- * pid becomes one sink process of the file's session. With a few, each SELECT is run once per process
+ * pid becomes one sink process of the file's session. Rows whose process column holds text or a blob are
+ * rejected up front (reject_bad_pids) and read by no other SELECT, so no process is made up from them. With a few, each SELECT is run once per process
  * with the pid bound (a scan is cheaper than a sort that carries the joined strings); with more than
  * SCAN_PIDS, each is ordered by pid and the cursors are drained one process at a time.
  *
