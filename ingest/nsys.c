@@ -6,11 +6,23 @@
  * rename, add and drop tables and columns, so nothing is assumed: tables are looked up in sqlite_master,
  * columns with pragma_table_info, and each SELECT is built from what exists (a missing optional column
  * reads as NULL, a missing table as no records). The table `sources` says which nsys columns fill which
- * record field. Each table is read with one SELECT; string ids are joined to StringIds in SQL and mapped
- * to session.db string ids through a cache keyed by the nsys id.
+ * record field. Each table is read with one SELECT of its columns as stored; string ids are looked up in
+ * StringIds and mapped to session.db string ids through a cache keyed by the nsys id.
+ *
+ * Rows: every value read from every table goes through one check (get_int, get_text, get_string) before it
+ * is used: an integer column must hold an INTEGER (or a REAL with an integral value, what INTEGER affinity
+ * stores), never TEXT, a BLOB or a fraction; a text column TEXT; a required column (col.req, NVTX start)
+ * no NULL; an end no earlier than its start; a string id a row of StringIds. A row that fails is rejected:
+ * "FILE: TABLE rowid N: what" on stderr (the first MAX_PRINTED), a row of ingest_errors (line = the rowid,
+ * excerpt = "column = value"), the exit EXIT_DATA, and every other row kept.
+ *
+ * Unread data: rows of GPU-activity tables no source reads (gpu_tables: CUDA events, graph traces, page
+ * faults, GPU metrics...) are counted per table in a warning and in `drops` (source 'ingest'); an export
+ * from which no kernel, copy or memset is read exits EXIT_DATA, whatever else was kept.
  *
  * Processes: rows carry globalPid or globalTid; pid = (g >> 24) & 0xFFFFFF, thread = g & 0xFFFFFF. Each
- * pid becomes one sink process of the file's session. With a few, each SELECT is run once per process
+ * pid becomes one sink process of the file's session. Rows whose process column holds text or a blob are
+ * rejected up front (reject_bad_pids) and read by no other SELECT, so no process is made up from them. With a few, each SELECT is run once per process
  * with the pid bound (a scan is cheaper than a sort that carries the joined strings); with more than
  * SCAN_PIDS, each is ordered by pid and the cursors are drained one process at a time.
  *
@@ -18,15 +30,15 @@
  * start on the Unix epoch, so absolute = utcEpochNs + t. An export without that table (hand-made
  * fixtures) keeps its session-relative times: origin 0.
  *
- * A file that is no SQLite database, is cut off, or lacks a required column is refused whole (EXIT_DATA,
- * nothing written). Rows that cannot be stored (a NULL time) are skipped, recorded in ingest_errors and
- * make the exit EXIT_DATA; the rest is kept.
+ * A file that is no SQLite database, is cut off, lacks a required column or has a time origin that is no
+ * integer is refused whole (EXIT_DATA, nothing written).
  */
 #include "reader.h"
 #include "intmap.h"
 #include "util.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +47,8 @@
 #include <unistd.h>
 
 #define MAX_COLS 28
+#define MAX_RES (3 + 2 * MAX_COLS)	/* result columns of a source's SELECT */
+#define MAX_PRINTED 20			/* rejected rows printed one by one; then only a count */
 #define HASH_SPAN (1 << 20)		/* bytes hashed at each end of the file for the session id */
 #define SCAN_PIDS 8			/* up to this many processes: one scan per process, else one sort */
 #define CUPTI_INVALID 0xFFFFFFFFLL	/* CUPTI's "no stream / no event" value */
@@ -45,13 +59,14 @@
 
 /* How an nsys value becomes a record value. */
 enum xf {
-	X_TIME,		/* origin + value; a NULL skips the row */
-	X_INT,		/* the value; dflt when the column is absent or NULL */
+	X_TIME,		/* origin + value */
+	X_END,		/* X_TIME, and not before the col before it (the start) */
+	X_INT,		/* the value; dflt when the column is absent or NULL (a req column: never NULL) */
 	X_INTN,		/* the value, or NULL */
 	X_OPT,		/* the value; NULL, negative or CUPTI_INVALID store NULL */
 	X_NONE0,	/* the value; NULL or CUPTI_INVALID store 0 (ids where 0 means none) */
 	X_CONST,	/* dflt, whatever the file holds */
-	X_STR,		/* a StringIds id, stored as our string id; NULL when absent (skips the row if req) */
+	X_STR,		/* a StringIds id, stored as our string id; NULL when absent */
 	X_MANGLED,	/* X_STR, but NULL when it is the same id as the column before it (the name) */
 	X_INTERN,	/* a StringIds id only added to `strings` (no field): kernel short names */
 	X_API,		/* X_STR for CUDA API names, less nsys's version suffix (cudaMemcpy_v3020) */
@@ -60,7 +75,7 @@ enum xf {
 	X_MEMKIND,	/* nsys memory kind to CUPTI's numbering */
 	X_OVHKIND,	/* nsys CUPTI overhead type to CUPTI's overhead kind */
 	X_SYNCKIND,	/* CUPTI synchronization type: 1..4 kept, others 0 */
-	X_MEMOP		/* memoryOperationType 0 allocation, 1 free to op 1, 2; others skip the row */
+	X_MEMOP		/* memoryOperationType 0 allocation, 1 free to op 1, 2; others reject the row */
 };
 
 struct col {
@@ -68,7 +83,7 @@ struct col {
 	const char *names;	/* candidate nsys columns "a|b": the first non-NULL existing one; NULL: none */
 	enum xf xf;
 	int64_t dflt;
-	int req;		/* 1: the table must have one of the candidates */
+	int req;		/* 1: the table must have one of the candidates, and a row a non-NULL value */
 };
 
 /* One nsys table and the record type it fills. Record fields no col names are stored as NULL. */
@@ -82,7 +97,7 @@ struct source {
 
 static const struct source sources[] = {
 	{ "CUPTI_ACTIVITY_KIND_KERNEL", R_KERNEL, "globalPid", 24, {
-		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_TIME, 0, 1 },
+		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_END, 0, 1 },
 		{ "device", "deviceId", X_INT, 0, 1 }, { "context", "contextId", X_INT, 0, 0 },
 		{ "stream", "streamId", X_INT, 0, 0 }, { "correlation", "correlationId", X_INT, 0, 0 },
 		{ "name", "demangledName|shortName", X_STR, 0, 1 }, { "mangled", "mangledName", X_MANGLED, 0, 0 },
@@ -96,7 +111,7 @@ static const struct source sources[] = {
 		{ "local_mem", "localMemoryPerThread", X_INT, 0, 0 }, { "graph_id", "graphId", X_INT, 0, 0 },
 		{ "graph_node", "graphNodeId", X_INT, 0, 0 }, { NULL, "shortName", X_INTERN, 0, 0 } } },
 	{ "CUPTI_ACTIVITY_KIND_MEMCPY", R_MEMCPY, "globalPid", 13, {
-		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_TIME, 0, 1 },
+		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_END, 0, 1 },
 		{ "device", "deviceId", X_INT, 0, 1 }, { "context", "contextId", X_INT, 0, 0 },
 		{ "stream", "streamId", X_INT, 0, 0 }, { "correlation", "correlationId", X_INT, 0, 0 },
 		{ "kind", "copyKind", X_INT, 0, 1 }, { "src_kind", "srcKind", X_MEMKIND, 0, 0 },
@@ -104,13 +119,13 @@ static const struct source sources[] = {
 		{ "src_device", "srcDeviceId", X_OPT, 0, 0 }, { "dst_device", "dstDeviceId", X_OPT, 0, 0 },
 		{ "async", NULL, X_INTN, 0, 0 } } },	/* not in the export: NULL */
 	{ "CUPTI_ACTIVITY_KIND_MEMSET", R_MEMSET, "globalPid", 9, {
-		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_TIME, 0, 1 },
+		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_END, 0, 1 },
 		{ "device", "deviceId", X_INT, 0, 1 }, { "context", "contextId", X_INT, 0, 0 },
 		{ "stream", "streamId", X_INT, 0, 0 }, { "correlation", "correlationId", X_INT, 0, 0 },
 		{ "bytes", "bytes", X_INT, 0, 1 }, { "value", "value", X_INT, 0, 0 },
 		{ "mem_kind", "memKind", X_MEMKIND, 0, 0 } } },
 	{ "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", R_SYNC, "globalPid", 9, {
-		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_TIME, 0, 1 },
+		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_END, 0, 1 },
 		{ "device", "deviceId", X_OPT, 0, 0 }, { "context", "contextId", X_INT, 0, 0 },
 		{ "stream", "streamId", X_OPT, 0, 0 }, { "correlation", "correlationId", X_INT, 0, 0 },
 		{ "kind", "syncType", X_SYNCKIND, 0, 1 }, { "event", "eventId", X_NONE0, 0, 0 },
@@ -123,18 +138,18 @@ static const struct source sources[] = {
 		{ "bytes", "bytes", X_INT, 0, 1 }, { "pc", "pc", X_INT, 0, 0 }, { "site", "name", X_TEXT, 0, 0 },
 		{ "thread", "globalTid", X_TID, 0, 0 }, { "async", NULL, X_INTN, 0, 0 } } },
 	{ "CUPTI_ACTIVITY_KIND_RUNTIME", R_API, "globalTid", 7, {
-		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_TIME, 0, 1 },
+		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_END, 0, 1 },
 		{ "thread", "globalTid", X_TID, 0, 0 }, { "correlation", "correlationId", X_INT, 0, 0 },
 		{ "name", "nameId", X_API, 0, 0 }, { "cbid", "cbid", X_INT, 0, 0 },
 		{ "domain", NULL, X_CONST, 1, 0 } } },	/* 1: runtime */
 	{ "CUPTI_ACTIVITY_KIND_DRIVER", R_API, "globalTid", 7, {
-		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_TIME, 0, 1 },
+		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_END, 0, 1 },
 		{ "thread", "globalTid", X_TID, 0, 0 }, { "correlation", "correlationId", X_INT, 0, 0 },
 		{ "name", "nameId", X_API, 0, 0 }, { "cbid", "cbid", X_INT, 0, 0 },
 		{ "domain", NULL, X_CONST, 2, 0 } } },	/* 2: driver */
 	/* CUPTI's own overheads, each on the thread it happened on (nsys keeps no other object) */
 	{ "CUPTI_ACTIVITY_KIND_OVERHEAD", R_OVERHEAD, "globalTid", 6, {
-		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_TIME, 0, 1 },
+		{ "start", "start", X_TIME, 0, 1 }, { "end", "end", X_END, 0, 1 },
 		{ "kind", "overheadType", X_OVHKIND, 0, 1 }, { "object_kind", NULL, X_CONST, 2, 0 },
 		{ "thread", "globalTid", X_TID, -1, 0 }, { "correlation", "correlationId", X_NONE0, 0, 0 } } },
 };
@@ -175,15 +190,40 @@ struct domain {
 	char *name;		/* owned */
 };
 
-/* A source table being read. */
+/*
+ * A source table being read. Result columns: 0 the pid, 1 the rowid, 2 the process column as stored,
+ * then each existing candidate column of each col.
+ */
 struct cursor {
 	const struct source *src;
 	sqlite3_stmt *st;
 	int started, has_row;
 	int64_t pid;			/* of the current row */
-	int text_col[MAX_COLS];		/* result column of the joined StringIds value, or -1 */
+	int at[MAX_COLS];		/* result column of each col's first candidate */
+	int ncand[MAX_COLS];		/* how many of its candidates the table has */
+	const char *cname[MAX_RES];	/* the export's column name of each result column (not NUL-ended) */
+	int clen[MAX_RES];
 	int field[MAX_COLS];		/* record field of each col, -1 for X_INTERN */
-	int64_t skipped;		/* rows of the current process that could not be stored */
+};
+
+/* A row being validated: where it comes from, for messages and ingest_errors. */
+struct row {
+	const char *table;
+	sqlite3_stmt *st;
+	int64_t rowid;			/* 0 when the table has none */
+	int has_rowid;
+};
+
+/* A rejected row found before any process was begun (GPUs, NVTX domains), recorded by the first one. */
+struct pending {
+	int64_t rowid;
+	char *reason, *excerpt;		/* owned */
+};
+
+/* Rows of one GPU-activity table gpuprof does not read, in process pid. */
+struct unread {
+	const char *table;		/* an entry of n->tables */
+	int64_t pid, count;
 };
 
 /* The set of device ids of the current process (few: linear search). */
@@ -244,8 +284,14 @@ struct nsys {
 	const char *map_table;		/* TARGET_INFO_CUDA_CONTEXT_INFO or _CUDA_DEVICE, when used */
 	const char *map_pid;		/* its process column */
 	int err;			/* exit status of the last failure reading the export */
-	int64_t dangling;		/* string ids missing from StringIds */
-	int64_t rejected;		/* rows skipped in all */
+	sqlite3_stmt *str_st;		/* SELECT value FROM StringIds WHERE id = ? */
+	int in_process;			/* rejected rows can be recorded now (else they wait in pending) */
+	struct pending *pending;
+	size_t npending, pending_alloc;
+	struct unread *unread;
+	size_t nunread, unread_alloc;
+	int64_t unread_rows;		/* in all */
+	int64_t rejected;		/* rows rejected in all */
 	int64_t totals[R_COUNT];
 	size_t ingested;		/* processes written (not already in the database) */
 	struct value vals[REC_MAX_FIELDS + MAX_COLS];
@@ -328,6 +374,168 @@ static int has_table(const struct nsys *n, const char *name)
 	return names_has(&n->tables, name, strlen(name));
 }
 
+/* The row of st whose rowid is result column i (NULL for a table without rowids). */
+static struct row row_at(const char *table, sqlite3_stmt *st, int i)
+{
+	struct row r = { table, st, sqlite3_column_int64(st, i), sqlite3_column_type(st, i) != SQLITE_NULL };
+	return r;
+}
+
+/* 1 with *x when d is an integral value in int64_t's range (what INTEGER affinity would store), else 0. */
+static int integral(double d, int64_t *x)
+{
+	if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0) || (double)(int64_t)d != d)
+		return 0;
+	*x = (int64_t)d;
+	return 1;
+}
+
+/*
+ * Prepare sql, a SELECT of table alias t that reads t.rowid; for a table without rowids (a view, a
+ * WITHOUT ROWID table) every "t.rowid" is read as NULL instead (rowid 0 in messages). NULL with a
+ * message and *status set when neither prepares.
+ */
+static sqlite3_stmt *prepare_rowid(struct nsys *n, char *sql, const char *where, int *status)
+{
+	sqlite3_stmt *st = NULL;
+	char *p;
+	if (sqlite3_prepare_v2(n->db, sql, -1, &st, NULL) == SQLITE_OK)
+		return st;
+	sqlite3_finalize(st);
+	for (p = sql; (p = strstr(p, "t.rowid")); p += 7)
+		memcpy(p, "NULL   ", 7);
+	return src_prepare(n, sql, where, status);
+}
+
+/* Append "name = value" for result column i of st to b: the excerpt of a rejected row. */
+static void describe(struct buf *b, sqlite3_stmt *st, int i, const char *name, int len)
+{
+	const char *t;
+	int tl;
+	buf_addf(b, "%.*s = ", len, name);
+	switch (sqlite3_column_type(st, i)) {
+	case SQLITE_NULL:
+		buf_addstr(b, "NULL");
+		break;
+	case SQLITE_INTEGER:
+		buf_addi64(b, sqlite3_column_int64(st, i));
+		break;
+	case SQLITE_FLOAT:
+		buf_addf(b, "%.17g", sqlite3_column_double(st, i));
+		break;
+	case SQLITE_TEXT:
+		t = (const char *)sqlite3_column_text(st, i);
+		tl = sqlite3_column_bytes(st, i);
+		buf_addf(b, "'%.*s'%s", tl > 60 ? 60 : tl, t, tl > 60 ? "..." : "");
+		break;
+	default:
+		buf_addf(b, "a blob of %d bytes", sqlite3_column_bytes(st, i));
+	}
+}
+
+/* Print (the first MAX_PRINTED of a file) and record one rejected row; -1 on a sink failure. */
+static int record(struct nsys *n, int64_t rowid, const char *reason, const char *excerpt)
+{
+	if (n->rejected < MAX_PRINTED)
+		error("%s: %s", n->path, reason);
+	else if (n->rejected == MAX_PRINTED)
+		error("%s: more rows are rejected; all are recorded in table ingest_errors", n->path);
+	n->rejected++;
+	return sink_ingest_error(n->sink, n->path, rowid, reason, excerpt);
+}
+
+/*
+ * Reject the current row of r: print "FILE: TABLE rowid N: reason" (the first MAX_PRINTED rows of the
+ * file, then one line that more follow) and record it in ingest_errors with line = the rowid and the value
+ * of result column i (the export's column name/len; i < 0: none) as excerpt (record). Before any process
+ * is begun it waits in n->pending for the first one that is not in the database already (so a re-ingest
+ * says nothing). Returns 1, or -1 on a sink failure.
+ */
+static int reject(struct nsys *n, const struct row *r, int i, const char *name, int len, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+static int reject(struct nsys *n, const struct row *r, int i, const char *name, int len, const char *fmt, ...)
+{
+	struct buf reason, excerpt;
+	va_list ap;
+	int rc = 0;
+	buf_init(&reason);
+	buf_init(&excerpt);
+	if (r->has_rowid)
+		buf_addf(&reason, "%s rowid %lld: ", r->table, (long long)r->rowid);
+	else
+		buf_addf(&reason, "%s: ", r->table);
+	va_start(ap, fmt);
+	buf_vaddf(&reason, fmt, ap);
+	va_end(ap);
+	if (i >= 0)
+		describe(&excerpt, r->st, i, name, len);
+	if (!n->in_process) {
+		struct pending *p;
+		ALLOC_GROW(n->pending, n->npending + 1, n->pending_alloc);
+		p = &n->pending[n->npending++];
+		p->rowid = r->rowid;
+		p->reason = reason.s;
+		p->excerpt = i >= 0 ? excerpt.s : NULL;
+		if (i < 0)
+			buf_release(&excerpt);
+		return 1;
+	}
+	rc = record(n, r->rowid, reason.s, i >= 0 ? excerpt.s : NULL);
+	buf_release(&reason);
+	buf_release(&excerpt);
+	return rc ? -1 : 1;
+}
+
+/*
+ * Result column i of r's row (the export's column name/len) as an integer: 0 with *x (or *isnull set when
+ * NULL and nullable), 1 when the row is rejected, -1 on a sink failure. An integer is an INTEGER, or a
+ * REAL with an integral value in range (what a column of INTEGER affinity would have stored); a TEXT,
+ * BLOB or fractional REAL is none, even when its text reads as a number.
+ */
+static int get_int(struct nsys *n, const struct row *r, int i, const char *name, int len, int nullable,
+		   int64_t *x, int *isnull)
+{
+	double d;
+	*x = 0;
+	*isnull = 0;
+	switch (sqlite3_column_type(r->st, i)) {
+	case SQLITE_INTEGER:
+		*x = sqlite3_column_int64(r->st, i);
+		return 0;
+	case SQLITE_NULL:
+		*isnull = 1;
+		return nullable ? 0 : reject(n, r, i, name, len, "\"%.*s\" is NULL", len, name);
+	case SQLITE_FLOAT:
+		d = sqlite3_column_double(r->st, i);
+		if (integral(d, x))
+			return 0;
+		return reject(n, r, i, name, len, "\"%.*s\" is %.17g, not an integer", len, name, d);
+	case SQLITE_TEXT:
+		return reject(n, r, i, name, len, "\"%.*s\" is text, not an integer", len, name);
+	default:
+		return reject(n, r, i, name, len, "\"%.*s\" is a blob, not an integer", len, name);
+	}
+}
+
+/* Result column i of r's row as text, like get_int: 0 with *s (NULL when NULL and nullable), 1, or -1. */
+static int get_text(struct nsys *n, const struct row *r, int i, const char *name, int len, int nullable,
+		    const char **s)
+{
+	*s = NULL;
+	switch (sqlite3_column_type(r->st, i)) {
+	case SQLITE_TEXT:
+		*s = (const char *)sqlite3_column_text(r->st, i);
+		return 0;
+	case SQLITE_NULL:
+		return nullable ? 0 : reject(n, r, i, name, len, "\"%.*s\" is NULL", len, name);
+	case SQLITE_INTEGER:
+	case SQLITE_FLOAT:
+		return reject(n, r, i, name, len, "\"%.*s\" is a number, not text", len, name);
+	default:
+		return reject(n, r, i, name, len, "\"%.*s\" is a blob, not text", len, name);
+	}
+}
+
 /* Fill `out` with the tables of the export (table NULL) or the columns of `table`. Returns an exit status. */
 static int load_names(struct nsys *n, const char *table, struct names *out)
 {
@@ -391,6 +599,19 @@ static void add_pid_expr(struct buf *sql, const struct names *cols, const char *
 		buf_addstr(sql, "0");
 }
 
+/*
+ * The condition that the process column `col` of alias t holds no text or blob ("1" when the table has
+ * none): rows that fail it are rejected by reject_bad_pids and read by nothing else, so that no process is
+ * made up from them.
+ */
+static void add_pid_ok(struct buf *sql, const struct names *cols, const char *col)
+{
+	if (col && names_has(cols, col, strlen(col)))
+		buf_addf(sql, "typeof(t.\"%s\") NOT IN ('text', 'blob')", col);
+	else
+		buf_addstr(sql, "1");
+}
+
 /* Read a one-row, one-column text query with one bound text value into *out (NULL when no row). */
 static int query_text(struct nsys *n, const char *sql, const char *bind, char **out)
 {
@@ -426,15 +647,38 @@ static int has_column(struct nsys *n, const char *table, const char *col)
 	return yes;
 }
 
-/* Read one integer metadata value (query_text) into *out; leaves *out when absent or not an integer. */
-static int query_i64(struct nsys *n, const char *sql, int64_t *out)
+/*
+ * The time origin, TARGET_INFO_SESSION_START_TIME.utcEpochNs: every time depends on it, so a value that is
+ * no integer refuses the whole export (EXIT_DATA); NULL or no row keeps times session-relative (origin 0).
+ */
+static int load_origin(struct nsys *n)
 {
-	char *s = NULL;
-	int status = query_text(n, sql, NULL, &s);
-	int64_t v;
-	if (!status && s && !parse_i64(s, strlen(s), &v))
-		*out = v;
-	free(s);
+	sqlite3_stmt *st;
+	int status = EXIT_OK, rc;
+	if (!(st = src_prepare(n, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1",
+			       "TARGET_INFO_SESSION_START_TIME", &status)))
+		return status;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		switch (sqlite3_column_type(st, 0)) {
+		case SQLITE_INTEGER:
+			n->origin = sqlite3_column_int64(st, 0);
+			break;
+		case SQLITE_NULL:
+			break;
+		case SQLITE_FLOAT:
+			if (integral(sqlite3_column_double(st, 0), &n->origin))
+				break;
+			/* fall through */
+		default:
+			error("%s: TARGET_INFO_SESSION_START_TIME: \"utcEpochNs\" is no integer, so no time can be "
+			      "placed", n->path);
+			status = EXIT_DATA;
+		}
+	} else if (rc != SQLITE_DONE) {
+		status = src_error(n, "TARGET_INFO_SESSION_START_TIME");
+	}
+	sqlite3_finalize(st);
 	return status;
 }
 
@@ -468,23 +712,31 @@ static int load_enum(struct nsys *n, const char *table, const struct enum_map *m
 	if ((yes = has_column(n, table, "name")) <= 0)
 		return yes < 0 ? n->err : EXIT_OK;
 	buf_init(&sql);
-	buf_addf(&sql, "SELECT id, name FROM \"%s\"", table);
-	st = src_prepare(n, sql.s, table, &status);
+	buf_addf(&sql, "SELECT t.id, t.name, t.rowid FROM \"%s\" AS t", table);
+	st = prepare_rowid(n, sql.s, table, &status);
 	buf_release(&sql);
 	if (!st)
 		return status;
 	memset(map, 0, 16 * sizeof(*map));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		const char *name = (const char *)sqlite3_column_text(st, 1);
+		struct row r = row_at(table, st, 2);
+		const char *name;
+		int64_t id;
+		int isnull, bad;
 		size_t k;
-		if (id < 0 || id >= 16 || !name)
-			continue;
+		if (!(bad = get_int(n, &r, 0, "id", 2, 0, &id, &isnull)))
+			bad = get_text(n, &r, 1, "name", 4, 0, &name);
+		if (bad < 0) {
+			status = EXIT_SYSTEM;
+			break;
+		}
+		if (bad || id < 0 || id >= 16)
+			continue;	/* rejected, or a value no record can hold: its kind reads as 0 */
 		for (k = 0; k < nm; k++)
 			if (ends_with(name, m[k].suffix))
 				map[id] = m[k].cupti;
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE && !status)
 		status = src_error(n, table);
 	sqlite3_finalize(st);
 	return status;
@@ -520,8 +772,7 @@ static int load_meta(struct nsys *n)
 	n->origin = 0;
 	if ((yes = has_column(n, "TARGET_INFO_SESSION_START_TIME", "utcEpochNs")) < 0)
 		return n->err;
-	if (yes && (status = query_i64(n, "SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME LIMIT 1",
-				       &n->origin)))
+	if (yes && (status = load_origin(n)))
 		return status;
 	if ((yes = has_column(n, "TARGET_INFO_SYSTEM_ENV", "value")) < 0)
 		return n->err;
@@ -560,7 +811,7 @@ static int load_gpus(struct nsys *n)
 	struct names cols = { NULL, 0, 0 };
 	struct buf sql;
 	sqlite3_stmt *st;
-	const char *map_sql = NULL;
+	const char *map_sql = NULL, *map_cols[3];
 	struct gpu *hw = NULL;
 	size_t nhw = 0, hw_alloc = 0, i, k;
 	int status = EXIT_OK, rc, yes;
@@ -585,22 +836,39 @@ static int load_gpus(struct nsys *n)
 	}
 	buf_addstr(&sql, ", ");
 	add_expr(&sql, &cols, "threadsPerWarp");
-	buf_addstr(&sql, " FROM TARGET_INFO_GPU AS t ORDER BY t.id");
+	buf_addstr(&sql, ", t.rowid FROM TARGET_INFO_GPU AS t ORDER BY t.id");
 	names_release(&cols);
-	st = src_prepare(n, sql.s, "TARGET_INFO_GPU", &status);
+	st = prepare_rowid(n, sql.s, "TARGET_INFO_GPU", &status);
 	buf_release(&sql);
 	if (!st)
 		return status;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct row r = row_at("TARGET_INFO_GPU", st, 4 + (int)NGPU_NUM);
 		struct gpu *g;
-		const char *name = (const char *)sqlite3_column_text(st, 1);
-		const char *uuid = (const char *)sqlite3_column_text(st, 2);
-		int64_t warp = sqlite3_column_int64(st, 3 + (int)NGPU_NUM);
+		const char *name, *uuid;
+		int64_t id, warp, num[NGPU_NUM];
+		int isnull, bad;
+		bad = get_int(n, &r, 0, "id", 2, 0, &id, &isnull);
+		if (!bad)
+			bad = get_text(n, &r, 1, "name", 4, 1, &name);
+		if (!bad)
+			bad = get_text(n, &r, 2, "uuid", 4, 1, &uuid);
+		for (i = 0; i < NGPU_NUM && !bad; i++)
+			bad = get_int(n, &r, 3 + (int)i, gpu_cols[i].column, (int)strlen(gpu_cols[i].column), 1,
+				      &num[i], &isnull);
+		if (!bad)
+			bad = get_int(n, &r, 3 + (int)NGPU_NUM, "threadsPerWarp", 14, 1, &warp, &isnull);
+		if (bad < 0) {
+			status = EXIT_SYSTEM;
+			break;
+		}
+		if (bad)
+			continue;	/* rejected: the device is declared without properties if used */
 		ALLOC_GROW(hw, nhw + 1, hw_alloc);
 		g = &hw[nhw++];
 		memset(g, 0, sizeof(*g));
 		g->pid = -1;
-		g->id = g->hw = sqlite3_column_int64(st, 0);
+		g->id = g->hw = id;
 		g->name = name ? xstrdup(name) : NULL;
 		if (uuid && *uuid) {
 			struct buf u;
@@ -609,10 +877,9 @@ static int load_gpus(struct nsys *n)
 			g->uuid = u.s;
 		}
 		for (i = 0; i < NGPU_NUM; i++)
-			g->num[i] = sqlite3_column_int64(st, 3 + (int)i) * (gpu_cols[i].mul ? gpu_cols[i].mul :
-					warp ? warp : 32) / gpu_cols[i].div;
+			g->num[i] = num[i] * (gpu_cols[i].mul ? gpu_cols[i].mul : warp ? warp : 32) / gpu_cols[i].div;
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
 		status = src_error(n, "TARGET_INFO_GPU");
 	sqlite3_finalize(st);
 	if (status)
@@ -628,8 +895,9 @@ mapping:
 	if (yes) {
 		n->map_table = "TARGET_INFO_CUDA_CONTEXT_INFO";
 		n->map_pid = "processId";
-		map_sql = "SELECT DISTINCT processId, deviceId, hwId FROM TARGET_INFO_CUDA_CONTEXT_INFO "
-			  "WHERE processId IS NOT NULL AND deviceId IS NOT NULL ORDER BY 1, 2";
+		map_sql = "SELECT t.processId, t.deviceId, t.hwId, min(t.rowid) FROM TARGET_INFO_CUDA_CONTEXT_INFO "
+			  "AS t WHERE t.processId IS NOT NULL AND t.deviceId IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2";
+		map_cols[0] = "processId", map_cols[1] = "deviceId", map_cols[2] = "hwId";
 	} else {
 		if ((yes = has_column(n, "TARGET_INFO_CUDA_DEVICE", "gpuId")) < 0 ||
 		    (yes && (yes = has_column(n, "TARGET_INFO_CUDA_DEVICE", "pid")) < 0)) {
@@ -639,29 +907,48 @@ mapping:
 		if (yes) {
 			n->map_table = "TARGET_INFO_CUDA_DEVICE";
 			n->map_pid = "pid";
-			map_sql = "SELECT DISTINCT pid, cudaId, gpuId FROM TARGET_INFO_CUDA_DEVICE "
-				  "WHERE pid IS NOT NULL AND cudaId IS NOT NULL ORDER BY 1, 2";
+			map_sql = "SELECT t.pid, t.cudaId, t.gpuId, min(t.rowid) FROM TARGET_INFO_CUDA_DEVICE AS t "
+				  "WHERE t.pid IS NOT NULL AND t.cudaId IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2";
+			map_cols[0] = "pid", map_cols[1] = "cudaId", map_cols[2] = "gpuId";
 		}
 	}
-	if (map_sql && (st = src_prepare(n, map_sql, n->map_table, &status))) {
+	if (map_sql) {
+		buf_init(&sql);
+		buf_addstr(&sql, map_sql);
+		st = prepare_rowid(n, sql.s, n->map_table, &status);
+		buf_release(&sql);
+	}
+	if (map_sql && st) {
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			struct row r = row_at(n->map_table, st, 3);
 			struct gpu *g;
-			int64_t hwid = sqlite3_column_int64(st, 2);
+			int64_t v[3];
+			int isnull, bad = 0;
+			for (i = 0; i < 3 && !bad; i++)
+				bad = get_int(n, &r, (int)i, map_cols[i], (int)strlen(map_cols[i]), 1, &v[i], &isnull);
+			if (bad < 0) {
+				status = EXIT_SYSTEM;
+				break;
+			}
+			if (bad)
+				continue;
+			if (isnull)
+				v[2] = -1;	/* no hardware id: no properties */
 			ALLOC_GROW(n->gpus, n->ngpus + 1, n->gpus_alloc);
 			g = &n->gpus[n->ngpus++];
 			memset(g, 0, sizeof(*g));
-			g->pid = sqlite3_column_int64(st, 0);
-			g->id = sqlite3_column_int64(st, 1);
-			g->hw = hwid;
+			g->pid = v[0];
+			g->id = v[1];
+			g->hw = v[2];
 			for (k = 0; k < nhw; k++)
-				if (hw[k].hw == hwid) {
+				if (hw[k].hw == g->hw) {
 					g->name = hw[k].name ? xstrdup(hw[k].name) : NULL;
 					g->uuid = hw[k].uuid ? xstrdup(hw[k].uuid) : NULL;
 					memcpy(g->num, hw[k].num, sizeof(g->num));
 					break;
 				}
 		}
-		if (rc != SQLITE_DONE)
+		if (rc != SQLITE_DONE && !status)
 			status = src_error(n, n->map_table);
 		sqlite3_finalize(st);
 	}
@@ -685,57 +972,69 @@ out:
 	return status;
 }
 
-/* NVTX domains named by domain-create events (eventType 75). */
+/* NVTX domains named by domain-create events (eventType 75), their rows checked like every other. */
 static int load_domains(struct nsys *n, const struct names *cols)
 {
 	struct buf sql;
 	sqlite3_stmt *st;
-	int rc, status = EXIT_OK;
+	int rc, status = EXIT_OK, join = n->has_strings && names_has(cols, "textId", 6);
 	if (!names_has(cols, "domainId", 8) || !names_has(cols, "eventType", 9))
 		return EXIT_OK;
 	buf_init(&sql);
 	buf_addstr(&sql, "SELECT ");
-	add_pid_expr(&sql, cols, "globalTid");
+	add_expr(&sql, cols, "globalTid");
 	buf_addstr(&sql, ", t.domainId, ");
 	add_expr(&sql, cols, "text");
 	buf_addstr(&sql, ", ");
-	buf_addstr(&sql, n->has_strings && names_has(cols, "textId", 6) ? "s.value" : "NULL");
-	buf_addstr(&sql, " FROM NVTX_EVENTS AS t");
-	if (n->has_strings && names_has(cols, "textId", 6))
+	add_expr(&sql, cols, "textId");
+	buf_addf(&sql, ", %s, t.rowid FROM NVTX_EVENTS AS t", join ? "s.value" : "NULL");
+	if (join)
 		buf_addstr(&sql, " LEFT JOIN StringIds AS s ON s.id = t.textId");
 	buf_addf(&sql, " WHERE t.eventType = %d AND t.domainId IS NOT NULL", NVTX_DOMAIN_CREATE);
-	st = src_prepare(n, sql.s, "NVTX_EVENTS", &status);
+	st = prepare_rowid(n, sql.s, "NVTX_EVENTS", &status);
 	buf_release(&sql);
 	if (!st)
 		return status;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(st, 2);
+		struct row r = row_at("NVTX_EVENTS", st, 5);
+		const char *name;
 		struct domain *d;
-		if (!name)
-			name = (const char *)sqlite3_column_text(st, 3);
-		if (!name)
+		int64_t gtid, id, text_id;
+		int bad, isnull, id_null;
+		if (!(bad = get_int(n, &r, 0, "globalTid", 9, 1, &gtid, &isnull)) &&
+		    !(bad = get_int(n, &r, 1, "domainId", 8, 0, &id, &isnull)) &&
+		    !(bad = get_text(n, &r, 2, "text", 4, 1, &name)) &&
+		    !(bad = get_int(n, &r, 3, "textId", 6, 1, &text_id, &id_null)) && !name && !id_null &&
+		    !(name = (const char *)sqlite3_column_text(st, 4)))
+			bad = reject(n, &r, 3, "textId", 6, "\"textId\" %lld is not in StringIds", (long long)text_id);
+		if (bad < 0) {
+			status = EXIT_SYSTEM;
+			break;
+		}
+		if (bad || !name)
 			continue;
 		ALLOC_GROW(n->domains, n->ndomains + 1, n->domains_alloc);
 		d = &n->domains[n->ndomains++];
-		d->pid = sqlite3_column_int64(st, 0);
-		d->id = sqlite3_column_int64(st, 1);
+		d->pid = (gtid >> 24) & 0xFFFFFF;
+		d->id = id;
 		d->name = xstrdup(name);
 	}
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_DONE && !status)
 		status = src_error(n, "NVTX_EVENTS");
 	sqlite3_finalize(st);
 	return status;
 }
 
 /*
- * Build and prepare the SELECT of one source: pid first, then one column per col, then the joined
- * StringIds values. A missing table leaves the cursor without a statement. Returns an exit status.
+ * Build and prepare the SELECT of one source: pid, rowid, the process column, then every existing candidate
+ * column of every col as stored (checked and converted in C: convert). A missing table leaves the cursor
+ * without a statement. Returns an exit status.
  */
 static int open_cursor(struct nsys *n, struct cursor *c, const struct source *src)
 {
 	struct names cols = { NULL, 0, 0 };
-	struct buf sql, joins, pid;
-	int i, status, next_col = src->ncols + 1;
+	struct buf sql, pid;
+	int i, status, next_col = 3;
 
 	memset(c, 0, sizeof(*c));
 	c->src = src;
@@ -744,18 +1043,20 @@ static int open_cursor(struct nsys *n, struct cursor *c, const struct source *sr
 	if ((status = load_names(n, src->table, &cols)))
 		return status;
 	buf_init(&sql);
-	buf_init(&joins);
 	buf_init(&pid);
 	add_pid_expr(&pid, &cols, src->pid_col);
-	buf_addf(&sql, "SELECT %s", pid.s);
+	buf_addf(&sql, "SELECT %s, t.rowid, ", pid.s);
+	if (names_has(&cols, src->pid_col, strlen(src->pid_col))) {
+		buf_addf(&sql, "t.\"%s\"", src->pid_col);
+		c->cname[2] = src->pid_col;
+		c->clen[2] = (int)strlen(src->pid_col);
+	} else {
+		buf_addstr(&sql, "NULL");
+	}
 	for (i = 0; i < src->ncols; i++) {
 		const struct col *k = &src->cols[i];
-		size_t mark;
-		int found;
-		buf_addstr(&sql, ", ");
-		mark = sql.len;
-		found = add_expr(&sql, &cols, k->names);
-		c->text_col[i] = -1;
+		const char *p;
+		c->at[i] = next_col;
 		c->field[i] = k->field ? rec_field(src->type, k->field) : -1;
 		if (k->field && c->field[i] < 0) {
 			error("%s: internal error: record %s has no field \"%s\"", n->path,
@@ -763,52 +1064,57 @@ static int open_cursor(struct nsys *n, struct cursor *c, const struct source *sr
 			status = EXIT_SYSTEM;
 			goto out;
 		}
-		if (k->req && !found) {
+		for (p = k->names; p && *p;) {
+			size_t len = strcspn(p, "|");
+			if (names_has(&cols, p, len)) {
+				buf_addf(&sql, ", t.\"%.*s\"", (int)len, p);
+				c->cname[next_col] = p;
+				c->clen[next_col++] = (int)len;
+				c->ncand[i]++;
+			}
+			p += len;
+			if (*p == '|')
+				p++;
+		}
+		if (k->req && !c->ncand[i]) {
 			error("%s: %s: no column \"%s\"", n->path, src->table, k->names);
 			status = EXIT_DATA;
 			goto out;
 		}
-		if (found && (k->xf == X_STR || k->xf == X_MANGLED || k->xf == X_INTERN || k->xf == X_API)) {
-			if (!n->has_strings) {
-				error("%s: %s: string ids in \"%s\" but no table StringIds", n->path, src->table,
-				      k->names);
-				status = EXIT_DATA;
-				goto out;
-			}
-			buf_addf(&joins, " LEFT JOIN StringIds AS s%d ON s%d.id = %.*s", i, i,
-				 (int)(sql.len - mark), sql.s + mark);
-			c->text_col[i] = next_col++;
+		if (c->ncand[i] && (k->xf == X_STR || k->xf == X_MANGLED || k->xf == X_INTERN || k->xf == X_API) &&
+		    !n->has_strings) {
+			error("%s: %s: string ids in \"%s\" but no table StringIds", n->path, src->table, k->names);
+			status = EXIT_DATA;
+			goto out;
 		}
 	}
-	for (i = 0; i < src->ncols; i++)
-		if (c->text_col[i] >= 0)
-			buf_addf(&sql, ", s%d.value", i);
-	buf_addf(&sql, " FROM \"%s\" AS t%s", src->table, joins.s);
+	buf_addf(&sql, " FROM \"%s\" AS t WHERE ", src->table);
+	add_pid_ok(&sql, &cols, src->pid_col);
 	if (n->per_pid)
-		buf_addf(&sql, " WHERE %s = ?1", pid.s);
+		buf_addf(&sql, " AND %s = ?1", pid.s);
 	else if (n->npids > 1)
 		buf_addstr(&sql, " ORDER BY 1");
-	c->st = src_prepare(n, sql.s, src->table, &status);
+	c->st = prepare_rowid(n, sql.s, src->table, &status);
 out:
 	buf_release(&sql);
-	buf_release(&joins);
 	buf_release(&pid);
 	names_release(&cols);
 	return status;
 }
 
+/* The export's column behind each result column of the NVTX cursor. */
+static const char *const nvtx_cols[] = { "globalTid", "globalTid", "eventType", "start", "end", "text",
+					 "textId", "rowid", "domainId", "rangeId" };
+
 /*
  * The NVTX cursor: ranges and marks sorted by process, thread, domain, start and longest first, so
- * push/pop depths follow from a stack. Result columns c0..c9: pid, globalTid, eventType, start, end, text,
- * textId, joined text, domainId, rangeId.
+ * push/pop depths follow from a stack. Result columns c0..c9: pid, then nvtx_cols as stored.
  */
 static int open_nvtx(struct nsys *n, const struct names *cols)
 {
-	static const char *const names[] = { "globalTid", "eventType", "start", "end", "text", "textId",
-					     NULL, "domainId", "rangeId" };
 	struct buf sql;
 	size_t i;
-	int status = EXIT_OK, join = n->has_strings && names_has(cols, "textId", 6);
+	int status = EXIT_OK;
 	if (!names_has(cols, "eventType", 9) || !names_has(cols, "start", 5)) {
 		error("%s: NVTX_EVENTS: no column \"%s\"", n->path,
 		      names_has(cols, "start", 5) ? "eventType" : "start");
@@ -818,22 +1124,21 @@ static int open_nvtx(struct nsys *n, const struct names *cols)
 	buf_addstr(&sql, "SELECT ");
 	add_pid_expr(&sql, cols, "globalTid");
 	buf_addstr(&sql, " AS c0");
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 1; i < sizeof(nvtx_cols) / sizeof(nvtx_cols[0]); i++) {
 		buf_addstr(&sql, ", ");
-		if (names[i])
-			add_expr(&sql, cols, names[i]);
+		if (!strcmp(nvtx_cols[i], "rowid"))
+			buf_addstr(&sql, "t.rowid");
 		else
-			buf_addstr(&sql, join ? "s.value" : "NULL");
-		buf_addf(&sql, " AS c%zu", i + 1);
+			add_expr(&sql, cols, nvtx_cols[i]);
+		buf_addf(&sql, " AS c%zu", i);
 	}
-	buf_addstr(&sql, " FROM NVTX_EVENTS AS t");
-	if (join)
-		buf_addstr(&sql, " LEFT JOIN StringIds AS s ON s.id = t.textId");
-	buf_addf(&sql, " WHERE t.eventType IN (%d, %d, %d)%s ORDER BY c0, c1, c8, c3, "
-		 "coalesce(c4, 9223372036854775807) DESC", NVTX_MARK, NVTX_PUSHPOP, NVTX_STARTEND,
+	buf_addf(&sql, " FROM NVTX_EVENTS AS t WHERE t.eventType IN (%d, %d, %d) AND ", NVTX_MARK, NVTX_PUSHPOP,
+		 NVTX_STARTEND);
+	add_pid_ok(&sql, cols, "globalTid");
+	buf_addf(&sql, "%s ORDER BY c0, c1, c8, c3, coalesce(c4, 9223372036854775807) DESC",
 		 n->per_pid ? " AND c0 = ?1" : "");
 	memset(&n->nvtx, 0, sizeof(n->nvtx));
-	n->nvtx.st = src_prepare(n, sql.s, "NVTX_EVENTS", &status);
+	n->nvtx.st = prepare_rowid(n, sql.s, "NVTX_EVENTS", &status);
 	buf_release(&sql);
 	return status;
 }
@@ -856,7 +1161,8 @@ static int load_pids(struct nsys *n)
 			goto out;
 		buf_addf(&sql, "%sSELECT ", k++ ? " UNION " : "");
 		add_pid_expr(&sql, &cols, sources[i].pid_col);
-		buf_addf(&sql, " AS p FROM \"%s\" AS t", sources[i].table);
+		buf_addf(&sql, " AS p FROM \"%s\" AS t WHERE ", sources[i].table);
+		add_pid_ok(&sql, &cols, sources[i].pid_col);
 		names_release(&cols);
 	}
 	if (has_table(n, "NVTX_EVENTS")) {
@@ -866,14 +1172,15 @@ static int load_pids(struct nsys *n)
 		if (names_has(&cols, "eventType", 9)) {
 			buf_addf(&sql, "%sSELECT ", k++ ? " UNION " : "");
 			add_pid_expr(&sql, &cols, "globalTid");
-			buf_addf(&sql, " AS p FROM NVTX_EVENTS AS t WHERE t.eventType IN (%d, %d, %d)", NVTX_MARK,
+			buf_addf(&sql, " AS p FROM NVTX_EVENTS AS t WHERE t.eventType IN (%d, %d, %d) AND ", NVTX_MARK,
 				 NVTX_PUSHPOP, NVTX_STARTEND);
+			add_pid_ok(&sql, &cols, "globalTid");
 		}
 		names_release(&cols);
 	}
 	if (n->map_table) {
 		/* Processes that opened a CUDA context, even if they recorded nothing. */
-		buf_addf(&sql, "%sSELECT \"%s\" AS p FROM \"%s\" WHERE \"%s\" IS NOT NULL", k++ ? " UNION " : "",
+		buf_addf(&sql, "%sSELECT \"%s\" AS p FROM \"%s\" WHERE typeof(\"%s\") = 'integer'", k++ ? " UNION " : "",
 			 n->map_pid, n->map_table, n->map_pid);
 	}
 	buf_addstr(&sql, ") ORDER BY p");
@@ -909,53 +1216,96 @@ static size_t api_name_len(const char *s)
 }
 
 /*
- * Our string id for nsys string `id` whose text is result column tc of st (api: an API name, its version
- * suffix dropped); -1 on a sink failure.
+ * Our string id for StringIds id `id`, read from result column i of r's row (the export's column name/len;
+ * api: a CUDA API name, its version suffix dropped), into *out: 0, 1 when the id is not in StringIds (the
+ * row is rejected), -1 on a failure (n->err set when the export failed).
  */
-static int64_t string_id(struct nsys *n, sqlite3_stmt *st, int tc, int64_t id, int api)
+static int get_string(struct nsys *n, const struct row *r, int i, const char *name, int len, int64_t id,
+		      int api, int64_t *out)
 {
 	int64_t db = idcache_get(&n->strs, id);
-	const char *text;
-	char missing[64];
-	if (db >= 0)
-		return db;
-	text = tc >= 0 ? (const char *)sqlite3_column_text(st, tc) : NULL;
-	if (!text) {
-		snprintf(missing, sizeof(missing), "[nsys string %lld]", (long long)id);
-		text = missing;
-		n->dangling++;
+	int rc;
+	if (db >= 0) {
+		*out = db;
+		return 0;
 	}
-	db = sink_string(n->sink, text, api ? api_name_len(text) : strlen(text));
-	if (db >= 0)
+	sqlite3_bind_int64(n->str_st, 1, id);
+	rc = sqlite3_step(n->str_st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(n->str_st, 0) != SQLITE_NULL) {
+		const char *text = (const char *)sqlite3_column_text(n->str_st, 0);
+		db = sink_string(n->sink, text, api ? api_name_len(text) : strlen(text));
+		sqlite3_reset(n->str_st);
+		if (db < 0)
+			return -1;
 		intmap_put(&n->strs, id + 1, db);
-	return db;
+		*out = db;
+		return 0;
+	}
+	sqlite3_reset(n->str_st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		src_error(n, "StringIds");
+		return -1;
+	}
+	return reject(n, r, i, name, len, "\"%.*s\" %lld is not in StringIds", len, name, (long long)id);
 }
 
-/* Convert the current row of c into n->vals. Returns 1 to store it, 0 to skip it, -1 on a sink failure. */
+/*
+ * Check the current row of c and convert it into n->vals. Returns 1 to store it, 0 when it was rejected
+ * (recorded), -1 on a failure.
+ */
 static int convert(struct nsys *n, struct cursor *c)
 {
 	const struct source *src = c->src;
+	struct row r = row_at(src->table, c->st, 1);
 	struct value scratch;
-	int i;
+	int i, rc, pick[MAX_COLS];
 	for (i = 0; i < rec_specs[src->type].nfields; i++) {
 		n->vals[i].null = 1;	/* fields no col fills */
 		n->vals[i].i = 0;
 	}
+	if (c->clen[2]) {	/* the process column, read by the SELECT's pid */
+		int64_t x;
+		int isnull;
+		if ((rc = get_int(n, &r, 2, c->cname[2], c->clen[2], 1, &x, &isnull)))
+			return rc < 0 ? -1 : 0;
+	}
 	for (i = 0; i < src->ncols; i++) {
 		const struct col *k = &src->cols[i];
 		struct value *v = c->field[i] >= 0 ? &n->vals[c->field[i]] : &scratch;
-		int isnull = sqlite3_column_type(c->st, i + 1) == SQLITE_NULL;
-		int64_t x = isnull ? 0 : sqlite3_column_int64(c->st, i + 1), id;
-		const char *text;
+		const char *text = NULL, *name;
+		int at = c->at[i], len, isnull = 1, j;
+		int64_t x = 0, id;
 
 		v->null = 0;
 		v->i = 0;
+		/* the first candidate column that is not NULL (or the last one) */
+		for (j = 0; j + 1 < c->ncand[i] && sqlite3_column_type(c->st, at + j) == SQLITE_NULL; j++)
+			;
+		at += j;
+		pick[i] = at;
+		name = c->ncand[i] ? c->cname[at] : k->field;
+		len = c->ncand[i] ? c->clen[at] : (int)strlen(name ? name : "");
+		if (!c->ncand[i] || k->xf == X_CONST)
+			rc = 0;
+		else if (k->xf == X_TEXT)
+			rc = get_text(n, &r, at, name, len, !k->req, &text), isnull = !text;
+		else
+			rc = get_int(n, &r, at, name, len, !k->req, &x, &isnull);
+		if (rc)
+			return rc < 0 ? -1 : 0;
 		n->raw[i] = x;
 		n->raw_null[i] = isnull;
 		switch (k->xf) {
+		case X_END:
+			if (x < n->raw[i - 1])
+				return reject(n, &r, at, name, len, "\"%.*s\" %lld is before \"%.*s\" %lld", len, name,
+					      (long long)x, c->clen[pick[i - 1]], c->cname[pick[i - 1]],
+					      (long long)n->raw[i - 1]) < 0 ? -1 : 0;
+			/* fall through */
 		case X_TIME:
-			if (isnull || __builtin_add_overflow(n->origin, x, &v->i))
-				return 0;
+			if (__builtin_add_overflow(n->origin, x, &v->i))
+				return reject(n, &r, at, name, len, "\"%.*s\" %lld overflows the time origin %lld",
+					      len, name, (long long)x, (long long)n->origin) < 0 ? -1 : 0;
 			break;
 		case X_INT:
 			v->i = isnull ? k->dflt : x;
@@ -982,17 +1332,14 @@ static int convert(struct nsys *n, struct cursor *c)
 		case X_INTERN:
 		case X_API:
 			if (isnull) {
-				if (k->req)
-					return 0;
 				v->null = 1;
 				break;
 			}
-			if ((id = string_id(n, c->st, c->text_col[i], x, k->xf == X_API)) < 0)
-				return -1;
+			if ((rc = get_string(n, &r, at, name, len, x, k->xf == X_API, &id)))
+				return rc < 0 ? -1 : 0;
 			v->i = id;
 			break;
 		case X_TEXT:
-			text = (const char *)sqlite3_column_text(c->st, i + 1);
 			if (!text) {
 				v->null = 1;
 				break;
@@ -1014,8 +1361,9 @@ static int convert(struct nsys *n, struct cursor *c)
 			v->i = x >= 1 && x <= 4 ? x : 0;
 			break;
 		case X_MEMOP:
-			if (isnull || (x != 0 && x != 1))
-				return 0;
+			if (x != 0 && x != 1)
+				return reject(n, &r, at, name, len, "\"%.*s\" is %lld, not 0 (allocation) or 1 (free)",
+					      len, name, (long long)x) < 0 ? -1 : 0;
 			v->i = x + 1;
 			break;
 		}
@@ -1048,19 +1396,6 @@ static int restart(struct nsys *n, struct cursor *c, int64_t pid, const char *wh
 	return c->started ? EXIT_OK : advance(n, c, where);
 }
 
-/* Note a skipped row in ingest_errors (once per table and process); -1 on a sink failure. */
-static int report_skipped(struct nsys *n, const char *table, int64_t pid, int64_t count, const char *why)
-{
-	char reason[256];
-	if (!count)
-		return 0;
-	snprintf(reason, sizeof(reason), "%s: %lld row(s) of process %lld skipped: %s", table, (long long)count,
-		 (long long)pid, why);
-	warning("%s: %s", n->path, reason);
-	n->rejected += count;
-	return sink_ingest_error(n->sink, n->path, 0, reason, NULL);
-}
-
 /* Store the rows of process `pid` from one source (or pass over them when skip). Returns an exit status. */
 static int drain(struct nsys *n, struct cursor *c, int64_t pid, int skip)
 {
@@ -1072,24 +1407,19 @@ static int drain(struct nsys *n, struct cursor *c, int64_t pid, int skip)
 	dev = t == R_KERNEL || t == R_MEMCPY || t == R_MEMSET ? rec_field(t, "device") : -1;
 	if ((status = restart(n, c, pid, c->src->table)))
 		return status;
-	c->skipped = 0;
 	while (c->has_row && c->pid <= pid) {
 		if (!skip) {
 			int rc = convert(n, c);
 			if (rc < 0)
+				return n->err ? n->err : EXIT_SYSTEM;
+			if (rc == 1 && sink_add(n->sink, t, n->vals))
 				return EXIT_SYSTEM;
-			if (rc == 0)
-				c->skipped++;
-			else if (sink_add(n->sink, t, n->vals))
-				return EXIT_SYSTEM;
-			else if (dev >= 0 && !n->vals[dev].null)
+			if (rc == 1 && dev >= 0 && !n->vals[dev].null)
 				idset_add(&n->seen, n->vals[dev].i);
 		}
 		if ((status = advance(n, c, c->src->table)))
 			return status;
 	}
-	if (!skip && report_skipped(n, c->src->table, pid, c->skipped, "a NULL time, name or operation"))
-		return EXIT_SYSTEM;
 	return EXIT_OK;
 }
 
@@ -1154,72 +1484,99 @@ static int64_t depth_of(struct nsys *n, int64_t gtid, int64_t domain, int64_t st
 	return d;
 }
 
+/* An NVTX range or mark, checked (times absolute, name our string id). */
+struct nvtx_row {
+	int64_t gtid, type, start, end, domain, id, name;
+	int end_null, domain_null, id_null;
+};
+
+/*
+ * Check the current NVTX row (result columns 1..9 as stored) into *e: 0, 1 when it is rejected (recorded),
+ * -1 on a failure. A NULL end is an open range; a name comes from text, else textId, else is empty.
+ */
+static int nvtx_check(struct nsys *n, sqlite3_stmt *st, struct nvtx_row *e)
+{
+	struct row r = row_at("NVTX_EVENTS", st, 7);
+	const char *text;
+	int64_t text_id;
+	int rc, isnull, id_null;
+#define NV(i) (i), nvtx_cols[i], (int)strlen(nvtx_cols[i])
+	if ((rc = get_int(n, &r, NV(1), 1, &e->gtid, &isnull)) || (rc = get_int(n, &r, NV(2), 0, &e->type, &isnull)) ||
+	    (rc = get_int(n, &r, NV(3), 0, &e->start, &isnull)) ||
+	    (rc = get_int(n, &r, NV(4), 1, &e->end, &e->end_null)) || (rc = get_text(n, &r, NV(5), 1, &text)) ||
+	    (rc = get_int(n, &r, NV(6), 1, &text_id, &id_null)) ||
+	    (rc = get_int(n, &r, NV(8), 1, &e->domain, &e->domain_null)) ||
+	    (rc = get_int(n, &r, NV(9), 1, &e->id, &e->id_null)))
+		return rc;
+	if (!e->end_null && e->end < e->start)
+		return reject(n, &r, NV(4), "\"end\" %lld is before \"start\" %lld", (long long)e->end,
+			      (long long)e->start);
+	if (__builtin_add_overflow(n->origin, e->start, &e->start) ||
+	    (!e->end_null && __builtin_add_overflow(n->origin, e->end, &e->end)))
+		return reject(n, &r, NV(3), "a time overflows the time origin %lld", (long long)n->origin);
+	if (text)
+		e->name = sink_string(n->sink, text, strlen(text));
+	else if (!id_null)
+		return get_string(n, &r, NV(6), text_id, 0, &e->name);
+	else
+		e->name = sink_string(n->sink, "", 0);
+#undef NV
+	return e->name < 0 ? -1 : 0;
+}
+
 /* Store the NVTX ranges and marks of process pid (or pass over them). Returns an exit status. */
 static int drain_nvtx(struct nsys *n, int64_t pid, int skip)
 {
 	struct cursor *c = &n->nvtx;
 	const struct nvtx_fields *fx = &n->fx;
 	int status;
-	int64_t skipped = 0;
 	if (!c->st || (skip && (n->per_pid || n->npids == 1)))
 		return EXIT_OK;
 	if ((status = restart(n, c, pid, "NVTX_EVENTS")))
 		return status;
 	n->nstack = 0;
 	while (c->has_row && c->pid <= pid) {
-		sqlite3_stmt *st = c->st;
-		int64_t gtid = sqlite3_column_int64(st, 1), type = sqlite3_column_int64(st, 2);
-		int64_t start = sqlite3_column_int64(st, 3), end = sqlite3_column_int64(st, 4);
-		int64_t domain = sqlite3_column_int64(st, 8);
-		int end_null = sqlite3_column_type(st, 4) == SQLITE_NULL;
-		const char *text = (const char *)sqlite3_column_text(st, 5);
 		struct value *v = n->vals;
-		int64_t name, dom;
+		struct nvtx_row e;
+		int64_t dom;
+		int rc;
 
 		if (skip)
 			goto next;
-		if (sqlite3_column_type(st, 3) == SQLITE_NULL || __builtin_add_overflow(n->origin, start, &start) ||
-		    (!end_null && __builtin_add_overflow(n->origin, end, &end))) {
-			skipped++;
+		if ((rc = nvtx_check(n, c->st, &e)) < 0)
+			return n->err ? n->err : EXIT_SYSTEM;
+		if (rc)
 			goto next;
-		}
-		if (text)
-			name = sink_string(n->sink, text, strlen(text));
-		else if (sqlite3_column_type(st, 6) != SQLITE_NULL)
-			name = string_id(n, st, 7, sqlite3_column_int64(st, 6), 0);
-		else
-			name = sink_string(n->sink, "", 0);
-		dom = domain_id(n, c->pid, sqlite3_column_type(st, 8) == SQLITE_NULL, domain);
-		if (name < 0 || dom < 0)
+		dom = domain_id(n, c->pid, e.domain_null, e.domain);
+		if (dom < 0)
 			return EXIT_SYSTEM;
-		if (type == NVTX_MARK) {
+		if (e.type == NVTX_MARK) {
 			clear(v, R_MARKER);
-			set(v, fx->m_ts, start, 0);
-			set(v, fx->m_thread, gtid & 0xFFFFFF, 0);
-			set(v, fx->m_name, name, 0);
+			set(v, fx->m_ts, e.start, 0);
+			set(v, fx->m_thread, e.gtid & 0xFFFFFF, 0);
+			set(v, fx->m_name, e.name, 0);
 			set(v, fx->m_domain, dom, !dom);
 			if (sink_add(n->sink, R_MARKER, v))
 				return EXIT_SYSTEM;
 			goto next;
 		}
 		clear(v, R_RANGE);
-		set(v, fx->r_start, start, 0);
-		set(v, fx->r_end, end, end_null);
-		set(v, fx->r_thread, gtid & 0xFFFFFF, 0);
-		set(v, fx->r_name, name, 0);
+		set(v, fx->r_start, e.start, 0);
+		set(v, fx->r_end, e.end, e.end_null);
+		set(v, fx->r_thread, e.gtid & 0xFFFFFF, 0);
+		set(v, fx->r_name, e.name, 0);
 		set(v, fx->r_domain, dom, !dom);
-		set(v, fx->r_kind, type == NVTX_PUSHPOP ? 1 : 2, 0);
-		set(v, fx->r_depth, type == NVTX_PUSHPOP ?
-		    depth_of(n, gtid, domain, start, end_null ? INT64_MAX : end) : 0, type != NVTX_PUSHPOP);
-		set(v, fx->r_id, sqlite3_column_int64(st, 9), sqlite3_column_type(st, 9) == SQLITE_NULL);
+		set(v, fx->r_kind, e.type == NVTX_PUSHPOP ? 1 : 2, 0);
+		set(v, fx->r_depth, e.type == NVTX_PUSHPOP ?
+		    depth_of(n, e.gtid, e.domain, e.start, e.end_null ? INT64_MAX : e.end) : 0,
+		    e.type != NVTX_PUSHPOP);
+		set(v, fx->r_id, e.id, e.id_null);
 		if (sink_add(n->sink, R_RANGE, v))
 			return EXIT_SYSTEM;
 next:
 		if ((status = advance(n, c, "NVTX_EVENTS")))
 			return status;
 	}
-	if (!skip && report_skipped(n, "NVTX_EVENTS", pid, skipped, "a NULL start"))
-		return EXIT_SYSTEM;
 	return EXIT_OK;
 }
 
@@ -1254,9 +1611,14 @@ static int begin_process(struct nsys *n, int64_t pid, int first)
 	int rc;
 
 	if (n->program_st) {
+		const char *name;
 		sqlite3_bind_int64(n->program_st, 1, pid);
-		if (sqlite3_step(n->program_st) == SQLITE_ROW && sqlite3_column_type(n->program_st, 0) != SQLITE_NULL)
-			program = xstrdup((const char *)sqlite3_column_text(n->program_st, 0));
+		if (sqlite3_step(n->program_st) == SQLITE_ROW) {
+			struct row r = row_at("PROCESSES", n->program_st, 1);
+			if ((rc = get_text(n, &r, 0, "name", 4, 1, &name)) < 0)
+				return -1;
+			program = name ? xstrdup(name) : NULL;
+		}
 		sqlite3_reset(n->program_st);
 	}
 	memset(&p, 0, sizeof(p));
@@ -1278,6 +1640,15 @@ static int begin_process(struct nsys *n, int64_t pid, int first)
 		     (long long)pid);
 	if (rc)
 		return rc;
+	n->in_process = 1;
+	for (i = 0; i < n->npending; i++)
+		if (record(n, n->pending[i].rowid, n->pending[i].reason, n->pending[i].excerpt))
+			return -1;	/* release frees them */
+	for (i = 0; i < n->npending; i++) {
+		free(n->pending[i].reason);
+		free(n->pending[i].excerpt);
+	}
+	n->npending = 0;
 	n->seen.n = n->declared.n = 0;
 	for (i = 0; i < n->ngpus; i++)
 		if (n->gpus[i].pid == pid || (n->gpus[i].pid < 0 && first))
@@ -1306,6 +1677,14 @@ static int read_processes(struct nsys *n)
 		for (i = 0; i < n->seen.n; i++)
 			if (!idset_has(&n->declared, n->seen.v[i]) && add_device(n, n->seen.v[i], NULL))
 				return EXIT_SYSTEM;
+		for (i = 0; i < n->nunread; i++) {
+			char what[128];
+			if (n->unread[i].pid != pid)
+				continue;
+			snprintf(what, sizeof(what), "%s rows (not read)", n->unread[i].table);
+			if (sink_drop(n->sink, SINK_NO_TIME, "ingest", what, n->unread[i].count))
+				return EXIT_SYSTEM;
+		}
 		for (t = 0; t < R_COUNT; t++)
 			n->totals[t] += sink_count(n->sink, t);
 		n->ingested++;
@@ -1398,10 +1777,125 @@ out:
 	return status;
 }
 
+/* Reject the rows of `table` whose process column `col` holds text or a blob (add_pid_ok). */
+static int reject_pids_of(struct nsys *n, const char *table, const char *col, const char *where)
+{
+	struct names cols = { NULL, 0, 0 };
+	struct buf sql;
+	sqlite3_stmt *st;
+	int status, rc = SQLITE_DONE, has;
+	if ((status = load_names(n, table, &cols)))
+		return status;
+	has = names_has(&cols, col, strlen(col));
+	names_release(&cols);
+	if (!has)
+		return EXIT_OK;
+	buf_init(&sql);
+	buf_addf(&sql, "SELECT t.rowid, t.\"%s\" FROM \"%s\" AS t WHERE typeof(t.\"%s\") IN ('text', 'blob')%s",
+		 col, table, col, where);
+	st = prepare_rowid(n, sql.s, table, &status);
+	buf_release(&sql);
+	while (st && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct row r = row_at(table, st, 0);
+		int64_t x;
+		int isnull;
+		if (get_int(n, &r, 1, col, (int)strlen(col), 1, &x, &isnull) < 0) {
+			status = EXIT_SYSTEM;
+			break;
+		}
+	}
+	if (st && rc != SQLITE_DONE && rc != SQLITE_ROW)
+		status = src_error(n, table);
+	sqlite3_finalize(st);
+	return status;
+}
+
+/* Reject every row whose process column holds text or a blob, in every table read. */
+static int reject_bad_pids(struct nsys *n)
+{
+	char nvtx[64];
+	size_t i;
+	int status = EXIT_OK;
+	for (i = 0; i < NSOURCES && !status; i++)
+		if (has_table(n, sources[i].table))
+			status = reject_pids_of(n, sources[i].table, sources[i].pid_col, "");
+	snprintf(nvtx, sizeof(nvtx), " AND t.eventType IN (%d, %d, %d)", NVTX_MARK, NVTX_PUSHPOP, NVTX_STARTEND);
+	if (!status && has_table(n, "NVTX_EVENTS"))
+		status = reject_pids_of(n, "NVTX_EVENTS", "globalTid", nvtx);
+	return status;
+}
+
+/*
+ * Tables of GPU activity, by name: those no source reads are counted (count_unread). Prefixes, and
+ * "*_WORKLOAD" for the graphics APIs' GPU workloads (DX12, Vulkan, OpenGL).
+ */
+static const char *const gpu_tables[] = { "CUPTI_ACTIVITY_KIND_", "CUDA_GPU_", "CUDA_UM_", "CUDA_GRAPH_",
+					  "GPU_", "NVVIDEO_", "*_WORKLOAD" };
+
+static int is_gpu_table(const char *name)
+{
+	size_t i;
+	for (i = 0; i < NSOURCES; i++)
+		if (!strcmp(name, sources[i].table))
+			return 0;	/* read */
+	for (i = 0; i < sizeof(gpu_tables) / sizeof(gpu_tables[0]); i++)
+		if (gpu_tables[i][0] == '*' ? ends_with(name, gpu_tables[i] + 1) :
+		    !strncmp(name, gpu_tables[i], strlen(gpu_tables[i])))
+			return 1;
+	return 0;
+}
+
+/*
+ * Count the rows of the export's GPU-activity tables that gpuprof does not read, per process (by globalPid
+ * or globalTid; rows of a process that has nothing gpuprof reads go to the first process), into n->unread.
+ * Returns an exit status.
+ */
+static int count_unread(struct nsys *n)
+{
+	size_t i, k;
+	int status = EXIT_OK, rc;
+	for (i = 0; i < n->tables.n && !status; i++) {
+		struct names cols = { NULL, 0, 0 };
+		struct buf sql;
+		sqlite3_stmt *st;
+		const char *table = n->tables.v[i];
+		if (!is_gpu_table(table))
+			continue;
+		if ((status = load_names(n, table, &cols)))
+			break;
+		buf_init(&sql);
+		buf_addstr(&sql, "SELECT ");
+		add_pid_expr(&sql, &cols, names_has(&cols, "globalPid", 9) ? "globalPid" : "globalTid");
+		buf_addf(&sql, ", count(*) FROM \"%s\" AS t GROUP BY 1", table);
+		names_release(&cols);
+		st = src_prepare(n, sql.s, table, &status);
+		buf_release(&sql);
+		if (!st)
+			break;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			struct unread *u;
+			int64_t pid = sqlite3_column_int64(st, 0);
+			for (k = 0; k < n->npids && n->pids[k] != pid; k++)
+				;
+			ALLOC_GROW(n->unread, n->nunread + 1, n->unread_alloc);
+			u = &n->unread[n->nunread++];
+			u->table = table;
+			u->pid = k < n->npids ? pid : n->pids[0];
+			u->count = sqlite3_column_int64(st, 1);
+			n->unread_rows += u->count;
+		}
+		if (rc != SQLITE_DONE)
+			status = src_error(n, table);
+		sqlite3_finalize(st);
+	}
+	return status;
+}
+
 /* Open the export and prepare everything that reads it, before anything is written. */
 static int prepare(struct nsys *n)
 {
 	struct names cols = { NULL, 0, 0 };
+	char program_sql[] = "SELECT t.name, t.rowid FROM PROCESSES AS t WHERE t.pid = ? LIMIT 1";
 	size_t i;
 	int status, yes;
 
@@ -1410,7 +1904,11 @@ static int prepare(struct nsys *n)
 	if ((status = load_names(n, NULL, &n->tables)))
 		return status;
 	n->has_strings = has_table(n, "StringIds");
-	if ((status = load_meta(n)) || (status = load_gpus(n)) || (status = load_pids(n)))
+	if (n->has_strings &&
+	    !(n->str_st = src_prepare(n, "SELECT value FROM StringIds WHERE id = ?", "StringIds", &status)))
+		return status;
+	if ((status = load_meta(n)) || (status = load_gpus(n)) || (status = load_pids(n)) ||
+	    (status = reject_bad_pids(n)) || (status = count_unread(n)))
 		return status;
 	n->per_pid = n->npids > 1 && n->npids <= SCAN_PIDS;
 	for (i = 0; i < NSOURCES; i++)
@@ -1429,8 +1927,7 @@ static int prepare(struct nsys *n)
 	if ((yes = has_column(n, "PROCESSES", "name")) < 0 || (yes && (yes = has_column(n, "PROCESSES", "pid")) < 0))
 		return n->err;
 	if (yes)
-		n->program_st = src_prepare(n, "SELECT name FROM PROCESSES WHERE pid = ? LIMIT 1", "PROCESSES",
-					    &status);
+		n->program_st = prepare_rowid(n, program_sql, "PROCESSES", &status);
 	return status;
 }
 
@@ -1441,6 +1938,7 @@ static void release(struct nsys *n)
 		sqlite3_finalize(n->cursors[i].st);
 	sqlite3_finalize(n->nvtx.st);
 	sqlite3_finalize(n->program_st);
+	sqlite3_finalize(n->str_st);
 	sqlite3_close(n->db);
 	names_release(&n->tables);
 	intmap_release(&n->strs);
@@ -1452,6 +1950,12 @@ static void release(struct nsys *n)
 	for (i = 0; i < n->ndomains; i++)
 		free(n->domains[i].name);
 	free(n->domains);
+	for (i = 0; i < n->npending; i++) {
+		free(n->pending[i].reason);
+		free(n->pending[i].excerpt);
+	}
+	free(n->pending);
+	free(n->unread);
 	free(n->pids);
 	free(n->seen.v);
 	free(n->declared.v);
@@ -1460,10 +1964,32 @@ static void release(struct nsys *n)
 	free(n->collector);
 }
 
+/* Warn about the GPU-activity rows not read: "FILE: N rows of GPU activity not read: TABLE count, ...". */
+static void warn_unread(const struct nsys *n)
+{
+	struct buf b;
+	size_t i, k;
+	buf_init(&b);
+	for (i = 0; i < n->nunread; i++) {
+		int64_t count = 0;
+		for (k = 0; k < i && strcmp(n->unread[k].table, n->unread[i].table); k++)
+			;
+		if (k < i)
+			continue;	/* listed with its first process */
+		for (k = i; k < n->nunread; k++)
+			if (!strcmp(n->unread[k].table, n->unread[i].table))
+				count += n->unread[k].count;
+		buf_addf(&b, "%s%s %lld", b.len ? ", " : "", n->unread[i].table, (long long)count);
+	}
+	warning("%s: %lld row(s) of GPU activity in tables gpuprof does not read: %s (counted in table drops)",
+		n->path, (long long)n->unread_rows, b.s);
+	buf_release(&b);
+}
+
 static int nsys_ingest(struct sink *s, const char *path, const struct reader_opts *o)
 {
 	struct nsys n;
-	int status;
+	int status, committed = 0;
 
 	memset(&n, 0, sizeof(n));
 	n.sink = s;
@@ -1482,11 +2008,10 @@ static int nsys_ingest(struct sink *s, const char *path, const struct reader_opt
 		status = EXIT_SYSTEM;
 	else if (status != EXIT_OK)
 		sink_tx_rollback(s);
+	else
+		committed = 1;
 	if (status != EXIT_OK)
 		goto out;
-	if (n.dangling)
-		warning("%s: %lld string id(s) missing from StringIds; stored as \"[nsys string ID]\"", path,
-			(long long)n.dangling);
 	if (!n.ingested)
 		goto out;	/* every process was already in the database */
 	info("%s: %lld kernels, %lld memcpys, %lld memsets, %lld syncs, %lld API calls, %lld ranges, "
@@ -1495,12 +2020,20 @@ static int nsys_ingest(struct sink *s, const char *path, const struct reader_opt
 	     (long long)n.totals[R_SYNC], (long long)n.totals[R_API], (long long)n.totals[R_RANGE],
 	     (long long)n.totals[R_MARKER], (long long)n.totals[R_MEMORY], (long long)n.totals[R_OVERHEAD],
 	     n.ingested);
-	if (!n.totals[R_KERNEL] && !n.totals[R_MEMCPY] && !n.totals[R_MEMSET])
-		info("%s: the export holds no GPU activity (no kernels, copies or memsets)", path);
-	if (n.rejected)
+	if (n.unread_rows)
+		warn_unread(&n);
+	if (n.rejected) {
+		error("%s: %lld row(s) rejected; all are recorded in table ingest_errors, every other row was kept",
+		      path, (long long)n.rejected);
 		status = EXIT_DATA;
+	}
+	if (!n.totals[R_KERNEL] && !n.totals[R_MEMCPY] && !n.totals[R_MEMSET]) {
+		error("%s: no GPU activity was read (no kernels, copies or memsets)%s", path,
+		      n.unread_rows || n.rejected ? "" : ": the export holds none");
+		status = EXIT_DATA;
+	}
 out:
-	if (status != EXIT_OK && !n.rejected)
+	if (status != EXIT_OK && !committed)
 		error("%s: nothing was ingested", path);
 	release(&n);
 	return status;

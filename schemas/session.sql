@@ -268,7 +268,7 @@ CREATE TABLE IF NOT EXISTS drops (
 	pid INTEGER NOT NULL,
 	ts_ns INTEGER,
 	source TEXT NOT NULL,		-- cupti, ring, pcsampling, hwbuffer, wire (missing batches), ingest
-	what TEXT NOT NULL,		-- records, samples, events, batches
+	what TEXT NOT NULL,		-- records, samples, events, batches; ingest from nsys: "TABLE rows (not read)"
 	count INTEGER NOT NULL
 );
 
@@ -280,13 +280,17 @@ CREATE TABLE IF NOT EXISTS collector_errors (
 	reason TEXT NOT NULL
 );
 
+-- Rejected input, one row each. For an Nsight Systems export: file is the export, line the rowid of the
+-- rejected row in its table (0 for a table without rowids), reason "TABLE rowid N: what is wrong" (e.g.
+-- 'CUPTI_ACTIVITY_KIND_KERNEL rowid 17: "start" is text, not an integer') and excerpt the offending value
+-- as "column = value" ("start = 'abc'", "end = NULL").
 CREATE TABLE IF NOT EXISTS ingest_errors (
 	id INTEGER PRIMARY KEY,
 	session_id INTEGER,		-- NULL when the session itself could not be read
 	file TEXT NOT NULL,
-	line INTEGER,			-- 1-based line (NDJSON), or 0 when not line-based
+	line INTEGER,			-- 1-based line (NDJSON), the rowid (nsys), or 0 when neither
 	reason TEXT NOT NULL,
-	excerpt TEXT,			-- the start of the offending line
+	excerpt TEXT,			-- the start of the offending line; nsys: the offending value
 	ingested_at TEXT NOT NULL
 );
 
