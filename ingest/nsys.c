@@ -17,12 +17,14 @@
  * excerpt = "column = value"), the exit EXIT_DATA, and every other row kept.
  *
  * Unread data: rows of GPU-activity tables no source reads (gpu_tables: CUDA events, graph traces, page
- * faults, GPU metrics...) are counted per table in a warning and in `drops` (source 'ingest'); an export
- * from which no kernel, copy or memset is read exits EXIT_DATA, whatever else was kept.
+ * faults, GPU metrics...) are counted per table in a warning and in ingest_skipped (category = the table);
+ * an export with GPU rows of which no kernel, copy or memset is read exits EXIT_DATA, whatever else was
+ * kept, and one with no GPU rows at all (a CPU-only capture) gets a note.
  *
  * Processes: rows carry globalPid or globalTid; pid = (g >> 24) & 0xFFFFFF, thread = g & 0xFFFFFF. Each
  * pid becomes one sink process of the file's session. Rows whose process column holds text or a blob are
- * rejected up front (reject_bad_pids) and read by no other SELECT, so no process is made up from them. With a few, each SELECT is run once per process
+ * rejected up front (reject_bad_pids) and read by no other SELECT, so no process is made up from them.
+ * With a few, each SELECT is run once per process
  * with the pid bound (a scan is cheaper than a sort that carries the joined strings); with more than
  * SCAN_PIDS, each is ordered by pid and the cursors are drained one process at a time.
  *
@@ -1658,6 +1660,14 @@ static int begin_process(struct nsys *n, int64_t pid, int first)
 }
 
 /* Read every process from the open cursors inside the caller's transaction. Returns an exit status. */
+static const char no_gpu_read[] = "no GPU activity was read (no kernels, copies or memsets)";
+
+/* 1 when the export has GPU rows (read or not, rejected or not) but no kernel, copy or memset was read. */
+static int no_gpu(const struct nsys *n)
+{
+	return !n->totals[R_KERNEL] && !n->totals[R_MEMCPY] && !n->totals[R_MEMSET] && (n->unread_rows || n->rejected);
+}
+
 static int read_processes(struct nsys *n)
 {
 	size_t k, i;
@@ -1677,17 +1687,16 @@ static int read_processes(struct nsys *n)
 		for (i = 0; i < n->seen.n; i++)
 			if (!idset_has(&n->declared, n->seen.v[i]) && add_device(n, n->seen.v[i], NULL))
 				return EXIT_SYSTEM;
-		for (i = 0; i < n->nunread; i++) {
-			char what[128];
-			if (n->unread[i].pid != pid)
-				continue;
-			snprintf(what, sizeof(what), "%s rows (not read)", n->unread[i].table);
-			if (sink_drop(n->sink, SINK_NO_TIME, "ingest", what, n->unread[i].count))
+		for (i = 0; i < n->nunread; i++)
+			if (n->unread[i].pid == pid && sink_skipped(n->sink, n->path, n->unread[i].table, "",
+								    n->unread[i].count, n->unread[i].count))
 				return EXIT_SYSTEM;
-		}
 		for (t = 0; t < R_COUNT; t++)
 			n->totals[t] += sink_count(n->sink, t);
 		n->ingested++;
+		/* Said in the session, with the last process, when nothing GPU was read. */
+		if (k == n->npids - 1 && no_gpu(n) && sink_ingest_error(n->sink, n->path, 0, no_gpu_read, NULL))
+			return EXIT_SYSTEM;
 		/*
 		 * The session ends at the last event, like it starts at the first: ANALYSIS_DETAILS.duration
 		 * would be the capture's end, far from the events in a windowed (derived) export.
@@ -1981,7 +1990,7 @@ static void warn_unread(const struct nsys *n)
 				count += n->unread[k].count;
 		buf_addf(&b, "%s%s %lld", b.len ? ", " : "", n->unread[i].table, (long long)count);
 	}
-	warning("%s: %lld row(s) of GPU activity in tables gpuprof does not read: %s (counted in table drops)",
+	warning("%s: %lld row(s) of GPU activity in tables gpuprof does not read: %s (counted in table ingest_skipped)",
 		n->path, (long long)n->unread_rows, b.s);
 	buf_release(&b);
 }
@@ -2027,10 +2036,14 @@ static int nsys_ingest(struct sink *s, const char *path, const struct reader_opt
 		      path, (long long)n.rejected);
 		status = EXIT_DATA;
 	}
+	/* Like a Kineto trace: an export with GPU rows of which none was read is bad input; one with none a note. */
 	if (!n.totals[R_KERNEL] && !n.totals[R_MEMCPY] && !n.totals[R_MEMSET]) {
-		error("%s: no GPU activity was read (no kernels, copies or memsets)%s", path,
-		      n.unread_rows || n.rejected ? "" : ": the export holds none");
-		status = EXIT_DATA;
+		if (no_gpu(&n)) {
+			error("%s: %s", path, no_gpu_read);
+			status = EXIT_DATA;
+		} else {
+			info("%s: the export holds no GPU activity", path);
+		}
 	}
 out:
 	if (status != EXIT_OK && !committed)

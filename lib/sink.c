@@ -637,10 +637,7 @@ int sink_drop(struct sink *s, int64_t ts_ns, const char *source, const char *wha
 	sqlite3_stmt *st = s->drop_add;
 	sqlite3_bind_int64(st, 1, s->session_id);
 	sqlite3_bind_int64(st, 2, s->pid);
-	if (ts_ns == SINK_NO_TIME)
-		sqlite3_bind_null(st, 3);
-	else
-		sqlite3_bind_int64(st, 3, ts_ns);
+	sqlite3_bind_int64(st, 3, ts_ns);
 	sqlite3_bind_text(st, 4, source, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 5, what, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 6, count);

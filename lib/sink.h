@@ -71,7 +71,6 @@ int sink_set_rank(struct sink *s, int64_t rank);
  */
 int sink_reindex(struct sink *s, int64_t *rebuilt);
 
-#define SINK_NO_TIME INT64_MIN	/* a sink_drop ts_ns: the loss has no time (stored as NULL) */
 int sink_drop(struct sink *s, int64_t ts_ns, const char *source, const char *what, int64_t count);
 int sink_collector_error(struct sink *s, int64_t ts_ns, const char *what, const char *reason);
 /*

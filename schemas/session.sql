@@ -294,17 +294,18 @@ CREATE TABLE IF NOT EXISTS ingest_errors (
 	ingested_at TEXT NOT NULL
 );
 
--- Trace events that no rule of the reader turned into a record (Kineto traces: CPU operators, Python
--- functions, flow arrows, metadata, and any category this version does not know), one row per file,
--- category and phase. gpu_events counts those that look like GPU work: complete ("X") events on a GPU's
--- pid, or whose category names GPU work (kernel, memcpy, memset, gpu, cuda, hip, ...). gpuprof-ingest
--- warns when gpu_events is not 0, and exits 3 when such events were skipped and no kernel, memcpy or
--- memset was read (with a row in ingest_errors).
+-- What an input held that no rule of the reader turned into a record, one row per file, category and
+-- phase. Kineto traces: CPU operators, Python functions, flow arrows, metadata, and any category this
+-- version does not know; gpu_events counts those that look like GPU work: complete ("X") events on a GPU's
+-- pid, or whose category names GPU work (kernel, memcpy, memset, gpu, cuda, hip, ...). Nsight Systems
+-- exports: the rows of each GPU-activity table gpuprof does not read (category = the table's name, ph '',
+-- every row counted in gpu_events). gpuprof-ingest warns when gpu_events is not 0, and exits 3 when such
+-- events were skipped and no kernel, memcpy or memset was read (with a row in ingest_errors).
 CREATE TABLE IF NOT EXISTS ingest_skipped (
 	session_id INTEGER NOT NULL,
 	pid INTEGER NOT NULL,		-- processes.pid of the process the file became
 	file TEXT NOT NULL,
-	category TEXT NOT NULL,		-- the event's "cat", '' when it has none
+	category TEXT NOT NULL,		-- the event's "cat", '' when it has none; nsys: the table
 	ph TEXT NOT NULL,		-- the event's phase ("X", "i", "M", "s", "f", ...), '' when none
 	events INTEGER NOT NULL,
 	gpu_events INTEGER NOT NULL
