@@ -194,7 +194,7 @@ fuzz:
 		mkdir -p $(B)/fuzz/corpus-$${t##*/}; \
 		echo "  RUN     $$t ($(FUZZ_SECONDS) s)"; \
 		$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(B)/fuzz/corpus-$${t##*/} \
-			tests/fuzz/seeds-$${t##*/fuzz_} \
+			tests/fuzz/seeds-$${t##*/fuzz_} $$(ls -d tests/data/$${t##*/fuzz_}-layouts 2>/dev/null) \
 			2>$(B)/fuzz/$${t##*/}.log || { tail -40 $(B)/fuzz/$${t##*/}.log; exit 1; }; \
 		tail -1 $(B)/fuzz/$${t##*/}.log; \
 	done

@@ -126,6 +126,15 @@ int gpu_load_read(sqlite3 *db, const struct analysis_opts *o, int streams, struc
 	return 0;
 }
 
+int64_t gpu_load_span(const struct gpu_load *g, int64_t device)
+{
+	size_t i;
+	for (i = 0; i < g->ndev; i++)
+		if (g->dev[i].device == device && g->dev[i].last > g->dev[i].first)
+			return g->dev[i].last - g->dev[i].first;
+	return 0;
+}
+
 void gpu_load_free(struct gpu_load *g)
 {
 	size_t i;

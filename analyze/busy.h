@@ -66,6 +66,8 @@ struct gpu_load {
  * with a message (g is then still g's to free).
  */
 int gpu_load_read(sqlite3 *db, const struct analysis_opts *o, int streams, struct gpu_load *g);
+/* The GPU span (as gpu_busy_get defines it) of `device` in a load, read per device or per stream; 0 if none. */
+int64_t gpu_load_span(const struct gpu_load *g, int64_t device);
 void gpu_load_free(struct gpu_load *g);
 
 #endif

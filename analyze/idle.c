@@ -78,17 +78,13 @@ int run_streams(sqlite3 *db, const char *sql, const struct analysis_opts *o, str
 {
 	struct table *t = table_new("streams", "Busy time per stream");
 	struct gpu_load g;
-	struct gpu_busy *dev;
-	size_t ndev, i, j;
+	size_t i;
 
 	(void)sql;
 	tables_add(out, t);
 	table_cols(t, streams_cols, NCOLS(streams_cols));
-	if (gpu_busy_get(db, o, &dev, &ndev))
-		return -1;
 	if (gpu_load_read(db, o, 1, &g)) {
 		gpu_load_free(&g);
-		free(dev);
 		return -1;
 	}
 	for (i = 0; i < g.nstr; i++)
@@ -96,10 +92,7 @@ int run_streams(sqlite3 *db, const char *sql, const struct analysis_opts *o, str
 	xqsort(g.str, g.nstr, sizeof(*g.str), cmp_stream_busy);
 	for (i = 0; i < g.nstr && (o->top <= 0 || i < (size_t)o->top); i++) {
 		size_t r = table_row(t);
-		int64_t busy = g.str[i].busy, span = 0;
-		for (j = 0; j < ndev; j++)
-			if (dev[j].device == g.str[i].device)
-				span = dev[j].span_ns;
+		int64_t busy = g.str[i].busy, span = gpu_load_span(&g, g.str[i].device);
 		table_set_int(t, r, 0, g.str[i].device);
 		table_set_int(t, r, 1, g.str[i].stream);
 		table_set_int(t, r, 2, busy);
@@ -108,7 +101,6 @@ int run_streams(sqlite3 *db, const char *sql, const struct analysis_opts *o, str
 			table_set_real(t, r, 4, 100.0 * (double)busy / (double)span);
 	}
 	gpu_load_free(&g);
-	free(dev);
 	return 0;
 }
 

@@ -608,11 +608,15 @@ static int cpu_category(const char *cat)
 	return 0;
 }
 
-/* 1 when a category's name says GPU work (kernel, memcpy, memset, gpu, cuda, hip, ...), any case. */
+/*
+ * 1 when a category's name says GPU work, any case: it holds kernel, memcpy, memset, gpu, cuda, nccl, rccl,
+ * xpu or mtia, or starts with hip or roc (anywhere, those would match "chip" and "process").
+ */
 static int gpu_category(const char *cat)
 {
-	static const char *const words[] = { "kernel", "memcpy", "memset", "gpu", "cuda", "hip", "roc", "nccl",
-					     "xpu", "mtia" };
+	static const char *const words[] = { "kernel", "memcpy", "memset", "gpu", "cuda", "nccl", "rccl", "xpu",
+					     "mtia" };
+	static const char *const prefixes[] = { "hip", "roc" };
 	char low[64];
 	size_t i, n = strlen(cat);
 	if (n >= sizeof(low))
@@ -622,6 +626,9 @@ static int gpu_category(const char *cat)
 	low[n] = '\0';
 	for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
 		if (strstr(low, words[i]))
+			return 1;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(low, prefixes[i], strlen(prefixes[i])))
 			return 1;
 	return 0;
 }

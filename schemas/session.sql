@@ -297,7 +297,7 @@ CREATE TABLE IF NOT EXISTS ingest_errors (
 -- What an input held that no rule of the reader turned into a record, one row per file, category and
 -- phase. Kineto traces: CPU operators, Python functions, flow arrows, metadata, and any category this
 -- version does not know; gpu_events counts those that look like GPU work: complete ("X") events on a GPU's
--- pid, or whose category names GPU work (kernel, memcpy, memset, gpu, cuda, hip, ...). Nsight Systems
+-- pid, or whose category names GPU work (kernel, memcpy, memset, gpu, cuda, nccl, ..., or starting with hip or roc). Nsight Systems
 -- exports: the rows of each GPU-activity table gpuprof does not read (category = the table's name, ph '',
 -- every row counted in gpu_events). gpuprof-ingest warns when gpu_events is not 0, and exits 3 when such
 -- events were skipped and no kernel, memcpy or memset was read (with a row in ingest_errors).

@@ -31,7 +31,8 @@ API = {"cuda_runtime", "Runtime", "cuda_driver"}
 RANGE = {"user_annotation", "gpu_user_annotation", "User"}
 READ = KERNEL | MEMCPY | MEMSET | API | RANGE | {"cuda_sync"}
 HOST = {"cpu_op", "Operator", "python_function", "cpu_instant_event", "user_annotation", "Trace"}
-GPU_WORDS = ("kernel", "memcpy", "memset", "gpu", "cuda", "hip", "roc", "nccl", "xpu", "mtia")
+GPU_WORDS = ("kernel", "memcpy", "memset", "gpu", "cuda", "nccl", "rccl", "xpu", "mtia")
+GPU_PREFIXES = ("hip", "roc")
 
 
 def trace_events(doc):
@@ -62,7 +63,8 @@ def skipped(doc):
         if ph == "i" and e.get("name") == "[memory]" and args.get("Device Type") == 1:
             continue
         out[(cat, ph)][0] += 1
-        if ph == "X" and cat not in HOST and (e.get("pid") in gpu_pids or any(w in cat.lower() for w in GPU_WORDS)):
+        if ph == "X" and cat not in HOST and (e.get("pid") in gpu_pids or any(w in cat.lower() for w in GPU_WORDS)
+                                                                 or cat.lower().startswith(GPU_PREFIXES)):
             out[(cat, ph)][1] += 1
     return dict(out)
 
@@ -321,9 +323,10 @@ LAYOUT_CHECKS = {
     ],
     "unknown-gpu-category.json": [
         ("SELECT category, ph, events, gpu_events FROM ingest_skipped ORDER BY category, ph",
-         [("", "M", 2, 0), ("KERNEL", "X", 2, 2), ("cpu_op", "X", 1, 0), ("gpu_op_v9", "X", 1, 1)]),
+         [("", "M", 2, 0), ("KERNEL", "X", 2, 2), ("cpu_op", "X", 1, 0), ("gpu_op_v9", "X", 1, 1),
+          ("hip_api_ext", "X", 1, 1), ("process_group_op", "X", 1, 0)]),
         ("SELECT line, reason FROM ingest_errors",
-         [(0, "no GPU activity read, yet 3 events look like GPU work: KERNEL X 2, gpu_op_v9 X 1")]),
+         [(0, "no GPU activity read, yet 4 events look like GPU work: KERNEL X 2, gpu_op_v9 X 1, hip_api_ext X 1")]),
         ("SELECT count(*) FROM api_calls", [(1,)]),
     ],
 }
