@@ -13,7 +13,6 @@ ifdef SANITIZE
 CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
-PKGS = sqlite3 libcjson libpcre2-8 xlsxwriter zlib
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ilib -Ianalyze -Iingest -Ibuild/gen -MMD -MP
 LIBS = -lsqlite3 -lpcre2-8 -lz -lm -pthread
 

@@ -3,7 +3,7 @@
 #   scripts/deps.sh         build and test dependencies
 #   scripts/deps.sh fuzz    also clang with libFuzzer
 set -e
-pkgs="build-essential pkg-config libsqlite3-dev sqlite3 libcjson-dev libpcre2-dev libxlsxwriter-dev
+pkgs="build-essential pkg-config libsqlite3-dev sqlite3 libpcre2-dev libxlsxwriter-dev
 zlib1g-dev python3 python3-openpyxl chromium"
 [ "$1" = fuzz ] && pkgs="$pkgs clang libclang-rt-dev"
 missing=
