@@ -75,13 +75,14 @@ static const struct reader *sniff_json(const char *path, struct buf *seen)
 	const struct reader *r = NULL;
 	struct jstream in;
 	struct json_doc d;
-	struct buf key, val;
+	struct buf key, member, val;
 	int c, nseen = 0;
 
 	if (jstream_open(&in, path))
 		return NULL;
 	json_doc_init(&d);
 	buf_init(&key);
+	buf_init(&member);
 	buf_init(&val);
 	c = jstream_next(&in);
 	if (c == '[')
@@ -96,13 +97,13 @@ static const struct reader *sniff_json(const char *path, struct buf *seen)
 		name = json_root(&d)->u.s;
 		if (nseen++ < 6)
 			buf_addf(seen, "%s\"%s\"", seen->len ? ", " : "", name);
-		key.len = 0;
-		buf_addstr(&key, name);	/* the unescaped name, kept while the value is parsed */
+		buf_reset(&member);
+		buf_addstr(&member, name);	/* the unescaped name (it may point into key), kept while the value is parsed */
 		if (jstream_value(&in, is_str ? &val : NULL))
 			break;
 		if (is_str && !json_parse(&d, val.s, val.len) && json_root(&d)->type == J_STRING)
 			value = json_root(&d)->u.s;
-		r = claimed_by(key.s, value);
+		r = claimed_by(member.s, value);
 		if (!r && jstream_next(&in) != ',')
 			break;
 	}
@@ -112,6 +113,7 @@ out:
 	jstream_close(&in);
 	json_doc_release(&d);
 	buf_release(&key);
+	buf_release(&member);
 	buf_release(&val);
 	return r;
 }
