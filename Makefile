@@ -59,10 +59,12 @@ endif
 
 # The SQL functions as an SQLite loadable extension (`.load gpuprof_sqlite` in sqlite3): lib/sqlext.c and
 # the plain-C code it uses, compiled again to call SQLite through the extension API pointer; only the
-# entry point is exported.
+# entry point is exported. Never sanitized: a sanitizer runtime cannot be loaded into the sqlite3 shell (the
+# linked-in copy is, in tests/unit/test_sqlext.c).
 EXTENSION = $(B)/lib/gpuprof_sqlite.so
 EXT_SRC = lib/sqlext_load.c lib/sqlext.c lib/dstats.c lib/spans.c lib/symname.c lib/util.c
-EXT_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DGPUPROF_SQLITE_LOADABLE
+EXT_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -fPIC -fvisibility=hidden \
+	     -DGPUPROF_SQLITE_LOADABLE
 
 all: $(PROGRAMS) $(COLLECTOR) $(EXTENSION)
 
@@ -128,7 +130,7 @@ $(B)/ext/%.o: %.c
 $(EXTENSION): $(EXT_SRC:%.c=$(B)/ext/%.o)
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"
-	$(Q)$(CC) -shared $(LDFLAGS) -Wl,--no-undefined -o $@ $^ -lpcre2-8 -lm -pthread
+	$(Q)$(CC) -shared $(filter-out -fsanitize=%,$(LDFLAGS)) -Wl,--no-undefined -o $@ $^ -lpcre2-8 -lm -pthread
 
 $(B)/bin/gpuprof-collect: $(B)/obj/collector/collect.o $(B)/obj/collector/sampler.o $(B)/obj/collector/wire.o \
 			  $(B)/libcommon.a

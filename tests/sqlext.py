@@ -34,6 +34,34 @@ def cli(db, sql, *, expect_ok=True):
     return [line.split("\t") for line in p.stdout.splitlines()]
 
 
+PY_LOAD = """
+import json, sqlite3, sys
+con = sqlite3.connect("file:" + sys.argv[1] + "?mode=ro", uri=True)
+con.enable_load_extension(True)
+con.load_extension(sys.argv[2])
+print(json.dumps(con.execute(sys.argv[3]).fetchall()))
+"""
+
+
+def python_loader():
+    """A Python whose sqlite3 module can load extensions (this one, else Debian's /usr/bin/python3), or None."""
+    for exe in (sys.executable, "/usr/bin/python3"):
+        if os.path.exists(exe) and subprocess.run(
+                [exe, "-c", "import sqlite3; sqlite3.Connection.enable_load_extension"], capture_output=True).returncode == 0:
+            return exe
+    return None
+
+
+def py_rows(exe, db, sql):
+    """sql's rows with the extension loaded through Python's sqlite3.load_extension."""
+    p = subprocess.run([exe, "-c", PY_LOAD, db, EXT, sql], capture_output=True, text=True)
+    if p.returncode:
+        print(f"FAIL {exe}: {p.stderr.strip()[-300:]}")
+        checks.counts["failed"] += 1
+        return None
+    return json.loads(p.stdout)
+
+
 def g17(expr):
     """expr as text that reads back to the same double ("" for NULL)."""
     return f"CASE WHEN ({expr}) IS NULL THEN '' ELSE printf('%!.17g', {expr}) END"
@@ -81,6 +109,14 @@ def stats_groups(tmp):
         for p, cell in zip(pcts, r[3:]):
             want = s[0] if p == 0 else s[-1] if p == 100 else q[p - 1]
             close(f"group {g} (n={n}): percentile {p}", num(cell), float(want), 1e-12)
+    exe = python_loader()
+    if exe:
+        py = py_rows(exe, db, "SELECT g, median(x), stddev_samp(x), percentile(x, 90) FROM v GROUP BY g ORDER BY g")
+        if py is not None:
+            check(f"loaded into {exe}'s sqlite3: the shell's numbers", py,
+                  [[int(g)] + [num(c) for c in (r[1], r[2], r[3 + pcts.index(90)])] for g, r in got.items()])
+    else:
+        print("sqlext: no Python here whose sqlite3 module loads extensions: the sqlite3 shell only")
     check("only NULLs: NULL", got.get(100), ["0", "", ""] + [""] * len(pcts))
     check("no rows: NULL", cli(db, "SELECT median(x) IS NULL, stddev_samp(x) IS NULL, percentile(x, 5) IS NULL, "
                                    "busy_union(x, x) IS NULL FROM v WHERE g = -1"), [["1", "1", "1", "1"]])
@@ -209,8 +245,6 @@ def main():
     if not os.path.exists(EXT + ".so"):
         ok("the extension is built", False, EXT + ".so is missing (make builds it)")
         return checks.summary("sqlext")
-    if not hasattr(sqlite3.Connection, "enable_load_extension"):
-        print("sqlext: Python's sqlite3 here cannot load extensions (built without it): the sqlite3 shell only")
     with tempfile.TemporaryDirectory(prefix="gpuprof-sqlext-") as tmp:
         stats_groups(tmp)
         busy(tmp)
