@@ -1,7 +1,6 @@
 #include "stats.h"
 #include "util.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
