@@ -31,7 +31,7 @@ endif
 
 EMBED = schemas/session.sql schemas/views.sql $(wildcard analyze/*.sql) analyze/kernel-classes.rules analyze/stall-reasons.txt report/report.css
 
-LIB_SRC = $(filter-out lib/gpuprof.c,$(wildcard lib/*.c))
+LIB_SRC = $(filter-out lib/gpuprof.c lib/sqlext_load.c,$(wildcard lib/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/embedded.o
 INGEST_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(wildcard ingest/*.c))
 ANALYZE_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(filter-out analyze/main.c,$(wildcard analyze/*.c)))
@@ -56,7 +56,16 @@ COLLECTOR_TESTS = $(B)/tests/collector/test_activity $(B)/tests/collector/test_p
 		  $(B)/tests/collector/fake/libcupti.so.13
 endif
 
-all: $(PROGRAMS) $(COLLECTOR)
+# The SQL functions as an SQLite loadable extension (`.load gpuprof_sqlite` in sqlite3): lib/sqlext.c and
+# the plain-C code it uses, compiled again to call SQLite through the extension API pointer; only the
+# entry point is exported. Never sanitized: a sanitizer runtime cannot be loaded into the sqlite3 shell (the
+# linked-in copy is, in tests/unit/test_sqlext.c).
+EXTENSION = $(B)/lib/gpuprof_sqlite.so
+EXT_SRC = lib/sqlext_load.c lib/sqlext.c lib/dstats.c lib/spans.c lib/symname.c lib/util.c
+EXT_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -fPIC -fvisibility=hidden \
+	     -DGPUPROF_SQLITE_LOADABLE
+
+all: $(PROGRAMS) $(COLLECTOR) $(EXTENSION)
 
 $(B)/bin/bin2c: scripts/bin2c.c
 	@mkdir -p $(@D)
@@ -111,6 +120,16 @@ $(B)/lib/libgpuprof.so: $(COLLECTOR_SRC:%.c=$(B)/pic/%.o)
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"
 	$(Q)$(CC) -shared $(LDFLAGS) -Wl,--no-undefined -o $@ $^ $(CUPTI_LIBS) -lstdc++ -ldl -lm -pthread
+
+$(B)/ext/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(EXT_CFLAGS) -c -o $@ $<
+
+$(EXTENSION): $(EXT_SRC:%.c=$(B)/ext/%.o)
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) -shared $(filter-out -fsanitize=%,$(LDFLAGS)) -Wl,--no-undefined -o $@ $^ -lpcre2-8 -lm -pthread
 
 $(B)/bin/gpuprof-collect: $(B)/obj/collector/collect.o $(B)/obj/collector/sampler.o $(B)/obj/collector/wire.o \
 			  $(B)/libcommon.a
@@ -211,6 +230,8 @@ ifneq ($(HAVE_CUPTI),)
 	install -m 755 $(COLLECTOR) $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 collector/gpuprof.h $(DESTDIR)$(PREFIX)/include/
 endif
+	install -d $(DESTDIR)$(PREFIX)/lib
+	install -m 755 $(EXTENSION) $(DESTDIR)$(PREFIX)/lib/
 	install -d $(DESTDIR)$(PREFIX)/share/gpuprof
 	install -m 644 schemas/session.sql schemas/views.sql schemas/wire-format.md schemas/report-json.md \
 		$(DESTDIR)$(PREFIX)/share/gpuprof/

@@ -13,17 +13,11 @@
 #include <stdint.h>
 #include "analysis.h"
 #include "intmap.h"
+#include "symname.h"
 #include "util.h"
 
-/* Base name of a C++ function signature into out (replacing its contents). */
-void name_short(const char *name, struct buf *out);
 /* The name as the options show it (short, grouped) into out. 0, or -1 on a bad --group. */
 int name_fold(const struct analysis_opts *o, const char *name, struct buf *out);
-/*
- * A range name without the per-call counters PyTorch's emit_nvtx adds (", seq = 45328", ", op_id = 990724"),
- * which make every call of an op a name of its own, into out (replacing its contents).
- */
-void range_name_clean(const char *name, struct buf *out);
 /* 1 when the options change names at all. */
 int names_folded(const struct analysis_opts *o);
 

@@ -1,5 +1,6 @@
 #include "db.h"
 #include "embed.h"
+#include "sqlext.h"
 #include "util.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -9,51 +10,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-static void free_regex(void *p)
-{
-	pcre2_code_free(p);
-}
-
-/* regexp(pattern, text): 1 when text matches the PCRE2 pattern anywhere; NULL when either is NULL. */
-static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	pcre2_code *re = sqlite3_get_auxdata(ctx, 0);
-	const unsigned char *text;
-	pcre2_match_data *md;
-	int rc;
-	(void)argc;
-	if (!re) {
-		const unsigned char *pat = sqlite3_value_text(argv[0]);
-		int errcode;
-		PCRE2_SIZE erroff;
-		if (!pat)
-			return;	/* NULL, as SQL operators give for a NULL operand */
-		re = pcre2_compile(pat, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode, &erroff, NULL);
-		if (!re) {
-			char msg[256], full[400];
-			pcre2_get_error_message(errcode, (PCRE2_UCHAR *)msg, sizeof(msg));
-			snprintf(full, sizeof(full), "bad regular expression '%s': %s at offset %zu",
-				 (const char *)pat, msg, (size_t)erroff);
-			sqlite3_result_error(ctx, full, -1);
-			return;
-		}
-		pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);
-		sqlite3_set_auxdata(ctx, 0, re, free_regex);
-		re = sqlite3_get_auxdata(ctx, 0);
-		if (!re) {
-			sqlite3_result_error_nomem(ctx);
-			return;
-		}
-	}
-	text = sqlite3_value_text(argv[1]);
-	if (!text)
-		return;
-	md = pcre2_match_data_create_from_pattern(re, NULL);
-	rc = pcre2_match(re, text, (PCRE2_SIZE)sqlite3_value_bytes(argv[1]), 0, 0, md, NULL);
-	pcre2_match_data_free(md);
-	sqlite3_result_int(ctx, rc >= 0);
-}
 
 int db_exec(sqlite3 *db, const char *sql)
 {
@@ -106,7 +62,7 @@ static int migrate_v1(sqlite3 *db)
 		       "UPDATE meta SET value = '2' WHERE key = 'schema_version';");
 }
 
-/* A connection to path with what every connection has: a busy timeout and regexp(); NULL with a message. */
+/* A connection to path with what every connection has: a busy timeout and gpuprof's SQL functions; NULL, or a message. */
 static sqlite3 *open_conn(const char *path, int flags)
 {
 	sqlite3 *db = NULL;
@@ -116,9 +72,8 @@ static sqlite3 *open_conn(const char *path, int flags)
 		return NULL;
 	}
 	sqlite3_busy_timeout(db, 5000);
-	if (sqlite3_create_function(db, "regexp", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL, sql_regexp, NULL,
-				    NULL) != SQLITE_OK) {
-		error("%s: cannot register regexp(): %s", path, sqlite3_errmsg(db));
+	if (gpuprof_sqlite_register(db) != SQLITE_OK) {
+		error("%s: cannot register the SQL functions: %s", path, sqlite3_errmsg(db));
 		sqlite3_close(db);
 		return NULL;
 	}

@@ -1,8 +1,8 @@
 /*
  * db: opening session.db, its schema, and small SQLite helpers shared by every program.
  *
- * db_open returns a connection the caller closes with db_close. It registers the SQL function
- * regexp(pattern, text) (PCRE2, so `name REGEXP ?` works); compiled patterns are cached per statement.
+ * db_open returns a connection the caller closes with db_close. It registers gpuprof's SQL functions
+ * (lib/sqlext.h: regexp, so `name REGEXP ?` works, median, busy_union, ...).
  * Helpers that fail print a message with error() and return -1 (or NULL).
  */
 #ifndef GPUPROF_DB_H

@@ -47,6 +47,7 @@ suite kineto python3 tests/traces_kineto.py
 suite nsys python3 tests/traces_nsys.py
 suite nsys_rows python3 tests/nsys_rows.py
 suite analyses python3 tests/analyses.py
+suite sqlext python3 tests/sqlext.py
 suite compare python3 tests/compare.py
 suite parallel python3 tests/parallel.py
 suite classes python3 tests/analyses_launch_classes.py

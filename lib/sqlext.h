@@ -1,0 +1,25 @@
+/*
+ * sqlext: gpuprof's SQL functions, for every connection a gpuprof program opens (lib/db.c registers them)
+ * and for sqlite3 users as the loadable extension build/lib/gpuprof_sqlite.so (lib/sqlext_load.c).
+ *
+ *   median(x)            the middle value, the mean of the two middle ones for an even count (Nsight)
+ *   stddev_samp(x)       sample standard deviation (n-1); 0 for one value, as Nsight and the analyses
+ *   percentile(x, p)     p in 0..100, linear interpolation between the closest ranks (percentile_cont)
+ *   busy_union(start, end)  length of the union of the [start, end) intervals, exact int64
+ *   regexp(pattern, text)   PCRE2, so `text REGEXP pattern` works
+ *   short_name(name)     a C++ signature's base name, as --short shows it
+ *   fold_name(name)      a range name without PyTorch's ", seq = N" and ", op_id = N" counters
+ *
+ * The aggregates ignore NULLs and give NULL for no values; median and percentile of integers are the
+ * doubles the analyses compute (lib/dstats.c), to the bit. Values and intervals are collected and sorted
+ * once at the end, so memory grows with the group (8 bytes a value, 16 an interval).
+ */
+#ifndef GPUPROF_SQLEXT_H
+#define GPUPROF_SQLEXT_H
+
+#include <sqlite3.h>
+
+/* Register every function on db. Returns SQLITE_OK or SQLite's error code (sqlite3_errmsg(db) says why). */
+int gpuprof_sqlite_register(sqlite3 *db);
+
+#endif

@@ -1,0 +1,23 @@
+/*
+ * The loadable-extension entry point of build/lib/gpuprof_sqlite.so: `.load gpuprof_sqlite` in sqlite3
+ * finds sqlite3_gpuprofsqlite_init by the file's name. This file defines the API pointer
+ * (SQLITE_EXTENSION_INIT1); lib/sqlext.c, compiled for the extension with GPUPROF_SQLITE_LOADABLE,
+ * calls SQLite through it, and compiled without it links to SQLite directly inside gpuprof's programs.
+ */
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT1
+
+#include "sqlext.h"
+
+__attribute__((visibility("default"))) int sqlite3_gpuprofsqlite_init(sqlite3 *db, char **err,
+								   const sqlite3_api_routines *api);
+
+int sqlite3_gpuprofsqlite_init(sqlite3 *db, char **err, const sqlite3_api_routines *api)
+{
+	int rc;
+	SQLITE_EXTENSION_INIT2(api);
+	rc = gpuprof_sqlite_register(db);
+	if (rc != SQLITE_OK && err)
+		*err = sqlite3_mprintf("gpuprof_sqlite: %s", sqlite3_errmsg(db));
+	return rc;
+}

@@ -1,0 +1,65 @@
+#include "symname.h"
+
+#include <string.h>
+
+void name_short(const char *name, struct buf *out)
+{
+	size_t len = cxx_params_at(name, strlen(name)), i, start = 0;
+	int depth = 0;
+	struct buf plain;
+	buf_reset(out);
+	buf_init(&plain);
+	/* Drop template arguments and anything in parentheses ("(anonymous namespace)") at top level. */
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+		if (c == '<' || c == '(') {
+			depth++;
+			continue;
+		}
+		if ((c == '>' || c == ')') && depth > 0) {
+			depth--;
+			continue;
+		}
+		if (!depth)
+			buf_addch(&plain, c);
+	}
+	/* The return type is what stands before the last top-level space. */
+	for (i = plain.len; i-- > 0;)
+		if (plain.s[i] == ' ') {
+			start = i + 1;
+			break;
+		}
+	/* The last scope component. */
+	for (i = plain.len; i-- > start + 1;)
+		if (plain.s[i] == ':' && plain.s[i - 1] == ':') {
+			start = i + 1;
+			break;
+		}
+	if (start < plain.len)
+		buf_add(out, plain.s + start, plain.len - start);
+	else
+		buf_addstr(out, name);
+	buf_release(&plain);
+}
+
+void range_name_clean(const char *name, struct buf *out)
+{
+	static const char *const counters[] = { ", seq = ", ", op_id = " };
+	const char *p = name;
+	buf_reset(out);
+	while (*p) {
+		size_t k, len = 0;
+		for (k = 0; k < sizeof(counters) / sizeof(counters[0]) && !len; k++) {
+			size_t n = strlen(counters[k]);
+			if (!strncmp(p, counters[k], n) && p[n] >= '0' && p[n] <= '9')
+				for (len = n; p[len] >= '0' && p[len] <= '9'; len++)
+					;
+		}
+		/* A counter ends at the next ", " or at the end; anything else is part of the name. */
+		if (len && (!p[len] || (p[len] == ',' && p[len + 1] == ' '))) {
+			p += len;
+			continue;
+		}
+		buf_addch(out, *p++);
+	}
+}
