@@ -1,60 +1,248 @@
 /*
- * analyses: the table of analyses. Adding one is a row here, an SQL file and a run function.
+ * analyses: the table of analyses, and the options and gates their rows name. Adding an analysis is a row
+ * here, an SQL file and a run function; adding an option of its own, a row of options here.
  */
 #include "analysis.h"
 #include "db.h"
 #include "embed.h"
 #include "util.h"
 
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-const struct analysis analyses[] = {
-	{ "summary", "analyze/summary.sql", "The session and its GPU span, busy and idle time (kernels, copies, memsets)",
-	  run_summary },
-	{ "devices", "analyze/devices.sql", "GPUs: span and busy time (kernels, copies, memsets), kernel-only time, properties",
-	  run_devices },
-	{ "hotspots", "analyze/hotspots.sql", "Kernels by total GPU time: count, total, avg, med, min, max, stddev",
-	  run_hotspots },
-	{ "launch", "analyze/launch.sql", "Launch configurations per kernel: calls, time, theoretical occupancy",
-	  run_launch },
-	{ "classes", "analyze/classes.sql", "Compute, communication and memory kernels: time, busy, overlap",
-	  run_classes },
-	{ "memcpy", "analyze/memcpy.sql", "Copies by kind (HtoD, DtoH, DtoD, PtoP) and memsets: time, bytes, GB/s",
-	  run_memcpy },
-	{ "sync", "analyze/sync.sql", "Host time blocked in synchronization, by type and stream", run_sync },
-	{ "ranges", "analyze/ranges.sql", "NVTX ranges by nesting path: wall time and the GPU time they launched",
-	  run_ranges },
-	{ "idle", "analyze/idle.sql", "GPU idle time per device; kernel and copy busy time and their overlap", run_idle },
-	{ "streams", "analyze/idle.sql", "Busy time per stream", run_streams },
-	{ "gaps", "analyze/idle.sql", "Longest GPU idle gaps, with the host calls made during them", run_gaps },
-	{ "memory", "analyze/memory.sql", "GPU memory per device: allocations, peak (and when), live at the end",
-	  run_memory },
-	{ "leaks", "analyze/memory.sql", "Leak candidates: blocks still allocated at the end, by site (--fail-on-leak)",
-	  run_leaks },
-	{ "peak", "analyze/memory.sql", "What was live at each device's memory peak, largest first", run_peak },
-	{ "growth", "analyze/memory.sql", "Memory growth per iteration with R^2, severity and what to check",
-	  run_growth },
-	{ "stalls", "analyze/stalls.sql", "Warp stall reasons from PC sampling: samples, share, meaning, usual cause",
-	  run_stalls },
-	{ "stall_kernels", "analyze/stalls.sql", "Stall reason mix per kernel (a kernel x reason matrix)",
-	  run_stall_kernels },
-	{ "stall_pcs", "analyze/stalls.sql", "Most sampled instructions with source line and dominant reason",
-	  run_stall_pcs },
-	{ "metrics", "analyze/metrics.sql", "Device metrics (NVML): utilisation, memory, power, temperature, clocks",
-	  run_metrics },
-	{ "host", "analyze/metrics.sql", "Host metrics: CPU and memory of the program's process tree, system memory",
-	  run_host },
-	{ "overhead", "analyze/overhead.sql",
-	  "What CUPTI and the driver cost the program, by kind: buffer flushes, instrumentation, lazy loading",
-	  run_overhead },
-	{ "compare", "analyze/compare.sql",
-	  "Kernels, NVTX ranges and copies against a baseline: regressed, improved, new, gone (CI gate)",
-	  run_compare },
-	{ "trend", "analyze/trend.sql", "Top kernels' total time across all sessions, with step changes",
-	  run_trend },
-	{ NULL, NULL, NULL, NULL }
+void analysis_opts_init(struct analysis_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->threshold = 0.05;
+	o->min_delta = 10000;
+	o->min_calls = 1;
+}
+
+static int take_baseline(struct analysis_opts *o, const char *arg)
+{
+	o->baseline = arg;
+	return 0;
+}
+
+static int take_base_session(struct analysis_opts *o, const char *arg)
+{
+	o->base_id = arg;
+	return 0;
+}
+
+/* "5%", "5" or "2.5%" as a fraction (0.05). */
+static int take_threshold(struct analysis_opts *o, const char *arg)
+{
+	char *end;
+	double v = strtod(arg, &end);
+	if (end == arg || v < 0 || !isfinite(v) || (*end && strcmp(end, "%")))
+		return -1;
+	o->threshold = v / 100.0;
+	return 0;
+}
+
+/* "10us", "1.5ms", "2s", "500ns" or "500" (ns) as nanoseconds. */
+static int take_min_delta(struct analysis_opts *o, const char *arg)
+{
+	static const struct { const char *suffix; double scale; } units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	double v = strtod(arg, &end);
+	size_t i;
+	if (end == arg || v < 0 || !isfinite(v))
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].suffix) && v * units[i].scale < 9e18) {
+			o->min_delta = (int64_t)llround(v * units[i].scale);
+			return 0;
+		}
+	return -1;
+}
+
+static int take_min_calls(struct analysis_opts *o, const char *arg)
+{
+	int64_t n;
+	if (parse_i64(arg, strlen(arg), &n) || n < 0)
+		return -1;
+	o->min_calls = n;
+	return 0;
+}
+
+/* Bytes, 0 when left out. */
+static int take_leak_limit(struct analysis_opts *o, const char *arg)
+{
+	int64_t n = 0;
+	if (arg && (parse_i64(arg, strlen(arg), &n) || n < 0))
+		return -1;
+	o->limit = n;
+	return 0;
+}
+
+static int take_nothing(struct analysis_opts *o, const char *arg)
+{
+	(void)o;
+	(void)arg;
+	return 0;
+}
+
+#define MORE "\n                            "	/* --help: the option's text goes on on the next line */
+
+static const struct analysis_option opt_baseline = {
+	"baseline", required_argument, "BASE.db", "the baseline database (default NEW.db itself)", "", 0,
+	take_baseline };
+static const struct analysis_option opt_base_session = {
+	"base-session", required_argument, "ID",
+	"the baseline session; default the newest of BASE.db, or with one" MORE "database the session before the new one",
+	"", 0, take_base_session };
+static const struct analysis_option opt_threshold = {
+	"threshold", required_argument, "PCT",
+	"relative change of the median that counts (default 5%; trend: of" MORE
+	"the total against the median of earlier sessions)",
+	"needs a percentage such as 5%", 1, take_threshold };
+static const struct analysis_option opt_min_delta = {
+	"min-delta", required_argument, "TIME",
+	"absolute change of the median that counts, ns/us/ms/s (default 10us)",
+	"needs a time such as 10us (ns, us, ms, s)", 0, take_min_delta };
+static const struct analysis_option opt_min_calls = {
+	"min-calls", required_argument, "N", "groups with fewer calls on both sides are unchanged (default 1)",
+	"needs a count", 0, take_min_calls };
+static const struct analysis_option opt_fail_on_leak = {
+	"fail-on-leak", optional_argument, "[BYTES]",
+	"exit 1 when more than BYTES (default 0) are unfreed, or" MORE
+	"when a device's events have no addresses (leaks unknown)",
+	"takes a number of bytes", 0, take_leak_limit };
+static const struct analysis_option opt_fail_on_regression = {
+	"fail-on-regression", no_argument, NULL,
+	"exit 1 when any kernel, range or copy kind regressed; one-line" MORE "verdict on stderr", "", 0,
+	take_nothing };
+
+/*
+ * Unfreed bytes of the leaks table over the limit. A device whose events have no addresses leaked an
+ * unknown amount: the gate cannot pass on it, and says so.
+ */
+static int judge_leaks(const struct tables *ts, const struct analysis_opts *o, char *line, size_t n)
+{
+	struct table *t = ts->v[0];
+	int col = table_find_col(t, "bytes"), scol = table_find_col(t, "status"), failed;
+	int64_t leaked = 0, unknown = 0;
+	char amount[32], why[96] = "";
+	size_t r;
+	for (r = 0; r < t->nrows; r++) {
+		const struct cell *st = table_cell(t, r, scol);
+		if (!st->null && !strncmp(st->s, "unknown", 7))
+			unknown++;
+		else
+			leaked += table_cell(t, r, col)->i;
+	}
+	fmt_bytes(amount, sizeof(amount), (double)leaked);
+	failed = unknown || leaked > o->limit;
+	if (unknown)
+		snprintf(why, sizeof(why), "unknown on %lld device%s without addresses; ", (long long)unknown,
+			 unknown > 1 ? "s" : "");
+	snprintf(line, n, "leaks: %s%s unfreed (%lld bytes)%s, limit %lld bytes: %s", why, amount, (long long)leaked,
+		 unknown ? " on the others" : "", (long long)o->limit, failed ? "FAIL" : "ok");
+	return failed;
+}
+
+/* Any regression past the thresholds, in any of compare's tables. */
+static int judge_regressions(const struct tables *ts, const struct analysis_opts *o, char *line, size_t n)
+{
+	char verdict[512];
+	int failed = compare_verdict(ts, verdict, sizeof(verdict)) > 0;
+	(void)o;
+	snprintf(line, n, "compare: %s", verdict);
+	return failed;
+}
+
+static const struct gate leak_gate = { &opt_fail_on_leak, judge_leaks };
+static const struct gate regression_gate = { &opt_fail_on_regression, judge_regressions };
+
+static const struct analysis_option *const compare_options[] = {
+	&opt_baseline, &opt_base_session, &opt_threshold, &opt_min_delta, &opt_min_calls, NULL
 };
+static const struct analysis_option *const trend_options[] = { &opt_threshold, NULL };
+
+#define ROW(n, file, h, fn) .name = n, .sql = "analyze/" file, .help = h, .run = fn
+
+const struct analysis analyses[] = {
+	{ ROW("summary", "summary.sql", "The session and its GPU span, busy and idle time (kernels, copies, memsets)",
+	      run_summary), .section = 2 },
+	{ ROW("devices", "devices.sql", "GPUs: span and busy time (kernels, copies, memsets), kernel-only time, properties",
+	      run_devices), .section = 3 },
+	{ ROW("hotspots", "hotspots.sql", "Kernels by total GPU time: count, total, avg, med, min, max, stddev",
+	      run_hotspots), .section = 4, .section_top = 10 },
+	{ ROW("launch", "launch.sql", "Launch configurations per kernel: calls, time, theoretical occupancy",
+	      run_launch) },
+	{ ROW("classes", "classes.sql", "Compute, communication and memory kernels: time, busy, overlap",
+	      run_classes), .section = 5 },
+	{ ROW("memcpy", "memcpy.sql", "Copies by kind (HtoD, DtoH, DtoD, PtoP) and memsets: time, bytes, GB/s",
+	      run_memcpy), .section = 8 },
+	{ ROW("sync", "sync.sql", "Host time blocked in synchronization, by type and stream", run_sync),
+	  .section = 9, .section_top = 10 },
+	{ ROW("ranges", "ranges.sql", "NVTX ranges by nesting path: wall time and the GPU time they launched",
+	      run_ranges), .section = 10, .section_top = 10 },
+	{ ROW("idle", "idle.sql", "GPU idle time per device; kernel and copy busy time and their overlap", run_idle),
+	  .section = 14 },
+	{ ROW("streams", "idle.sql", "Busy time per stream", run_streams) },
+	{ ROW("gaps", "idle.sql", "Longest GPU idle gaps, with the host calls made during them", run_gaps),
+	  .section = 15, .section_top = 5 },
+	{ ROW("memory", "memory.sql", "GPU memory per device: allocations, peak (and when), live at the end",
+	      run_memory), .section = 11 },
+	{ ROW("leaks", "memory.sql", "Leak candidates: blocks still allocated at the end, by site (--fail-on-leak)",
+	      run_leaks), .gate = &leak_gate, .section = 12, .section_top = 10 },
+	{ ROW("peak", "memory.sql", "What was live at each device's memory peak, largest first", run_peak) },
+	{ ROW("growth", "memory.sql", "Memory growth per iteration with R^2, severity and what to check",
+	      run_growth), .section = 13 },
+	{ ROW("stalls", "stalls.sql", "Warp stall reasons from PC sampling: samples, share, meaning, usual cause",
+	      run_stalls), .section = 6 },
+	{ ROW("stall_kernels", "stalls.sql", "Stall reason mix per kernel (a kernel x reason matrix)",
+	      run_stall_kernels), .section = 7, .section_top = 10 },
+	{ ROW("stall_pcs", "stalls.sql", "Most sampled instructions with source line and dominant reason",
+	      run_stall_pcs) },
+	{ ROW("metrics", "metrics.sql", "Device metrics (NVML): utilisation, memory, power, temperature, clocks",
+	      run_metrics), .section = 16 },
+	{ ROW("host", "metrics.sql", "Host metrics: CPU and memory of the program's process tree, system memory",
+	      run_host), .section = 17 },
+	{ ROW("overhead", "overhead.sql",
+	      "What CUPTI and the driver cost the program, by kind: buffer flushes, instrumentation, lazy loading",
+	      run_overhead), .section = 18 },
+	{ ROW("compare", "compare.sql",
+	      "Kernels, NVTX ranges and copies against a baseline: regressed, improved, new, gone (CI gate)",
+	      run_compare),
+	  .options = compare_options, .gate = &regression_gate, .needs_baseline = 1, .section = 1, .section_top = 20,
+	  .usage = "NEW.db (and trend): three tables, kernels by name, NVTX ranges by path and\n"
+		   "copies by kind (each as hotspots, ranges and memcpy show them)" },
+	{ ROW("trend", "trend.sql", "Top kernels' total time across all sessions, with step changes", run_trend),
+	  .options = trend_options },
+	{ .name = NULL }
+};
+
+int analysis_takes(const struct analysis *a, const struct analysis_option *opt)
+{
+	const struct analysis_option *const *p;
+	if (a->gate && a->gate->option == opt)
+		return 1;
+	for (p = a->options; p && *p; p++)
+		if (*p == opt)
+			return 1;
+	return 0;
+}
+
+int analysis_baseline(sqlite3 *db, struct analysis_opts *o)
+{
+	if (o->baseline) {
+		if (!(o->base_db = db_open(o->baseline, DB_READ)))
+			return -1;
+		return db_session(o->base_db, o->base_id, &o->base_session) ? -1 : 0;
+	}
+	if (o->base_id)
+		return db_session(db, o->base_id, &o->base_session) ? -1 : 0;
+	return compare_default_base(db, o->session, &o->base_session);
+}
 
 const struct analysis *analysis_find(const char *name)
 {

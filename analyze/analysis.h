@@ -1,9 +1,12 @@
 /*
  * analysis: the table of analyses. Each one is an SQL file under analyze/ (embedded at build time) plus
  * a function that runs its statements in order and fills result tables. gpuprof-analyze runs one;
- * gpuprof-report runs several and renders them together.
+ * gpuprof-report runs several and renders them together. An analysis is its row: its help, the options
+ * and gate it takes, whether it needs a baseline and its place in the report are fields there, so no
+ * program names an analysis (tests/rows.py checks).
  *
- * Ownership: run() appends tables to *out; the caller frees them with tables_free.
+ * Ownership: run() appends tables to *out; the caller frees them with tables_free. Rows, options and
+ * gates are static.
  */
 #ifndef GPUPROF_ANALYSIS_H
 #define GPUPROF_ANALYSIS_H
@@ -25,21 +28,67 @@ struct analysis_opts {
 	double threshold;	/* compare, trend: relative change that counts, 0.05 = 5% */
 	int64_t min_delta;	/* compare: absolute change of the median that counts, ns */
 	int64_t min_calls;	/* compare: names with fewer calls on both sides are unchanged */
+	const char *baseline;	/* --baseline BASE.db, or NULL (analysis_baseline opens it) */
+	const char *base_id;	/* --base-session ID (id or uuid), or NULL */
+	int64_t limit;		/* a gate's argument: --fail-on-leak BYTES */
 };
+
+/* The defaults: no filters, threshold 5%, min-delta 10 us, min-calls 1. */
+void analysis_opts_init(struct analysis_opts *o);
 
 struct tables {
 	struct table **v;
 	int n;
 };
 
+/*
+ * An option an analysis takes beyond the common ones of gpuprof-analyze (--format, --top, --match,
+ * --exclude, --session, --wide, --group, --short, which every analysis takes).
+ */
+struct analysis_option {
+	const char *name;	/* long option: "min-delta" */
+	int has_arg;		/* as getopt's: no_argument, required_argument or optional_argument */
+	const char *arg;	/* its argument in --help: "TIME", "[BYTES]"; NULL when none */
+	const char *help;	/* --help text; a line goes on after "\n" and 28 spaces */
+	const char *want;	/* what a malformed argument should be: "needs a count" */
+	int lenient;		/* the analyses without it accept it too, and ignore it (as they always have) */
+	/* Take the argument (NULL when none, or an optional one left out) into o; -1 when malformed, quietly. */
+	int (*parse)(struct analysis_opts *o, const char *arg);
+};
+
+/* A gate: an option after which the analysis judges all its rows and gpuprof-analyze exits 1 on FAIL. */
+struct gate {
+	const struct analysis_option *option;	/* --fail-on-leak [BYTES] */
+	/*
+	 * Judge every row of the analysis's tables ts under o: the verdict into line ("leaks: 12.00 MB unfreed
+	 * (...), limit 0 bytes: FAIL"); 1 when it failed, 0 when it passed.
+	 */
+	int (*judge)(const struct tables *ts, const struct analysis_opts *o, char *line, size_t n);
+};
+
 struct analysis {
 	const char *name;
 	const char *sql;	/* embedded file, e.g. "analyze/hotspots.sql" */
-	const char *help;
+	const char *help;	/* one line, for --list and --help */
 	int (*run)(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
+	const struct analysis_option *const *options;	/* what else it takes, NULL-ended; or NULL */
+	const struct gate *gate;	/* its gate, or NULL */
+	const char *usage;	/* --help: its options' heading after its name ("NEW.db: ..."), or NULL */
+	int needs_baseline;	/* it compares o->session with a baseline session (analysis_baseline) */
+	int section;		/* its place in gpuprof-report, 1 first; 0 none. With needs_baseline, only with
+				   --baseline, and before every section without */
+	int section_top;	/* rows its report section shows by default, 0 all */
 };
 
-extern const struct analysis analyses[];
+extern const struct analysis analyses[];	/* ended by a row with name NULL */
+/*
+ * The baseline of an analysis that needs one, into o->base_db (opened, or NULL for the same database)
+ * and o->base_session: o->baseline's o->base_id or newest session, else db's o->base_id, else the session
+ * before o->session. 0, or -1 with a message (o->base_db still set: the caller closes it).
+ */
+int analysis_baseline(sqlite3 *db, struct analysis_opts *o);
+/* Whether opt is one of a's options or its gate's. */
+int analysis_takes(const struct analysis *a, const struct analysis_option *opt);
 
 /* The run functions of the table, one file each. */
 int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);

@@ -115,16 +115,60 @@ int table_find_col(const struct table *t, const char *key)
 	return -1;
 }
 
-int fmt_parse(const char *name)
+/* Each table as render_csv, render_md and render_json write it: the text options do not apply. */
+static int csv_table(FILE *out, const struct table *t, const struct render_opts *o)
 {
-	static const char *names[] = { "text", "csv", "json", "md" };
-	int i;
-	for (i = 0; i < 4; i++)
-		if (!strcmp(name, names[i]))
-			return i;
-	if (!strcmp(name, "markdown"))
-		return FMT_MD;
-	return -1;
+	(void)o;
+	return render_csv(out, t);
+}
+
+static int md_table(FILE *out, const struct table *t, const struct render_opts *o)
+{
+	(void)o;
+	return render_md(out, t);
+}
+
+static int json_table(FILE *out, const struct table *t, const struct render_opts *o)
+{
+	(void)o;
+	return render_json(out, t);
+}
+
+#define BOTH (FMT_ANALYZE | FMT_REPORT)
+const struct format formats[] = {
+	/* id, name, alias, ext, programs, to_dir, needs_path, table_filter, render, sep, keyed */
+	{ FMT_TEXT, "text", NULL, ".txt", BOTH, 0, 0, 0, render_text, "\n", 0 },
+	{ FMT_CSV, "csv", NULL, ".csv", BOTH, 1, 0, 1, csv_table, "\r\n", 0 },
+	{ FMT_JSON, "json", NULL, ".json", BOTH, 0, 0, 0, json_table, ",\n", 1 },
+	{ FMT_MD, "md", "markdown", ".md", BOTH, 0, 0, 0, md_table, "", 0 },
+	{ FMT_HTML, "html", NULL, ".html", FMT_REPORT, 0, 0, 0, NULL, NULL, 0 },
+	{ FMT_XLSX, "xlsx", NULL, ".xlsx", FMT_REPORT, 0, 1, 0, NULL, NULL, 0 },
+	{ FMT_N, NULL, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0 }
+};
+
+const struct format *format_find(const char *name, unsigned program)
+{
+	const struct format *f;
+	for (f = formats; f->name; f++)
+		if ((f->programs & program) && (!strcmp(f->name, name) || (f->alias && !strcmp(f->alias, name))))
+			return f;
+	return NULL;
+}
+
+void format_names(struct buf *b, unsigned program, int (*keep)(const struct format *f), const char *last_sep,
+		  const char *first_note)
+{
+	const struct format *f, *g;
+	int n = 0;
+	for (f = formats; f->name; f++) {
+		if (!(f->programs & program) || (keep && !keep(f)))
+			continue;
+		for (g = f + 1; g->name && (!(g->programs & program) || (keep && !keep(g))); g++)
+			;
+		buf_addf(b, "%s%s%s", n ? (g->name ? ", " : last_sep) : "", f->name,
+			 !n && first_note ? first_note : "");
+		n++;
+	}
 }
 
 void fmt_ns(char *out, size_t n, double ns)

@@ -69,15 +69,46 @@ void table_set_text(struct table *t, size_t row, int col, const char *s);
 /* Index of column `key`, or -1. */
 int table_find_col(const struct table *t, const char *key);
 
-/* Output formats. */
-enum fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_MD };
-/* Parse a format name (text, csv, json, md); -1 if unknown. */
-int fmt_parse(const char *name);
-
 struct render_opts {
 	int wide;		/* text: never shorten names */
 	int width;		/* text: width to fit names in; 0 = never shorten */
 };
+
+/*
+ * Output formats: one row each in formats[] (table.c), the only place a format is declared. Both
+ * gpuprof-analyze and gpuprof-report parse --format, name the formats in --help and messages, and pick
+ * their renderers from these rows; a program takes the formats whose `programs` has its bit.
+ */
+enum fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_MD, FMT_HTML, FMT_XLSX, FMT_N };
+#define FMT_ANALYZE 1u		/* gpuprof-analyze takes it */
+#define FMT_REPORT 2u		/* gpuprof-report takes it */
+
+struct format {
+	enum fmt id;
+	const char *name;	/* --format NAME; the first row is the default */
+	const char *alias;	/* another name it answers to, or NULL */
+	const char *ext;	/* extension of the files it writes: ".csv" */
+	unsigned programs;	/* FMT_ANALYZE | FMT_REPORT */
+	int to_dir;		/* report -o PATH: a directory, a file per table (else one file) */
+	int needs_path;		/* report: a file of its own, -o PATH required */
+	int table_filter;	/* report --table NAME renders that table alone */
+	/* One table, or NULL for formats that are whole documents only (html, xlsx). */
+	int (*render)(FILE *out, const struct table *t, const struct render_opts *o);
+	const char *sep;	/* between two tables on one stream */
+	int keyed;		/* several tables on one stream: one object of them all by name, empty ones too */
+};
+
+extern const struct format formats[];	/* ended by a row with name NULL */
+/* The format called (or aliased) `name` among those `program` takes, or NULL. */
+const struct format *format_find(const char *name, unsigned program);
+/*
+ * Append to b the names of the formats `program` takes (those `keep` keeps, all when it is NULL):
+ * "text, csv, json, md". last_sep joins the last two ("text, csv, json or md"); first_note, unless NULL,
+ * follows the first name ("text (default)").
+ */
+struct buf;
+void format_names(struct buf *b, unsigned program, int (*keep)(const struct format *f), const char *last_sep,
+		  const char *first_note);
 
 /* The width text output should fit: $COLUMNS, else the terminal's, else 0 (not a terminal: no limit). */
 int render_width(void);

@@ -1,5 +1,7 @@
 /*
- * gpuprof-report: the whole picture of a session, every section that has data, in one format.
+ * gpuprof-report: the whole picture of a session, every section that has data, in one format. The
+ * sections are the analyses whose rows give them a place in the report (analysis.h); the formats are
+ * the rows of formats[] that gpuprof-report takes (table.h).
  */
 #include "analysis.h"
 #include "db.h"
@@ -13,38 +15,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Report sections, in order: an analysis and the rows a section shows by default. */
-static const struct section {
-	const char *analysis;
-	int top;
-} sections[] = {
-	{ "summary", 0 },
-	{ "devices", 0 },
-	{ "hotspots", 10 },
-	{ "classes", 0 },
-	{ "stalls", 0 },
-	{ "stall_kernels", 10 },
-	{ "memcpy", 0 },
-	{ "sync", 10 },
-	{ "ranges", 10 },
-	{ "memory", 0 },
-	{ "leaks", 10 },
-	{ "growth", 0 },
-	{ "idle", 0 },
-	{ "gaps", 5 },
-	{ "metrics", 0 },
-	{ "host", 0 },
-	{ "overhead", 0 },
-};
+/* Whether a format writes -o PATH as a directory, for --help. */
+static int to_dir(const struct format *f)
+{
+	return f->to_dir;
+}
+
+static int table_filter(const struct format *f)
+{
+	return f->table_filter;
+}
 
 static void usage(FILE *out)
 {
+	struct buf fmts, dirs, tables;
+	buf_init(&fmts);
+	buf_init(&dirs);
+	buf_init(&tables);
+	format_names(&fmts, FMT_REPORT, NULL, " or ", " (default)");
+	format_names(&dirs, FMT_REPORT, to_dir, " or ", NULL);
+	format_names(&tables, FMT_REPORT, table_filter, " or ", NULL);
 	fprintf(out,
 		"usage: gpuprof-report session.db [options]\n"
 		"\n"
-		"  -f, --format FMT     text (default), csv, json, md, html or xlsx\n"
-		"  -o, --output PATH    write to PATH instead of standard output (csv: a directory, a file per table)\n"
-		"  -t, --table NAME     csv: only the table NAME\n"
+		"  -f, --format FMT     %s\n"
+		"  -o, --output PATH    write to PATH instead of standard output (%s: a directory, a file per table)\n"
+		"  -t, --table NAME     %s: only the table NAME\n"
 		"  -n, --top N          rows per ranked section (default 10)\n"
 		"  -s, --session ID     the session (id or session uuid); default the newest\n"
 		"  -w, --wide           text: never shorten names\n"
@@ -53,7 +49,34 @@ static void usage(FILE *out)
 		"      --baseline BASE  first, compare with BASE.db's newest session: kernels, NVTX ranges, copies\n"
 		"  -h, --help           show this help\n"
 		"      --version        show the version\n"
-		"\nExit status: 0 ok, 2 usage, 3 bad input, 4 system error.\n");
+		"\nExit status: 0 ok, 2 usage, 3 bad input, 4 system error.\n",
+		fmts.s, dirs.s, tables.s);
+	buf_release(&fmts);
+	buf_release(&dirs);
+	buf_release(&tables);
+}
+
+/* The analyses with a place in the report, in their order, into v (room for max); their count. */
+static int report_sections(const struct analysis **v, int max)
+{
+	const struct analysis *a;
+	int n = 0, i;
+	for (a = analyses; a->name && n < max; a++) {
+		if (!a->section)
+			continue;
+		for (i = n; i > 0 && v[i - 1]->section > a->section; i--)
+			v[i] = v[i - 1];
+		v[i] = a;
+		n++;
+	}
+	return n;
+}
+
+/* Run one section's analysis with its rows by default (top < 0) or top; EXIT_OK or EXIT_SYSTEM. */
+static int run_section(sqlite3 *db, const struct analysis *a, struct analysis_opts *o, int top, struct tables *ts)
+{
+	o->top = top >= 0 ? top : a->section_top;
+	return analysis_run(db, a, o, ts) ? EXIT_SYSTEM : EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -72,28 +95,28 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct analysis_opts o = { 0, 0, NULL, NULL, NULL, 0, 0, NULL, 0, 0.05, 10000, 1 };
+	struct analysis_opts o;
 	struct render_opts ro = { 0, 0 };
 	struct tables ts = { NULL, 0 };
 	struct report_doc doc;
-	const struct report_format *fmt = report_format_find("text");
-	const char *session = NULL, *output = NULL, *table = NULL, *baseline = NULL;
-	int c, status = EXIT_OK, top = -1;
-	size_t i;
+	const struct format *fmt = formats;
+	const struct report_renderer *r;
+	const struct analysis *sections[64];
+	const char *session = NULL, *output = NULL, *table = NULL;
+	int c, status = EXIT_OK, top = -1, i, nsections;
 	int64_t n;
 	FILE *out = stdout;
-	sqlite3 *db, *base_db = NULL;
+	sqlite3 *db;
 
 	util_init(argv[0]);
+	analysis_opts_init(&o);
 	while ((c = getopt_long(argc, argv, "f:o:t:n:s:wg:Sh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (!(fmt = report_format_find(optarg))) {
+			if (!(fmt = format_find(optarg, FMT_REPORT))) {
 				struct buf names;
-				const struct report_format *f;
 				buf_init(&names);
-				for (f = report_formats; f->name; f++)
-					buf_addf(&names, "%s%s", f == report_formats ? "" : ", ", f->name);
+				format_names(&names, FMT_REPORT, NULL, ", ", NULL);
 				error("unknown format '%s' (%s)", optarg, names.s);
 				buf_release(&names);
 				return EXIT_USAGE;
@@ -115,7 +138,7 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'S': o.short_names = 1; break;
-		case 'B': baseline = optarg; break;
+		case 'B': o.baseline = optarg; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("gpuprof-report %s\n", GPUPROF_VERSION); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
@@ -132,11 +155,8 @@ int main(int argc, char **argv)
 	}
 	if (table && !fmt->table_filter) {
 		struct buf names;
-		const struct report_format *f;
 		buf_init(&names);
-		for (f = report_formats; f->name; f++)
-			if (f->table_filter)
-				buf_addf(&names, "%s%s", names.len ? " or " : "", f->name);
+		format_names(&names, FMT_REPORT, table_filter, " or ", NULL);
 		error("--table goes with --format %s", names.s);
 		buf_release(&names);
 		return EXIT_USAGE;
@@ -148,34 +168,31 @@ int main(int argc, char **argv)
 		db_close(db);
 		return EXIT_DATA;
 	}
-	if (baseline) {
-		if (!(base_db = db_open(baseline, DB_READ)) || db_session(base_db, NULL, &o.base_session)) {
-			db_close(base_db);
-			db_close(db);
-			return EXIT_DATA;
-		}
-		o.base_db = base_db;
-		/* The comparison comes first: it is what a CI reader looks for. */
-		o.top = top >= 0 ? top : 20;
-		if (analysis_run(db, analysis_find("compare"), &o, &ts))
-			status = EXIT_SYSTEM;
+	if (o.baseline && analysis_baseline(db, &o)) {
+		db_close(o.base_db);
+		db_close(db);
+		return EXIT_DATA;
 	}
+	r = &report_renderers[fmt->id];
+	nsections = report_sections(sections, NCOLS(sections));
+	/* With --baseline, the sections that compare with it come first: they are what a CI reader looks for. */
+	for (i = 0; o.baseline && i < nsections && status == EXIT_OK; i++)
+		if (sections[i]->needs_baseline)
+			status = run_section(db, sections[i], &o, top, &ts);
 	/*
-	 * The sections together read every call column and the kernel columns of the format's kernel_cols
-	 * (streams only for the HTML timeline).
+	 * The other sections together read every call column and the kernel columns of the format's
+	 * kernel_cols (streams only for the HTML timeline).
 	 * From rows, one scan of each table for all of them costs less than one per section; from column
 	 * chunks, each section loads what it needs when it needs it, which takes as long and holds less
 	 * memory at once (505 MB against 598 at 5M kernels).
 	 */
 	if (status == EXIT_OK && !columns_chunked(db, o.session) &&
-	    (!kernels_get(db, o.session, fmt->kernel_cols) ||
+	    (!kernels_get(db, o.session, r->kernel_cols) ||
 	     !calls_get(db, o.session, CC_ALL)))
 		status = EXIT_SYSTEM;
-	for (i = 0; i < sizeof(sections) / sizeof(sections[0]) && status == EXIT_OK; i++) {
-		o.top = top >= 0 ? top : sections[i].top;
-		if (analysis_run(db, analysis_find(sections[i].analysis), &o, &ts))
-			status = EXIT_SYSTEM;
-	}
+	for (i = 0; i < nsections && status == EXIT_OK; i++)
+		if (!sections[i]->needs_baseline)
+			status = run_section(db, sections[i], &o, top, &ts);
 	/* Checked once the tables are built: --baseline adds the comparison tables before the sections. */
 	if (status == EXIT_OK && table && !report_table(&ts, table)) {
 		error("no table '%s' in the report", table);
@@ -186,21 +203,22 @@ int main(int argc, char **argv)
 	doc.session = o.session;
 	doc.ro = &ro;
 	doc.table = table;
+	doc.fmt = fmt;
 	if (status == EXIT_OK) {
-		int to_file = output && !fmt->own_output;
+		int to_file = output && !fmt->to_dir && !fmt->needs_path;	/* else the renderer writes PATH */
 		if (to_file && !(out = fopen(output, "w"))) {
 			error("%s: cannot write: %s", output, strerror(errno));
 			status = EXIT_SYSTEM;
-		} else if (fmt->render(out, to_file ? NULL : output, &doc) ||
+		} else if (r->render(out, to_file ? NULL : output, &doc) ||
 			   (to_file ? fclose(out) : fflush(stdout))) {
 			error("%s: write error", output ? output : "standard output");
 			status = EXIT_SYSTEM;
 		}
 	}
 	columns_drop(db);
-	columns_drop(base_db);
+	columns_drop(o.base_db);
 	db_close(db);
-	db_close(base_db);
+	db_close(o.base_db);
 	tables_free(&ts);
 	free(o.groups);
 	return status;

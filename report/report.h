@@ -1,6 +1,7 @@
 /*
- * report: the output formats of gpuprof-report, a table of renderers over the same result tables.
- * Adding a format is a row in report_formats (formats.c) and one function.
+ * report: the documents of gpuprof-report, one renderer for each output format it takes (a row of
+ * formats[] in lib/table.c, where formats are declared) over the same result tables. Adding a format is
+ * a row there, a row in report_renderers (formats.c) and one function.
  *
  * Ownership: the caller owns the document; renderers only read it and write to `out` (or, for formats
  * that are files of their own such as xlsx, to `path`). They return 0, or -1 with a message printed.
@@ -18,28 +19,26 @@ struct report_doc {
 	sqlite3 *db;			/* still open: for charts that need more than the tables */
 	int64_t session;		/* sessions.id */
 	const struct render_opts *ro;
-	const char *table;		/* csv --table NAME: only this table, or NULL */
+	const char *table;		/* --table NAME: only this table, or NULL */
+	const struct format *fmt;	/* the format's row (table.h) */
 };
 
-struct report_format {
-	const char *name;
-	int own_output;		/* the renderer writes -o PATH itself (csv: a directory); else main opens it */
-	int needs_path;		/* -o PATH required: a file of its own (xlsx) */
-	int table_filter;	/* --table NAME renders that table alone */
-	unsigned kernel_cols;	/* KC_* kernel columns its sections and charts read (columns.h) */
+/* The report's renderer for one format: main opens -o PATH for it unless the format writes it itself. */
+struct report_renderer {
 	int (*render)(FILE *out, const char *path, const struct report_doc *d);
+	unsigned kernel_cols;	/* KC_* kernel columns its sections and charts read (columns.h) */
 };
+
+/* By format id; every format of formats[] that gpuprof-report takes has one (tests/unit/test_formats.c). */
+extern const struct report_renderer report_renderers[FMT_N];
 
 /*
- * Whether the documents for people (text, Markdown, HTML, xlsx, CSV on standard output) show t: the
- * summary always, other tables when they have rows. JSON and CSV files keep every table.
+ * Whether the documents for people (text, Markdown, HTML, xlsx, CSV on standard output) show t: when it
+ * has rows (the summary always has its one). JSON and CSV files keep every table.
  */
 int report_shown(const struct table *t);
 /* The table called `name` among ts, or NULL. */
 const struct table *report_table(const struct tables *ts, const char *name);
-
-extern const struct report_format report_formats[];
-const struct report_format *report_format_find(const char *name);
 
 int report_text(FILE *out, const char *path, const struct report_doc *d);
 int report_csv(FILE *out, const char *path, const struct report_doc *d);

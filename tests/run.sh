@@ -46,6 +46,7 @@ suite truth python3 tests/truth.py
 suite kineto python3 tests/traces_kineto.py
 suite nsys python3 tests/traces_nsys.py
 suite nsys_rows python3 tests/nsys_rows.py
+suite rows python3 tests/rows.py
 suite analyses python3 tests/analyses.py
 suite sqlext python3 tests/sqlext.py
 suite compare python3 tests/compare.py

@@ -20,12 +20,13 @@ int main(void)
 		{ "saxpy(int, float, float const*, float*)", "saxpy" },
 		{ "std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, float>(float)", "kernel" },
 	};
-	struct analysis_opts o = { 0, 0, NULL, NULL, NULL, 0, 0, NULL, 0, 0.05, 10000, 1 };
+	struct analysis_opts o;
 	const char *groups[] = { "gemm=gemm|Kernel2", "nccl=^nccl" };
 	struct buf b;
 	size_t i;
 
 	util_init("test_names");
+	analysis_opts_init(&o);
 	buf_init(&b);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		name_short(cases[i].in, &b);
