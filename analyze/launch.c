@@ -433,8 +433,8 @@ int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	if (!(st = script_next(&sc)) || devices_load(st, &rows, &nrows, &props, &nprops))
 		goto done;
 	/*
-	 * The kernels' column chunks, else statement 2 (3 before schema version 4), on every core: a configuration set per slice,
-	 * merged in table order.
+	 * The kernels' column chunks, else statement 2 (3 before schema version 4), on every core: a
+	 * configuration set per slice, merged in table order.
 	 */
 	memset(ls, 0, sizeof(ls));
 	if ((o->match || o->exclude) && !(pass = names_pass(db, o, &npass)))
