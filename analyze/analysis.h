@@ -136,6 +136,8 @@ struct script {
 void script_bind(sqlite3_stmt *st, const struct analysis_opts *o);
 /* The next statement, with the options bound (script_bind); NULL with a message. */
 sqlite3_stmt *script_next(struct script *sc);
+/* Step past the next statement without preparing it (one a database's schema version lacks tables for). */
+void script_skip(struct script *sc);
 /* Print the statement's error, finalize it, return -1. */
 int step_error(sqlite3_stmt *st);
 void set_col_text(struct table *t, size_t r, int c, sqlite3_stmt *st, int i);

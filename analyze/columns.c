@@ -282,6 +282,18 @@ static void dict_merge(struct col_slice *s, int ns, int k)
 	free(all.slot);
 }
 
+/* 1 when db's schema version has table's chunks as colstore.h reads them, 0 when older, -1 on error. */
+static int chunks_readable(sqlite3 *db, const char *table)
+{
+	int version = db_schema_version(db), t;
+	if (version < 0)
+		return -1;
+	for (t = 0; t < CS_TABLES; t++)
+		if (!strcmp(colstore_specs[t].table, table))
+			return version >= colstore_specs[t].version;
+	return 0;
+}
+
 /*
  * When the session's rows of c's table are all in column chunks (colstore.h), a plan over the chunks'
  * ids with each slice's first row in first[], the rows in *n. 1 with the plan, 0 when there are no usable
@@ -296,9 +308,12 @@ static int chunks_plan(sqlite3 *db, int64_t session, const char *table, struct s
 	int ok = 0, k, rc;
 
 	memset(p, 0, sizeof(*p));
+	if ((k = chunks_readable(db, table)) <= 0)
+		return k;
 	if (sqlite3_prepare_v2(db, COLSTORE_COMPLETE_SQL, -1, &st, NULL) != SQLITE_OK) {
-		sqlite3_finalize(st);
-		return 0;	/* no such tables: an older database */
+		const char *file = sqlite3_db_filename(db, "main");
+		return error("%s: %s: its schema version has the column chunk tables: `gpuprof-ingest --reindex -o %s` "
+			     "makes them again", file, sqlite3_errmsg(db), file);
 	}
 	sqlite3_bind_int64(st, 1, session);
 	sqlite3_bind_text(st, 2, table, -1, SQLITE_STATIC);

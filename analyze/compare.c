@@ -13,6 +13,7 @@
  */
 #include "analysis.h"
 #include "columns.h"
+#include "db.h"
 #include "embed.h"
 #include "intmap.h"
 #include "names.h"
@@ -471,12 +472,12 @@ static int trend_chunk(void *arg, int64_t *const *cols, size_t n)
 static int trend_chunks(sqlite3 *db, struct trend_slice *ts)
 {
 	sqlite3_stmt *st;
-	int rc, j, done = 1;
-	if (sqlite3_prepare_v2(db, "SELECT id, coalesce((" COLSTORE_COMPLETE_SQL_OF("sessions.id", "'kernels'")
-			       "), 0) FROM sessions ORDER BY id", -1, &st, NULL) != SQLITE_OK) {
-		sqlite3_finalize(st);
-		return 0;	/* a database from before chunks */
-	}
+	int rc, j, done = 1, version = db_schema_version(db);
+	if (version < colstore_specs[CS_KERNELS].version)
+		return version < 0 ? -1 : 0;	/* a database from before these chunks */
+	if (!(st = db_prepare(db, "SELECT id, coalesce((" COLSTORE_COMPLETE_SQL_OF("sessions.id", "'kernels'")
+			      "), 0) FROM sessions ORDER BY id")))
+		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
 		done &= sqlite3_column_int(st, 1);
 	if (rc != SQLITE_DONE)

@@ -26,6 +26,7 @@
 #include "analysis.h"
 #include "colstore.h"
 #include "columns.h"
+#include "db.h"
 #include "names.h"
 #include "scan.h"
 #include "util.h"
@@ -421,7 +422,7 @@ int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	struct scan_plan p;
 	size_t nrows = 0, nprops = 0, npass = 0, i;
 	unsigned char *pass = NULL;
-	int rc, j, status = -1, folded = names_folded(o);
+	int rc, j, status = -1, folded = names_folded(o), version;
 	sqlite3_stmt *st, *name = NULL;
 
 	tables_add(out, t);
@@ -432,8 +433,8 @@ int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	if (!(st = script_next(&sc)) || devices_load(st, &rows, &nrows, &props, &nprops))
 		goto done;
 	/*
-	 * The kernels' column chunks, else statement 2, on every core: a configuration set per slice,
-	 * merged in table order.
+	 * The kernels' column chunks, else statement 2 (3 before schema version 4), on every core: a
+	 * configuration set per slice, merged in table order.
 	 */
 	memset(ls, 0, sizeof(ls));
 	if ((o->match || o->exclude) && !(pass = names_pass(db, o, &npass)))
@@ -448,10 +449,18 @@ int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	}
 	rc = chunks_each(db, o->session, CS_KERNELS, 1u << CSK_PID | 1u << CSK_DEV | 1u << CSK_NAME |
 			 1u << CSK_DUR | ((1u << CSK_COUNT) - (1u << CSK_GRID_X)), launch_chunk, ls, sizeof(ls[0]));
-	if (rc == 0)
-		rc = scan_plan(db, "kernels", &p) || scan_run(db, &p, sc.tail, o, launch_scan_row, ls, sizeof(ls[0]));
-	else
+	if ((version = db_schema_version(db)) < 0)
+		rc = -1;
+	if (rc == 0) {
+		/* Statement 3 instead on a database from before kernels.shared_mem. */
+		struct script kernels = sc;
+		if (version < DB_V_SHARED_MEM)
+			script_skip(&kernels);
+		rc = scan_plan(db, "kernels", &p) ||
+		     scan_run(db, &p, kernels.tail, o, launch_scan_row, ls, sizeof(ls[0]));
+	} else {
 		rc = rc < 0;
+	}
 	config_slots_rebuild(&set, 1024);
 	for (j = 0; j < SCAN_MAX_SLICES; j++) {
 		for (i = 0; !rc && i < ls[j].set.n; i++)
@@ -459,9 +468,10 @@ int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 		free(ls[j].set.v);
 		free(ls[j].set.slots);
 	}
-	if (rc || !(st = script_next(&sc)))	/* step past statement 2 */
+	if (rc)
 		goto done;
-	sqlite3_finalize(st);
+	script_skip(&sc);	/* past statements 2 and 3 */
+	script_skip(&sc);
 
 	if (set.n)
 		xqsort(set.v, set.n, sizeof(*set.v), cmp_config);

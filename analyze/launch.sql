@@ -14,5 +14,13 @@ SELECT name_id, pid, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_
 FROM kernels
 WHERE rowid BETWEEN :lo AND :hi AND (:one_session OR session_id = :session);
 
--- Statement 3: a name by id.
+-- Statement 3: statement 2 for a database of schema version 3 or older, read as it is (lib/db.h): no
+-- kernels.shared_mem, whose value is then static + dynamic, or static_smem alone where dynamic_smem is
+-- NULL (Kineto sessions, whose static_smem held the total before version 4).
+SELECT name_id, pid, device_id, grid_x, grid_y, grid_z, block_x, block_y, block_z, registers,
+       static_smem, dynamic_smem, coalesce(static_smem + dynamic_smem, static_smem), end_ns - start_ns
+FROM kernels
+WHERE rowid BETWEEN :lo AND :hi AND (:one_session OR session_id = :session);
+
+-- Statement 4: a name by id.
 SELECT value FROM strings WHERE session_id = :session AND id = :id;

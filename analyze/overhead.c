@@ -1,8 +1,10 @@
 /*
  * overhead: what CUPTI and the driver cost the program itself (CUPTI's OVERHEAD records), per kind. Plain
- * SQL; the C here names the columns and copes with databases from before the table existed.
+ * SQL; the C here names the columns and copes with databases from before the table existed (schema
+ * version DB_V_OVERHEADS).
  */
 #include "analysis.h"
+#include "db.h"
 #include "util.h"
 
 static const struct colspec overhead_cols[] = {
@@ -17,29 +19,21 @@ static const struct colspec overhead_cols[] = {
 
 #define TITLE "CUPTI and driver overhead by kind (what profiling itself cost)"
 
-/* 1 when db has the overheads table, 0 when it is older (read-only, so never given it), -1 on error. */
-static int has_overheads(sqlite3 *db)
-{
-	sqlite3_stmt *st;
-	int rc;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'overheads'", -1,
-			       &st, NULL) != SQLITE_OK)
-		return error("sqlite: %s", sqlite3_errmsg(db));
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return step_error(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_ROW;
-}
-
 int run_overhead(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
-	int have = has_overheads(db);
-	if (have <= 0) {
+	int version = db_schema_version(db);
+	if (version < DB_V_OVERHEADS) {
+		/* Read-only, a database from before the table is never given it: nothing recorded. */
 		struct table *t = table_new("overhead", TITLE);
 		tables_add(out, t);
 		table_cols(t, overhead_cols, NCOLS(overhead_cols));
-		return have;
+		if (version >= 0) {
+			char note[96];
+			snprintf(note, sizeof(note), "none recorded: schema version %d is from before gpuprof "
+				 "recorded overheads", version);
+			t->note = xstrdup(note);
+		}
+		return version < 0 ? -1 : 0;
 	}
 	return script_table(db, sql, o, out, 0, "overhead", TITLE, overhead_cols, NCOLS(overhead_cols));
 }

@@ -39,6 +39,25 @@ sqlite3_stmt *script_next(struct script *sc)
 	return st;
 }
 
+void script_skip(struct script *sc)
+{
+	const char *p = sc->tail;
+	struct buf b;
+	if (!p)
+		return;
+	/* The shortest prefix that is a complete statement (sqlite3_complete knows strings and comments). */
+	buf_init(&b);
+	while ((p = strchr(p, ';'))) {
+		p++;
+		b.len = 0;
+		buf_add(&b, sc->tail, (size_t)(p - sc->tail));
+		if (sqlite3_complete(b.s))
+			break;
+	}
+	buf_release(&b);
+	sc->tail = p ? p : sc->tail + strlen(sc->tail);
+}
+
 int step_error(sqlite3_stmt *st)
 {
 	error("sqlite: %s", sqlite3_errmsg(sqlite3_db_handle(st)));

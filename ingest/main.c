@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 		if (!pick_reader(argv[i], format))
 			return format ? EXIT_USAGE : EXIT_DATA;
 	if (!(db = db_open(out, DB_WRITE)))
-		return EXIT_SYSTEM;
+		return db_refused() ? EXIT_DATA : EXIT_SYSTEM;	/* not ours, or a newer schema */
 	if (!(sink = sink_open(db))) {
 		db_close(db);
 		return EXIT_SYSTEM;

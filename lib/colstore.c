@@ -3,6 +3,7 @@
  */
 #include "colstore.h"
 
+#include "db.h"
 #include "util.h"
 
 #include <pthread.h>
@@ -11,8 +12,8 @@
 #include <string.h>
 
 const struct colstore_spec colstore_specs[CS_TABLES] = {
-	[CS_KERNELS] = { "kernels", R_KERNEL, CSK_COUNT, CSK_START },
-	[CS_CALLS] = { "api_calls", R_API, CSC_COUNT, CSC_START },
+	[CS_KERNELS] = { "kernels", R_KERNEL, CSK_COUNT, CSK_START, DB_V_SHARED_MEM },
+	[CS_CALLS] = { "api_calls", R_API, CSC_COUNT, CSC_START, DB_V_CHUNKS },
 };
 
 /* How a chunk column gets its value from a record. */

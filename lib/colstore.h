@@ -58,14 +58,16 @@ struct colstore_spec {
 	enum rec_type rec;	/* the record type the sink adds to it */
 	int ncols;
 	int start_col;		/* the start_ns column, stored relative to base_ns */
+	int version;		/* the schema version whose chunks have these columns (older ones: read the rows) */
 };
 
 extern const struct colstore_spec colstore_specs[CS_TABLES];
 
 /*
  * One row, one column: 1 when session ?1's rows of table ?2 are all in column chunks (a column_sets row
- * for every process, at least one, and as many rows in chunks as those promise). Fails to prepare on a
- * database from before chunks.
+ * for every process, at least one, and as many rows in chunks as those promise). Only for a database
+ * of the table's version or later (colstore_spec.version, db_schema_version): older ones lack the tables
+ * or have chunks of other columns.
  */
 #define COLSTORE_COMPLETE_SQL "SELECT " COLSTORE_COMPLETE_SQL_OF("?1", "?2")
 /* The same test as an expression over session S and table T (SQL text). */

@@ -5,6 +5,7 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,34 +33,153 @@ sqlite3_stmt *db_prepare(sqlite3 *db, const char *sql)
 	return st;
 }
 
-static int schema_version(sqlite3 *db, int64_t *version)
+/* The steps from each older schema version to the next, in order (see schemas/session.sql's history). */
+static const struct migration {
+	int to;			/* the version the step makes */
+	const char *sql;	/* embedded SQL file, run first */
+	int (*fn)(sqlite3 *db);	/* what SQL cannot say, then; NULL when nothing (0, or -1 with a message) */
+} migrations[] = {
+	{ 2, "schemas/migrate-2.sql", NULL },
+	{ 3, "schemas/migrate-3.sql", NULL },
+	{ 4, "schemas/migrate-4.sql", NULL },
+};
+
+static int refused;	/* the last db_open failed on what the file holds */
+
+int db_refused(void)
+{
+	return refused;
+}
+
+/* One integer from a statement with no parameters (0 when no row); -1 on error, the message left to the caller. */
+static int query_int(sqlite3 *db, const char *sql, int64_t *v)
 {
 	sqlite3_stmt *st;
 	int rc;
-	*version = 0;
-	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'schema_version'", -1, &st, NULL)
-	    != SQLITE_OK)
-		return -1;	/* no meta table: not one of ours, or empty */
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		*version = sqlite3_column_int64(st, 0);
+	*v = 0;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		*v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW ? 0 : -1;
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* Print that path is not a gpuprof session database (why), set refused, return -1. */
+static int not_ours(const char *path, const char *why)
+{
+	refused = 1;
+	return error("%s: not a gpuprof session database (%s)", path, why);
 }
 
 /*
- * Schema version 1 to 2: kernels gain shared_mem (static + dynamic for the rows already there), whose
- * column chunks (lib/colstore.h) then lack a column: they are dropped (analyses read the rows until
- * `gpuprof-ingest --reindex`), and the view that shows it is made again. 0, or -1.
+ * The schema version of a database gpuprof made before it kept one in PRAGMA user_version: meta's
+ * schema_version said 1 for versions 1 to 3 (told apart by the tables they brought) and 2 for version 4.
+ * The only place gpuprof looks for tables. *version is 0 for an empty file; -1 with a message for a
+ * file that is not a gpuprof session database (refused is set).
  */
-static int migrate_v1(sqlite3 *db)
+static int legacy_version(sqlite3 *db, const char *path, int64_t *version)
 {
-	return db_exec(db, "ALTER TABLE kernels ADD COLUMN shared_mem INTEGER;"
-		       "DELETE FROM column_chunks WHERE tbl = 'kernels';"
-		       "DELETE FROM column_sets WHERE tbl = 'kernels';"
-		       "UPDATE kernels SET shared_mem = static_smem + dynamic_smem;"
-		       "DROP VIEW IF EXISTS kernel_events;"
-		       "UPDATE meta SET value = '2' WHERE key = 'schema_version';");
+	sqlite3_stmt *st;
+	int64_t objects = 0, meta = 0, chunks = 0, overheads = 0, said = 0;
+	if (sqlite3_prepare_v2(db, "SELECT count(*), coalesce(sum(name = 'meta'), 0), "
+			       "coalesce(sum(name = 'column_chunks'), 0), coalesce(sum(name = 'overheads'), 0) "
+			       "FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'", -1, &st, NULL) != SQLITE_OK) {
+		sqlite3_finalize(st);
+		return not_ours(path, sqlite3_errmsg(db));
+	}
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		objects = sqlite3_column_int64(st, 0);
+		meta = sqlite3_column_int64(st, 1);
+		chunks = sqlite3_column_int64(st, 2);
+		overheads = sqlite3_column_int64(st, 3);
+	}
+	sqlite3_finalize(st);
+	*version = 0;
+	if (!objects)
+		return 0;
+	if (meta && query_int(db, "SELECT value FROM meta WHERE key = 'schema_version'", &said))
+		return not_ours(path, sqlite3_errmsg(db));
+	if (said == 1)
+		*version = !chunks ? 1 : !overheads ? 2 : 3;
+	else if (said == 2)
+		*version = 4;
+	else if (said > 2)
+		*version = said;	/* made from session.sql by hand, without its PRAGMA user_version */
+	return *version ? 0 : not_ours(path, "no schema version in table 'meta'");
+}
+
+/* gpuprof_schema_version(): the version db_open found, as db_schema_version returns it. */
+static void sql_schema_version(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	(void)argv;
+	sqlite3_result_int64(ctx, (int64_t)(intptr_t)sqlite3_user_data(ctx));
+}
+
+static int set_version(sqlite3 *db, int64_t version)
+{
+	if (sqlite3_create_function(db, "gpuprof_schema_version", 0, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+				    (void *)(intptr_t)version, sql_schema_version, NULL, NULL) != SQLITE_OK)
+		return error("cannot register gpuprof_schema_version(): %s", sqlite3_errmsg(db));
+	return 0;
+}
+
+int db_schema_version(sqlite3 *db)
+{
+	int64_t v;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(db, "SELECT gpuprof_schema_version()", -1, &st, NULL) != SQLITE_OK)
+		return error("sqlite: %s", sqlite3_errmsg(db));
+	v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+	sqlite3_finalize(st);
+	return (int)v;
+}
+
+/*
+ * The schema version of the file db holds (0 when empty), or -1 with a message (refused set) when it is
+ * not a gpuprof session database or is newer than this build.
+ */
+static int find_version(sqlite3 *db, const char *path, int64_t *version)
+{
+	int64_t app;
+	char why[64];
+	if (query_int(db, "PRAGMA user_version", version) || query_int(db, "PRAGMA application_id", &app)) {
+		if (sqlite3_errcode(db) == SQLITE_NOTADB)
+			return not_ours(path, sqlite3_errmsg(db));
+		return error("%s: %s", path, sqlite3_errmsg(db));
+	}
+	if (!*version) {
+		if (legacy_version(db, path, version))
+			return -1;
+	} else if (app != DB_APPLICATION_ID) {
+		snprintf(why, sizeof(why), "application_id %lld", (long long)app);
+		return not_ours(path, why);
+	}
+	if (*version > DB_SCHEMA_VERSION) {
+		refused = 1;
+		return error("%s: schema version %lld is newer than this gpuprof (%d): upgrade gpuprof", path,
+			     (long long)*version, DB_SCHEMA_VERSION);
+	}
+	return 0;
+}
+
+/*
+ * Bring db from schema version `from` (0: empty) to this build's, in the caller's transaction: the
+ * migration steps after `from`, then session.sql (which makes what is missing, fills the lookup tables
+ * and sets the version) and views.sql. 0, or -1 with a message.
+ */
+static int upgrade(sqlite3 *db, const char *path, int64_t from)
+{
+	size_t i;
+	for (i = 0; from && i < sizeof(migrations) / sizeof(migrations[0]); i++) {
+		const struct migration *m = &migrations[i];
+		if (m->to <= from)
+			continue;
+		if (!embed_get(m->sql) || db_exec(db, embed_get(m->sql)) || (m->fn && m->fn(db)))
+			return error("%s: cannot upgrade schema version %d to %d", path, m->to - 1, m->to);
+	}
+	return db_exec(db, embed_get("schemas/session.sql")) || db_exec(db, embed_get("schemas/views.sql")) ? -1 : 0;
 }
 
 /* A connection to path with what every connection has: a busy timeout and gpuprof's SQL functions; NULL, or a message. */
@@ -83,7 +203,13 @@ static sqlite3 *open_conn(const char *path, int flags)
 sqlite3 *db_clone(sqlite3 *db)
 {
 	/* SQLite's default page cache: a clone scans a slice once, which a bigger cache does not speed up. */
-	return open_conn(sqlite3_db_filename(db, "main"), SQLITE_OPEN_READONLY);
+	int version = db_schema_version(db);
+	sqlite3 *c = version < 0 ? NULL : open_conn(sqlite3_db_filename(db, "main"), SQLITE_OPEN_READONLY);
+	if (c && set_version(c, version)) {
+		sqlite3_close(c);
+		return NULL;
+	}
+	return c;
 }
 
 sqlite3 *db_open(const char *path, enum db_mode mode)
@@ -93,6 +219,7 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	int64_t version;
 
 	static int configured;
+	refused = 0;
 	if (!configured) {
 		/*
 		 * The writer (ingest) uses SQLite from one thread only (its decoder thread never touches it), so
@@ -109,46 +236,35 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	}
 	if (!(db = open_conn(path, flags)))
 		return NULL;
-	if (schema_version(db, &version) == 0) {
-		if (version > DB_SCHEMA_VERSION) {
-			error("%s: schema version %lld is newer than this gpuprof understands (%d)", path,
-			      (long long)version, DB_SCHEMA_VERSION);
-			goto fail;
-		}
-		if (version < DB_SCHEMA_VERSION && mode == DB_READ) {
-			error("%s: written by an older gpuprof (schema version %lld): `gpuprof-ingest --reindex -o %s` "
-			      "upgrades it", path, (long long)version, path);
-			goto fail;
-		}
-	} else if (mode == DB_READ) {
-		error("%s: not a gpuprof session database (no schema version in table 'meta')", path);
+	if (find_version(db, path, &version))
 		goto fail;
-	} else {
-		/* New or foreign file: a fresh database gets big pages, which suit bulk event tables. */
-		sqlite3_stmt *st = db_prepare(db, "SELECT count(*) FROM sqlite_master");
-		int empty = st && sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 0;
-		sqlite3_finalize(st);
-		if (!st)
-			goto fail;
-		if (!empty) {
-			error("%s: exists and is not a gpuprof session database", path);
-			goto fail;
-		}
-		if (db_exec(db, "PRAGMA page_size = 65536"))
-			goto fail;
+	if (!version && mode == DB_READ) {
+		not_ours(path, "an empty database");
+		goto fail;
 	}
+	/* A fresh database gets big pages, which suit bulk event tables. */
+	if (!version && db_exec(db, "PRAGMA page_size = 65536"))
+		goto fail;
 	/* After page_size: a cache size in KiB is turned into pages with the page size in force. */
 	if (db_exec(db, "PRAGMA cache_size = -16384"))
 		goto fail;
+	/*
+	 * Writers bring an older database up to date in one transaction; readers read it as it is (analyses
+	 * ask db_schema_version what it lacks).
+	 */
 	if (mode == DB_WRITE) {
-		if (db_exec(db, "PRAGMA synchronous = NORMAL") ||
-		    db_exec(db, "BEGIN") ||
-		    db_exec(db, embed_get("schemas/session.sql")) ||
-		    (version == 1 && migrate_v1(db)) ||
-		    db_exec(db, embed_get("schemas/views.sql")) ||
-		    db_exec(db, "COMMIT"))
+		if (db_exec(db, "PRAGMA synchronous = NORMAL") || db_exec(db, "BEGIN"))
 			goto fail;
+		if (upgrade(db, path, version) || db_exec(db, "COMMIT")) {
+			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+			goto fail;
+		}
+		if (version && version < DB_SCHEMA_VERSION)
+			info("%s: upgraded from schema version %lld to %d", path, (long long)version, DB_SCHEMA_VERSION);
+		version = DB_SCHEMA_VERSION;
 	}
+	if (set_version(db, version))
+		goto fail;
 	return db;
 fail:
 	sqlite3_close(db);

@@ -4,6 +4,13 @@
  * db_open returns a connection the caller closes with db_close. It registers gpuprof's SQL functions
  * (lib/sqlext.h: regexp, so `name REGEXP ?` works, median, busy_union, ...).
  * Helpers that fail print a message with error() and return -1 (or NULL).
+ *
+ * Schema versions (the history is in schemas/session.sql's header): PRAGMA user_version holds the
+ * version, PRAGMA application_id DB_APPLICATION_ID says the file is ours. db_open for DB_WRITE brings an
+ * older database up to this build's version in one transaction (schemas/migrate-N.sql, version N-1 to
+ * N); for DB_READ it reads it as it is, and analyses ask db_schema_version what it lacks (DB_V_*). A
+ * database newer than this build is refused by both, untouched. Databases from before user_version
+ * (0 there) are told by their tables, once, at open.
  */
 #ifndef GPUPROF_DB_H
 #define GPUPROF_DB_H
@@ -11,14 +18,28 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 2	/* 2: kernels.shared_mem, ingest_skipped */
+#define DB_SCHEMA_VERSION 4		/* this build's; schemas/session.sql sets it */
+#define DB_APPLICATION_ID 0x47505246	/* "GPRF" */
+
+/* The versions that brought what analyses read. */
+#define DB_V_CHUNKS 2		/* column_chunks and column_sets; api_calls chunks as read today */
+#define DB_V_OVERHEADS 3	/* overheads, overhead_kinds, object_kinds */
+#define DB_V_SHARED_MEM 4	/* kernels.shared_mem, ingest_skipped; kernel chunks with shared_mem */
 
 enum db_mode {
-	DB_READ,	/* analyses and reports: the file must exist and carry our schema */
-	DB_WRITE	/* ingest: created if missing, schema and views applied */
+	DB_READ,	/* analyses and reports: the file must exist and carry our schema, any version up to ours */
+	DB_WRITE	/* ingest: created if missing, brought to this version, schema and views applied */
 };
 
 sqlite3 *db_open(const char *path, enum db_mode mode);
+/* 1 when the last db_open failed on what the file holds (not ours, newer schema: exit 3), else 0. */
+int db_refused(void);
+/*
+ * The schema version of db's file as db_open found it (DB_SCHEMA_VERSION once opened for writing); also
+ * SQL function gpuprof_schema_version() on connections of db_open and db_clone. -1 with a message on a
+ * connection they did not make.
+ */
+int db_schema_version(sqlite3 *db);
 void db_close(sqlite3 *db);
 /* Another read-only connection to db's file, with the same SQL functions (for a second thread); NULL with a message. */
 sqlite3 *db_clone(sqlite3 *db);

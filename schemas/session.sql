@@ -1,8 +1,27 @@
--- gpuprof session database, schema version 1.
+-- gpuprof session database, schema version 4.
 -- A public interface: users query these tables with plain sqlite3. Times are absolute Unix-epoch
 -- nanoseconds (INTEGER), durations nanoseconds, sizes bytes. Every event row carries its session_id and
 -- the pid of the process that recorded it. Names are ids into `strings`, scoped per session:
 -- join with (session_id, id). The views in views.sql do those joins for you.
+--
+-- Versions. `PRAGMA user_version` is the schema version (meta's schema_version says the same, for
+-- readers of tables), `PRAGMA application_id` 1196446278 (0x47505246, "GPRF") says the file is gpuprof's.
+--   version  what it brought                                            first made by (commit, date)
+--   1        the tables up to host_metrics, drops, collector_errors,   85755fc, 2026-11-22
+--            ingest_errors, the lookup tables; the first builds also
+--            indexed every event table on session_id (step 2 drops them)
+--   2        column_chunks, column_sets and their triggers             54f9905, 2026-11-22
+--   3        overheads, overhead_kinds, object_kinds (wire format v2)  e7583ec, 2026-11-22
+--   4        kernels.shared_mem, ingest_skipped                        307fba0, 2026-11-23
+-- Until user_version was set (with version 4 still), meta said 1 for versions 1 to 3 and 2 for version 4:
+-- gpuprof tells those apart by their tables when it opens one, the only place it looks for tables.
+-- gpuprof-ingest upgrades an older database in one transaction (schemas/migrate-N.sql takes version N-1
+-- to N, then this file and views.sql run: the database is then what they make); gpuprof-analyze and
+-- gpuprof-report read it as it is: overheads before version 3 read as none, kernels.shared_mem before
+-- version 4 as static_smem + dynamic_smem (Kineto sessions kept the total in static_smem), and kernel
+-- chunks before version 4 (other columns) are not read. A newer version than a build knows is refused by
+-- every program (exit 3), the file untouched. A new version: a migrate-N.sql, the numbers here and in
+-- lib/db.h (DB_SCHEMA_VERSION, and a DB_V_ name for what analyses must know about), a line above.
 
 CREATE TABLE IF NOT EXISTS meta (
 	key TEXT PRIMARY KEY,
@@ -91,7 +110,7 @@ CREATE TABLE IF NOT EXISTS kernels (
 	graph_node_id INTEGER,
 	shared_mem INTEGER		-- shared memory per block, bytes: static + dynamic, or the total a source
 					-- reports without its parts (Kineto's "shared memory"); NULL when unknown.
-					-- Added in schema version 2 (gpuprof-ingest adds it to older databases)
+					-- Added in schema version 4 (gpuprof-ingest adds it to older databases)
 );
 
 CREATE TABLE IF NOT EXISTS memcpys (
@@ -316,7 +335,9 @@ CREATE TABLE IF NOT EXISTS ingest_skipped (
 -- format is lib/colstore.h's, and the tables above stay the truth. gpuprof-ingest writes the chunks with
 -- the rows; the triggers below delete a session's chunks when anything else changes its rows, and
 -- analyses use them only while `column_sets` has a row for every process of the session
--- (`gpuprof-ingest --reindex` rebuilds them). Dropping both tables is safe: analyses then read the rows.
+-- (`gpuprof-ingest --reindex` rebuilds them). Emptying them is safe (`DELETE FROM column_sets` is enough):
+-- analyses then read the rows. The tables themselves belong to schema version 2 and later: without them
+-- analyses stop until `gpuprof-ingest --reindex` makes them again.
 CREATE TABLE IF NOT EXISTS column_chunks (
 	id INTEGER PRIMARY KEY,		-- chunks in table order
 	tbl TEXT NOT NULL,		-- 'kernels' or 'api_calls'
@@ -387,4 +408,7 @@ CREATE TABLE IF NOT EXISTS object_kinds (id INTEGER PRIMARY KEY, name TEXT NOT N
 INSERT OR IGNORE INTO object_kinds VALUES
 	(0, 'unknown'), (1, 'process'), (2, 'thread'), (3, 'device'), (4, 'context'), (5, 'stream');
 
-INSERT OR IGNORE INTO meta VALUES ('schema_version', '2');
+-- The version (lib/db.h's DB_SCHEMA_VERSION): the last statements, so a database is marked only once made.
+INSERT OR REPLACE INTO meta VALUES ('schema_version', '4');
+PRAGMA application_id = 1196446278;
+PRAGMA user_version = 4;

@@ -138,10 +138,10 @@ def query(db, sql, args=()):
 
 
 def without_chunks(db, path):
-    """A copy of db whose analyses must read the rows: the chunk tables dropped, as schemas/ allows."""
+    """A copy of db whose analyses must read the rows: the chunk tables emptied, as schemas/ allows."""
     shutil.copyfile(db, path)
     con = sqlite3.connect(path)
-    con.executescript("DROP TABLE column_chunks; DROP TABLE column_sets;")
+    con.executescript("DELETE FROM column_chunks; DELETE FROM column_sets;")
     con.close()
     return path
 
@@ -175,7 +175,7 @@ def chunks_and_rows(tmp, db):
         check(f"report json session {session}: chunks give the bytes of rows",
               run(["gpuprof-report", db, "--session", session, "-f", "json", "-n", "0"], 2),
               run(["gpuprof-report", rows_db, "--session", session, "-f", "json", "-n", "0"], 2))
-    # A database from before chunks (no chunk tables) gets them from --reindex, with the same answers.
+    # A database without chunks gets them from --reindex, with the same answers.
     reindexed = os.path.join(tmp, "reindexed.db")
     shutil.copyfile(rows_db, reindexed)
     reindex(reindexed)

@@ -44,6 +44,7 @@ suite wire_doc python3 tests/wire_doc.py
 suite golden tests/golden.sh
 suite truth python3 tests/truth.py
 suite kineto python3 tests/traces_kineto.py
+suite schema python3 tests/schema_versions.py
 suite nsys python3 tests/traces_nsys.py
 suite nsys_rows python3 tests/nsys_rows.py
 suite rows python3 tests/rows.py

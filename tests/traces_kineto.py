@@ -380,29 +380,33 @@ def layouts(tmp):
 
 
 def migrate(tmp):
-    """A database of schema version 1 (no kernels.shared_mem, 16-column kernel chunks): analyses ask for an
-    upgrade; gpuprof-ingest adds the column (static + dynamic for the rows there), retires the old chunks and
-    --reindex rebuilds them, after which launch reads the total."""
-    db = os.path.join(tmp, "v1.db")
-    check("v1: made", ingest(os.path.join(LAYOUTS, "pytorch-2-cuda.json"), db).returncode, 0)
+    """A database of schema version 3 (meta said 1, no user_version, no kernels.shared_mem: a Kineto total in
+    static_smem, 16-column kernel chunks): analyses read it as it is, launch taking the total from static_smem;
+    gpuprof-ingest upgrades it (tests/schema_versions.py checks every version): the total moves to shared_mem,
+    the old chunks are retired and --reindex rebuilds them, after which launch reads the same."""
+    db = os.path.join(tmp, "v3.db")
+    check("v3: made", ingest(os.path.join(LAYOUTS, "pytorch-2-cuda.json"), db).returncode, 0)
     con = sqlite3.connect(db)
-    con.executescript("""DROP VIEW kernel_events; ALTER TABLE kernels DROP COLUMN shared_mem;
-        UPDATE kernels SET static_smem = 1024, dynamic_smem = 48128;
-        UPDATE meta SET value = '1' WHERE key = 'schema_version';""")
-    con.close()
-    r = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "launch", db], capture_output=True, text=True)
-    check("v1: analyses ask for an upgrade", (r.returncode != 0, "--reindex" in r.stderr), (True, True))
-    r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", "--reindex", "-o", db], capture_output=True,
-                       text=True)
-    check("v1: --reindex upgrades", r.returncode, 0)
-    con = sqlite3.connect(db)
-    check("v1: upgraded rows", con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() +
-          con.execute("SELECT DISTINCT shared_mem FROM kernels").fetchall(), [("2",), (49152,)])
-    check("v1: chunks rebuilt", con.execute("SELECT count(*) FROM column_sets WHERE tbl = 'kernels'").fetchall(), [(1,)])
+    con.executescript("""DROP VIEW kernel_events; DROP TABLE ingest_skipped; ALTER TABLE kernels DROP COLUMN shared_mem;
+        UPDATE kernels SET static_smem = 49152, dynamic_smem = NULL;
+        UPDATE meta SET value = '1' WHERE key = 'schema_version'; PRAGMA user_version = 0;""")
     con.close()
     rows = analyze("launch", db)
-    check("v1: launch reads the total", sorted((r["static_smem"], r["dynamic_smem"], r["shared_mem"]) for r in rows),
-          [(1024, 48128, 49152)] * 2)
+    check("v3: launch reads it as it is", sorted((r["static_smem"], r["dynamic_smem"], r["shared_mem"]) for r in rows),
+          [(49152, None, 49152)] * 2)
+    r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", "--reindex", "-o", db], capture_output=True,
+                       text=True)
+    check("v3: --reindex upgrades", r.returncode, 0)
+    con = sqlite3.connect(db)
+    check("v3: upgraded rows", con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() +
+          con.execute("PRAGMA user_version").fetchall() +
+          con.execute("SELECT DISTINCT static_smem, dynamic_smem, shared_mem FROM kernels").fetchall(),
+          [("4",), (4,), (None, None, 49152)])
+    check("v3: chunks rebuilt", con.execute("SELECT count(*) FROM column_sets WHERE tbl = 'kernels'").fetchall(), [(1,)])
+    con.close()
+    rows = analyze("launch", db)
+    check("v3: launch reads the total", sorted((r["static_smem"], r["dynamic_smem"], r["shared_mem"]) for r in rows),
+          [(None, None, 49152)] * 2)
 
 
 def corrupt(tmp):

@@ -1,9 +1,57 @@
-/* The record table, the wire format and the SQL schema agree: every column a record names exists. */
+/*
+ * The record table, the wire format and the SQL schema agree: every column a record names exists. The
+ * schema version is the same in lib/db.h, schemas/session.sql (user_version, meta) and on a new database,
+ * and a migration step leads to every version after the first.
+ */
 #include "check.h"
 #include "db.h"
+#include "embed.h"
 #include "records.h"
 #include "sink.h"
 #include "util.h"
+
+#include <stdio.h>
+
+/* One integer from SQL text, -1 when it gives none. */
+static long long one(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	long long v = -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static void versions(sqlite3 *db)
+{
+	sqlite3 *raw = NULL;
+	char name[64];
+	int v;
+
+	CHECK(db_schema_version(db) == DB_SCHEMA_VERSION);
+	CHECK(one(db, "SELECT gpuprof_schema_version()") == DB_SCHEMA_VERSION);
+	CHECK(one(db, "PRAGMA user_version") == DB_SCHEMA_VERSION);
+	CHECK(one(db, "PRAGMA application_id") == DB_APPLICATION_ID);
+	CHECK(one(db, "SELECT value FROM meta WHERE key = 'schema_version'") == DB_SCHEMA_VERSION);
+	/* session.sql alone, as a sqlite3 user runs it, says the same. */
+	CHECK(sqlite3_open(":memory:", &raw) == SQLITE_OK);
+	CHECK(sqlite3_exec(raw, embed_get("schemas/session.sql"), NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(one(raw, "PRAGMA user_version") == DB_SCHEMA_VERSION);
+	CHECK(one(raw, "PRAGMA application_id") == DB_APPLICATION_ID);
+	CHECK(one(raw, "SELECT value FROM meta WHERE key = 'schema_version'") == DB_SCHEMA_VERSION);
+	/* Not made by db_open: no version to tell. */
+	CHECK(db_schema_version(raw) == -1);
+	sqlite3_close(raw);
+	for (v = 2; v <= DB_SCHEMA_VERSION + 1; v++) {
+		snprintf(name, sizeof(name), "schemas/migrate-%d.sql", v);
+		if ((embed_get(name) != NULL) != (v <= DB_SCHEMA_VERSION))
+			fprintf(stderr, "%s: %s\n", name, v <= DB_SCHEMA_VERSION ? "missing" : "beyond DB_SCHEMA_VERSION");
+		CHECK((embed_get(name) != NULL) == (v <= DB_SCHEMA_VERSION));
+	}
+	CHECK(DB_V_CHUNKS < DB_V_OVERHEADS && DB_V_OVERHEADS < DB_V_SHARED_MEM &&
+	      DB_V_SHARED_MEM <= DB_SCHEMA_VERSION);
+}
 
 int main(void)
 {
@@ -16,6 +64,7 @@ int main(void)
 	CHECK(db != NULL);
 	if (!db)
 		return check_done("test_schema");
+	versions(db);
 	for (t = 0; t < R_COUNT; t++) {
 		for (i = 0; i < rec_specs[t].nfields; i++) {
 			const char *col = NULL;
