@@ -1,0 +1,98 @@
+/*
+ * sink_int: the sink's insides, shared by the files that make up the sink (never included outside lib/sink*.c):
+ *   sink.c          the sink's life: open and free, transactions, sessions and processes, and the
+ *                   bookkeeping tables (drops, collector_errors, ingest_skipped, ingest_errors)
+ *   sink_strings.c  string interning: the strings table and its in-memory map for the current session
+ *   sink_rows.c     row writing: one prepared INSERT per record type (records.h), time shifts
+ *   sink_chunks.c   column chunks (colstore.h): encoding the current process's kernels and API calls,
+ *                   and rebuilding missing chunks (sink_reindex)
+ *
+ * Ownership: struct sink owns every statement, the string map (its strings freed by sink_strings_clear)
+ * and the chunk writer; all of it is freed by sink_free. The connection is borrowed (sink.h).
+ * Functions return 0 on success, -1 with a message printed, unless said otherwise.
+ */
+#ifndef GPUPROF_SINK_INT_H
+#define GPUPROF_SINK_INT_H
+
+#include "sink.h"
+#include "colstore.h"
+#include "util.h"
+
+/* An open-addressing map from string to database id, for the current session. */
+struct strmap_entry {
+	char *s;
+	size_t len;
+	uint64_t hash;
+	int64_t id;
+};
+
+struct sink {
+	sqlite3 *db;
+	sqlite3_stmt *insert[R_COUNT];
+	/*
+	 * SQLite keeps bindings across sqlite3_reset, so a value equal to the one already bound in that
+	 * column is not bound again (launch configurations, devices and streams repeat row after row).
+	 */
+	struct value bound[R_COUNT][REC_MAX_FIELDS];
+	int bound_valid[R_COUNT];
+	sqlite3_stmt *str_find, *str_add, *err_add, *drop_add, *cerr_add;
+	int in_tx;
+
+	int64_t session_id;	/* current session, 0 outside a process */
+	int session_is_new;	/* created by this process: no earlier strings to look up */
+	int64_t pid;
+	char *hostname;		/* of the current process, owned */
+	int64_t next_string_id;
+	int64_t min_ns, max_ns;	/* event times seen in this process */
+	int64_t counts[R_COUNT];
+	int64_t first_rowid[R_COUNT];	/* where the current process's rows of each table begin */
+
+	struct strmap_entry *map;
+	size_t map_cap, map_used;
+	char **by_id;		/* id -> string, for sink_string_value */
+	size_t by_id_alloc;
+
+	/* Column chunks (colstore.h) of the current process. */
+	struct colstore_writer *cs;	/* rows not yet written */
+	int64_t cs_next_row[CS_TABLES];	/* first_row of the next chunk */
+	int64_t cs_first_chunk;		/* id of the current process's first chunk */
+	sqlite3_stmt *cs_add, *cs_set_add;
+};
+
+/* Step a statement that returns nothing to read, and reset it. 0, or -1. */
+static inline int sink_step(struct sink *s, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return error("sqlite: %s", sqlite3_errmsg(s->db));
+	return 0;
+}
+
+/* sink.c */
+/* Run a one-row, one-column query with up to two bound values; -1 on error, 0 if no row, 1 with *out. */
+int sink_query_i64(struct sink *s, const char *sql, const char *text, int64_t a, int64_t *out);
+/* Bind text v, or NULL when v is NULL, to parameter i. */
+void sink_bind_opt_text(sqlite3_stmt *st, int i, const char *v);
+
+/* sink_strings.c */
+/* Forget the current session's strings (the map and the id index). */
+void sink_strings_clear(struct sink *s);
+
+/* sink_rows.c */
+/* The INSERT of record type t, or NULL with a message. */
+sqlite3_stmt *sink_rows_prepare(sqlite3 *db, enum rec_type t);
+
+/* sink_chunks.c */
+/* Drop the triggers that retire chunks when kernels or api_calls change (sink_tx_commit puts them back). */
+int sink_chunks_triggers_drop(struct sink *s);
+/* Where the current process's chunks go: after the session's earlier ones. */
+int sink_chunks_begin(struct sink *s);
+/* The current process is complete: its last chunks, and its column_sets rows. */
+int sink_chunks_end(struct sink *s);
+/* Seal table t's buffered rows into a chunk and write the one before; wait: write this one too. */
+int sink_chunks_flush(struct sink *s, enum colstore_table t, int wait);
+/* Add offset_ns to the times of the current process's chunks, written and buffered. */
+int sink_chunks_shift(struct sink *s, int64_t offset_ns);
+
+#endif

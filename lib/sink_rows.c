@@ -1,0 +1,164 @@
+/*
+ * sink_rows: row writing. One prepared INSERT per record type, built from records.c's table; each row
+ * also goes to the chunk encoder when its table has column chunks.
+ */
+#include "sink_int.h"
+#include "db.h"
+
+#include <string.h>
+
+/* Tables whose rows have a primary key: a repeated declaration replaces the earlier one. */
+static int replaces(enum rec_type t)
+{
+	return t == R_DEVICE || t == R_STALL_REASON;
+}
+
+sqlite3_stmt *sink_rows_prepare(sqlite3 *db, enum rec_type t)
+{
+	const struct rec_spec *r = &rec_specs[t];
+	struct buf sql;
+	sqlite3_stmt *st;
+	int i;
+	buf_init(&sql);
+	buf_addf(&sql, "INSERT %sINTO %s (session_id, pid", replaces(t) ? "OR REPLACE " : "", r->table);
+	for (i = 0; i < r->nfields; i++)
+		buf_addf(&sql, ", %s", r->fields[i].column);
+	buf_addstr(&sql, ") VALUES (?, ?");
+	for (i = 0; i < r->nfields; i++)
+		buf_addstr(&sql, ", ?");
+	buf_addstr(&sql, ")");
+	st = db_prepare(db, sql.s);
+	buf_release(&sql);
+	return st;
+}
+
+/*
+ * A kernel's shared memory per block is one number wherever it is read (kernels.shared_mem): static +
+ * dynamic when a source gives both parts and no total; the total alone when that is all a source gives
+ * (Kineto), its parts NULL. vals, or tmp filled with the total.
+ */
+static const struct value *smem_total(const struct value *vals, struct value *tmp)
+{
+	static int f_total = -1, f_static, f_dynamic;
+	if (f_total < 0) {
+		f_total = rec_field(R_KERNEL, "shared_mem");
+		f_static = rec_field(R_KERNEL, "static_smem");
+		f_dynamic = rec_field(R_KERNEL, "dynamic_smem");
+	}
+	if (!vals[f_total].null || vals[f_static].null || vals[f_dynamic].null)
+		return vals;
+	memcpy(tmp, vals, (size_t)rec_specs[R_KERNEL].nfields * sizeof(*vals));
+	tmp[f_total].null = 0;
+	tmp[f_total].i = vals[f_static].i + vals[f_dynamic].i;
+	return tmp;
+}
+
+int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
+{
+	const struct rec_spec *r = &rec_specs[t];
+	sqlite3_stmt *st = s->insert[t];
+	struct value *bound = s->bound[t];
+	struct value tmp[REC_MAX_FIELDS];
+	int i, valid = s->bound_valid[t];
+	if (t == R_KERNEL)
+		vals = smem_total(vals, tmp);
+	for (i = 0; i < r->nfields; i++) {
+		const struct value *v = &vals[i];
+		enum field_kind kind = r->fields[i].kind;
+		int col = i + 3;
+		if (valid && kind != F_TEXT && kind != F_STRTEXT && kind != F_NUM && v->null == bound[i].null &&
+		    (v->null || v->i == bound[i].i))
+			continue;
+		bound[i].null = v->null;
+		bound[i].i = v->i;
+		if (v->null) {
+			sqlite3_bind_null(st, col);
+			continue;
+		}
+		switch (kind) {
+		case F_TIME:
+		case F_TIMEN:
+			if (v->i < s->min_ns)
+				s->min_ns = v->i;
+			if (v->i > s->max_ns)
+				s->max_ns = v->i;
+			sqlite3_bind_int64(st, col, v->i);
+			break;
+		case F_NUM:
+			sqlite3_bind_double(st, col, v->d);
+			break;
+		case F_TEXT:
+			sqlite3_bind_text(st, col, v->s, -1, SQLITE_STATIC);
+			break;
+		case F_STRTEXT: {
+			const char *str = sink_string_value(s, v->i);
+			if (str)
+				sqlite3_bind_text(st, col, str, -1, SQLITE_STATIC);
+			else
+				sqlite3_bind_null(st, col);
+			break;
+		}
+		default:
+			sqlite3_bind_int64(st, col, v->i);
+		}
+	}
+	s->bound_valid[t] = 1;
+	if (sink_step(s, st))
+		return -1;
+	s->counts[t]++;
+	for (i = 0; i < CS_TABLES; i++)
+		if (colstore_specs[i].rec == t && colstore_writer_add(s->cs, i, s->pid, vals) && sink_chunks_flush(s, i, 0))
+			return -1;
+	return 0;
+}
+
+int64_t sink_count(const struct sink *s, enum rec_type t)
+{
+	return s->counts[t];
+}
+
+int sink_shift_times(struct sink *s, int64_t offset_ns)
+{
+	int t, i;
+	if (!offset_ns)
+		return 0;
+	/*
+	 * The current process's rows are those it inserted: from first_rowid on (not "this session and
+	 * pid", which another host's process of the session may share). One UPDATE per table.
+	 */
+	for (t = 0; t < R_COUNT; t++) {
+		const struct rec_spec *r = &rec_specs[t];
+		struct buf sql;
+		sqlite3_stmt *st;
+		int rc, n = 0;
+		if (!s->counts[t])
+			continue;
+		buf_init(&sql);
+		buf_addf(&sql, "UPDATE %s SET ", r->table);
+		for (i = 0; i < r->nfields; i++)
+			if (r->fields[i].kind == F_TIME || r->fields[i].kind == F_TIMEN)
+				buf_addf(&sql, "%s%s = %s + ?1", n++ ? ", " : "", r->fields[i].column,
+					 r->fields[i].column);
+		buf_addstr(&sql, " WHERE rowid >= ?2");
+		st = n ? db_prepare(s->db, sql.s) : NULL;
+		buf_release(&sql);
+		if (!n)
+			continue;
+		if (!st)
+			return -1;
+		sqlite3_bind_int64(st, 1, offset_ns);
+		sqlite3_bind_int64(st, 2, s->first_rowid[t]);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return error("sqlite: %s", sqlite3_errmsg(s->db));
+	}
+	/* Chunks: the rows still buffered, and the base of those written. */
+	if (sink_chunks_shift(s, offset_ns))
+		return -1;
+	if (s->min_ns != INT64_MAX) {
+		s->min_ns += offset_ns;
+		s->max_ns += offset_ns;
+	}
+	return 0;
+}
