@@ -373,5 +373,5 @@ int gpuprof_sqlite_register(sqlite3 *db)
 		if (rc != SQLITE_OK)
 			return rc;
 	}
-	return SQLITE_OK;
+	return gpuprof_sqlite_tables(db);
 }

@@ -19,7 +19,24 @@
 
 #include <sqlite3.h>
 
-/* Register every function on db. Returns SQLITE_OK or SQLite's error code (sqlite3_errmsg(db) says why). */
+/* Register every function and kernel_columns on db. SQLITE_OK or SQLite's error code (sqlite3_errmsg(db) says why). */
 int gpuprof_sqlite_register(sqlite3 *db);
+
+/*
+ * kernel_columns (lib/sqlext_vtab.c), an eponymous read-only virtual table: the kernels of every session,
+ * or of one with `WHERE session_id = S`, as
+ *   session_id, pid, start_ns, end_ns, device_id, stream_id, name_id, correlation_id
+ * with -1 for a NULL stream_id and 0 for a NULL correlation_id (what the column chunks keep, colstore.h).
+ * It decodes the session's column chunks when they are complete (analyze/columns.c's test), else reads
+ * the kernels table's rows: either way the session's kernels, in no particular order.
+ */
+int gpuprof_sqlite_tables(sqlite3 *db);
+
+/*
+ * The TEMP views that shadow schemas/views.sql's slow ones with the same columns computed from
+ * kernel_columns and the functions (today: hotspots). The extension's entry point makes them; gpuprof's
+ * programs never read the views and do not. SQLITE_OK or SQLite's error code.
+ */
+int gpuprof_sqlite_views(sqlite3 *db);
 
 #endif

@@ -50,6 +50,7 @@ suite nsys_rows python3 tests/nsys_rows.py
 suite rows python3 tests/rows.py
 suite analyses python3 tests/analyses.py
 suite sqlext python3 tests/sqlext.py
+suite vtab python3 tests/vtab.py
 suite compare python3 tests/compare.py
 suite parallel python3 tests/parallel.py
 suite classes python3 tests/analyses_launch_classes.py
