@@ -19,16 +19,19 @@
 
 #include <sqlite3.h>
 
-/* Register every function and kernel_columns on db. SQLITE_OK or SQLite's error code (sqlite3_errmsg(db) says why). */
+/* Register every function and virtual table on db. SQLITE_OK or SQLite's error code (sqlite3_errmsg(db) says why). */
 int gpuprof_sqlite_register(sqlite3 *db);
 
 /*
  * kernel_columns (lib/sqlext_vtab.c), an eponymous read-only virtual table: the kernels of every session,
  * or of one with `WHERE session_id = S`, as
  *   session_id, pid, start_ns, end_ns, device_id, stream_id, name_id, correlation_id
- * with -1 for a NULL stream_id and 0 for a NULL correlation_id (what the column chunks keep, colstore.h).
- * It decodes the session's column chunks when they are complete (analyze/columns.c's test), else reads
- * the kernels table's rows: either way the session's kernels, in no particular order.
+ * with -1 for a NULL stream_id and 0 for a NULL correlation_id (what the column chunks keep, colstore.h),
+ * and dur_ns = end_ns - start_ns. It decodes the session's column chunks when they are complete
+ * (analyze/columns.c's test), else reads the kernels table's rows: either way the session's kernels, in
+ * no particular order. api_columns likewise for api_calls: session_id, pid, start_ns, end_ns, thread_id,
+ * name_id, correlation_id, dur_ns (0 for a NULL thread_id, name_id or correlation_id). kernel_stats: per
+ * session and kernel name, calls, total_ns, avg_ns, med_ns, min_ns, max_ns, stddev_ns (lib/dstats.c).
  */
 int gpuprof_sqlite_tables(sqlite3 *db);
 

@@ -16,21 +16,39 @@ SQLITE_EXTENSION_INIT3
 #include <stdlib.h>
 #include <string.h>
 
-/* The table's columns; KV_END is start_ns + the chunk's duration column. */
-enum { KV_SESSION, KV_PID, KV_START, KV_END, KV_DEV, KV_STREAM, KV_NAME, KV_CORR, KV_DUR, KV_COUNT };
+/*
+ * What a table of chunk rows is: its columns (session_id first, then what the chunks hold, then end_ns =
+ * start_ns + the duration column), the chunk column each decodes from, and the rows fallback, which
+ * gives the same values as the chunks hold (colstore.h), in the table's column order after session_id.
+ */
+struct vt_def {
+	enum colstore_table t;
+	const char *schema;
+	int ncols;		/* table columns */
+	int chunk_col[16];	/* per table column: the chunk column; -1 for session_id */
+	int end;		/* the end_ns column: chunk start + chunk duration */
+	const char *rows_sql;	/* one session's rows (?1) */
+};
 
-static const char kv_schema[] =
+static const struct vt_def kernel_def = {
+	CS_KERNELS,
 	"CREATE TABLE x(session_id INTEGER, pid INTEGER, start_ns INTEGER, end_ns INTEGER, device_id INTEGER, "
-	"stream_id INTEGER, name_id INTEGER, correlation_id INTEGER, dur_ns INTEGER)";
-
-/* The chunk column each table column decodes from (KV_END needs KV_START's too); -1: none. */
-static const int kv_chunk_col[KV_COUNT] = { -1, CSK_PID, CSK_START, CSK_DUR, CSK_DEV, CSK_STREAM, CSK_NAME,
-					    CSK_CORR, CSK_DUR };
-
-/* The rows fallback: the same values as the chunks hold (colstore.h). */
-static const char kv_rows_sql[] =
+	"stream_id INTEGER, name_id INTEGER, correlation_id INTEGER, dur_ns INTEGER)",
+	9, { -1, CSK_PID, CSK_START, CSK_DUR, CSK_DEV, CSK_STREAM, CSK_NAME, CSK_CORR, CSK_DUR }, 3,
 	"SELECT pid, start_ns, end_ns, device_id, coalesce(stream_id, -1), name_id, coalesce(correlation_id, 0), "
-	"end_ns - start_ns FROM kernels WHERE session_id = ?1";
+	"end_ns - start_ns FROM kernels WHERE session_id = ?1"
+};
+
+static const struct vt_def call_def = {
+	CS_CALLS,
+	"CREATE TABLE x(session_id INTEGER, pid INTEGER, start_ns INTEGER, end_ns INTEGER, thread_id INTEGER, "
+	"name_id INTEGER, correlation_id INTEGER, dur_ns INTEGER)",
+	8, { -1, CSC_PID, CSC_START, CSC_DUR, CSC_THREAD, CSC_NAME, CSC_CORR, CSC_DUR }, 3,
+	"SELECT pid, start_ns, end_ns, coalesce(thread_id, 0), coalesce(name_id, 0), coalesce(correlation_id, 0), "
+	"end_ns - start_ns FROM api_calls WHERE session_id = ?1"
+};
+
+#define KV_SESSION 0
 
 /* idxNum: bit 0 an equality on session_id (argv[0]), the other bits the columns used (colUsed << 1). */
 #define KV_EQ 1
@@ -38,6 +56,7 @@ static const char kv_rows_sql[] =
 struct kv_cursor {
 	sqlite3_vtab_cursor base;
 	sqlite3 *db;
+	const struct vt_def *def;
 	unsigned used;		/* bit per table column */
 	int64_t *sessions;	/* sqlite3_malloc64'd */
 	int nsessions, at;	/* at: index into sessions */
@@ -53,22 +72,24 @@ struct kv_cursor {
 struct kv_vtab {
 	sqlite3_vtab base;
 	sqlite3 *db;
+	const struct vt_def *def;	/* NULL for kernel_stats */
 };
 
 static int kv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
 {
 	struct kv_vtab *v;
+	const struct vt_def *def = aux;
 	int rc;
-	(void)aux;
 	(void)argc;
 	(void)argv;
 	(void)err;
-	if ((rc = sqlite3_declare_vtab(db, kv_schema)) != SQLITE_OK)
+	if ((rc = sqlite3_declare_vtab(db, def->schema)) != SQLITE_OK)
 		return rc;
 	if (!(v = sqlite3_malloc(sizeof(*v))))
 		return SQLITE_NOMEM;
 	memset(v, 0, sizeof(*v));
 	v->db = db;
+	v->def = def;
 	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
 	*out = &v->base;
 	return SQLITE_OK;
@@ -90,7 +111,7 @@ static int kv_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 		if (ix->aConstraint[i].usable && ix->aConstraint[i].iColumn == KV_SESSION &&
 		    ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_EQ)
 			eq = i;
-	for (i = 0; i < KV_COUNT; i++)
+	for (i = 0; i < 16; i++)
 		if (ix->colUsed >> i & 1)
 			used |= 1u << i;
 	ix->idxNum = (int)(used << 1);
@@ -114,6 +135,7 @@ static int kv_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 		return SQLITE_NOMEM;
 	memset(c, 0, sizeof(*c));
 	c->db = ((struct kv_vtab *)v)->db;
+	c->def = ((struct kv_vtab *)v)->def;
 	*out = &c->base;
 	return SQLITE_OK;
 }
@@ -183,15 +205,15 @@ static int64_t vt_version(sqlite3 *db)
 	return v == 2 ? 4 : v;
 }
 
-/* 1 when session s's kernels are all in readable chunks (the test analyze/columns.c makes), else 0. */
-static int kv_complete(sqlite3 *db, int64_t s)
+/* 1 when session s's rows of table t are all in readable chunks (the test analyze/columns.c makes), else 0. */
+static int kv_complete(sqlite3 *db, int64_t s, enum colstore_table t)
 {
 	sqlite3_stmt *st;
-	int ok = vt_version(db) >= colstore_specs[CS_KERNELS].version;
+	int ok = vt_version(db) >= colstore_specs[t].version;
 	if (!ok || sqlite3_prepare_v2(db, COLSTORE_COMPLETE_SQL, -1, &st, NULL) != SQLITE_OK)
 		return 0;
 	sqlite3_bind_int64(st, 1, s);
-	sqlite3_bind_text(st, 2, "kernels", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, colstore_specs[t].table, -1, SQLITE_STATIC);
 	ok = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0) == 1;
 	sqlite3_finalize(st);
 	return ok;
@@ -204,21 +226,24 @@ static int kv_start(struct kv_cursor *c)
 	int rc;
 	sqlite3_finalize(c->st);
 	c->st = NULL;
-	c->chunked = kv_complete(c->db, s);
+	c->chunked = kv_complete(c->db, s, c->def->t);
 	c->n = c->i = 0;
 	c->next_first = 0;
 	rc = sqlite3_prepare_v2(c->db, c->chunked ? "SELECT first_row, rows, base_ns, data FROM column_chunks "
-				"WHERE tbl = 'kernels' AND session_id = ?1 ORDER BY id" : kv_rows_sql, -1, &c->st, NULL);
+				"WHERE tbl = ?2 AND session_id = ?1 ORDER BY id" : c->def->rows_sql, -1, &c->st, NULL);
 	if (rc != SQLITE_OK)
-		return kv_error(c, rc, "kernel_columns: %s", sqlite3_errmsg(c->db));
+		return vt_error(&c->base, rc, sqlite3_errmsg(c->db));
 	sqlite3_bind_int64(c->st, 1, s);
+	if (c->chunked)
+		sqlite3_bind_text(c->st, 2, colstore_specs[c->def->t].table, -1, SQLITE_STATIC);
 	return SQLITE_OK;
 }
 
 /* Decode the chunk c->st is on into c->col (the used columns). */
 static int kv_decode(struct kv_cursor *c)
 {
-	const struct colstore_spec *sp = &colstore_specs[CS_KERNELS];
+	const struct vt_def *def = c->def;
+	const struct colstore_spec *sp = &colstore_specs[def->t];
 	int64_t first = sqlite3_column_int64(c->st, 0), rows = sqlite3_column_int64(c->st, 1);
 	int64_t base = sqlite3_column_int64(c->st, 2);
 	const unsigned char *blob = sqlite3_column_blob(c->st, 3);
@@ -227,11 +252,11 @@ static int kv_decode(struct kv_cursor *c)
 	int k;
 	if (first != c->next_first || rows <= 0 || rows > COLSTORE_ROWS)
 		goto damaged;
-	for (k = KV_PID; k < KV_COUNT; k++)
+	for (k = 1; k < def->ncols; k++)
 		if (c->used >> k & 1)
-			need |= 1u << kv_chunk_col[k];
-	if (c->used >> KV_END & 1)
-		need |= 1u << CSK_START;
+			need |= 1u << def->chunk_col[k];
+	if (c->used >> def->end & 1)
+		need |= 1u << sp->start_col;
 	for (k = 0; k < sp->ncols; k++) {
 		if (!(need >> k & 1))
 			continue;
@@ -245,8 +270,8 @@ static int kv_decode(struct kv_cursor *c)
 	c->i = 0;
 	return SQLITE_OK;
 damaged:
-	return kv_error(c, SQLITE_CORRUPT, "kernel_columns: %s", "column chunks are damaged: `DELETE FROM "
-			"column_sets` retires them, `gpuprof-ingest --reindex` rebuilds them");
+	return kv_error(c, SQLITE_CORRUPT, "%s: column chunks are damaged: `DELETE FROM column_sets` retires them, "
+			"`gpuprof-ingest --reindex` rebuilds them", sp->table);
 }
 
 /* Go to the next row (of this session, else of the next sessions); c->eof past the last. */
@@ -263,7 +288,7 @@ static int kv_advance(struct kv_cursor *c)
 			if (rc == SQLITE_ROW)
 				return c->chunked ? kv_decode(c) : SQLITE_OK;
 			if (rc != SQLITE_DONE)
-				return kv_error(c, rc, "kernel_columns: %s", sqlite3_errmsg(c->db));
+				return vt_error(&c->base, rc, sqlite3_errmsg(c->db));
 			c->at++;
 		}
 		if (c->at >= c->nsessions) {
@@ -352,10 +377,10 @@ static int kv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 		v = c->sessions[c->at];
 	else if (!c->chunked)
 		v = sqlite3_column_int64(c->st, k - 1);
-	else if (k == KV_END)
-		v = c->col[CSK_START][c->i] + c->col[CSK_DUR][c->i];
+	else if (k == c->def->end)
+		v = c->col[colstore_specs[c->def->t].start_col][c->i] + c->col[c->def->chunk_col[k]][c->i];
 	else
-		v = c->col[kv_chunk_col[k]][c->i];
+		v = c->col[c->def->chunk_col[k]][c->i];
 	sqlite3_result_int64(ctx, v);
 	return SQLITE_OK;
 }
@@ -457,7 +482,7 @@ static int ks_close(sqlite3_vtab_cursor *cur)
 static int ks_load(struct ks_cursor *c, int64_t s, int64_t **name, int64_t **dur, size_t *n)
 {
 	const struct colstore_spec *sp = &colstore_specs[CS_KERNELS];
-	int chunked = kv_complete(c->db, s), rc;
+	int chunked = kv_complete(c->db, s, CS_KERNELS), rc;
 	size_t alloc = 0;
 	int64_t next_first = 0;
 	sqlite3_stmt *st;
@@ -711,6 +736,8 @@ int gpuprof_sqlite_views(sqlite3 *db)
 
 int gpuprof_sqlite_tables(sqlite3 *db)
 {
-	int rc = sqlite3_create_module(db, "kernel_columns", &kv_module, NULL);
+	int rc = sqlite3_create_module(db, "kernel_columns", &kv_module, (void *)&kernel_def);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_module(db, "api_columns", &kv_module, (void *)&call_def);
 	return rc == SQLITE_OK ? sqlite3_create_module(db, "kernel_stats", &ks_module, NULL) : rc;
 }

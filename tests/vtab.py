@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The virtual tables of build/lib/gpuprof_sqlite.so and the fast hotspots view, in the sqlite3 shell.
-kernel_columns against the kernels table row for row (as multisets) for sessions with column chunks,
+kernel_columns (and api_columns) against the kernels (api_calls) table row for row (as multisets) for sessions with column chunks,
 without them (retired with SQL), several sessions and processes, with and without `session_id = S`;
 damaged chunks are an error while they count, not wrong rows; kernel_stats against GROUP BY over
 kernel_columns with median and stddev_samp; the hotspots view with the extension (a TEMP view over
@@ -25,6 +25,9 @@ KERNELS = ("SELECT session_id, pid, start_ns, end_ns, device_id, coalesce(stream
            "coalesce(correlation_id, 0), end_ns - start_ns FROM kernels")
 COLUMNS = ("SELECT session_id, pid, start_ns, end_ns, device_id, stream_id, name_id, correlation_id, dur_ns "
            "FROM kernel_columns")
+CALLS = ("SELECT session_id, pid, start_ns, end_ns, coalesce(thread_id, 0), coalesce(name_id, 0), "
+         "coalesce(correlation_id, 0), end_ns - start_ns FROM api_calls")
+API = ("SELECT session_id, pid, start_ns, end_ns, thread_id, name_id, correlation_id, dur_ns FROM api_columns")
 HOT = ("name", "calls", "total_ns", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns", "time_pct")
 
 
@@ -56,10 +59,11 @@ def multiset(rows):
     return collections.Counter(tuple(r) for r in rows)
 
 
-def same_rows(what, db, where=""):
-    got, want = sql(db, COLUMNS + where), sql(db, KERNELS + where)
-    ok(f"{what}: rows", len(want) > 0 or where, "no kernels to compare")
-    check(f"{what}: kernel_columns = kernels ({len(want)} rows)", multiset(got) == multiset(want), True)
+def same_rows(what, db, where="", api=False):
+    got, want = sql(db, (API if api else COLUMNS) + where), sql(db, (CALLS if api else KERNELS) + where)
+    ok(f"{what}: rows", len(want) > 0 or where, "no rows to compare")
+    table = "api_columns = api_calls" if api else "kernel_columns = kernels"
+    check(f"{what}: {table} ({len(want)} rows)", multiset(got) == multiset(want), True)
 
 
 def chunked(db):
@@ -81,8 +85,10 @@ def columns(tmp, sources):
                                                       "GROUP BY session_id)", load=False)[0][0]) >= 2)
     check("every session has complete kernel chunks", chunked(db), sessions)
     same_rows("all sessions, chunks", db)
+    same_rows("all sessions, chunks", db, api=True)
     for s in sessions:
         same_rows(f"session {s}, chunks", db, f" WHERE session_id = {s}")
+        same_rows(f"session {s}, chunks", db, f" WHERE session_id = {s}", api=True)
     check("session_id = NULL", sql(db, COLUMNS + " WHERE session_id = NULL"), [])
     check("session_id = an unknown id", sql(db, COLUMNS + " WHERE session_id = 9999"), [])
     plan = sql(db, "EXPLAIN QUERY PLAN " + COLUMNS + f" WHERE session_id = {sessions[0]}")
@@ -96,9 +102,12 @@ def columns(tmp, sources):
     first = sessions[0]
     bad = os.path.join(tmp, "bad.db")
     shutil.copy(db, bad)
-    sql(bad, f"UPDATE column_chunks SET data = x'00' WHERE tbl = 'kernels' AND session_id = {first}", load=False)
+    sql(bad, f"UPDATE column_chunks SET data = x'00' WHERE session_id = {first}", load=False)
     p = sql(bad, COLUMNS + f" WHERE session_id = {first}", expect_ok=False)
-    ok("damaged chunks: an error", p.returncode != 0 and "column chunks are damaged" in p.stderr, p.stderr)
+    ok("damaged chunks: an error", p.returncode != 0 and "kernels: column chunks are damaged" in p.stderr, p.stderr)
+    p = sql(bad, API + f" WHERE session_id = {first}", expect_ok=False)
+    ok("damaged chunks: api_columns errs", p.returncode != 0 and "api_calls: column chunks are damaged" in p.stderr,
+       p.stderr)
     p = sql(bad, f"SELECT count(*) FROM kernel_stats WHERE session_id = {first}", expect_ok=False)
     ok("damaged chunks: kernel_stats errs too", p.returncode != 0 and "column chunks are damaged" in p.stderr, p.stderr)
     # ...and once retired, the rows answer.
@@ -106,6 +115,7 @@ def columns(tmp, sources):
     check("retired chunks: the session reads its rows", chunked(bad), sessions[1:])
     same_rows("one session without chunks, the others with", bad)
     same_rows(f"session {first} without chunks", bad, f" WHERE session_id = {first}")
+    same_rows("api calls: one session without chunks, the others with", bad, api=True)
     # A database of schema version 3 has kernel chunks of other columns: they are not read.
     old = os.path.join(tmp, "old.db")
     shutil.copy(db, old)
@@ -114,6 +124,7 @@ def columns(tmp, sources):
     same_rows("schema version 3: its chunks are not read", old)
     sql(bad, "DELETE FROM column_sets; DELETE FROM column_chunks", load=False)
     same_rows("no chunks at all", bad)
+    same_rows("no chunks at all", bad, api=True)
 
     for d, what in ((db, "chunks"), (bad, "rows")):
         stats = sql(d, "SELECT session_id, name_id, calls, total_ns, avg_ns, med_ns, min_ns, max_ns, stddev_ns "
