@@ -17,7 +17,8 @@
  *   kernels:   pid, device_id, coalesce(stream_id, -1), name_id, coalesce(correlation_id, 0),
  *              start_ns, coalesce(end_ns - start_ns, 0), then grid_x, grid_y, grid_z, block_x,
  *              block_y, block_z, registers, static_smem, dynamic_smem, coalesce(shared_mem,
- *              static_smem + dynamic_smem) with INT64_MIN for NULL (shared_mem since schema version 2)
+ *              static_smem + dynamic_smem) with INT64_MIN for NULL (kernel chunks of this layout since schema version 4,
+ *              DB_V_SHARED_MEM; older ones are left unread)
  *   api_calls: pid, coalesce(thread_id, 0), coalesce(name_id, 0), coalesce(correlation_id, 0),
  *              start_ns, coalesce(end_ns - start_ns, 0)
  *
