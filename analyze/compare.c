@@ -66,7 +66,7 @@ static const struct cmp_kind {
 		    size_t *n);
 } kinds[] = {
 	{ "compare", "Kernels against the baseline", "kernels", "Name", NULL, 0, 0, kernels_by_name },
-	{ "compare_ranges", "NVTX ranges against the baseline, by path (wall time)", "ranges", "Path",
+	{ "compare_ranges", "NVTX ranges against the baseline, by path and style (wall time)", "ranges", "Path",
 	  "analyze/ranges.sql", 0, 1, ranges_by_path },
 	{ "compare_copies", "Copies and memsets against the baseline, by kind", "copies", "Kind",
 	  "analyze/memcpy.sql", 1, 0, memcpy_by_kind },

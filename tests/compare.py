@@ -432,7 +432,7 @@ def planted_all(tmp):
     md = run("compare", db, *nb, "--format", "md").stdout
     heads = [ln for ln in md.splitlines() if ln.startswith("### ")]
     check("all md: three sections", [h.split(":")[0] for h in heads],
-          ["### Kernels against the baseline", "### NVTX ranges against the baseline, by path (wall time)",
+          ["### Kernels against the baseline", "### NVTX ranges against the baseline, by path and style (wall time)",
            "### Copies and memsets against the baseline, by kind"])
     sections = md.split("### ")
     first = [[ln for ln in sec.splitlines() if ln.startswith("| ")][1] for sec in sections[2:]]
@@ -702,7 +702,7 @@ def report_baseline(tmp):
                           capture_output=True, text=True).stdout
     heads = [h.split(":")[0] for h in re.findall(r"<h2[^>]*>([^<]*)", html)]
     check("report --baseline: HTML sections, the timeline after the summary", heads[:5],
-          ["Kernels against the baseline", "NVTX ranges against the baseline, by path (wall time)",
+          ["Kernels against the baseline", "NVTX ranges against the baseline, by path and style (wall time)",
            "Copies and memsets against the baseline, by kind", "Session summary", "Timeline"])
     out = os.path.join(tmp, "rb-csv")
     subprocess.run([os.path.join(BIN, "gpuprof-report"), dbs[1], "--baseline", dbs[0], "--format", "csv", "-o", out],
