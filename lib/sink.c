@@ -95,7 +95,6 @@ void sink_tx_rollback(struct sink *s)
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-/* Run a one-row, one-column query with up to two bound values; -1 on error, 0 if no row, 1 with *out. */
 int sink_query_i64(struct sink *s, const char *sql, const char *text, int64_t a, int64_t *out)
 {
 	sqlite3_stmt *st = db_prepare(s->db, sql);

@@ -64,7 +64,10 @@ static inline int sink_step(struct sink *s, sqlite3_stmt *st)
 }
 
 /* sink.c */
-/* Run a one-row, one-column query with up to two bound values; -1 on error, 0 if no row, 1 with *out. */
+/*
+ * Run a one-row, one-column query with ?1 bound to text, or to a when text is NULL: 1 with *out, 0 when
+ * there is no row or it is NULL, -1 on error.
+ */
 int sink_query_i64(struct sink *s, const char *sql, const char *text, int64_t a, int64_t *out);
 
 /* sink_strings.c */
