@@ -95,7 +95,6 @@ void sink_tx_rollback(struct sink *s)
 	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
-/* Run a one-row, one-column query with up to two bound values; -1 on error, 0 if no row, 1 with *out. */
 int sink_query_i64(struct sink *s, const char *sql, const char *text, int64_t a, int64_t *out)
 {
 	sqlite3_stmt *st = db_prepare(s->db, sql);
@@ -117,7 +116,8 @@ int sink_query_i64(struct sink *s, const char *sql, const char *text, int64_t a,
 	return rc;
 }
 
-void sink_bind_opt_text(sqlite3_stmt *st, int i, const char *v)
+/* Bind text v, or NULL when v is NULL, to parameter i. */
+static void bind_opt_text(sqlite3_stmt *st, int i, const char *v)
 {
 	if (v)
 		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
@@ -164,18 +164,18 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 				"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)");
 		if (!st)
 			return -1;
-		sink_bind_opt_text(st, 1, p->uuid);
-		sink_bind_opt_text(st, 2, p->source);
-		sink_bind_opt_text(st, 3, p->path);
-		sink_bind_opt_text(st, 4, p->program);
-		sink_bind_opt_text(st, 5, p->args_json);
-		sink_bind_opt_text(st, 6, p->hostname);
-		sink_bind_opt_text(st, 7, p->engine);
-		sink_bind_opt_text(st, 8, p->collector);
-		sink_bind_opt_text(st, 9, p->options_json);
+		bind_opt_text(st, 1, p->uuid);
+		bind_opt_text(st, 2, p->source);
+		bind_opt_text(st, 3, p->path);
+		bind_opt_text(st, 4, p->program);
+		bind_opt_text(st, 5, p->args_json);
+		bind_opt_text(st, 6, p->hostname);
+		bind_opt_text(st, 7, p->engine);
+		bind_opt_text(st, 8, p->collector);
+		bind_opt_text(st, 9, p->options_json);
 		sqlite3_bind_int64(st, 10, p->format_version);
 		sqlite3_bind_int64(st, 11, p->origin_ns);
-		sink_bind_opt_text(st, 12, when);
+		bind_opt_text(st, 12, when);
 		rc = sqlite3_step(st);
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE)
@@ -212,9 +212,9 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 	sqlite3_bind_int64(st, 2, p->pid);
 	sqlite3_bind_int64(st, 3, p->ppid);
 	sqlite3_bind_text(st, 4, s->hostname, -1, SQLITE_TRANSIENT);
-	sink_bind_opt_text(st, 5, p->program);
-	sink_bind_opt_text(st, 6, p->args_json);
-	sink_bind_opt_text(st, 7, p->file);
+	bind_opt_text(st, 5, p->program);
+	bind_opt_text(st, 6, p->args_json);
+	bind_opt_text(st, 7, p->file);
 	sqlite3_bind_int64(st, 8, p->origin_ns);
 	if (p->rank >= 0)
 		sqlite3_bind_int64(st, 9, p->rank);
@@ -290,7 +290,7 @@ int sink_collector_error(struct sink *s, int64_t ts_ns, const char *what, const 
 	sqlite3_bind_int64(st, 1, s->session_id);
 	sqlite3_bind_int64(st, 2, s->pid);
 	sqlite3_bind_int64(st, 3, ts_ns);
-	sink_bind_opt_text(st, 4, what);
+	bind_opt_text(st, 4, what);
 	sqlite3_bind_text(st, 5, reason, -1, SQLITE_TRANSIENT);
 	return sink_step(s, st);
 }
@@ -299,6 +299,7 @@ int sink_skipped(struct sink *s, const char *file, const char *cat, const char *
 {
 	sqlite3_stmt *st = db_prepare(s->db, "INSERT INTO ingest_skipped (session_id, pid, file, category, ph, "
 				      "events, gpu_events) VALUES (?, ?, ?, ?, ?, ?, ?)");
+	int rc;
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, s->session_id);
@@ -308,13 +309,9 @@ int sink_skipped(struct sink *s, const char *file, const char *cat, const char *
 	sqlite3_bind_text(st, 5, ph, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 6, count);
 	sqlite3_bind_int64(st, 7, gpu);
-	if (sqlite3_step(st) != SQLITE_DONE) {
-		error("sqlite: %s", sqlite3_errmsg(s->db));
-		sqlite3_finalize(st);
-		return -1;
-	}
+	rc = sink_step(s, st);
 	sqlite3_finalize(st);
-	return 0;
+	return rc;
 }
 
 int sink_ingest_error(struct sink *s, const char *file, int64_t line, const char *reason, const char *excerpt)
@@ -329,7 +326,7 @@ int sink_ingest_error(struct sink *s, const char *file, int64_t line, const char
 	sqlite3_bind_text(st, 2, file, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 3, line);
 	sqlite3_bind_text(st, 4, reason, -1, SQLITE_TRANSIENT);
-	sink_bind_opt_text(st, 5, excerpt);
+	bind_opt_text(st, 5, excerpt);
 	sqlite3_bind_text(st, 6, when, -1, SQLITE_TRANSIENT);
 	return sink_step(s, st);
 }

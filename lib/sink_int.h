@@ -18,13 +18,7 @@
 #include "colstore.h"
 #include "util.h"
 
-/* An open-addressing map from string to database id, for the current session. */
-struct strmap_entry {
-	char *s;
-	size_t len;
-	uint64_t hash;
-	int64_t id;
-};
+struct strmap_entry;	/* sink_strings.c */
 
 struct sink {
 	sqlite3 *db;
@@ -47,7 +41,7 @@ struct sink {
 	int64_t counts[R_COUNT];
 	int64_t first_rowid[R_COUNT];	/* where the current process's rows of each table begin */
 
-	struct strmap_entry *map;
+	struct strmap_entry *map;	/* the current session's strings (sink_strings.c) */
 	size_t map_cap, map_used;
 	char **by_id;		/* id -> string, for sink_string_value */
 	size_t by_id_alloc;
@@ -70,10 +64,11 @@ static inline int sink_step(struct sink *s, sqlite3_stmt *st)
 }
 
 /* sink.c */
-/* Run a one-row, one-column query with up to two bound values; -1 on error, 0 if no row, 1 with *out. */
+/*
+ * Run a one-row, one-column query with ?1 bound to text, or to a when text is NULL: 1 with *out, 0 when
+ * there is no row or it is NULL, -1 on error.
+ */
 int sink_query_i64(struct sink *s, const char *sql, const char *text, int64_t a, int64_t *out);
-/* Bind text v, or NULL when v is NULL, to parameter i. */
-void sink_bind_opt_text(sqlite3_stmt *st, int i, const char *v);
 
 /* sink_strings.c */
 /* Forget the current session's strings (the map and the id index). */

@@ -7,6 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* An open-addressing map from string to database id, for the current session. */
+struct strmap_entry {
+	char *s;
+	size_t len;
+	uint64_t hash;
+	int64_t id;
+};
+
 static uint64_t hash_bytes(const char *s, size_t n)
 {
 	return fnv1a(FNV1A_INIT, s, n) | 1;	/* never 0: 0 marks an empty slot */

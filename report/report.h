@@ -29,7 +29,7 @@ struct report_renderer {
 	unsigned kernel_cols;	/* KC_* kernel columns its sections and charts read (columns.h) */
 };
 
-/* By format id; every format of formats[] that gpuprof-report takes has one (tests/unit/test_formats.c). */
+/* By format id; every format of formats[] that gpuprof-report takes has one (tests/rows.py runs each). */
 extern const struct report_renderer report_renderers[FMT_N];
 
 /*

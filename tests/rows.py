@@ -169,6 +169,10 @@ def main():
               (2, "gpuprof-analyze: error: --min-delta needs a time such as 10us (ns, us, ms, s), not '3y'\n"))
         check("--fail-on-leak BYTES as the next argument", run(analyze, "leaks", db, "--fail-on-leak", "999999999999")[0], 0)
         check("--fail-on-leak=x", run(analyze, "leaks", db, "--fail-on-leak=x")[0], 2)
+        rc, err = run(analyze, "leaks", db, "--fail-on-leak")
+        check("--fail-on-leak: the session's leaks fail the default limit 0",
+              (rc, bool(re.search(r"^gpuprof-analyze: leaks: .* unfreed \(\d+ bytes\), limit 0 bytes: FAIL$", err, re.M))),
+              (1, True))
         check("analyze: a report-only format",
               run(analyze, "hotspots", db, "-f", "html"),
               (2, "gpuprof-analyze: error: unknown format 'html' (text, csv, json, md)\n"))
@@ -196,12 +200,18 @@ def main():
         import json
         rep = json.loads(subprocess.run([report, db, "-f", "json"], capture_output=True, text=True).stdout)
         keys = list(rep["tables"])
-        check("report sections in order", keys[:3], ["summary", "devices", "hotspots"])
+        check("report sections in order", keys,
+              ["summary", "devices", "hotspots", "classes", "stalls", "stall_kernels", "memcpy", "sync", "ranges",
+               "memory", "leaks", "growth", "idle", "gaps", "metrics", "host", "overhead"])
         check("no comparison without --baseline", [k for k in keys if k.startswith("compare")], [])
         rep = json.loads(subprocess.run([report, db, "-f", "json", "--baseline", db], capture_output=True,
                                         text=True).stdout)
         check("--baseline: the comparison first", list(rep["tables"])[:2], ["compare", "compare_ranges"])
-        check("--baseline: compare's 20 rows by default", len(rep["tables"]["compare"]) <= 20, True)
+        check("--baseline: compare's 20 rows by default", len(rep["tables"]["compare"]), 20)
+        rep = json.loads(subprocess.run([report, db, "-f", "json", "--baseline", db, "-n", "3"], capture_output=True,
+                                        text=True).stdout)
+        check("--baseline -n 3: every section's rows", (len(rep["tables"]["compare"]), len(rep["tables"]["hotspots"])),
+              (3, 3))
 
     print(f"rows: {passed} passed, {failed} failed")
     return 1 if failed else 0
