@@ -22,10 +22,9 @@
  * kept, and one with no GPU rows at all (a CPU-only capture) gets a note.
  *
  * Processes: rows carry globalPid or globalTid; pid = (g >> 24) & 0xFFFFFF, thread = g & 0xFFFFFF. Each
- * pid becomes one sink process of the file's session. Rows whose process column holds text or a blob are
- * rejected up front (nsys_reject_bad_pids) and read by no other SELECT, so no process is made up from them.
- * With a few, each SELECT is run once per process
- * with the pid bound (a scan is cheaper than a sort that carries the joined strings); with more than
+ * pid becomes one sink process of the file's session. A process column holding text or a blob makes up no
+ * process (nsys_load_pids leaves it out): each cursor reads such a row with the first process, and the
+ * row's check rejects it. With a few processes, each SELECT is run once per process with the pid bound (a scan is cheaper than a sort that carries the joined strings); with more than
  * SCAN_PIDS, each is ordered by pid and the cursors are drained one process at a time.
  *
  * Times: nsys stores ns since the session start, and TARGET_INFO_SESSION_START_TIME.utcEpochNs is that
@@ -239,7 +238,7 @@ static int prepare(struct nsys *n)
 	    !(n->str_st = nsys_src_prepare(n, "SELECT value FROM StringIds WHERE id = ?", "StringIds", &status)))
 		return status;
 	if ((status = nsys_load_meta(n)) || (status = nsys_load_gpus(n)) || (status = nsys_load_pids(n)) ||
-	    (status = nsys_reject_bad_pids(n)) || (status = nsys_count_unread(n)))
+	    (status = nsys_count_unread(n)))
 		return status;
 	n->per_pid = n->npids > 1 && n->npids <= SCAN_PIDS;
 	for (i = 0; i < NSOURCES; i++)

@@ -89,7 +89,7 @@ int nsys_open_cursor(struct nsys *n, struct cursor *c, const struct source *src)
 		return status;
 	buf_init(&sql);
 	buf_init(&pid);
-	nsys_add_pid_expr(&pid, &cols, src->pid_col);
+	nsys_add_row_pid(n, &pid, &cols, src->pid_col);
 	buf_addf(&sql, "SELECT %s, t.rowid, ", pid.s);
 	if (nsys_names_has(&cols, src->pid_col, strlen(src->pid_col))) {
 		buf_addf(&sql, "t.\"%s\"", src->pid_col);
@@ -133,10 +133,9 @@ int nsys_open_cursor(struct nsys *n, struct cursor *c, const struct source *src)
 			goto out;
 		}
 	}
-	buf_addf(&sql, " FROM \"%s\" AS t WHERE ", src->table);
-	nsys_add_pid_ok(&sql, &cols, src->pid_col);
+	buf_addf(&sql, " FROM \"%s\" AS t", src->table);
 	if (n->per_pid)
-		buf_addf(&sql, " AND %s = ?1", pid.s);
+		buf_addf(&sql, " WHERE %s = ?1", pid.s);
 	else if (n->npids > 1)
 		buf_addstr(&sql, " ORDER BY 1");
 	c->st = nsys_prepare_rowid(n, sql.s, src->table, &status);
