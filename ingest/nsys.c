@@ -96,10 +96,14 @@ static int begin_process(struct nsys *n, int64_t pid, int first)
 
 static const char no_gpu_read[] = "no GPU activity was read (no kernels, copies or memsets)";
 
-/* 1 when the export has GPU rows (read or not, rejected or not) but no kernel, copy or memset was read. */
+/*
+ * 1 when the export has GPU rows (not read, or kernel, copy and memset rows rejected) but no kernel, copy
+ * or memset was read.
+ */
 static int no_gpu(const struct nsys *n)
 {
-	return !n->totals[R_KERNEL] && !n->totals[R_MEMCPY] && !n->totals[R_MEMSET] && (n->unread_rows || n->rejected);
+	return !n->totals[R_KERNEL] && !n->totals[R_MEMCPY] && !n->totals[R_MEMSET] &&
+	       (n->unread_rows || n->gpu_rejected);
 }
 
 /* Read every process from the open cursors inside the caller's transaction. Returns an exit status. */

@@ -179,6 +179,7 @@ struct nsys {
 	size_t nunread, unread_alloc;
 	int64_t unread_rows;		/* in all */
 	int64_t rejected;		/* rows rejected in all */
+	int64_t gpu_rejected;		/* of them, kernel, copy and memset rows */
 	int64_t totals[R_COUNT];
 	size_t ingested;		/* processes written (not already in the database) */
 	struct value vals[REC_MAX_FIELDS + MAX_COLS];

@@ -309,6 +309,8 @@ int nsys_drain(struct nsys *n, struct cursor *c, int64_t pid, int skip)
 			int rc = convert(n, c);
 			if (rc < 0)
 				return n->err ? n->err : EXIT_SYSTEM;
+			if (rc == 0 && dev >= 0)
+				n->gpu_rejected++;
 			if (rc == 1 && sink_add(n->sink, t, n->vals))
 				return EXIT_SYSTEM;
 			if (rc == 1 && dev >= 0 && !n->vals[dev].null)

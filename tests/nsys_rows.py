@@ -242,6 +242,16 @@ def test_no_gpu(tmp):
     check("no GPU (none in the export): exit", r.returncode, 0)
     ok("no GPU (none in the export): says so", "the export holds no GPU activity" in r.stderr, r.stderr[-300:])
 
+    # CPU-only with a bad API row: that row rejected (exit 3), but the export still holds no GPU activity.
+    path = mutate(tmp, SMALL, "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL;"
+                  "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = 'x' WHERE rowid = 1;")
+    db = os.path.join(tmp, "nogpu2b.db")
+    r = ingest(path, db)
+    check("no GPU (none, a bad API row): exit", r.returncode, 3)
+    ok("no GPU (none, a bad API row): a note, not an error",
+       "the export holds no GPU activity" in r.stderr and "no GPU activity was read" not in r.stderr, r.stderr[-400:])
+    check("no GPU (none, a bad API row): only that row in ingest_errors", [e[2] for e in errors_of(db)], [1])
+
     path = mutate(tmp, SMALL, "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME TO CUPTI_ACTIVITY_KIND_GRAPH_TRACE;")
     db = os.path.join(tmp, "nogpu3.db")
     r = ingest(path, db)
