@@ -298,7 +298,9 @@ def test_gpu_row(tmp):
           [(True, rowid, f'TARGET_INFO_GPU rowid {rowid}: "smCount" is text, not an integer')])
     check("GPU row: kernels kept", query(db, "SELECT count(*) FROM kernels")[0][0],
           query(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")[0][0])
-    check("GPU row: no made-up SM count", query(db, "SELECT DISTINCT sms FROM devices"), [(0,)])
+    # The whole row is rejected: not its SM count read as 0 and the rest of it kept.
+    check("GPU row: no made-up SM count, nothing else of the row",
+          query(db, "SELECT DISTINCT name, uuid, sms FROM devices"), [(None, None, 0)])
     r = ingest(path, db)
     check("GPU row: re-ingest exits 0, silent, records nothing again",
           (r.returncode, "error:" in r.stderr, len(errors_of(db))), (0, False, 1))
