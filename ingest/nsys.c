@@ -22,10 +22,9 @@
  * kept, and one with no GPU rows at all (a CPU-only capture) gets a note.
  *
  * Processes: rows carry globalPid or globalTid; pid = (g >> 24) & 0xFFFFFF, thread = g & 0xFFFFFF. Each
- * pid becomes one sink process of the file's session. Rows whose process column holds text or a blob are
- * rejected up front (nsys_reject_bad_pids) and read by no other SELECT, so no process is made up from them.
- * With a few, each SELECT is run once per process
- * with the pid bound (a scan is cheaper than a sort that carries the joined strings); with more than
+ * pid becomes one sink process of the file's session. A process column holding text or a blob makes up no
+ * process (nsys_load_pids leaves it out): each cursor reads such a row with the first process, and the
+ * row's check rejects it. With a few processes, each SELECT is run once per process with the pid bound (a scan is cheaper than a sort that carries the joined strings); with more than
  * SCAN_PIDS, each is ordered by pid and the cursors are drained one process at a time.
  *
  * Times: nsys stores ns since the session start, and TARGET_INFO_SESSION_START_TIME.utcEpochNs is that
@@ -97,10 +96,14 @@ static int begin_process(struct nsys *n, int64_t pid, int first)
 
 static const char no_gpu_read[] = "no GPU activity was read (no kernels, copies or memsets)";
 
-/* 1 when the export has GPU rows (read or not, rejected or not) but no kernel, copy or memset was read. */
+/*
+ * 1 when the export has GPU rows (not read, or kernel, copy and memset rows rejected) but no kernel, copy
+ * or memset was read.
+ */
 static int no_gpu(const struct nsys *n)
 {
-	return !n->totals[R_KERNEL] && !n->totals[R_MEMCPY] && !n->totals[R_MEMSET] && (n->unread_rows || n->rejected);
+	return !n->totals[R_KERNEL] && !n->totals[R_MEMCPY] && !n->totals[R_MEMSET] &&
+	       (n->unread_rows || n->gpu_rejected);
 }
 
 /* Read every process from the open cursors inside the caller's transaction. Returns an exit status. */
@@ -239,7 +242,7 @@ static int prepare(struct nsys *n)
 	    !(n->str_st = nsys_src_prepare(n, "SELECT value FROM StringIds WHERE id = ?", "StringIds", &status)))
 		return status;
 	if ((status = nsys_load_meta(n)) || (status = nsys_load_gpus(n)) || (status = nsys_load_pids(n)) ||
-	    (status = nsys_reject_bad_pids(n)) || (status = nsys_count_unread(n)))
+	    (status = nsys_count_unread(n)))
 		return status;
 	n->per_pid = n->npids > 1 && n->npids <= SCAN_PIDS;
 	for (i = 0; i < NSOURCES; i++)

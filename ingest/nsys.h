@@ -179,6 +179,7 @@ struct nsys {
 	size_t nunread, unread_alloc;
 	int64_t unread_rows;		/* in all */
 	int64_t rejected;		/* rows rejected in all */
+	int64_t gpu_rejected;		/* of them, kernel, copy and memset rows */
 	int64_t totals[R_COUNT];
 	size_t ingested;		/* processes written (not already in the database) */
 	struct value vals[REC_MAX_FIELDS + MAX_COLS];
@@ -245,6 +246,8 @@ int nsys_add_expr(struct buf *sql, const struct names *cols, const char *cands);
 void nsys_add_pid_expr(struct buf *sql, const struct names *cols, const char *col);
 /* Append the condition that the process column `col` of alias t holds no text or blob. */
 void nsys_add_pid_ok(struct buf *sql, const struct names *cols, const char *col);
+/* Append a cursor's pid expression: text or a blob in `col` reads as the first process (n->pids[0]). */
+void nsys_add_row_pid(const struct nsys *n, struct buf *sql, const struct names *cols, const char *col);
 /* Session metadata and the enumerations' numbering. Returns an exit status. */
 int nsys_load_meta(struct nsys *n);
 /* The processes into n->pids. Returns an exit status. */
@@ -271,8 +274,6 @@ int nsys_get_string(struct nsys *n, const struct row *r, int i, const char *name
 		    int api, int64_t *out);
 /* A process is begun: record the rejections that waited for one. 0, or -1 on a sink failure. */
 int nsys_record_pending(struct nsys *n);
-/* Reject every row whose process column holds text or a blob, in every table read. Returns an exit status. */
-int nsys_reject_bad_pids(struct nsys *n);
 
 /* nsys_activity.c */
 /* Build and prepare the SELECT of one source (no statement for a missing table). Returns an exit status. */

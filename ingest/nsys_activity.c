@@ -89,7 +89,7 @@ int nsys_open_cursor(struct nsys *n, struct cursor *c, const struct source *src)
 		return status;
 	buf_init(&sql);
 	buf_init(&pid);
-	nsys_add_pid_expr(&pid, &cols, src->pid_col);
+	nsys_add_row_pid(n, &pid, &cols, src->pid_col);
 	buf_addf(&sql, "SELECT %s, t.rowid, ", pid.s);
 	if (nsys_names_has(&cols, src->pid_col, strlen(src->pid_col))) {
 		buf_addf(&sql, "t.\"%s\"", src->pid_col);
@@ -133,10 +133,9 @@ int nsys_open_cursor(struct nsys *n, struct cursor *c, const struct source *src)
 			goto out;
 		}
 	}
-	buf_addf(&sql, " FROM \"%s\" AS t WHERE ", src->table);
-	nsys_add_pid_ok(&sql, &cols, src->pid_col);
+	buf_addf(&sql, " FROM \"%s\" AS t", src->table);
 	if (n->per_pid)
-		buf_addf(&sql, " AND %s = ?1", pid.s);
+		buf_addf(&sql, " WHERE %s = ?1", pid.s);
 	else if (n->npids > 1)
 		buf_addstr(&sql, " ORDER BY 1");
 	c->st = nsys_prepare_rowid(n, sql.s, src->table, &status);
@@ -310,6 +309,8 @@ int nsys_drain(struct nsys *n, struct cursor *c, int64_t pid, int skip)
 			int rc = convert(n, c);
 			if (rc < 0)
 				return n->err ? n->err : EXIT_SYSTEM;
+			if (rc == 0 && dev >= 0)
+				n->gpu_rejected++;
 			if (rc == 1 && sink_add(n->sink, t, n->vals))
 				return EXIT_SYSTEM;
 			if (rc == 1 && dev >= 0 && !n->vals[dev].null)

@@ -1,8 +1,7 @@
 /*
  * nsys_check: the one validation path. Every value read from the export goes through nsys_get_int,
  * nsys_get_text or nsys_get_string; a row that fails is rejected (nsys_reject): printed (the first
- * MAX_PRINTED), recorded in ingest_errors, or kept pending until the first process is begun. Rows whose process column holds text or
- * a blob are rejected here up front (nsys_reject_bad_pids).
+ * MAX_PRINTED), recorded in ingest_errors, or kept pending until the first process is begun.
  */
 #include "nsys.h"
 
@@ -208,54 +207,7 @@ int nsys_get_string(struct nsys *n, const struct row *r, int i, const char *name
 	return nsys_reject(n, r, i, name, len, "\"%.*s\" %lld is not in StringIds", len, name, (long long)id);
 }
 
-/* Reject the rows of `table` whose process column `col` holds text or a blob (nsys_add_pid_ok). */
-static int reject_pids_of(struct nsys *n, const char *table, const char *col, const char *where)
-{
-	struct names cols = { NULL, 0, 0 };
-	struct buf sql;
-	sqlite3_stmt *st;
-	int status, rc = SQLITE_DONE, has;
-	if ((status = nsys_load_names(n, table, &cols)))
-		return status;
-	has = nsys_names_has(&cols, col, strlen(col));
-	nsys_names_release(&cols);
-	if (!has)
-		return EXIT_OK;
-	buf_init(&sql);
-	buf_addf(&sql, "SELECT t.rowid, t.\"%s\" FROM \"%s\" AS t WHERE typeof(t.\"%s\") IN ('text', 'blob')%s",
-		 col, table, col, where);
-	st = nsys_prepare_rowid(n, sql.s, table, &status);
-	buf_release(&sql);
-	while (st && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct row r = nsys_row_at(table, st, 0);
-		int64_t x;
-		int isnull;
-		if (nsys_get_int(n, &r, 1, col, (int)strlen(col), 1, &x, &isnull) < 0) {
-			status = EXIT_SYSTEM;
-			break;
-		}
-	}
-	if (st && rc != SQLITE_DONE && rc != SQLITE_ROW)
-		status = nsys_src_error(n, table);
-	sqlite3_finalize(st);
-	return status;
-}
-
-/* Reject every row whose process column holds text or a blob, in every table read. */
-int nsys_reject_bad_pids(struct nsys *n)
-{
-	char nvtx[64];
-	size_t i;
-	int status = EXIT_OK;
-	for (i = 0; i < NSOURCES && !status; i++)
-		if (nsys_has_table(n, nsys_sources[i].table))
-			status = reject_pids_of(n, nsys_sources[i].table, nsys_sources[i].pid_col, "");
-	snprintf(nvtx, sizeof(nvtx), " AND t.eventType IN (%d, %d, %d)", NVTX_MARK, NVTX_PUSHPOP, NVTX_STARTEND);
-	if (!status && nsys_has_table(n, "NVTX_EVENTS"))
-		status = reject_pids_of(n, "NVTX_EVENTS", "globalTid", nvtx);
-	return status;
-}
-
+/* A process is begun: record the rejections that waited for one. 0, or -1 on a sink failure. */
 int nsys_record_pending(struct nsys *n)
 {
 	size_t i;

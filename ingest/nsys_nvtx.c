@@ -100,7 +100,7 @@ int nsys_open_nvtx(struct nsys *n, const struct names *cols)
 	}
 	buf_init(&sql);
 	buf_addstr(&sql, "SELECT ");
-	nsys_add_pid_expr(&sql, cols, "globalTid");
+	nsys_add_row_pid(n, &sql, cols, "globalTid");
 	buf_addstr(&sql, " AS c0");
 	for (i = 1; i < sizeof(nvtx_cols) / sizeof(nvtx_cols[0]); i++) {
 		buf_addstr(&sql, ", ");
@@ -110,9 +110,8 @@ int nsys_open_nvtx(struct nsys *n, const struct names *cols)
 			nsys_add_expr(&sql, cols, nvtx_cols[i]);
 		buf_addf(&sql, " AS c%zu", i);
 	}
-	buf_addf(&sql, " FROM NVTX_EVENTS AS t WHERE t.eventType IN (%d, %d, %d) AND ", NVTX_MARK, NVTX_PUSHPOP,
+	buf_addf(&sql, " FROM NVTX_EVENTS AS t WHERE t.eventType IN (%d, %d, %d)", NVTX_MARK, NVTX_PUSHPOP,
 		 NVTX_STARTEND);
-	nsys_add_pid_ok(&sql, cols, "globalTid");
 	buf_addf(&sql, "%s ORDER BY c0, c1, c8, c3, coalesce(c4, 9223372036854775807) DESC",
 		 n->per_pid ? " AND c0 = ?1" : "");
 	memset(&n->nvtx, 0, sizeof(n->nvtx));

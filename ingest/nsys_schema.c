@@ -142,8 +142,7 @@ void nsys_add_pid_expr(struct buf *sql, const struct names *cols, const char *co
 
 /*
  * The condition that the process column `col` of alias t holds no text or blob ("1" when the table has
- * none): rows that fail it are rejected by nsys_reject_bad_pids and read by nothing else, so that no process is
- * made up from them.
+ * none): nsys_load_pids reads no process from such a row, so none is made up from it.
  */
 void nsys_add_pid_ok(struct buf *sql, const struct names *cols, const char *col)
 {
@@ -151,6 +150,21 @@ void nsys_add_pid_ok(struct buf *sql, const struct names *cols, const char *col)
 		buf_addf(sql, "typeof(t.\"%s\") NOT IN ('text', 'blob')", col);
 	else
 		buf_addstr(sql, "1");
+}
+
+/*
+ * The pid expression of a cursor's row: as nsys_add_pid_expr, but a process column holding text or a blob
+ * reads as the first process, whose drain rejects the row when it checks that column (nsys_get_int).
+ */
+void nsys_add_row_pid(const struct nsys *n, struct buf *sql, const struct names *cols, const char *col)
+{
+	if (!col || !nsys_names_has(cols, col, strlen(col))) {
+		buf_addstr(sql, "0");
+		return;
+	}
+	buf_addf(sql, "CASE WHEN typeof(t.\"%s\") IN ('text', 'blob') THEN %lld ELSE ", col, (long long)n->pids[0]);
+	nsys_add_pid_expr(sql, cols, col);
+	buf_addstr(sql, " END");
 }
 
 /* Read a one-row, one-column text query with one bound text value into *out (NULL when no row). */

@@ -242,6 +242,16 @@ def test_no_gpu(tmp):
     check("no GPU (none in the export): exit", r.returncode, 0)
     ok("no GPU (none in the export): says so", "the export holds no GPU activity" in r.stderr, r.stderr[-300:])
 
+    # CPU-only with a bad API row: that row rejected (exit 3), but the export still holds no GPU activity.
+    path = mutate(tmp, SMALL, "DELETE FROM CUPTI_ACTIVITY_KIND_KERNEL;"
+                  "UPDATE CUPTI_ACTIVITY_KIND_RUNTIME SET start = 'x' WHERE rowid = 1;")
+    db = os.path.join(tmp, "nogpu2b.db")
+    r = ingest(path, db)
+    check("no GPU (none, a bad API row): exit", r.returncode, 3)
+    ok("no GPU (none, a bad API row): a note, not an error",
+       "the export holds no GPU activity" in r.stderr and "no GPU activity was read" not in r.stderr, r.stderr[-400:])
+    check("no GPU (none, a bad API row): only that row in ingest_errors", [e[2] for e in errors_of(db)], [1])
+
     path = mutate(tmp, SMALL, "ALTER TABLE CUPTI_ACTIVITY_KIND_KERNEL RENAME TO CUPTI_ACTIVITY_KIND_GRAPH_TRACE;")
     db = os.path.join(tmp, "nogpu3.db")
     r = ingest(path, db)
@@ -288,7 +298,9 @@ def test_gpu_row(tmp):
           [(True, rowid, f'TARGET_INFO_GPU rowid {rowid}: "smCount" is text, not an integer')])
     check("GPU row: kernels kept", query(db, "SELECT count(*) FROM kernels")[0][0],
           query(path, "SELECT count(*) FROM CUPTI_ACTIVITY_KIND_KERNEL")[0][0])
-    check("GPU row: no made-up SM count", query(db, "SELECT DISTINCT sms FROM devices"), [(0,)])
+    # The whole row is rejected: not its SM count read as 0 and the rest of it kept.
+    check("GPU row: no made-up SM count, nothing else of the row",
+          query(db, "SELECT DISTINCT name, uuid, sms FROM devices"), [(None, None, 0)])
     r = ingest(path, db)
     check("GPU row: re-ingest exits 0, silent, records nothing again",
           (r.returncode, "error:" in r.stderr, len(errors_of(db))), (0, False, 1))
