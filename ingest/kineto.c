@@ -22,13 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Column indices of the fields every GPU activity (kernel, memcpy, memset) has. */
+struct gpu_idx {
+	int start, end, device, context, stream, corr;
+};
+
 /* Column indices of the fields this reader fills, looked up once. */
 struct idx {
-	int k_start, k_end, k_device, k_context, k_stream, k_corr, k_name, k_grid, k_block, k_regs, k_ssmem,
-	    k_dsmem, k_smem;
-	int c_start, c_end, c_device, c_context, c_stream, c_corr, c_kind, c_src, c_dst, c_bytes, c_srcdev,
-	    c_dstdev;
-	int s_start, s_end, s_device, s_context, s_stream, s_corr, s_bytes, s_kind;
+	struct gpu_idx k, c, s;	/* kernels, memcpys, memsets */
+	int k_name, k_grid, k_block, k_regs, k_ssmem, k_dsmem, k_smem;
+	int c_kind, c_src, c_dst, c_bytes, c_srcdev, c_dstdev;
+	int s_bytes, s_kind;
 	int y_start, y_end, y_device, y_context, y_stream, y_corr, y_kind, y_event;
 	int a_start, a_end, a_thread, a_corr, a_name, a_cbid, a_domain;
 	int r_start, r_end, r_thread, r_name, r_kind, r_depth;
@@ -67,12 +71,12 @@ struct skip {
 
 /* Which field of which record type each index names. */
 static const struct rec_index idx_fields[] = {
-	{ offsetof(struct idx, k_start), R_KERNEL, "start" },
-	{ offsetof(struct idx, k_end), R_KERNEL, "end" },
-	{ offsetof(struct idx, k_device), R_KERNEL, "device" },
-	{ offsetof(struct idx, k_context), R_KERNEL, "context" },
-	{ offsetof(struct idx, k_stream), R_KERNEL, "stream" },
-	{ offsetof(struct idx, k_corr), R_KERNEL, "correlation" },
+	{ offsetof(struct idx, k.start), R_KERNEL, "start" },
+	{ offsetof(struct idx, k.end), R_KERNEL, "end" },
+	{ offsetof(struct idx, k.device), R_KERNEL, "device" },
+	{ offsetof(struct idx, k.context), R_KERNEL, "context" },
+	{ offsetof(struct idx, k.stream), R_KERNEL, "stream" },
+	{ offsetof(struct idx, k.corr), R_KERNEL, "correlation" },
 	{ offsetof(struct idx, k_name), R_KERNEL, "name" },
 	{ offsetof(struct idx, k_grid), R_KERNEL, "grid_x" },
 	{ offsetof(struct idx, k_block), R_KERNEL, "block_x" },
@@ -80,24 +84,24 @@ static const struct rec_index idx_fields[] = {
 	{ offsetof(struct idx, k_ssmem), R_KERNEL, "static_smem" },
 	{ offsetof(struct idx, k_dsmem), R_KERNEL, "dynamic_smem" },
 	{ offsetof(struct idx, k_smem), R_KERNEL, "shared_mem" },
-	{ offsetof(struct idx, c_start), R_MEMCPY, "start" },
-	{ offsetof(struct idx, c_end), R_MEMCPY, "end" },
-	{ offsetof(struct idx, c_device), R_MEMCPY, "device" },
-	{ offsetof(struct idx, c_context), R_MEMCPY, "context" },
-	{ offsetof(struct idx, c_stream), R_MEMCPY, "stream" },
-	{ offsetof(struct idx, c_corr), R_MEMCPY, "correlation" },
+	{ offsetof(struct idx, c.start), R_MEMCPY, "start" },
+	{ offsetof(struct idx, c.end), R_MEMCPY, "end" },
+	{ offsetof(struct idx, c.device), R_MEMCPY, "device" },
+	{ offsetof(struct idx, c.context), R_MEMCPY, "context" },
+	{ offsetof(struct idx, c.stream), R_MEMCPY, "stream" },
+	{ offsetof(struct idx, c.corr), R_MEMCPY, "correlation" },
 	{ offsetof(struct idx, c_kind), R_MEMCPY, "kind" },
 	{ offsetof(struct idx, c_src), R_MEMCPY, "src_kind" },
 	{ offsetof(struct idx, c_dst), R_MEMCPY, "dst_kind" },
 	{ offsetof(struct idx, c_bytes), R_MEMCPY, "bytes" },
 	{ offsetof(struct idx, c_srcdev), R_MEMCPY, "src_device" },
 	{ offsetof(struct idx, c_dstdev), R_MEMCPY, "dst_device" },
-	{ offsetof(struct idx, s_start), R_MEMSET, "start" },
-	{ offsetof(struct idx, s_end), R_MEMSET, "end" },
-	{ offsetof(struct idx, s_device), R_MEMSET, "device" },
-	{ offsetof(struct idx, s_context), R_MEMSET, "context" },
-	{ offsetof(struct idx, s_stream), R_MEMSET, "stream" },
-	{ offsetof(struct idx, s_corr), R_MEMSET, "correlation" },
+	{ offsetof(struct idx, s.start), R_MEMSET, "start" },
+	{ offsetof(struct idx, s.end), R_MEMSET, "end" },
+	{ offsetof(struct idx, s.device), R_MEMSET, "device" },
+	{ offsetof(struct idx, s.context), R_MEMSET, "context" },
+	{ offsetof(struct idx, s.stream), R_MEMSET, "stream" },
+	{ offsetof(struct idx, s.corr), R_MEMSET, "correlation" },
 	{ offsetof(struct idx, s_bytes), R_MEMSET, "bytes" },
 	{ offsetof(struct idx, s_kind), R_MEMSET, "mem_kind" },
 	{ offsetof(struct idx, y_start), R_SYNC, "start" },
@@ -400,16 +404,20 @@ static int64_t tid_num(const struct json_doc *d, const struct jnode *ev, int64_t
 	return len && !parse_i64(s, len, &v) ? v : def;
 }
 
-/* The device of a GPU event: args "device", else "inDevice" (peer copies), else the pid. */
-static int64_t device_of(const struct json_doc *d, const struct evt *e)
+/*
+ * The fields every GPU activity has: its span; the device from args "device", else "inDevice" (peer
+ * copies), else the pid; the context from "context", else "inContext"; the stream from "stream", else the
+ * tid; the correlation id.
+ */
+static void put_gpu(const struct json_doc *d, const struct evt *e, struct value *v, const struct gpu_idx *g)
 {
-	return arg_i64(d, e->args, "device", arg_i64(d, e->args, "inDevice", arg_i64(d, e->ev, "pid", 0)));
-}
-
-/* The stream of a GPU event: args "stream", else the tid. */
-static int64_t stream_of(const struct json_doc *d, const struct evt *e)
-{
-	return arg_i64(d, e->args, "stream", tid_num(d, e->ev, 0));
+	put(v, g->start, e->start);
+	put(v, g->end, e->end);
+	put(v, g->device,
+	    arg_i64(d, e->args, "device", arg_i64(d, e->args, "inDevice", arg_i64(d, e->ev, "pid", 0))));
+	put(v, g->context, arg_i64(d, e->args, "context", arg_i64(d, e->args, "inContext", 0)));
+	put(v, g->stream, arg_i64(d, e->args, "stream", tid_num(d, e->ev, 0)));
+	put(v, g->corr, arg_i64(d, e->args, "correlation", 0));
 }
 
 static int read_kernel(struct state *st, const struct evt *e, int param)
@@ -419,12 +427,7 @@ static int read_kernel(struct state *st, const struct evt *e, int param)
 	struct value *v = blank(st, R_KERNEL);
 	int i;
 	(void)param;
-	put(v, x->k_start, e->start);
-	put(v, x->k_end, e->end);
-	put(v, x->k_device, device_of(d, e));
-	put(v, x->k_context, arg_i64(d, e->args, "context", 0));
-	put(v, x->k_stream, stream_of(d, e));
-	put(v, x->k_corr, arg_i64(d, e->args, "correlation", 0));
+	put_gpu(d, e, v, &x->k);
 	put(v, x->k_name, str_id(st, e->name));
 	for (i = 0; i < 3; i++) {
 		dim(d, e->args, "grid", i, v, x->k_grid + i);
@@ -446,12 +449,7 @@ static int read_memcpy(struct state *st, const struct evt *e, int param)
 	int src, dst, k = copy_kind(e->name);
 	(void)param;
 	copy_sides(e->name, &src, &dst);
-	put(v, x->c_start, e->start);
-	put(v, x->c_end, e->end);
-	put(v, x->c_device, device_of(d, e));
-	put(v, x->c_context, arg_i64(d, e->args, "context", arg_i64(d, e->args, "inContext", 0)));
-	put(v, x->c_stream, stream_of(d, e));
-	put(v, x->c_corr, arg_i64(d, e->args, "correlation", 0));
+	put_gpu(d, e, v, &x->c);
 	put(v, x->c_kind, k ? k : kind ? copy_kind(kind) : 0);
 	put(v, x->c_src, src);
 	put(v, x->c_dst, dst);
@@ -470,12 +468,7 @@ static int read_memset(struct state *st, const struct evt *e, int param)
 	struct value *v = blank(st, R_MEMSET);
 	const char *open = strchr(e->name, '(');
 	(void)param;
-	put(v, x->s_start, e->start);
-	put(v, x->s_end, e->end);
-	put(v, x->s_device, device_of(d, e));
-	put(v, x->s_context, arg_i64(d, e->args, "context", 0));
-	put(v, x->s_stream, stream_of(d, e));
-	put(v, x->s_corr, arg_i64(d, e->args, "correlation", 0));
+	put_gpu(d, e, v, &x->s);
 	put(v, x->s_bytes, arg_i64(d, e->args, "bytes", 0));
 	put(v, x->s_kind, open ? mem_kind(open + 1, strcspn(open + 1, ")")) : 0);
 	return sink_add(st->sink, R_MEMSET, v);
@@ -570,10 +563,10 @@ static int read_legacy_kernel(struct state *st, const struct evt *e, int param)
 	const struct idx *x = &st->ix;
 	struct value *v = blank(st, R_KERNEL);
 	(void)param;
-	put(v, x->k_start, e->start);
-	put(v, x->k_end, e->end);
-	put(v, x->k_device, tid_num(&st->doc, e->ev, 0));
-	v[x->k_stream].null = 1;
+	put(v, x->k.start, e->start);
+	put(v, x->k.end, e->end);
+	put(v, x->k.device, tid_num(&st->doc, e->ev, 0));
+	v[x->k.stream].null = 1;
 	put(v, x->k_name, str_id(st, e->name));
 	v[x->k_ssmem].null = v[x->k_dsmem].null = 1;
 	return sink_add(st->sink, R_KERNEL, v);
