@@ -658,36 +658,35 @@ static int is_gpu_pid(const struct state *st, const char *pid)
 	return 0;
 }
 
-/* Count one event no rule reads, by its category, phase and pid. */
+static int skip_is(const struct skip *k, const char *cat, const char *ph, const char *pid)
+{
+	return !strcmp(k->cat, cat) && !strcmp(k->ph, ph) && !strcmp(k->pid, pid);
+}
+
+/* Count one event no rule reads (ev NULL: one that is not a JSON object), by its category, phase and pid. */
 static void skip(struct state *st, const struct jnode *ev)
 {
 	const struct json_doc *d = &st->doc;
 	char cat[128], ph[8], pid[64];
-	struct skip *k;
-	size_t i;
+	size_t i = st->last_skip;
 	st->n_other++;
 	member_text(d, ev, "cat", cat, sizeof(cat));
 	member_text(d, ev, "ph", ph, sizeof(ph));
 	member_text(d, ev, "pid", pid, sizeof(pid));
-	/* Runs of one kind are common: try the last entry first. */
-	for (i = 0; i <= st->nskips; i++) {
-		size_t j = i ? i - 1 : st->last_skip;
-		if (j >= st->nskips)
-			continue;
-		k = &st->skips[j];
-		if (!strcmp(k->cat, cat) && !strcmp(k->ph, ph) && !strcmp(k->pid, pid)) {
-			k->n++;
-			st->last_skip = j;
-			return;
-		}
+	/* Runs of one kind are common: the last entry first, then all. */
+	if (i >= st->nskips || !skip_is(&st->skips[i], cat, ph, pid))
+		for (i = 0; i < st->nskips && !skip_is(&st->skips[i], cat, ph, pid); i++)
+			;
+	if (i == st->nskips) {
+		grow_array((void **)&st->skips, &st->skips_alloc, st->nskips + 1, sizeof(*st->skips));
+		st->skips[i].cat = xstrdup(cat);
+		st->skips[i].ph = xstrdup(ph);
+		st->skips[i].pid = xstrdup(pid);
+		st->skips[i].n = 0;
+		st->nskips++;
 	}
-	grow_array((void **)&st->skips, &st->skips_alloc, st->nskips + 1, sizeof(*st->skips));
-	k = &st->skips[st->nskips];
-	k->cat = xstrdup(cat);
-	k->ph = xstrdup(ph);
-	k->pid = xstrdup(pid);
-	k->n = 1;
-	st->last_skip = st->nskips++;
+	st->skips[i].n++;
+	st->last_skip = i;
 }
 
 /* A metadata event: a process labelled "GPU n" (or named so) is a GPU. */
@@ -721,7 +720,7 @@ static int event(struct state *st, struct buf *text)
 	int rc;
 
 	if (json_parse(d, text->s, text->len) || json_root(d)->type != J_OBJECT) {
-		st->n_other++;
+		skip(st, NULL);	/* counted and stored like any other unread event */
 		return 0;
 	}
 	ev = json_root(d);
