@@ -172,20 +172,26 @@ static void put(struct value *v, int i, int64_t x)
 	v[i].i = x;
 }
 
-/* An integer member of obj (numbers, and numeric strings as ROCm writes them); def when absent. */
-static int64_t arg_i64(const struct json_doc *d, const struct jnode *obj, const char *key, int64_t def)
+/* An integer member of obj (numbers, and numeric strings as ROCm writes them) into *out; -1 when absent. */
+static int arg_num(const struct json_doc *d, const struct jnode *obj, const char *key, int64_t *out)
 {
 	const struct jnode *n = obj ? json_get(d, obj, key) : NULL;
-	int64_t v;
 	if (!n)
-		return def;
+		return -1;
 	if (n->type == J_INT)
-		return n->u.i;
-	if (n->type == J_REAL)
-		return (int64_t)n->num;
-	if (n->type == J_STRING && !parse_i64(n->u.s, n->len, &v))
-		return v;
-	return def;
+		*out = n->u.i;
+	else if (n->type == J_REAL)
+		*out = (int64_t)n->num;
+	else if (n->type != J_STRING || parse_i64(n->u.s, n->len, out))
+		return -1;
+	return 0;
+}
+
+/* arg_num's integer, def when absent. */
+static int64_t arg_i64(const struct json_doc *d, const struct jnode *obj, const char *key, int64_t def)
+{
+	int64_t v;
+	return arg_num(d, obj, key, &v) ? def : v;
 }
 
 /* Member i (0..2) of a [x, y, z] array into v[f] (NULL when absent). */
@@ -206,13 +212,7 @@ static void dim(const struct json_doc *d, const struct jnode *obj, const char *k
 /* An integer member of obj into v[f], NULL when absent or not a number. */
 static void put_arg(const struct json_doc *d, const struct jnode *obj, const char *key, struct value *v, int f)
 {
-	const struct jnode *n = obj ? json_get(d, obj, key) : NULL;
-	v[f].null = 1;
-	if (n && (n->type == J_INT || n->type == J_REAL || (n->type == J_STRING && !parse_i64(n->u.s, n->len, &v[f].i)))) {
-		v[f].null = 0;
-		if (n->type != J_STRING)
-			v[f].i = arg_i64(d, obj, key, 0);
-	}
+	v[f].null = arg_num(d, obj, key, &v[f].i) != 0;
 }
 
 static int64_t str_id(struct state *st, const char *s)
@@ -411,12 +411,18 @@ static int64_t tid_num(const struct json_doc *d, const struct jnode *ev, int64_t
  */
 static void put_gpu(const struct json_doc *d, const struct evt *e, struct value *v, const struct gpu_idx *g)
 {
+	int64_t device, context, stream;
+	if (arg_num(d, e->args, "device", &device) && arg_num(d, e->args, "inDevice", &device))
+		device = arg_i64(d, e->ev, "pid", 0);
+	if (arg_num(d, e->args, "context", &context))
+		context = arg_i64(d, e->args, "inContext", 0);
+	if (arg_num(d, e->args, "stream", &stream))
+		stream = tid_num(d, e->ev, 0);
 	put(v, g->start, e->start);
 	put(v, g->end, e->end);
-	put(v, g->device,
-	    arg_i64(d, e->args, "device", arg_i64(d, e->args, "inDevice", arg_i64(d, e->ev, "pid", 0))));
-	put(v, g->context, arg_i64(d, e->args, "context", arg_i64(d, e->args, "inContext", 0)));
-	put(v, g->stream, arg_i64(d, e->args, "stream", tid_num(d, e->ev, 0)));
+	put(v, g->device, device);
+	put(v, g->context, context);
+	put(v, g->stream, stream);
 	put(v, g->corr, arg_i64(d, e->args, "correlation", 0));
 }
 
