@@ -636,9 +636,11 @@ static int gpu_category(const char *cat)
 static void member_text(const struct json_doc *d, const struct jnode *obj, const char *key, char *out, size_t n)
 {
 	const struct jnode *v = obj ? json_get(d, obj, key) : NULL;
-	if (v && v->type == J_STRING)
-		snprintf(out, n, "%s", v->u.s);
-	else if (v && v->type == J_INT)
+	if (v && v->type == J_STRING) {
+		size_t len = v->len < n ? v->len : n - 1;
+		memcpy(out, v->u.s, len);
+		out[len] = '\0';
+	} else if (v && v->type == J_INT)
 		snprintf(out, n, "%lld", (long long)v->u.i);
 	else
 		out[0] = '\0';
@@ -669,16 +671,18 @@ static int skip_is(const struct skip *k, const char *cat, const char *ph, const 
 	return !strcmp(k->cat, cat) && !strcmp(k->ph, ph) && !strcmp(k->pid, pid);
 }
 
-/* Count one event no rule reads (ev NULL: one that is not a JSON object), by its category, phase and pid. */
-static void skip(struct state *st, const struct jnode *ev)
+/*
+ * Count one event no rule reads (ev NULL: one that is not a JSON object), by its category, phase and pid
+ * (its text, from the caller).
+ */
+static void skip(struct state *st, const struct jnode *ev, const char *pid)
 {
 	const struct json_doc *d = &st->doc;
-	char cat[128], ph[8], pid[64];
+	char cat[128], ph[8];
 	size_t i = st->last_skip;
 	st->n_other++;
 	member_text(d, ev, "cat", cat, sizeof(cat));
 	member_text(d, ev, "ph", ph, sizeof(ph));
-	member_text(d, ev, "pid", pid, sizeof(pid));
 	/* Runs of one kind are common: the last entry first, then all. */
 	if (i >= st->nskips || !skip_is(&st->skips[i], cat, ph, pid))
 		for (i = 0; i < st->nskips && !skip_is(&st->skips[i], cat, ph, pid); i++)
@@ -695,21 +699,18 @@ static void skip(struct state *st, const struct jnode *ev)
 	st->last_skip = i;
 }
 
-/* A metadata event: a process labelled "GPU n" (or named so) is a GPU. */
-static void metadata(struct state *st, const struct jnode *ev, const struct jnode *args, const char *name)
+/* A metadata event of process pid (its text): a process labelled "GPU n" (or named so) is a GPU. */
+static void metadata(struct state *st, const struct jnode *args, const char *name, const char *pid)
 {
 	const char *label = NULL;
-	char pid[64];
 	if (!args)
 		return;
 	if (!strcmp(name, "process_labels"))
 		label = json_get_str(&st->doc, args, "labels");
 	else if (!strcmp(name, "process_name"))
 		label = json_get_str(&st->doc, args, "name");
-	if (!label || strncmp(label, "GPU", 3))
-		return;
-	member_text(&st->doc, ev, "pid", pid, sizeof(pid));
-	add_gpu_pid(st, pid);
+	if (label && !strncmp(label, "GPU", 3))
+		add_gpu_pid(st, pid);
 }
 
 /* One trace event. Returns 0 (also for events it skips), 1 when the process is skipped, -1 on failure. */
@@ -726,30 +727,31 @@ static int event(struct state *st, struct buf *text)
 	int rc;
 
 	if (json_parse(d, text->s, text->len) || json_root(d)->type != J_OBJECT) {
-		skip(st, NULL);	/* counted and stored like any other unread event */
+		skip(st, NULL, "");	/* counted and stored like any other unread event */
 		return 0;
 	}
 	ev = json_root(d);
+	member_text(d, ev, "pid", pid, sizeof(pid));
 	ph = json_get_str(d, ev, "ph");
 	name = json_get_str(d, ev, "name");
 	args = json_get(d, ev, "args");
 	if (args && args->type != J_OBJECT)
 		args = NULL;
 	if (!ph || !name) {
-		skip(st, ev);
+		skip(st, ev, pid);
 		return 0;
 	}
 	st->events_seen = 1;
 	if ((rc = begin(st)))
 		return rc;
 	if (!strcmp(ph, "M"))
-		metadata(st, ev, args, name);
+		metadata(st, args, name, pid);
 	if (!strcmp(ph, "i") && !strcmp(name, "[memory]")) {
 		int64_t bytes = arg_i64(d, args, "Bytes", 0), ts;
 		const struct jnode *t = json_get(d, ev, "ts");
 		if (arg_i64(d, args, "Device Type", 0) != 1 || !t || json_decimal_scaled(t, 3, &ts) ||
 		    __builtin_add_overflow(ts, st->base, &ts)) {
-			skip(st, ev);	/* CPU memory, or no time (or none that fits) */
+			skip(st, ev, pid);	/* CPU memory, or no time (or none that fits) */
 			return 0;
 		}
 		v = blank(st, R_MEMORY);
@@ -772,9 +774,8 @@ static int event(struct state *st, struct buf *text)
 	e.args = args;
 	e.name = name;
 	e.cat = json_get_str(d, ev, "cat");
-	member_text(d, ev, "pid", pid, sizeof(pid));
 	if (strcmp(ph, "X") || !(rule = cat_rule(e.cat, pid)) || span(st, ev, &e.start, &e.end)) {
-		skip(st, ev);
+		skip(st, ev, pid);
 		return 0;
 	}
 	if (rule->type == R_KERNEL || rule->type == R_MEMCPY || rule->type == R_MEMSET)
