@@ -22,13 +22,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Column indices of the fields every GPU activity (kernel, memcpy, memset) has. */
+struct gpu_idx {
+	int start, end, device, context, stream, corr;
+};
+
 /* Column indices of the fields this reader fills, looked up once. */
 struct idx {
-	int k_start, k_end, k_device, k_context, k_stream, k_corr, k_name, k_grid, k_block, k_regs, k_ssmem,
-	    k_dsmem, k_smem;
-	int c_start, c_end, c_device, c_context, c_stream, c_corr, c_kind, c_src, c_dst, c_bytes, c_srcdev,
-	    c_dstdev;
-	int s_start, s_end, s_device, s_context, s_stream, s_corr, s_bytes, s_kind;
+	struct gpu_idx k, c, s;	/* kernels, memcpys, memsets */
+	int k_name, k_grid, k_block, k_regs, k_ssmem, k_dsmem, k_smem;
+	int c_kind, c_src, c_dst, c_bytes, c_srcdev, c_dstdev;
+	int s_bytes, s_kind;
 	int y_start, y_end, y_device, y_context, y_stream, y_corr, y_kind, y_event;
 	int a_start, a_end, a_thread, a_corr, a_name, a_cbid, a_domain;
 	int r_start, r_end, r_thread, r_name, r_kind, r_depth;
@@ -67,12 +71,12 @@ struct skip {
 
 /* Which field of which record type each index names. */
 static const struct rec_index idx_fields[] = {
-	{ offsetof(struct idx, k_start), R_KERNEL, "start" },
-	{ offsetof(struct idx, k_end), R_KERNEL, "end" },
-	{ offsetof(struct idx, k_device), R_KERNEL, "device" },
-	{ offsetof(struct idx, k_context), R_KERNEL, "context" },
-	{ offsetof(struct idx, k_stream), R_KERNEL, "stream" },
-	{ offsetof(struct idx, k_corr), R_KERNEL, "correlation" },
+	{ offsetof(struct idx, k.start), R_KERNEL, "start" },
+	{ offsetof(struct idx, k.end), R_KERNEL, "end" },
+	{ offsetof(struct idx, k.device), R_KERNEL, "device" },
+	{ offsetof(struct idx, k.context), R_KERNEL, "context" },
+	{ offsetof(struct idx, k.stream), R_KERNEL, "stream" },
+	{ offsetof(struct idx, k.corr), R_KERNEL, "correlation" },
 	{ offsetof(struct idx, k_name), R_KERNEL, "name" },
 	{ offsetof(struct idx, k_grid), R_KERNEL, "grid_x" },
 	{ offsetof(struct idx, k_block), R_KERNEL, "block_x" },
@@ -80,24 +84,24 @@ static const struct rec_index idx_fields[] = {
 	{ offsetof(struct idx, k_ssmem), R_KERNEL, "static_smem" },
 	{ offsetof(struct idx, k_dsmem), R_KERNEL, "dynamic_smem" },
 	{ offsetof(struct idx, k_smem), R_KERNEL, "shared_mem" },
-	{ offsetof(struct idx, c_start), R_MEMCPY, "start" },
-	{ offsetof(struct idx, c_end), R_MEMCPY, "end" },
-	{ offsetof(struct idx, c_device), R_MEMCPY, "device" },
-	{ offsetof(struct idx, c_context), R_MEMCPY, "context" },
-	{ offsetof(struct idx, c_stream), R_MEMCPY, "stream" },
-	{ offsetof(struct idx, c_corr), R_MEMCPY, "correlation" },
+	{ offsetof(struct idx, c.start), R_MEMCPY, "start" },
+	{ offsetof(struct idx, c.end), R_MEMCPY, "end" },
+	{ offsetof(struct idx, c.device), R_MEMCPY, "device" },
+	{ offsetof(struct idx, c.context), R_MEMCPY, "context" },
+	{ offsetof(struct idx, c.stream), R_MEMCPY, "stream" },
+	{ offsetof(struct idx, c.corr), R_MEMCPY, "correlation" },
 	{ offsetof(struct idx, c_kind), R_MEMCPY, "kind" },
 	{ offsetof(struct idx, c_src), R_MEMCPY, "src_kind" },
 	{ offsetof(struct idx, c_dst), R_MEMCPY, "dst_kind" },
 	{ offsetof(struct idx, c_bytes), R_MEMCPY, "bytes" },
 	{ offsetof(struct idx, c_srcdev), R_MEMCPY, "src_device" },
 	{ offsetof(struct idx, c_dstdev), R_MEMCPY, "dst_device" },
-	{ offsetof(struct idx, s_start), R_MEMSET, "start" },
-	{ offsetof(struct idx, s_end), R_MEMSET, "end" },
-	{ offsetof(struct idx, s_device), R_MEMSET, "device" },
-	{ offsetof(struct idx, s_context), R_MEMSET, "context" },
-	{ offsetof(struct idx, s_stream), R_MEMSET, "stream" },
-	{ offsetof(struct idx, s_corr), R_MEMSET, "correlation" },
+	{ offsetof(struct idx, s.start), R_MEMSET, "start" },
+	{ offsetof(struct idx, s.end), R_MEMSET, "end" },
+	{ offsetof(struct idx, s.device), R_MEMSET, "device" },
+	{ offsetof(struct idx, s.context), R_MEMSET, "context" },
+	{ offsetof(struct idx, s.stream), R_MEMSET, "stream" },
+	{ offsetof(struct idx, s.corr), R_MEMSET, "correlation" },
 	{ offsetof(struct idx, s_bytes), R_MEMSET, "bytes" },
 	{ offsetof(struct idx, s_kind), R_MEMSET, "mem_kind" },
 	{ offsetof(struct idx, y_start), R_SYNC, "start" },
@@ -168,20 +172,26 @@ static void put(struct value *v, int i, int64_t x)
 	v[i].i = x;
 }
 
-/* An integer member of obj (numbers, and numeric strings as ROCm writes them); def when absent. */
-static int64_t arg_i64(const struct json_doc *d, const struct jnode *obj, const char *key, int64_t def)
+/* An integer member of obj (numbers, and numeric strings as ROCm writes them) into *out; -1 when absent. */
+static int arg_num(const struct json_doc *d, const struct jnode *obj, const char *key, int64_t *out)
 {
 	const struct jnode *n = obj ? json_get(d, obj, key) : NULL;
-	int64_t v;
 	if (!n)
-		return def;
+		return -1;
 	if (n->type == J_INT)
-		return n->u.i;
-	if (n->type == J_REAL)
-		return (int64_t)n->num;
-	if (n->type == J_STRING && !parse_i64(n->u.s, n->len, &v))
-		return v;
-	return def;
+		*out = n->u.i;
+	else if (n->type == J_REAL)
+		*out = (int64_t)n->num;
+	else if (n->type != J_STRING || parse_i64(n->u.s, n->len, out))
+		return -1;
+	return 0;
+}
+
+/* arg_num's integer, def when absent. */
+static int64_t arg_i64(const struct json_doc *d, const struct jnode *obj, const char *key, int64_t def)
+{
+	int64_t v;
+	return arg_num(d, obj, key, &v) ? def : v;
 }
 
 /* Member i (0..2) of a [x, y, z] array into v[f] (NULL when absent). */
@@ -202,13 +212,7 @@ static void dim(const struct json_doc *d, const struct jnode *obj, const char *k
 /* An integer member of obj into v[f], NULL when absent or not a number. */
 static void put_arg(const struct json_doc *d, const struct jnode *obj, const char *key, struct value *v, int f)
 {
-	const struct jnode *n = obj ? json_get(d, obj, key) : NULL;
-	v[f].null = 1;
-	if (n && (n->type == J_INT || n->type == J_REAL || (n->type == J_STRING && !parse_i64(n->u.s, n->len, &v[f].i)))) {
-		v[f].null = 0;
-		if (n->type != J_STRING)
-			v[f].i = arg_i64(d, obj, key, 0);
-	}
+	v[f].null = arg_num(d, obj, key, &v[f].i) != 0;
 }
 
 static int64_t str_id(struct state *st, const char *s)
@@ -400,16 +404,26 @@ static int64_t tid_num(const struct json_doc *d, const struct jnode *ev, int64_t
 	return len && !parse_i64(s, len, &v) ? v : def;
 }
 
-/* The device of a GPU event: args "device", else "inDevice" (peer copies), else the pid. */
-static int64_t device_of(const struct json_doc *d, const struct evt *e)
+/*
+ * The fields every GPU activity has: its span; the device from args "device", else "inDevice" (peer
+ * copies), else the pid; the context from "context", else "inContext"; the stream from "stream", else the
+ * tid; the correlation id.
+ */
+static void put_gpu(const struct json_doc *d, const struct evt *e, struct value *v, const struct gpu_idx *g)
 {
-	return arg_i64(d, e->args, "device", arg_i64(d, e->args, "inDevice", arg_i64(d, e->ev, "pid", 0)));
-}
-
-/* The stream of a GPU event: args "stream", else the tid. */
-static int64_t stream_of(const struct json_doc *d, const struct evt *e)
-{
-	return arg_i64(d, e->args, "stream", tid_num(d, e->ev, 0));
+	int64_t device, context, stream;
+	if (arg_num(d, e->args, "device", &device) && arg_num(d, e->args, "inDevice", &device))
+		device = arg_i64(d, e->ev, "pid", 0);
+	if (arg_num(d, e->args, "context", &context))
+		context = arg_i64(d, e->args, "inContext", 0);
+	if (arg_num(d, e->args, "stream", &stream))
+		stream = tid_num(d, e->ev, 0);
+	put(v, g->start, e->start);
+	put(v, g->end, e->end);
+	put(v, g->device, device);
+	put(v, g->context, context);
+	put(v, g->stream, stream);
+	put(v, g->corr, arg_i64(d, e->args, "correlation", 0));
 }
 
 static int read_kernel(struct state *st, const struct evt *e, int param)
@@ -419,12 +433,7 @@ static int read_kernel(struct state *st, const struct evt *e, int param)
 	struct value *v = blank(st, R_KERNEL);
 	int i;
 	(void)param;
-	put(v, x->k_start, e->start);
-	put(v, x->k_end, e->end);
-	put(v, x->k_device, device_of(d, e));
-	put(v, x->k_context, arg_i64(d, e->args, "context", 0));
-	put(v, x->k_stream, stream_of(d, e));
-	put(v, x->k_corr, arg_i64(d, e->args, "correlation", 0));
+	put_gpu(d, e, v, &x->k);
 	put(v, x->k_name, str_id(st, e->name));
 	for (i = 0; i < 3; i++) {
 		dim(d, e->args, "grid", i, v, x->k_grid + i);
@@ -446,12 +455,7 @@ static int read_memcpy(struct state *st, const struct evt *e, int param)
 	int src, dst, k = copy_kind(e->name);
 	(void)param;
 	copy_sides(e->name, &src, &dst);
-	put(v, x->c_start, e->start);
-	put(v, x->c_end, e->end);
-	put(v, x->c_device, device_of(d, e));
-	put(v, x->c_context, arg_i64(d, e->args, "context", arg_i64(d, e->args, "inContext", 0)));
-	put(v, x->c_stream, stream_of(d, e));
-	put(v, x->c_corr, arg_i64(d, e->args, "correlation", 0));
+	put_gpu(d, e, v, &x->c);
 	put(v, x->c_kind, k ? k : kind ? copy_kind(kind) : 0);
 	put(v, x->c_src, src);
 	put(v, x->c_dst, dst);
@@ -470,12 +474,7 @@ static int read_memset(struct state *st, const struct evt *e, int param)
 	struct value *v = blank(st, R_MEMSET);
 	const char *open = strchr(e->name, '(');
 	(void)param;
-	put(v, x->s_start, e->start);
-	put(v, x->s_end, e->end);
-	put(v, x->s_device, device_of(d, e));
-	put(v, x->s_context, arg_i64(d, e->args, "context", 0));
-	put(v, x->s_stream, stream_of(d, e));
-	put(v, x->s_corr, arg_i64(d, e->args, "correlation", 0));
+	put_gpu(d, e, v, &x->s);
 	put(v, x->s_bytes, arg_i64(d, e->args, "bytes", 0));
 	put(v, x->s_kind, open ? mem_kind(open + 1, strcspn(open + 1, ")")) : 0);
 	return sink_add(st->sink, R_MEMSET, v);
@@ -570,10 +569,10 @@ static int read_legacy_kernel(struct state *st, const struct evt *e, int param)
 	const struct idx *x = &st->ix;
 	struct value *v = blank(st, R_KERNEL);
 	(void)param;
-	put(v, x->k_start, e->start);
-	put(v, x->k_end, e->end);
-	put(v, x->k_device, tid_num(&st->doc, e->ev, 0));
-	v[x->k_stream].null = 1;
+	put(v, x->k.start, e->start);
+	put(v, x->k.end, e->end);
+	put(v, x->k.device, tid_num(&st->doc, e->ev, 0));
+	v[x->k.stream].null = 1;
 	put(v, x->k_name, str_id(st, e->name));
 	v[x->k_ssmem].null = v[x->k_dsmem].null = 1;
 	return sink_add(st->sink, R_KERNEL, v);
@@ -637,9 +636,11 @@ static int gpu_category(const char *cat)
 static void member_text(const struct json_doc *d, const struct jnode *obj, const char *key, char *out, size_t n)
 {
 	const struct jnode *v = obj ? json_get(d, obj, key) : NULL;
-	if (v && v->type == J_STRING)
-		snprintf(out, n, "%s", v->u.s);
-	else if (v && v->type == J_INT)
+	if (v && v->type == J_STRING) {
+		size_t len = v->len < n ? v->len : n - 1;
+		memcpy(out, v->u.s, len);
+		out[len] = '\0';
+	} else if (v && v->type == J_INT)
 		snprintf(out, n, "%lld", (long long)v->u.i);
 	else
 		out[0] = '\0';
@@ -665,53 +666,51 @@ static int is_gpu_pid(const struct state *st, const char *pid)
 	return 0;
 }
 
-/* Count one event no rule reads, by its category, phase and pid. */
-static void skip(struct state *st, const struct jnode *ev)
+static int skip_is(const struct skip *k, const char *cat, const char *ph, const char *pid)
+{
+	return !strcmp(k->cat, cat) && !strcmp(k->ph, ph) && !strcmp(k->pid, pid);
+}
+
+/*
+ * Count one event no rule reads (ev NULL: one that is not a JSON object), by its category, phase and pid
+ * (its text, from the caller).
+ */
+static void skip(struct state *st, const struct jnode *ev, const char *pid)
 {
 	const struct json_doc *d = &st->doc;
-	char cat[128], ph[8], pid[64];
-	struct skip *k;
-	size_t i;
+	char cat[128], ph[8];
+	size_t i = st->last_skip;
 	st->n_other++;
 	member_text(d, ev, "cat", cat, sizeof(cat));
 	member_text(d, ev, "ph", ph, sizeof(ph));
-	member_text(d, ev, "pid", pid, sizeof(pid));
-	/* Runs of one kind are common: try the last entry first. */
-	for (i = 0; i <= st->nskips; i++) {
-		size_t j = i ? i - 1 : st->last_skip;
-		if (j >= st->nskips)
-			continue;
-		k = &st->skips[j];
-		if (!strcmp(k->cat, cat) && !strcmp(k->ph, ph) && !strcmp(k->pid, pid)) {
-			k->n++;
-			st->last_skip = j;
-			return;
-		}
+	/* Runs of one kind are common: the last entry first, then all. */
+	if (i >= st->nskips || !skip_is(&st->skips[i], cat, ph, pid))
+		for (i = 0; i < st->nskips && !skip_is(&st->skips[i], cat, ph, pid); i++)
+			;
+	if (i == st->nskips) {
+		grow_array((void **)&st->skips, &st->skips_alloc, st->nskips + 1, sizeof(*st->skips));
+		st->skips[i].cat = xstrdup(cat);
+		st->skips[i].ph = xstrdup(ph);
+		st->skips[i].pid = xstrdup(pid);
+		st->skips[i].n = 0;
+		st->nskips++;
 	}
-	grow_array((void **)&st->skips, &st->skips_alloc, st->nskips + 1, sizeof(*st->skips));
-	k = &st->skips[st->nskips];
-	k->cat = xstrdup(cat);
-	k->ph = xstrdup(ph);
-	k->pid = xstrdup(pid);
-	k->n = 1;
-	st->last_skip = st->nskips++;
+	st->skips[i].n++;
+	st->last_skip = i;
 }
 
-/* A metadata event: a process labelled "GPU n" (or named so) is a GPU. */
-static void metadata(struct state *st, const struct jnode *ev, const struct jnode *args, const char *name)
+/* A metadata event of process pid (its text): a process labelled "GPU n" (or named so) is a GPU. */
+static void metadata(struct state *st, const struct jnode *args, const char *name, const char *pid)
 {
 	const char *label = NULL;
-	char pid[64];
 	if (!args)
 		return;
 	if (!strcmp(name, "process_labels"))
 		label = json_get_str(&st->doc, args, "labels");
 	else if (!strcmp(name, "process_name"))
 		label = json_get_str(&st->doc, args, "name");
-	if (!label || strncmp(label, "GPU", 3))
-		return;
-	member_text(&st->doc, ev, "pid", pid, sizeof(pid));
-	add_gpu_pid(st, pid);
+	if (label && !strncmp(label, "GPU", 3))
+		add_gpu_pid(st, pid);
 }
 
 /* One trace event. Returns 0 (also for events it skips), 1 when the process is skipped, -1 on failure. */
@@ -728,30 +727,31 @@ static int event(struct state *st, struct buf *text)
 	int rc;
 
 	if (json_parse(d, text->s, text->len) || json_root(d)->type != J_OBJECT) {
-		st->n_other++;
+		skip(st, NULL, "");	/* counted and stored like any other unread event */
 		return 0;
 	}
 	ev = json_root(d);
+	member_text(d, ev, "pid", pid, sizeof(pid));
 	ph = json_get_str(d, ev, "ph");
 	name = json_get_str(d, ev, "name");
 	args = json_get(d, ev, "args");
 	if (args && args->type != J_OBJECT)
 		args = NULL;
 	if (!ph || !name) {
-		skip(st, ev);
+		skip(st, ev, pid);
 		return 0;
 	}
 	st->events_seen = 1;
 	if ((rc = begin(st)))
 		return rc;
 	if (!strcmp(ph, "M"))
-		metadata(st, ev, args, name);
+		metadata(st, args, name, pid);
 	if (!strcmp(ph, "i") && !strcmp(name, "[memory]")) {
 		int64_t bytes = arg_i64(d, args, "Bytes", 0), ts;
 		const struct jnode *t = json_get(d, ev, "ts");
 		if (arg_i64(d, args, "Device Type", 0) != 1 || !t || json_decimal_scaled(t, 3, &ts) ||
 		    __builtin_add_overflow(ts, st->base, &ts)) {
-			skip(st, ev);	/* CPU memory, or no time (or none that fits) */
+			skip(st, ev, pid);	/* CPU memory, or no time (or none that fits) */
 			return 0;
 		}
 		v = blank(st, R_MEMORY);
@@ -774,9 +774,8 @@ static int event(struct state *st, struct buf *text)
 	e.args = args;
 	e.name = name;
 	e.cat = json_get_str(d, ev, "cat");
-	member_text(d, ev, "pid", pid, sizeof(pid));
 	if (strcmp(ph, "X") || !(rule = cat_rule(e.cat, pid)) || span(st, ev, &e.start, &e.end)) {
-		skip(st, ev);
+		skip(st, ev, pid);
 		return 0;
 	}
 	if (rule->type == R_KERNEL || rule->type == R_MEMCPY || rule->type == R_MEMSET)

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <zlib.h>
@@ -185,6 +186,7 @@ int main(int argc, char **argv)
 	};
 	const char *out = NULL, *format = NULL;
 	struct reader_opts ro = { NULL };
+	const struct reader **picked;	/* the reader of each input */
 	struct sink *sink;
 	sqlite3 *db;
 	int c, i, status = EXIT_OK, reindex = 0;
@@ -208,18 +210,24 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	/* Every input's reader first (each file sniffed once), so that an unknown one changes nothing. */
+	picked = xcalloc((size_t)(argc - optind) + 1, sizeof(*picked));
 	for (i = optind; i < argc; i++)
-		if (!pick_reader(argv[i], format))
+		if (!(picked[i - optind] = pick_reader(argv[i], format))) {
+			free(picked);
 			return format ? EXIT_USAGE : EXIT_DATA;
-	if (!(db = db_open(out, DB_WRITE)))
+		}
+	if (!(db = db_open(out, DB_WRITE))) {
+		free(picked);
 		return db_refused() ? EXIT_DATA : EXIT_SYSTEM;	/* not ours, or a newer schema */
+	}
 	if (!(sink = sink_open(db))) {
+		free(picked);
 		db_close(db);
 		return EXIT_SYSTEM;
 	}
 	for (i = optind; i < argc && status != EXIT_SYSTEM; i++) {
-		const struct reader *r = pick_reader(argv[i], format);
-		int rc = r->ingest(sink, argv[i], &ro);
+		int rc = picked[i - optind]->ingest(sink, argv[i], &ro);
 		if (rc > status)
 			status = rc;
 	}
@@ -230,6 +238,7 @@ int main(int argc, char **argv)
 		else
 			info("%s: rebuilt the column chunks of %lld session%s", out, (long long)n, n == 1 ? "" : "s");
 	}
+	free(picked);
 	sink_free(sink);
 	db_close(db);
 	info("%s: done in %.2f s%s", out, (now_ns() - t0) / 1e9,

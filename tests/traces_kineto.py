@@ -379,6 +379,27 @@ def layouts(tmp):
           "8 other events skipped ((no category) M 2, KERNEL X 2, cpu_op X 1, gpu_op_v9 X 1, ...)" in r.stderr, True)
 
 
+def unreadable_events(tmp):
+    """Elements of "traceEvents" that are not event objects (a number, a string, an object that does not
+    parse) are counted like any other unread event: in ingest_skipped (no category, no phase) and on the
+    closing line, so that the counts add up to every element."""
+    path, db = os.path.join(tmp, "unreadable.json"), os.path.join(tmp, "unreadable.db")
+    with open(path, "w") as f:
+        f.write('{"schemaVersion": 1, "traceEvents": [1, "x", {"ph": 1e999e}, {"ph": "X", "cat": "kernel", '
+                '"name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"stream": 7}}, '
+                '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 1}]}')
+    r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), path, "-o", db], capture_output=True, text=True)
+    check("unreadable events: exit", r.returncode, 0)
+    check("unreadable events: the closing line counts them",
+          "4 other events skipped ((no category) 3, cpu_op X 1)" in r.stderr, True)
+    con = sqlite3.connect(db)
+    check("unreadable events: ingest_skipped", con.execute(
+        "SELECT category, ph, events, gpu_events FROM ingest_skipped ORDER BY category").fetchall(),
+          [("", "", 3, 0), ("cpu_op", "X", 1, 0)])
+    check("unreadable events: the kernel is read", con.execute("SELECT count(*) FROM kernels").fetchall(), [(1,)])
+    con.close()
+
+
 def migrate(tmp):
     """A database of schema version 3 (meta said 1, no user_version, no kernels.shared_mem: a Kineto total in
     static_smem, 16-column kernel chunks): analyses read it as it is, launch taking the total from static_smem;
@@ -570,6 +591,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="gpuprof-kineto-")
     try:
         layouts(tmp)
+        unreadable_events(tmp)
         migrate(tmp)
         profiler_steps(tmp)
         if not os.path.isdir(TRACES):
