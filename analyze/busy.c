@@ -221,23 +221,34 @@ fail:
 	return -1;
 }
 
+/* The figures of one (db, session), computed once: summary, devices and idle all ask in one report. */
+static struct busy_cache {
+	sqlite3 *db;
+	int64_t session;
+	struct gpu_busy *v;
+	size_t n;
+} cache;
+
 int gpu_busy_get(sqlite3 *db, const struct analysis_opts *o, struct gpu_busy **out, size_t *n)
 {
-	static sqlite3 *cached_db;
-	static int64_t cached_session;
-	static struct gpu_busy *cached;
-	static size_t ncached;
-	if (!cached || cached_db != db || cached_session != o->session) {
-		free(cached);
-		cached = NULL;
-		if (busy_compute(db, o, &cached, &ncached))
+	if (!cache.db || cache.db != db || cache.session != o->session) {
+		gpu_busy_drop(cache.db);
+		if (busy_compute(db, o, &cache.v, &cache.n))
 			return -1;
-		cached_db = db;
-		cached_session = o->session;
+		cache.db = db;
+		cache.session = o->session;
 	}
-	*out = xmalloc((ncached ? ncached : 1) * sizeof(**out));
-	if (ncached)
-		memcpy(*out, cached, ncached * sizeof(**out));
-	*n = ncached;
+	*out = xmalloc((cache.n ? cache.n : 1) * sizeof(**out));
+	if (cache.n)
+		memcpy(*out, cache.v, cache.n * sizeof(**out));
+	*n = cache.n;
 	return 0;
+}
+
+void gpu_busy_drop(sqlite3 *db)
+{
+	if (!db || cache.db != db)
+		return;
+	free(cache.v);
+	memset(&cache, 0, sizeof(cache));
 }
