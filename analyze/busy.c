@@ -200,9 +200,7 @@ static int busy_compute(sqlite3 *db, const struct analysis_opts *o, struct gpu_b
 	}
 	gpu_load_free(&g);
 	/* Statement 1 (the copies) was the loader's; statement 2 names the declared devices. */
-	if (!(st = script_next(&sc)))
-		goto fail;
-	sqlite3_finalize(st);
+	script_skip(&sc);
 	if (!(st = script_next(&sc)))
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
