@@ -107,7 +107,10 @@ int gpu_load_read(sqlite3 *db, const struct analysis_opts *o, int streams, struc
 	for (i = 0; i < k->n; i++) {
 		size_t di = (size_t)k->dev[i];
 		size_t si = streams ? str_ix[di * k->nstreams + (size_t)k->stream[i]] : SIZE_MAX;
-		add(g, &g->dev[dev_ix[di]], si, 0, k->start[i], k->start[i] + k->dur[i]);
+		struct dev_iv *kd = &g->dev[dev_ix[di]];
+		add(g, kd, si, 0, k->start[i], k->start[i] + k->dur[i]);
+		kd->kernels++;
+		kd->kernel_ns += k->dur[i];
 	}
 	free(dev_ix);
 	free(str_ix);
@@ -174,7 +177,7 @@ static int busy_compute(sqlite3 *db, const struct analysis_opts *o, struct gpu_b
 	struct script sc = { db, embed_get("analyze/busy.sql"), o };
 	struct gpu_busy *v = NULL;
 	struct gpu_load g;
-	size_t n = 0, alloc = 0, i, j;
+	size_t n = 0, alloc = 0, i;
 	sqlite3_stmt *st;
 	int rc;
 
@@ -189,9 +192,8 @@ static int busy_compute(sqlite3 *db, const struct analysis_opts *o, struct gpu_b
 		b->first_ns = d->first;
 		b->last_ns = d->last;
 		b->span_ns = d->last - d->first;
-		b->kernels = (int64_t)d->compute.n;
-		for (j = 0; j < d->compute.n; j++)
-			b->kernel_ns += d->compute.v[j].end - d->compute.v[j].start;
+		b->kernels = d->kernels;
+		b->kernel_ns = d->kernel_ns;
 		b->kernel_busy_ns = spans_merge(&d->compute);
 		b->copy_busy_ns = spans_merge(&d->copy);
 		b->overlap_ns = spans_intersect(&d->compute, &d->copy);

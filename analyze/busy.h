@@ -46,6 +46,7 @@ struct dev_iv {
 	int64_t device;
 	struct ivlist compute, copy;
 	int64_t first, last;		/* first start and last end of both */
+	int64_t kernels, kernel_ns;	/* its kernels: count, summed duration (read per device or per stream) */
 };
 
 /* Intervals of one (device, stream), when read per stream. */
