@@ -742,8 +742,8 @@ int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 
 	tables_add(out, t);
 	table_cols(t, ranges_cols, NCOLS(ranges_cols));
-	t->note = xstrdup("GPU time: kernels launched by the range's thread while it was open (GPU style: started on "
-			  "its stream); Window: by any thread (stream) of its process");
+	t->note = xstrdup("GPU time: kernels launched by the range's thread while it was open; Window: by any thread "
+			  "of its process (GPU style: started on its stream; on any stream)");
 	if (path_groups_load(db, sql, o, 1, &pg)) {
 		path_groups_release(&pg);
 		return -1;
