@@ -107,7 +107,10 @@ int gpu_load_read(sqlite3 *db, const struct analysis_opts *o, int streams, struc
 	for (i = 0; i < k->n; i++) {
 		size_t di = (size_t)k->dev[i];
 		size_t si = streams ? str_ix[di * k->nstreams + (size_t)k->stream[i]] : SIZE_MAX;
-		add(g, &g->dev[dev_ix[di]], si, 0, k->start[i], k->start[i] + k->dur[i]);
+		struct dev_iv *kd = &g->dev[dev_ix[di]];
+		add(g, kd, si, 0, k->start[i], k->start[i] + k->dur[i]);
+		kd->kernels++;
+		kd->kernel_ns += k->dur[i];
 	}
 	free(dev_ix);
 	free(str_ix);
@@ -174,7 +177,7 @@ static int busy_compute(sqlite3 *db, const struct analysis_opts *o, struct gpu_b
 	struct script sc = { db, embed_get("analyze/busy.sql"), o };
 	struct gpu_busy *v = NULL;
 	struct gpu_load g;
-	size_t n = 0, alloc = 0, i, j;
+	size_t n = 0, alloc = 0, i;
 	sqlite3_stmt *st;
 	int rc;
 
@@ -189,9 +192,8 @@ static int busy_compute(sqlite3 *db, const struct analysis_opts *o, struct gpu_b
 		b->first_ns = d->first;
 		b->last_ns = d->last;
 		b->span_ns = d->last - d->first;
-		b->kernels = (int64_t)d->compute.n;
-		for (j = 0; j < d->compute.n; j++)
-			b->kernel_ns += d->compute.v[j].end - d->compute.v[j].start;
+		b->kernels = d->kernels;
+		b->kernel_ns = d->kernel_ns;
 		b->kernel_busy_ns = spans_merge(&d->compute);
 		b->copy_busy_ns = spans_merge(&d->copy);
 		b->overlap_ns = spans_intersect(&d->compute, &d->copy);
@@ -200,9 +202,7 @@ static int busy_compute(sqlite3 *db, const struct analysis_opts *o, struct gpu_b
 	}
 	gpu_load_free(&g);
 	/* Statement 1 (the copies) was the loader's; statement 2 names the declared devices. */
-	if (!(st = script_next(&sc)))
-		goto fail;
-	sqlite3_finalize(st);
+	script_skip(&sc);
 	if (!(st = script_next(&sc)))
 		goto fail;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
@@ -221,23 +221,34 @@ fail:
 	return -1;
 }
 
+/* The figures of one (db, session), computed once: summary, devices and idle all ask in one report. */
+static struct busy_cache {
+	sqlite3 *db;
+	int64_t session;
+	struct gpu_busy *v;
+	size_t n;
+} cache;
+
 int gpu_busy_get(sqlite3 *db, const struct analysis_opts *o, struct gpu_busy **out, size_t *n)
 {
-	static sqlite3 *cached_db;
-	static int64_t cached_session;
-	static struct gpu_busy *cached;
-	static size_t ncached;
-	if (!cached || cached_db != db || cached_session != o->session) {
-		free(cached);
-		cached = NULL;
-		if (busy_compute(db, o, &cached, &ncached))
+	if (!cache.db || cache.db != db || cache.session != o->session) {
+		gpu_busy_drop(cache.db);
+		if (busy_compute(db, o, &cache.v, &cache.n))
 			return -1;
-		cached_db = db;
-		cached_session = o->session;
+		cache.db = db;
+		cache.session = o->session;
 	}
-	*out = xmalloc((ncached ? ncached : 1) * sizeof(**out));
-	if (ncached)
-		memcpy(*out, cached, ncached * sizeof(**out));
-	*n = ncached;
+	*out = xmalloc((cache.n ? cache.n : 1) * sizeof(**out));
+	if (cache.n)
+		memcpy(*out, cache.v, cache.n * sizeof(**out));
+	*n = cache.n;
 	return 0;
+}
+
+void gpu_busy_drop(sqlite3 *db)
+{
+	if (!db || cache.db != db)
+		return;
+	free(cache.v);
+	memset(&cache, 0, sizeof(cache));
 }

@@ -34,16 +34,19 @@ struct gpu_busy {
 /*
  * Every device of the session o->session, sorted by id: those the source declared (a device that ran
  * nothing shows with active 0) and those that ran something. Computed once per (db, session) and
- * remembered, as summary, devices and idle all ask in one report. *out is the caller's to free; 0, or -1
- * with a message.
+ * remembered until gpu_busy_drop(db) (columns_drop calls it), as summary, devices and idle all ask in one
+ * report. *out is the caller's to free; 0, or -1 with a message.
  */
 int gpu_busy_get(sqlite3 *db, const struct analysis_opts *o, struct gpu_busy **out, size_t *n);
+/* Forget the figures remembered for db (before it is closed: another may open at its address). */
+void gpu_busy_drop(sqlite3 *db);
 
 /* GPU intervals of one device, split by what ran (kernels; copies and memsets). */
 struct dev_iv {
 	int64_t device;
 	struct ivlist compute, copy;
 	int64_t first, last;		/* first start and last end of both */
+	int64_t kernels, kernel_ns;	/* its kernels: count, summed duration (read per device or per stream) */
 };
 
 /* Intervals of one (device, stream), when read per stream. */

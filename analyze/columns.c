@@ -2,6 +2,7 @@
  * columns: big session tables as shared in-memory columns (see columns.h).
  */
 #include "columns.h"
+#include "busy.h"
 #include "colstore.h"
 #include "db.h"
 #include "embed.h"
@@ -592,6 +593,7 @@ const struct ccols *calls_get(sqlite3 *db, int64_t session, unsigned cols)
 void columns_drop(sqlite3 *db)
 {
 	struct colset **p = &cache;
+	gpu_busy_drop(db);	/* derived from db's kernel columns */
 	while (*p) {
 		struct colset *c = *p;
 		if (c->db == db) {
@@ -760,20 +762,4 @@ int64_t kernels_total(const struct kcols *k)
 	for (i = 0; i < k->n; i++)
 		total += k->dur[i];
 	return total;
-}
-
-void kernels_device_spans(const struct kcols *k, struct ivlist *spans)
-{
-	size_t *count = xcalloc(k->ndevices ? k->ndevices : 1, sizeof(*count)), i;
-	for (i = 0; i < k->n; i++)
-		count[k->dev[i]]++;
-	for (i = 0; i < k->ndevices; i++)
-		ivlist_reserve(&spans[i], count[i]);
-	for (i = 0; i < k->n; i++) {
-		struct ivlist *l = &spans[k->dev[i]];
-		l->v[l->n].start = k->start[i];
-		l->v[l->n].end = k->start[i] + k->dur[i];
-		l->n++;
-	}
-	free(count);
 }

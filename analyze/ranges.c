@@ -735,7 +735,7 @@ int ranges_by_path(sqlite3 *db, const char *sql, const struct analysis_opts *o, 
 
 int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
 {
-	struct table *t = table_new("ranges", "NVTX ranges by path, with the GPU time of the kernels they launched");
+	struct table *t = table_new("ranges", "NVTX ranges by path and style, with the GPU time of the kernels they launched");
 	struct path_groups pg;
 	struct group *g;
 	size_t k;
@@ -743,7 +743,7 @@ int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 	tables_add(out, t);
 	table_cols(t, ranges_cols, NCOLS(ranges_cols));
 	t->note = xstrdup("GPU time: kernels launched by the range's thread while it was open; Window: by any thread "
-			  "of its process");
+			  "of its process (GPU style: started on its stream; on any stream)");
 	if (path_groups_load(db, sql, o, 1, &pg)) {
 		path_groups_release(&pg);
 		return -1;
