@@ -482,9 +482,10 @@ static int ks_load(struct ks_cursor *c, int64_t s, int64_t **name, int64_t **dur
 	*name = *dur = NULL;
 	*n = 0;
 	for (rc = kv_advance(&k); rc == SQLITE_OK && !k.eof; rc = kv_advance(&k)) {
-		if (*n == alloc) {
+		size_t add = k.chunked ? k.n - k.i : 1;	/* a chunk's rows at once */
+		if (*n + add > alloc) {
 			int64_t *a, *b;
-			alloc = 2 * alloc + 1024;
+			alloc = 2 * (*n + add) + 1024;
 			a = sqlite3_realloc64(*name, alloc * sizeof(int64_t));
 			if (a)
 				*name = a;
@@ -496,9 +497,15 @@ static int ks_load(struct ks_cursor *c, int64_t s, int64_t **name, int64_t **dur
 				break;
 			}
 		}
-		(*name)[*n] = kv_value(&k, KC_NAME);
-		(*dur)[*n] = kv_value(&k, KC_DUR);
-		++*n;
+		if (k.chunked) {
+			memcpy(*name + *n, k.col[kernel_def.chunk_col[KC_NAME]] + k.i, add * sizeof(int64_t));
+			memcpy(*dur + *n, k.col[kernel_def.chunk_col[KC_DUR]] + k.i, add * sizeof(int64_t));
+			k.i = k.n - 1;
+		} else {
+			(*name)[*n] = kv_value(&k, KC_NAME);
+			(*dur)[*n] = kv_value(&k, KC_DUR);
+		}
+		*n += add;
 	}
 	k.sessions = NULL;	/* s, not the cursor's */
 	kv_reset(&k);
