@@ -190,7 +190,7 @@ struct chunk {
 static int chunk_read(sqlite3_stmt *st, enum colstore_table t, size_t at, struct chunk *c)
 {
 	int64_t first = sqlite3_column_int64(st, 0), rows = sqlite3_column_int64(st, 1);
-	if (first != (int64_t)at || rows < 0 || rows > COLSTORE_ROWS)
+	if (!colstore_chunk_follows((int64_t)at, first, rows))
 		return -1;
 	c->t = t;
 	c->rows = (size_t)rows;
@@ -336,7 +336,7 @@ static int chunks_plan(sqlite3 *db, int64_t session, const char *table, struct s
 		id[nc] = sqlite3_column_int64(st, 0);
 		rows[nc] = sqlite3_column_int64(st, 2);
 		/* In table order, one after another. */
-		if (sqlite3_column_int64(st, 1) != total || rows[nc] <= 0 || rows[nc] > COLSTORE_ROWS)
+		if (!colstore_chunk_follows(total, sqlite3_column_int64(st, 1), rows[nc]))
 			ok = 0;
 		total += rows[nc++];
 	}

@@ -204,6 +204,11 @@ size_t colstore_encode(enum colstore_table t, const struct colstore_buf *b, unsi
 	return (size_t)(p - out);
 }
 
+int colstore_chunk_follows(int64_t want_first, int64_t first_row, int64_t rows)
+{
+	return first_row == want_first && rows > 0 && rows <= COLSTORE_ROWS;
+}
+
 int colstore_decode(const unsigned char *blob, size_t len, int ncols, int k, size_t n, int64_t prev,
 		    int64_t *out)
 {

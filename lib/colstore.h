@@ -108,6 +108,13 @@ int colstore_add(enum colstore_table t, const int idx[COLSTORE_MAX_COLS], struct
 size_t colstore_encode(enum colstore_table t, const struct colstore_buf *b, unsigned char *out, int64_t *base_ns);
 
 /*
+ * 1 when a chunk whose column_chunks row says first_row and rows can come next in its session's table,
+ * whose chunks so far held want_first rows (in id order, one after another, each of 1 to COLSTORE_ROWS
+ * rows), else 0: the chunks are damaged.
+ */
+int colstore_chunk_follows(int64_t want_first, int64_t first_row, int64_t rows);
+
+/*
  * Decode column k of a chunk blob holding n rows into out[n] (prev is the value before the first: 0, or
  * base_ns for the start column). 0, or -1 when the blob is malformed.
  */

@@ -49,6 +49,9 @@ static const struct vt_def call_def = {
 };
 
 #define KV_SESSION 0
+/* kernel_columns' name_id and dur_ns (kernel_def's columns), which kernel_stats reads. */
+#define KC_NAME 6
+#define KC_DUR 8
 
 /* idxNum: bit 0 an equality on session_id (argv[0]), the other bits the columns used (colUsed << 1). */
 #define KV_EQ 1
@@ -72,7 +75,7 @@ struct kv_cursor {
 struct kv_vtab {
 	sqlite3_vtab base;
 	sqlite3 *db;
-	const struct vt_def *def;	/* NULL for kernel_stats */
+	const struct vt_def *def;	/* kernel_stats: only its schema */
 };
 
 static int kv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
@@ -105,16 +108,12 @@ static int kv_disconnect(sqlite3_vtab *v)
 static int kv_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 {
 	int i, eq = -1;
-	unsigned used = 0;
 	(void)v;
 	for (i = 0; i < ix->nConstraint; i++)
 		if (ix->aConstraint[i].usable && ix->aConstraint[i].iColumn == KV_SESSION &&
 		    ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_EQ)
 			eq = i;
-	for (i = 0; i < 16; i++)
-		if (ix->colUsed >> i & 1)
-			used |= 1u << i;
-	ix->idxNum = (int)(used << 1);
+	ix->idxNum = (int)((ix->colUsed & 0xffff) << 1);
 	if (eq >= 0) {
 		ix->aConstraintUsage[eq].argvIndex = 1;
 		ix->aConstraintUsage[eq].omit = 1;
@@ -250,7 +249,7 @@ static int kv_decode(struct kv_cursor *c)
 	size_t len = (size_t)sqlite3_column_bytes(c->st, 3);
 	unsigned need = 0;
 	int k;
-	if (first != c->next_first || rows <= 0 || rows > COLSTORE_ROWS)
+	if (!colstore_chunk_follows(c->next_first, first, rows))
 		goto damaged;
 	for (k = 1; k < def->ncols; k++)
 		if (c->used >> k & 1)
@@ -369,19 +368,21 @@ static int kv_eof(sqlite3_vtab_cursor *cur)
 	return ((struct kv_cursor *)cur)->eof;
 }
 
+/* Column k of the row c is on (a used one). */
+static int64_t kv_value(const struct kv_cursor *c, int k)
+{
+	if (k == KV_SESSION)
+		return c->sessions[c->at];
+	if (!c->chunked)
+		return sqlite3_column_int64(c->st, k - 1);
+	if (k == c->def->end)
+		return c->col[colstore_specs[c->def->t].start_col][c->i] + c->col[c->def->chunk_col[k]][c->i];
+	return c->col[c->def->chunk_col[k]][c->i];
+}
+
 static int kv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 {
-	struct kv_cursor *c = (struct kv_cursor *)cur;
-	int64_t v;
-	if (k == KV_SESSION)
-		v = c->sessions[c->at];
-	else if (!c->chunked)
-		v = sqlite3_column_int64(c->st, k - 1);
-	else if (k == c->def->end)
-		v = c->col[colstore_specs[c->def->t].start_col][c->i] + c->col[c->def->chunk_col[k]][c->i];
-	else
-		v = c->col[c->def->chunk_col[k]][c->i];
-	sqlite3_result_int64(ctx, v);
+	sqlite3_result_int64(ctx, kv_value((struct kv_cursor *)cur, k));
 	return SQLITE_OK;
 }
 
@@ -417,9 +418,12 @@ static sqlite3_module kv_module = {
  */
 enum { KS_SESSION, KS_NAME, KS_CALLS, KS_TOTAL, KS_AVG, KS_MED, KS_MIN, KS_MAX, KS_STDDEV, KS_COUNT };
 
-static const char ks_schema[] =
-	"CREATE TABLE x(session_id INTEGER, name_id INTEGER, calls INTEGER, total_ns INTEGER, avg_ns REAL, "
-	"med_ns REAL, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL)";
+/* Only its schema: kernel_stats reads kernel_columns' cursor (kernel_def), not a definition of its own. */
+static const struct vt_def stats_def = {
+	.t = CS_KERNELS,
+	.schema = "CREATE TABLE x(session_id INTEGER, name_id INTEGER, calls INTEGER, total_ns INTEGER, "
+		  "avg_ns REAL, med_ns REAL, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL)",
+};
 
 struct ks_cursor {
 	sqlite3_vtab_cursor base;
@@ -430,25 +434,6 @@ struct ks_cursor {
 	size_t nrows, i;
 	int eof;
 };
-
-static int ks_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
-{
-	struct kv_vtab *v;
-	int rc;
-	(void)aux;
-	(void)argc;
-	(void)argv;
-	(void)err;
-	if ((rc = sqlite3_declare_vtab(db, ks_schema)) != SQLITE_OK)
-		return rc;
-	if (!(v = sqlite3_malloc(sizeof(*v))))
-		return SQLITE_NOMEM;
-	memset(v, 0, sizeof(*v));
-	v->db = db;
-	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-	*out = &v->base;
-	return SQLITE_OK;
-}
 
 static int ks_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 {
@@ -478,33 +463,26 @@ static int ks_close(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
-/* Session s's kernels as name ids and durations, from its chunks or its rows: into *name, *dur (*n). */
+/*
+ * Session s's kernels as name ids and durations into *name, *dur (*n; sqlite3_malloc64'd), read as
+ * kernel_columns reads them (a cursor of its own on s alone): from the chunks or the rows.
+ */
 static int ks_load(struct ks_cursor *c, int64_t s, int64_t **name, int64_t **dur, size_t *n)
 {
-	const struct colstore_spec *sp = &colstore_specs[CS_KERNELS];
-	int chunked = kv_complete(c->db, s, CS_KERNELS), rc;
+	struct kv_cursor k;
 	size_t alloc = 0;
-	int64_t next_first = 0;
-	sqlite3_stmt *st;
+	int rc;
+	memset(&k, 0, sizeof(k));
+	k.base.pVtab = c->base.pVtab;
+	k.db = c->db;
+	k.def = &kernel_def;
+	k.used = 1u << KC_NAME | 1u << KC_DUR;
+	k.sessions = &s;
+	k.nsessions = 1;
 	*name = *dur = NULL;
 	*n = 0;
-	rc = sqlite3_prepare_v2(c->db, chunked ? "SELECT first_row, rows, base_ns, data FROM column_chunks "
-				"WHERE tbl = 'kernels' AND session_id = ?1 ORDER BY id" :
-				"SELECT name_id, end_ns - start_ns FROM kernels WHERE session_id = ?1", -1, &st, NULL);
-	if (rc != SQLITE_OK)
-		return vt_error(&c->base, rc, sqlite3_errmsg(c->db));
-	sqlite3_bind_int64(st, 1, s);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		size_t add = 1;
-		if (chunked) {
-			int64_t rows = sqlite3_column_int64(st, 1);
-			if (sqlite3_column_int64(st, 0) != next_first || rows <= 0 || rows > COLSTORE_ROWS) {
-				rc = SQLITE_CORRUPT;
-				break;
-			}
-			add = (size_t)rows;
-			next_first += rows;
-		}
+	for (rc = kv_advance(&k); rc == SQLITE_OK && !k.eof; rc = kv_advance(&k)) {
+		size_t add = k.chunked ? k.n - k.i : 1;	/* a chunk's rows at once */
 		if (*n + add > alloc) {
 			int64_t *a, *b;
 			alloc = 2 * (*n + add) + 1024;
@@ -515,34 +493,29 @@ static int ks_load(struct ks_cursor *c, int64_t s, int64_t **name, int64_t **dur
 			if (b)
 				*dur = b;
 			if (!a || !b) {
-				rc = SQLITE_NOMEM;
+				rc = vt_error(&c->base, SQLITE_NOMEM, "out of memory");
 				break;
 			}
 		}
-		if (chunked) {
-			const unsigned char *blob = sqlite3_column_blob(st, 3);
-			size_t len = (size_t)sqlite3_column_bytes(st, 3);
-			if (colstore_decode(blob, len, sp->ncols, CSK_NAME, add, 0, *name + *n) ||
-			    colstore_decode(blob, len, sp->ncols, CSK_DUR, add, 0, *dur + *n)) {
-				rc = SQLITE_CORRUPT;
-				break;
-			}
+		if (k.chunked) {
+			memcpy(*name + *n, k.col[kernel_def.chunk_col[KC_NAME]] + k.i, add * sizeof(int64_t));
+			memcpy(*dur + *n, k.col[kernel_def.chunk_col[KC_DUR]] + k.i, add * sizeof(int64_t));
+			k.i = k.n - 1;
 		} else {
-			(*name)[*n] = sqlite3_column_int64(st, 0);
-			(*dur)[*n] = sqlite3_column_int64(st, 1);
+			(*name)[*n] = kv_value(&k, KC_NAME);
+			(*dur)[*n] = kv_value(&k, KC_DUR);
 		}
 		*n += add;
 	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
+	k.sessions = NULL;	/* s, not the cursor's */
+	kv_reset(&k);
+	if (rc == SQLITE_OK)
 		return SQLITE_OK;
 	sqlite3_free(*name);
 	sqlite3_free(*dur);
 	*name = *dur = NULL;
-	if (rc == SQLITE_CORRUPT)
-		return vt_error(&c->base, rc, "kernel_stats: column chunks are damaged: `DELETE FROM column_sets` "
-				"retires them, `gpuprof-ingest --reindex` rebuilds them");
-	return vt_error(&c->base, rc, rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(c->db));
+	*n = 0;
+	return rc;
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -704,7 +677,7 @@ static int ks_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
 
 static sqlite3_module ks_module = {
 	.iVersion = 0,
-	.xConnect = ks_connect,
+	.xConnect = kv_connect,
 	.xBestIndex = kv_best_index,
 	.xDisconnect = kv_disconnect,
 	.xDestroy = kv_disconnect,
@@ -739,5 +712,5 @@ int gpuprof_sqlite_tables(sqlite3 *db)
 	int rc = sqlite3_create_module(db, "kernel_columns", &kv_module, (void *)&kernel_def);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_module(db, "api_columns", &kv_module, (void *)&call_def);
-	return rc == SQLITE_OK ? sqlite3_create_module(db, "kernel_stats", &ks_module, NULL) : rc;
+	return rc == SQLITE_OK ? sqlite3_create_module(db, "kernel_stats", &ks_module, (void *)&stats_def) : rc;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Schema versions (schemas/session.sql's history, lib/db.c): databases of every older version, made from the
-DDL each version's gpuprof ran (tests/data/schema/*.sql, from git history) and filled with the rows of a fresh
+DDL each version's gpuprof ran (tests/data/schema/*.sql, from git history: v1.sql whole, each later version as
+what it changed, run after the versions before it) and filled with the rows of a fresh
 database (a wire-format session and a Kineto trace), are
 1. read as they are by gpuprof-analyze and gpuprof-report: every analysis gives what it gives on the fresh
    database, except what the version lacks (no overheads before version 3; Kineto's total shared memory in
@@ -28,7 +29,7 @@ WIRE = os.path.join(ROOT, "tests", "data", "demo-session")
 KINETO = os.path.join(ROOT, "tests", "data", "kineto-layouts", "pytorch-2-cuda.json")
 EXTRA = os.path.join(ROOT, "tests", "data", "wire-example.ndjson")
 CURRENT = 4
-# fixture -> the version gpuprof must find in it
+# fixture -> the version gpuprof must find in it; in order: each one's .sql runs on the one before it
 FIXTURES = {"v1": 1, "v2": 2, "v3": 3, "v4-meta2": 4}
 LOOKUPS = {"copy_kinds", "memory_kinds", "sync_kinds", "overhead_kinds", "object_kinds", "meta"}
 
@@ -56,6 +57,14 @@ def outputs(db, sessions):
         r = run("gpuprof-report", db, "--session", str(s), "-f", "json", "-n", "0")
         out[("report", s)] = json.loads(r.stdout) if r.returncode == 0 else ["exit", r.returncode, r.stderr]
     return out
+
+
+def make(db, fixture):
+    """A database of fixture's schema in db: the .sql files of the fixtures up to it, in order."""
+    con = sqlite3.connect(db)
+    for f in list(FIXTURES)[:list(FIXTURES).index(fixture) + 1]:
+        con.executescript(open(os.path.join(SCHEMAS, f + ".sql")).read())
+    con.close()
 
 
 def columns(con, table, schema="main"):
@@ -167,9 +176,7 @@ def main():
 
         for fixture, version in FIXTURES.items():
             db = os.path.join(tmp, fixture + ".db")
-            con = sqlite3.connect(db)
-            con.executescript(open(os.path.join(SCHEMAS, fixture + ".sql")).read())
-            con.close()
+            make(db, fixture)
             fill(db, fresh, version)
             before = sha(db)
 
@@ -281,8 +288,8 @@ def failed_upgrade(tmp, fresh):
     """An upgrade that fails (a version-3 database whose kernels already have shared_mem: step 4's ALTER
     TABLE fails) leaves the file as it was, and says which step failed; exit 4."""
     db = os.path.join(tmp, "broken.db")
+    make(db, "v3")
     con = sqlite3.connect(db)
-    con.executescript(open(os.path.join(SCHEMAS, "v3.sql")).read())
     con.execute("ALTER TABLE kernels ADD COLUMN shared_mem INTEGER")
     con.close()
     fill(db, fresh, 3)

@@ -109,7 +109,17 @@ def columns(tmp, sources):
     ok("damaged chunks: api_columns errs", p.returncode != 0 and "api_calls: column chunks are damaged" in p.stderr,
        p.stderr)
     p = sql(bad, f"SELECT count(*) FROM kernel_stats WHERE session_id = {first}", expect_ok=False)
-    ok("damaged chunks: kernel_stats errs too", p.returncode != 0 and "column chunks are damaged" in p.stderr, p.stderr)
+    ok("damaged chunks: kernel_stats errs too", p.returncode != 0 and "kernels: column chunks are damaged" in p.stderr,
+       p.stderr)
+    # Chunks out of order (first_row not the rows before them) are damaged too, for both.
+    gap = os.path.join(tmp, "gap.db")
+    shutil.copy(db, gap)
+    sql(gap, f"UPDATE column_chunks SET first_row = first_row + 1 WHERE session_id = {first} AND tbl = 'kernels'",
+        load=False)
+    for what, q in (("kernel_columns", COLUMNS), ("kernel_stats", "SELECT count(*) FROM kernel_stats")):
+        p = sql(gap, q + f" WHERE session_id = {first}", expect_ok=False)
+        ok(f"chunks out of order: {what} errs", p.returncode != 0 and "kernels: column chunks are damaged" in p.stderr,
+           p.stderr)
     # ...and once retired, the rows answer.
     sql(bad, f"DELETE FROM column_sets WHERE session_id = {first}", load=False)
     check("retired chunks: the session reads its rows", chunked(bad), sessions[1:])
