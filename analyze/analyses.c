@@ -167,14 +167,26 @@ static const struct analysis_option *const compare_options[] = {
 static const struct analysis_option *const trend_options[] = { &opt_threshold, NULL };
 
 #define ROW(n, file, h, fn) .name = n, .sql = "analyze/" file, .help = h, .run = fn
+/* An analysis that is its SQL file: the tables its statements fill (struct table_spec). */
+#define SQL_ROW(n, file, h, specs) .name = n, .sql = "analyze/" file, .help = h, .tables = specs, \
+	.ntables = NCOLS(specs)
+
+static const struct colspec hotspots_cols[] = {
+	{ "time_pct", "Time %", C_PCT },
+	STATS_COLUMNS("calls", "Calls"),
+	{ "name", "Name", C_TEXT },
+};
+static const struct table_spec hotspots_tables[] = {
+	{ "hotspots", "Top kernels by total GPU time", hotspots_cols, NCOLS(hotspots_cols) },
+};
 
 const struct analysis analyses[] = {
 	{ ROW("summary", "summary.sql", "The session and its GPU span, busy and idle time (kernels, copies, memsets)",
 	      run_summary), .section = 2 },
 	{ ROW("devices", "devices.sql", "GPUs: span and busy time (kernels, copies, memsets), kernel-only time, properties",
 	      run_devices), .section = 3 },
-	{ ROW("hotspots", "hotspots.sql", "Kernels by total GPU time: count, total, avg, med, min, max, stddev",
-	      run_hotspots), .section = 4, .section_top = 10 },
+	{ SQL_ROW("hotspots", "hotspots.sql", "Kernels by total GPU time: count, total, avg, med, min, max, stddev",
+		  hotspots_tables), .section = 4, .section_top = 10 },
 	{ ROW("launch", "launch.sql", "Launch configurations per kernel: calls, time, theoretical occupancy",
 	      run_launch) },
 	{ ROW("classes", "classes.sql", "Compute, communication and memory kernels: time, busy, overlap",
@@ -258,7 +270,7 @@ int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_op
 	const char *sql = embed_get(a->sql);
 	if (!sql)
 		return error("internal: analysis '%s' has no SQL file %s", a->name, a->sql);
-	return a->run(db, sql, o, out);
+	return a->run ? a->run(db, sql, o, out) : script_run(db, sql, o, a->tables, a->ntables, out);
 }
 
 void tables_add(struct tables *ts, struct table *t)

@@ -66,10 +66,27 @@ struct gate {
 	int (*judge)(const struct tables *ts, const struct analysis_opts *o, char *line, size_t n);
 };
 
+/*
+ * A result table an analysis declares: statement by statement, each statement of its SQL file that has
+ * result columns fills the next table its row declares, one table row per result row. The result columns
+ * are the declared columns' keys, in their order (script_run checks); a further result column `_note`, if
+ * any, gives the table's note (its first non-NULL value), and columns flagged C_HIDE_NULL are left out
+ * when NULL in every row. Statements without result columns (CREATE TEMP ...) just run.
+ */
+struct table_spec {
+	const char *name, *title;
+	const struct colspec *cols;
+	int ncols;
+	int vertical;		/* text: one "title: value" line per column */
+};
+
 struct analysis {
 	const char *name;
 	const char *sql;	/* embedded file, e.g. "analyze/hotspots.sql" */
 	const char *help;	/* one line, for --list and --help */
+	const struct table_spec *tables;	/* what its statements fill (script_run), ntables of them */
+	int ntables;
+	/* Until every analysis is its SQL: a C function that fills the tables instead; NULL for script_run. */
 	int (*run)(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 	const struct analysis_option *const *options;	/* what else it takes, NULL-ended; or NULL */
 	const struct gate *gate;	/* its gate, or NULL */
@@ -93,7 +110,6 @@ int analysis_takes(const struct analysis *a, const struct analysis_option *opt);
 /* The run functions of the table, one file each. */
 int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_devices(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_hotspots(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_classes(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_memcpy(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
@@ -132,7 +148,18 @@ struct script {
 	const struct analysis_opts *o;
 };
 
-/* Bind the options a statement names: :session, :match, :exclude and :top. */
+/*
+ * Run an analysis's SQL file: every statement in order with the options bound (script_bind), each
+ * statement with result columns into the next of the n tables (struct table_spec), appended to *out.
+ * Before the first, the TEMP table name_groups(ord, name, pattern) holds o's --group options in order, for
+ * the SQL to fold names with. 0, or -1 with a message (the tables made so far stay in *out).
+ */
+int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, const struct table_spec *tables,
+	       int n, struct tables *out);
+/*
+ * Bind the options a statement names: :session, :match, :exclude, :top (-1 for all), :short (0/1),
+ * :folded (1 with --short or --group), :base_session, :threshold, :min_delta, :min_calls and :limit.
+ */
 void script_bind(sqlite3_stmt *st, const struct analysis_opts *o);
 /* The next statement, with the options bound (script_bind); NULL with a message. */
 sqlite3_stmt *script_next(struct script *sc);

@@ -19,6 +19,112 @@ void script_bind(sqlite3_stmt *st, const struct analysis_opts *o)
 		sqlite3_bind_text(st, i, o->exclude, -1, SQLITE_STATIC);
 	if ((i = sqlite3_bind_parameter_index(st, ":top")))
 		sqlite3_bind_int(st, i, o->top > 0 ? o->top : -1);
+	if ((i = sqlite3_bind_parameter_index(st, ":short")))
+		sqlite3_bind_int(st, i, o->short_names != 0);
+	if ((i = sqlite3_bind_parameter_index(st, ":folded")))
+		sqlite3_bind_int(st, i, o->short_names || o->ngroups > 0);
+	if ((i = sqlite3_bind_parameter_index(st, ":base_session")))
+		sqlite3_bind_int64(st, i, o->base_session);
+	if ((i = sqlite3_bind_parameter_index(st, ":threshold")))
+		sqlite3_bind_double(st, i, o->threshold);
+	if ((i = sqlite3_bind_parameter_index(st, ":min_delta")))
+		sqlite3_bind_int64(st, i, o->min_delta);
+	if ((i = sqlite3_bind_parameter_index(st, ":min_calls")))
+		sqlite3_bind_int64(st, i, o->min_calls);
+	if ((i = sqlite3_bind_parameter_index(st, ":limit")))
+		sqlite3_bind_int64(st, i, o->limit);
+}
+
+/* temp.name_groups: o's --group NAME=RE options, in order. */
+static int groups_fill(sqlite3 *db, const struct analysis_opts *o)
+{
+	sqlite3_stmt *st;
+	int g, rc = SQLITE_DONE;
+	if (sqlite3_exec(db, "CREATE TEMP TABLE IF NOT EXISTS name_groups(ord INTEGER PRIMARY KEY, name TEXT, "
+			 "pattern TEXT); DELETE FROM temp.name_groups", NULL, NULL, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(db, "INSERT INTO temp.name_groups VALUES (?1, ?2, ?3)", -1, &st, NULL) != SQLITE_OK)
+		return error("sqlite: %s", sqlite3_errmsg(db));
+	for (g = 0; g < o->ngroups && rc == SQLITE_DONE; g++) {
+		const char *eq = strchr(o->groups[g], '=');
+		sqlite3_bind_int(st, 1, g);
+		sqlite3_bind_text(st, 2, o->groups[g], (int)(eq - o->groups[g]), SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, eq + 1, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : error("sqlite: %s", sqlite3_errmsg(db));
+}
+
+/* Result rows of st into a new table of spec; the columns' keys must be spec's (then `_note`). */
+static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, struct tables *out)
+{
+	struct table *t = table_new(spec->name, spec->title);
+	int ncol = sqlite3_column_count(st), note = -1, c, rc;
+	tables_add(out, t);
+	table_cols(t, spec->cols, spec->ncols);
+	t->vertical = spec->vertical;
+	for (c = 0; c < ncol; c++) {
+		const char *key = sqlite3_column_name(st, c);
+		if (c == spec->ncols && !strcmp(key, "_note"))
+			note = c;
+		else if (c >= spec->ncols || strcmp(key, spec->cols[c].key)) {
+			sqlite3_finalize(st);
+			return error("internal: %s: result column %d is '%s', not '%s'", spec->name, c + 1, key,
+				     c < spec->ncols ? spec->cols[c].key : "_note");
+		}
+	}
+	if (ncol < spec->ncols) {
+		sqlite3_finalize(st);
+		return error("internal: %s: %d result columns for %d", spec->name, ncol, spec->ncols);
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		cells_from_row(t, table_row(t), 0, st, spec->ncols);
+		if (note >= 0 && !t->note && sqlite3_column_type(st, note) != SQLITE_NULL)
+			t->note = xstrdup((const char *)sqlite3_column_text(st, note));
+	}
+	if (rc != SQLITE_DONE)
+		return step_error(st);
+	sqlite3_finalize(st);
+	for (c = spec->ncols - 1; c >= 0; c--) {
+		size_t r;
+		if (!(spec->cols[c].flags & C_HIDE_NULL))
+			continue;
+		for (r = 0; r < t->nrows && table_cell(t, r, c)->null; r++)
+			;
+		if (r == t->nrows)
+			table_drop_col(t, c);
+	}
+	return 0;
+}
+
+int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, const struct table_spec *tables,
+	       int n, struct tables *out)
+{
+	struct script sc = { db, sql, o };
+	int made = 0;
+	if (groups_fill(db, o))
+		return -1;
+	for (;;) {
+		sqlite3_stmt *st = NULL;
+		while (!st && sc.tail && *sc.tail)
+			if (sqlite3_prepare_v2(db, sc.tail, -1, &st, &sc.tail) != SQLITE_OK)
+				return error("sqlite: %s", sqlite3_errmsg(db));
+		if (!st)
+			break;
+		script_bind(st, o);
+		if (!sqlite3_column_count(st)) {
+			int rc = sqlite3_step(st);
+			if (rc != SQLITE_DONE)
+				return step_error(st);
+			sqlite3_finalize(st);
+		} else if (made == n) {
+			sqlite3_finalize(st);
+			return error("internal: analysis SQL has more result statements than its %d tables", n);
+		} else if (fill_table(st, &tables[made++], out))
+			return -1;
+	}
+	return made == n ? 0 : error("internal: analysis SQL fills %d of its %d tables", made, n);
 }
 
 /* The next statement of the script, bound; NULL with a message when there is none or it fails. */

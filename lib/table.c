@@ -53,6 +53,22 @@ void table_cols(struct table *t, const struct colspec *c, int n)
 		table_col(t, c[i].key, c[i].title, c[i].type);
 }
 
+void table_drop_col(struct table *t, int col)
+{
+	size_t r, n = (size_t)t->ncols, w = 0, i;
+	for (r = 0; r < t->nrows; r++)
+		for (i = 0; i < n; i++) {
+			if ((int)i == col)
+				free(t->cells[r * n + i].s);
+			else
+				t->cells[w++] = t->cells[r * n + i];
+		}
+	free(t->cols[col].key);
+	free(t->cols[col].title);
+	memmove(t->cols + col, t->cols + col + 1, (n - (size_t)col - 1) * sizeof(*t->cols));
+	t->ncols--;
+}
+
 size_t table_row(struct table *t)
 {
 	size_t n = (size_t)t->ncols;

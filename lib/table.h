@@ -54,10 +54,14 @@ int table_col(struct table *t, const char *key, const char *title, enum col_type
 struct colspec {
 	const char *key, *title;
 	enum col_type type;
+	int flags;		/* C_HIDE_NULL */
 };
+#define C_HIDE_NULL 1		/* script_run leaves the column out when it is NULL in every row */
 #define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 /* Add n columns. */
 void table_cols(struct table *t, const struct colspec *c, int n);
+/* Remove column col and its cells. */
+void table_drop_col(struct table *t, int col);
 /* Start a new row (all cells NULL); returns its index. */
 size_t table_row(struct table *t);
 /* Keep the first n rows, freeing the rest (nothing happens when the table has n rows or fewer). */
