@@ -180,6 +180,72 @@ static const struct table_spec hotspots_tables[] = {
 	{ "hotspots", "Top kernels by total GPU time", hotspots_cols, NCOLS(hotspots_cols) },
 };
 
+static const struct colspec memcpy_cols[] = {
+	{ "time_pct", "Time %", C_PCT },
+	STATS_COLUMNS("count", "Count"),
+	{ "bytes", "Bytes", C_BYTES },
+	{ "avg_bytes", "Avg bytes", C_BYTES },
+	{ "gbps", "GB/s", C_REAL },
+	{ "kind", "Operation", C_TEXT },
+};
+static const struct table_spec memcpy_tables[] = {
+	{ "memcpy", "Memory copies and memsets by kind", memcpy_cols, NCOLS(memcpy_cols) },
+};
+
+static const struct colspec sync_cols[] = {
+	{ "time_pct", "Time %", C_PCT },
+	STATS_COLUMNS("count", "Count"),
+	{ "stream", "Stream", C_INT },
+	{ "kind", "Type", C_TEXT },
+};
+static const struct table_spec sync_tables[] = {
+	{ "sync", "Host time blocked in synchronization, by type and stream", sync_cols, NCOLS(sync_cols) },
+};
+
+static const struct colspec metrics_cols[] = {
+	{ "device", "Device", C_INT },
+	{ "samples", "Samples", C_INT },
+	{ "gpu_util_avg", "GPU util avg %", C_PCT },
+	{ "gpu_util_max", "max %", C_PCT },
+	{ "mem_util_avg", "Mem util avg %", C_PCT },
+	{ "mem_used_max", "Mem used max", C_BYTES },
+	{ "mem_total", "Mem total", C_BYTES },
+	{ "power_avg_w", "Power avg W", C_REAL },
+	{ "power_max_w", "max W", C_REAL },
+	{ "temp_max_c", "Temp max C", C_INT },
+	{ "sm_clock_avg_mhz", "SM clock avg MHz", C_REAL },
+	{ "energy_mj", "Energy mJ", C_INT },
+};
+static const struct table_spec metrics_tables[] = {
+	{ "metrics", "Device metrics (NVML) per device", metrics_cols, NCOLS(metrics_cols) },
+};
+
+static const struct colspec host_cols[] = {
+	{ "samples", "Samples", C_INT },
+	{ "cpu_pct_avg", "CPU avg % of a core", C_PCT },
+	{ "cpu_pct_max", "CPU max %", C_PCT },
+	{ "rss_max", "RSS max", C_BYTES },
+	{ "sys_mem_used_max", "System memory used max", C_BYTES },
+	{ "sys_mem_total", "System memory", C_BYTES },
+};
+static const struct table_spec host_tables[] = {
+	{ "host", "Host metrics: the program's process tree and the system", host_cols, NCOLS(host_cols) },
+};
+
+static const struct colspec overhead_cols[] = {
+	{ "wall_pct", "Wall %", C_PCT },
+	{ "total_ns", "Total", C_NS },
+	{ "count", "Count", C_INT },
+	{ "untimed", "Untimed", C_INT },
+	{ "avg_ns", "Avg", C_NS },
+	{ "max_ns", "Max", C_NS },
+	{ "kind", "Kind", C_TEXT },
+};
+static const struct table_spec overhead_tables[] = {
+	{ "overhead", "CUPTI and driver overhead by kind (what profiling itself cost)", overhead_cols,
+	  NCOLS(overhead_cols) },
+};
+
 const struct analysis analyses[] = {
 	{ ROW("summary", "summary.sql", "The session and its GPU span, busy and idle time (kernels, copies, memsets)",
 	      run_summary), .section = 2 },
@@ -191,9 +257,9 @@ const struct analysis analyses[] = {
 	      run_launch) },
 	{ ROW("classes", "classes.sql", "Compute, communication and memory kernels: time, busy, overlap",
 	      run_classes), .section = 5 },
-	{ ROW("memcpy", "memcpy.sql", "Copies by kind (HtoD, DtoH, DtoD, PtoP) and memsets: time, bytes, GB/s",
-	      run_memcpy), .section = 8 },
-	{ ROW("sync", "sync.sql", "Host time blocked in synchronization, by type and stream", run_sync),
+	{ SQL_ROW("memcpy", "memcpy.sql", "Copies by kind (HtoD, DtoH, DtoD, PtoP) and memsets: time, bytes, GB/s",
+		  memcpy_tables), .section = 8 },
+	{ SQL_ROW("sync", "sync.sql", "Host time blocked in synchronization, by type and stream", sync_tables),
 	  .section = 9, .section_top = 10 },
 	{ ROW("ranges", "ranges.sql", "NVTX ranges by nesting path: wall time and the GPU time they launched",
 	      run_ranges), .section = 10, .section_top = 10 },
@@ -215,13 +281,13 @@ const struct analysis analyses[] = {
 	      run_stall_kernels), .section = 7, .section_top = 10 },
 	{ ROW("stall_pcs", "stalls.sql", "Most sampled instructions with source line and dominant reason",
 	      run_stall_pcs) },
-	{ ROW("metrics", "metrics.sql", "Device metrics (NVML): utilisation, memory, power, temperature, clocks",
-	      run_metrics), .section = 16 },
-	{ ROW("host", "metrics.sql", "Host metrics: CPU and memory of the program's process tree, system memory",
-	      run_host), .section = 17 },
-	{ ROW("overhead", "overhead.sql",
-	      "What CUPTI and the driver cost the program, by kind: buffer flushes, instrumentation, lazy loading",
-	      run_overhead), .section = 18 },
+	{ SQL_ROW("metrics", "metrics.sql", "Device metrics (NVML): utilisation, memory, power, temperature, clocks",
+		  metrics_tables), .section = 16 },
+	{ SQL_ROW("host", "host.sql", "Host metrics: CPU and memory of the program's process tree, system memory",
+		  host_tables), .section = 17 },
+	{ SQL_ROW("overhead", "overhead.sql",
+		  "What CUPTI and the driver cost the program, by kind: buffer flushes, instrumentation, lazy loading",
+		  overhead_tables), .section = 18 },
 	{ ROW("compare", "compare.sql",
 	      "Kernels, NVTX ranges and copies against a baseline: regressed, improved, new, gone (CI gate)",
 	      run_compare),

@@ -71,7 +71,8 @@ struct gate {
  * result columns fills the next table its row declares, one table row per result row. The result columns
  * are the declared columns' keys, in their order (script_run checks); a further result column `_note`, if
  * any, gives the table's note (its first non-NULL value), and columns flagged C_HIDE_NULL are left out
- * when NULL in every row. Statements without result columns (CREATE TEMP ...) just run.
+ * when NULL in every row. A statement whose one result column is `_note` sets the note of the table
+ * filled last (also when it has no rows). Statements without result columns (CREATE TEMP ...) just run.
  */
 struct table_spec {
 	const char *name, *title;
@@ -112,8 +113,6 @@ int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts *o, str
 int run_devices(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_classes(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_memcpy(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_sync(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_idle(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_streams(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
@@ -121,9 +120,6 @@ int run_leaks(sqlite3 *db, const char *sql, const struct analysis_opts *o, struc
 int run_memory(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_peak(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_growth(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_metrics(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_host(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_overhead(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_stalls(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_stall_kernels(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_stall_pcs(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);

@@ -69,7 +69,7 @@ static const struct cmp_kind {
 	{ "compare_ranges", "NVTX ranges against the baseline, by path and style (wall time)", "ranges", "Path",
 	  "analyze/ranges.sql", 0, 1, ranges_by_path },
 	{ "compare_copies", "Copies and memsets against the baseline, by kind", "copies", "Kind",
-	  "analyze/memcpy.sql", 1, 0, memcpy_by_kind },
+	  "analyze/memcpy_kinds.sql", 1, 0, memcpy_by_kind },
 };
 #define NKINDS ((int)(sizeof(kinds) / sizeof(kinds[0])))
 

@@ -1,20 +1,12 @@
 /*
- * memcpy: copies per kind and memsets: count, time statistics, bytes and achieved bandwidth.
+ * memcpy_by_kind for compare (analysis.h), until compare is its SQL: the memcpy analysis itself is
+ * analyze/memcpy.sql.
  */
 #include "analysis.h"
 #include "stats.h"
 #include "util.h"
 
 #include <stdlib.h>
-
-static const struct colspec memcpy_cols[] = {
-	{ "time_pct", "Time %", C_PCT },
-	STATS_COLUMNS("count", "Count"),
-	{ "bytes", "Bytes", C_BYTES },
-	{ "avg_bytes", "Avg bytes", C_BYTES },
-	{ "gbps", "GB/s", C_REAL },
-	{ "kind", "Operation", C_TEXT },
-};
 
 int memcpy_by_kind(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
 		   size_t *n)
@@ -59,33 +51,5 @@ int memcpy_by_kind(sqlite3 *db, const char *sql, const struct analysis_opts *o, 
 	sqlite3_finalize(bytes);
 	*out = v;
 	*n = ns;
-	return 0;
-}
-
-int run_memcpy(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out)
-{
-	struct table *t = table_new("memcpy", "Memory copies and memsets by kind");
-	struct named_stats *v;
-	size_t n = 0, i;
-	int64_t all = 0;
-
-	tables_add(out, t);
-	table_cols(t, memcpy_cols, NCOLS(memcpy_cols));
-	if (memcpy_by_kind(db, sql, o, &v, &n))
-		return -1;
-	for (i = 0; i < n; i++)
-		all += v[i].s.total;
-	for (i = 0; i < n && (o->top <= 0 || i < (size_t)o->top); i++) {
-		size_t r = table_row(t);
-		if (all > 0)
-			table_set_real(t, r, 0, 100.0 * (double)v[i].s.total / (double)all);
-		set_stats(t, r, 1, &v[i].s);
-		table_set_int(t, r, 8, v[i].bytes);
-		table_set_real(t, r, 9, (double)v[i].bytes / (double)v[i].s.n);
-		if (v[i].s.total > 0)
-			table_set_real(t, r, 10, (double)v[i].bytes / (double)v[i].s.total);	/* bytes per ns = GB/s */
-		table_set_text(t, r, 11, v[i].name);
-	}
-	named_stats_free(v, n);
 	return 0;
 }

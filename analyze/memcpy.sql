@@ -1,19 +1,22 @@
--- memcpy: copies per kind (HtoD, DtoH, DtoD, PtoP, ...) and memsets, with time statistics in C.
--- Kinds are keyed by copy_kinds.id; memsets by -1. --match/--exclude apply to the kind's name.
--- Statement 1: (kind, duration) of every copy and memset.
-WITH k AS (
-	SELECT id, name FROM copy_kinds UNION ALL SELECT -1, 'memset'
-), keep AS (
-	SELECT id FROM k WHERE (:match IS NULL OR name REGEXP :match) AND (:exclude IS NULL OR NOT name REGEXP :exclude)
+-- memcpy: copies per kind (HtoD, DtoH, DtoD, PtoP, ...) and memsets, one row each: time statistics
+-- (Nsight's: median the mean of the two middle values, stddev the sample one), bytes moved and the
+-- achieved bandwidth (bytes per ns = GB/s). --match/--exclude apply to the kind's name; time_pct is a
+-- share of the kinds shown.
+WITH ops(kind, dur, bytes) AS (
+	SELECT kind, end_ns - start_ns, bytes FROM memcpys WHERE session_id = :session
+	UNION ALL
+	SELECT -1, end_ns - start_ns, bytes FROM memsets WHERE session_id = :session
+), g AS (
+	SELECT kind, count(*) AS n, sum(dur) AS total, avg(dur) AS mean, median(dur) AS med, min(dur) AS lo,
+	       max(dur) AS hi, stddev_samp(dur) AS sd, coalesce(sum(bytes), 0) AS bytes,
+	       CASE kind WHEN -1 THEN 'memset'
+		 ELSE coalesce((SELECT name FROM copy_kinds WHERE id = kind), 'kind ' || kind) END AS name
+	FROM ops GROUP BY kind
 )
-SELECT kind, end_ns - start_ns FROM memcpys WHERE session_id = :session AND kind IN (SELECT id FROM keep)
-UNION ALL
-SELECT -1, end_ns - start_ns FROM memsets WHERE session_id = :session AND -1 IN (SELECT id FROM keep);
-
--- Statement 2: bytes per kind.
-SELECT kind, sum(bytes) FROM memcpys WHERE session_id = :session GROUP BY kind
-UNION ALL
-SELECT -1, sum(bytes) FROM memsets WHERE session_id = :session;
-
--- Statement 3: the kind's name.
-SELECT coalesce((SELECT name FROM copy_kinds WHERE id = :id), CASE :id WHEN -1 THEN 'memset' ELSE 'kind ' || :id END);
+SELECT 100.0 * total / nullif(sum(total) OVER (), 0) AS time_pct, total AS total_ns, n AS count,
+       mean AS avg_ns, med AS med_ns, lo AS min_ns, hi AS max_ns, sd AS stddev_ns, bytes,
+       1.0 * bytes / n AS avg_bytes, CASE WHEN total > 0 THEN 1.0 * bytes / total END AS gbps, name AS kind
+FROM g
+WHERE (:match IS NULL OR name REGEXP :match) AND (:exclude IS NULL OR NOT name REGEXP :exclude)
+ORDER BY total DESC, g.kind
+LIMIT :top;

@@ -1,14 +1,21 @@
 -- overhead: what CUPTI and the driver cost the program itself, per overhead kind (buffer flushes,
 -- instrumentation, lazy function loading, ...). Records CUPTI could not time (NULL times) count in
 -- `count` and in `untimed` and add no time. wall_pct is the kind's time as a share of the session's wall
--- span; overheads on several threads at once add up, so the shares may sum past 100.
+-- span; overheads on several threads at once add up, so the shares may sum past 100. A database from
+-- before version 3 has no overheads (lib/db.c gives its reader empty ones, schemas/read-3.sql).
 WITH o AS (
 	SELECT coalesce((SELECT name FROM overhead_kinds WHERE id = kind), 'kind ' || kind) AS name,
 	       end_ns - start_ns AS dur
 	FROM overheads WHERE session_id = :session
 )
-SELECT 100.0 * coalesce(sum(dur), 0) / nullif((SELECT end_ns - start_ns FROM sessions WHERE id = :session), 0),
-       coalesce(sum(dur), 0) AS total, count(*), count(*) - count(dur), avg(dur), max(dur), name
+SELECT 100.0 * coalesce(sum(dur), 0) / nullif((SELECT end_ns - start_ns FROM sessions WHERE id = :session), 0)
+	 AS wall_pct,
+       coalesce(sum(dur), 0) AS total_ns, count(*) AS count, count(*) - count(dur) AS untimed,
+       avg(dur) AS avg_ns, max(dur) AS max_ns, name AS kind
 FROM o
 WHERE (:match IS NULL OR name REGEXP :match) AND (:exclude IS NULL OR NOT name REGEXP :exclude)
-GROUP BY name ORDER BY total DESC, name LIMIT :top;
+GROUP BY name ORDER BY total_ns DESC, name LIMIT :top;
+
+SELECT 'none recorded: schema version ' || gpuprof_schema_version() || ' is from before gpuprof recorded overheads'
+	 AS _note
+WHERE gpuprof_schema_version() < 3;

@@ -98,6 +98,23 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, struct ta
 	return 0;
 }
 
+/* A statement of one column `_note`: its first non-NULL value is the note of t, the table filled last. */
+static int set_note(sqlite3_stmt *st, struct table *t)
+{
+	int rc;
+	if (!t) {
+		sqlite3_finalize(st);
+		return error("internal: a _note statement before any table");
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		if (!t->note && sqlite3_column_type(st, 0) != SQLITE_NULL)
+			t->note = xstrdup((const char *)sqlite3_column_text(st, 0));
+	if (rc != SQLITE_DONE)
+		return step_error(st);
+	sqlite3_finalize(st);
+	return 0;
+}
+
 int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, const struct table_spec *tables,
 	       int n, struct tables *out)
 {
@@ -113,7 +130,10 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 		if (!st)
 			break;
 		script_bind(st, o);
-		if (!sqlite3_column_count(st)) {
+		if (sqlite3_column_count(st) == 1 && !strcmp(sqlite3_column_name(st, 0), "_note")) {
+			if (set_note(st, made ? out->v[out->n - 1] : NULL))
+				return -1;
+		} else if (!sqlite3_column_count(st)) {
 			int rc = sqlite3_step(st);
 			if (rc != SQLITE_DONE)
 				return step_error(st);

@@ -1,9 +1,18 @@
--- sync: host time blocked in synchronization, by type (event, stream wait, stream, context) and stream.
--- Statement 1: (kind * 2^40 + stream + 1, duration); a NULL stream (context syncs) keys as 0.
-SELECT kind * 1099511627776 + coalesce(stream_id + 1, 0), end_ns - start_ns FROM syncs
-WHERE session_id = :session
-  AND (:match IS NULL OR (SELECT name FROM sync_kinds WHERE id = kind) REGEXP :match)
-  AND (:exclude IS NULL OR NOT (SELECT name FROM sync_kinds WHERE id = kind) REGEXP :exclude);
-
--- Statement 2: the kind's name.
-SELECT coalesce((SELECT name FROM sync_kinds WHERE id = :id), 'kind ' || :id);
+-- sync: host time blocked in synchronization, one row per type (event, stream wait, stream, context) and
+-- stream (none for context syncs), with Nsight's statistics. --match/--exclude apply to the type's name;
+-- time_pct is a share of the rows shown.
+WITH g AS (
+	SELECT kind, stream_id, count(*) AS n, sum(end_ns - start_ns) AS total, avg(end_ns - start_ns) AS mean,
+	       median(end_ns - start_ns) AS med, min(end_ns - start_ns) AS lo, max(end_ns - start_ns) AS hi,
+	       stddev_samp(end_ns - start_ns) AS sd,
+	       coalesce((SELECT name FROM sync_kinds WHERE id = kind), 'kind ' || kind) AS name
+	FROM syncs WHERE session_id = :session
+	GROUP BY kind, stream_id
+)
+SELECT 100.0 * total / nullif(sum(total) OVER (), 0) AS time_pct, total AS total_ns, n AS count,
+       mean AS avg_ns, med AS med_ns, lo AS min_ns, hi AS max_ns, sd AS stddev_ns, stream_id AS stream,
+       name AS kind
+FROM g
+WHERE (:match IS NULL OR name REGEXP :match) AND (:exclude IS NULL OR NOT name REGEXP :exclude)
+ORDER BY total DESC, g.kind, stream_id
+LIMIT :top;

@@ -200,12 +200,30 @@ static sqlite3 *open_conn(const char *path, int flags)
 	return db;
 }
 
+/*
+ * A read-only connection to a database of an older version: each later version's schemas/read-N.sql
+ * that exists gives it what version N brought, empty, as TEMP tables (the file is not changed), so that
+ * the analyses' SQL reads this build's schema. 0, or -1 with a message.
+ */
+static int read_shims(sqlite3 *db, int64_t version)
+{
+	char name[48];
+	int64_t v;
+	for (v = version + 1; v <= DB_SCHEMA_VERSION; v++) {
+		const char *sql;
+		snprintf(name, sizeof(name), "schemas/read-%lld.sql", (long long)v);
+		if ((sql = embed_get(name)) && db_exec(db, sql))
+			return -1;
+	}
+	return 0;
+}
+
 sqlite3 *db_clone(sqlite3 *db)
 {
 	/* SQLite's default page cache: a clone scans a slice once, which a bigger cache does not speed up. */
 	int version = db_schema_version(db);
 	sqlite3 *c = version < 0 ? NULL : open_conn(sqlite3_db_filename(db, "main"), SQLITE_OPEN_READONLY);
-	if (c && set_version(c, version)) {
+	if (c && (set_version(c, version) || read_shims(c, version))) {
 		sqlite3_close(c);
 		return NULL;
 	}
@@ -249,8 +267,8 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	if (db_exec(db, "PRAGMA cache_size = -16384"))
 		goto fail;
 	/*
-	 * Writers bring an older database up to date in one transaction; readers read it as it is (analyses
-	 * ask db_schema_version what it lacks).
+	 * Writers bring an older database up to date in one transaction; readers read it as it is, with
+	 * what it lacks given empty (read_shims) or asked of db_schema_version.
 	 */
 	if (mode == DB_WRITE) {
 		if (db_exec(db, "PRAGMA synchronous = NORMAL") || db_exec(db, "BEGIN"))
@@ -263,7 +281,7 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 			info("%s: upgraded from schema version %lld to %d", path, (long long)version, DB_SCHEMA_VERSION);
 		version = DB_SCHEMA_VERSION;
 	}
-	if (set_version(db, version))
+	if (set_version(db, version) || (mode == DB_READ && read_shims(db, version)))
 		goto fail;
 	return db;
 fail:

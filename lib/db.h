@@ -8,7 +8,8 @@
  * Schema versions (the history is in schemas/session.sql's header): PRAGMA user_version holds the
  * version, PRAGMA application_id DB_APPLICATION_ID says the file is ours. db_open for DB_WRITE brings an
  * older database up to this build's version in one transaction (schemas/migrate-N.sql, version N-1 to
- * N); for DB_READ it reads it as it is, and analyses ask db_schema_version what it lacks (DB_V_*). A
+ * N); for DB_READ it reads it as it is, given what later versions brought as empty TEMP tables where
+ * schemas/read-N.sql says how, and analyses ask db_schema_version what else it lacks (DB_V_*). A
  * database newer than this build is refused by both, untouched. Databases from before user_version
  * (0 there) are told by their tables, once, at open.
  */
