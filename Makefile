@@ -30,7 +30,7 @@ else
 Q = @
 endif
 
-EMBED = schemas/session.sql schemas/views.sql $(wildcard schemas/migrate-*.sql) $(wildcard schemas/read-*.sql) $(wildcard analyze/*.sql) analyze/kernel-classes.rules analyze/stall-reasons.txt report/report.css
+EMBED = schemas/session.sql schemas/views.sql $(wildcard schemas/migrate-*.sql) $(wildcard schemas/read-*.sql) schemas/views-ext.sql $(wildcard analyze/*.sql) analyze/kernel-classes.rules analyze/stall-reasons.txt report/report.css
 
 LIB_SRC = $(filter-out lib/gpuprof.c lib/sqlext_load.c,$(wildcard lib/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/embedded.o
@@ -62,7 +62,10 @@ endif
 # entry point is exported. Never sanitized: a sanitizer runtime cannot be loaded into the sqlite3 shell (the
 # linked-in copy is, in tests/unit/test_sqlext.c).
 EXTENSION = $(B)/lib/gpuprof_sqlite.so
-EXT_SRC = lib/sqlext_load.c lib/sqlext.c lib/sqlext_vtab.c lib/colstore.c lib/records.c lib/dstats.c lib/spans.c lib/symname.c lib/util.c
+EXT_SRC = lib/sqlext_load.c lib/sqlext.c lib/sqlext_vtab.c lib/colstore.c lib/records.c lib/dstats.c lib/spans.c lib/symname.c lib/util.c \
+	  lib/embed.c $(B)/gen/ext_embedded.c
+# What the extension embeds: the views it makes (the programs embed everything, EMBED).
+EXT_EMBED = schemas/views-ext.sql
 EXT_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -fPIC -fvisibility=hidden \
 	     -DGPUPROF_SQLITE_LOADABLE
 
@@ -77,6 +80,11 @@ $(B)/gen/embedded.c: $(B)/bin/bin2c $(EMBED)
 	@mkdir -p $(@D)
 	@echo "  GEN     $@"
 	$(Q)$(B)/bin/bin2c $@ $(EMBED)
+
+$(B)/gen/ext_embedded.c: $(B)/bin/bin2c $(EXT_EMBED)
+	@mkdir -p $(@D)
+	@echo "  GEN     $@"
+	$(Q)$(B)/bin/bin2c $@ $(EXT_EMBED)
 
 $(B)/obj/gen/embedded.o: $(B)/gen/embedded.c
 	@mkdir -p $(@D)

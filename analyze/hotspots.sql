@@ -3,44 +3,44 @@
 -- call). time_pct is a share of all the session's kernel time, also when --match/--exclude leave some out.
 --
 -- One statement, two forms of the same computation; the one whose :folded test fails reads nothing.
--- * Names as they are (:folded = 0): kernel_stats, which groups the session's kernel column chunks by
---   name id in C. It is the plain SQL
---     SELECT name_id, count(*), sum(dur_ns), avg(dur_ns), median(dur_ns), min(dur_ns), max(dur_ns),
---            stddev_samp(dur_ns) FROM kernel_columns WHERE session_id = :session GROUP BY name_id
---   (tests/sqlext.py checks that both agree), which SQLite runs through a sorter of every kernel:
---   3.5 s on the 5M-kernel bench session, kernel_stats 0.25 s.
+-- * Names as they are (:folded = 0): the view hotspots, as a sqlite3 user reads it: the TEMP view of
+--   schemas/views-ext.sql over kernel_stats (the column chunks grouped by name in C; 0.25 s on the
+--   5M-kernel bench session), which shadows the stored plain-SQL one (views.sql: 16 s there).
 -- * Folded names (--short, --group NAME=RE; :folded = 1): a family's median needs every duration of
---   every name in it, so this form groups kernel_columns by the folded name (slow on millions of kernels).
-WITH stats AS MATERIALIZED (
-	SELECT * FROM kernel_stats WHERE session_id = :session
-),
--- The names --match and --exclude let through, as shown: short with --short, then the first --group
--- whose expression matches (temp.name_groups, in order).
-names(id, name) AS MATERIALIZED (
+--   every name in it, so this form groups kernel_columns by family here: 5.0 s with --short on the bench
+--   session, SQLite's GROUP BY sorting every kernel.
+-- The families of the kernel names --match and --exclude let through (folded form only): a name as
+-- shown is short with --short, then the first --group whose expression matches (temp.name_groups, in
+-- order); a family's key is its first name id (grouping millions of kernels by integers, not names).
+DROP TABLE IF EXISTS temp.kernel_families;
+CREATE TEMP TABLE kernel_families(id INTEGER PRIMARY KEY, key INTEGER, name TEXT);
+WITH names(id, shown) AS (
 	SELECT id, coalesce((SELECT g.name FROM temp.name_groups g WHERE n REGEXP g.pattern ORDER BY g.ord LIMIT 1), n)
 	FROM (SELECT id, CASE WHEN :short THEN short_name(value) ELSE value END AS n
 	      FROM strings
-	      WHERE session_id = :session AND id IN (SELECT name_id FROM stats)
+	      WHERE session_id = :session
+		AND id IN (SELECT name_id FROM kernel_stats WHERE session_id = :session)
 		AND (:match IS NULL OR value REGEXP :match)
 		AND (:exclude IS NULL OR NOT value REGEXP :exclude))
-),
--- A family's key: its first name id (sorting integers, not names, when grouping millions of kernels).
-family(id, key, name) AS MATERIALIZED (
-	SELECT id, min(id) OVER (PARTITION BY name), name FROM names
-),
-groups AS (
-	SELECT n.id AS first_id, n.name, k.calls, k.total_ns, k.avg_ns, k.med_ns, k.min_ns, k.max_ns, k.stddev_ns
-	FROM stats k JOIN names n ON n.id = k.name_id
-	WHERE NOT :folded
-	UNION ALL
-	SELECT f.key, f.name, count(*), sum(k.dur_ns), avg(k.dur_ns), median(k.dur_ns), min(k.dur_ns),
-	       max(k.dur_ns), stddev_samp(k.dur_ns)
-	FROM kernel_columns k JOIN family f ON f.id = k.name_id
+)
+INSERT INTO temp.kernel_families SELECT id, min(id) OVER (PARTITION BY shown), shown FROM names WHERE :folded;
+
+WITH folded AS (
+	SELECT f.key, count(*) AS calls, sum(k.dur_ns) AS total_ns, avg(k.dur_ns) AS avg_ns,
+	       median(k.dur_ns) AS med_ns, min(k.dur_ns) AS min_ns, max(k.dur_ns) AS max_ns,
+	       stddev_samp(k.dur_ns) AS stddev_ns
+	FROM kernel_columns k CROSS JOIN temp.kernel_families f ON f.id = k.name_id	-- CROSS: read the kernels once
 	WHERE :folded AND k.session_id = :session
 	GROUP BY f.key
 )
-SELECT 100.0 * total_ns / (SELECT sum(total_ns) FROM stats) AS time_pct,
-       total_ns, calls, avg_ns, med_ns, min_ns, max_ns, stddev_ns, name
-FROM groups
-ORDER BY total_ns DESC, first_id
+SELECT time_pct, total_ns, calls, avg_ns, med_ns, min_ns, max_ns, stddev_ns, name
+FROM hotspots
+WHERE NOT :folded AND session_id = :session
+  AND (:match IS NULL OR name REGEXP :match) AND (:exclude IS NULL OR NOT name REGEXP :exclude)
+UNION ALL
+SELECT 100.0 * total_ns / (SELECT sum(total_ns) FROM kernel_stats WHERE session_id = :session),
+       total_ns, calls, avg_ns, med_ns, min_ns, max_ns, stddev_ns,
+       (SELECT f.name FROM temp.kernel_families f WHERE f.id = folded.key)	-- after grouping: the sorter carries integers
+FROM folded
+ORDER BY total_ns DESC, name
 LIMIT :top;

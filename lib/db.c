@@ -283,6 +283,11 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	}
 	if (set_version(db, version) || (mode == DB_READ && read_shims(db, version)))
 		goto fail;
+	/* The fast views the analyses read, as `.load gpuprof_sqlite` gives sqlite3 users (views-ext.sql). */
+	if (mode == DB_READ && gpuprof_sqlite_views(db) != SQLITE_OK) {
+		error("%s: cannot make the extension's views: %s", path, sqlite3_errmsg(db));
+		goto fail;
+	}
 	return db;
 fail:
 	sqlite3_close(db);

@@ -36,9 +36,9 @@ int gpuprof_sqlite_register(sqlite3 *db);
 int gpuprof_sqlite_tables(sqlite3 *db);
 
 /*
- * The TEMP views that shadow schemas/views.sql's slow ones with the same columns computed from
- * kernel_columns and the functions (today: hotspots). The extension's entry point makes them; gpuprof's
- * programs never read the views and do not. SQLITE_OK or SQLite's error code.
+ * The TEMP views of schemas/views-ext.sql, which shadow schemas/views.sql's slow ones with the same
+ * columns computed from the extension's tables (today: hotspots). The extension's entry point makes them,
+ * and db_open for every reading gpuprof program. SQLITE_OK or SQLite's error code.
  */
 int gpuprof_sqlite_views(sqlite3 *db);
 

@@ -11,6 +11,7 @@ SQLITE_EXTENSION_INIT3
 #include "sqlext.h"
 #include "colstore.h"
 #include "dstats.h"
+#include "embed.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -690,21 +691,10 @@ static sqlite3_module ks_module = {
 	.xRowid = ks_rowid,
 };
 
-/*
- * hotspots as schemas/views.sql has it (the same columns, order and numbers), from kernel_stats: a TEMP
- * view shadows the database's for unqualified names. The stored view stays plain SQL, so that a database
- * answers without the extension too, slowly (the stored view's comment says how to load it).
- */
-static const char hotspots_sql[] =
-	"CREATE TEMP VIEW IF NOT EXISTS hotspots AS\n"
-	"SELECT g.session_id, s.value AS name, calls, total_ns, avg_ns, med_ns, min_ns, max_ns, stddev_ns,\n"
-	"       100.0 * total_ns / sum(total_ns) OVER (PARTITION BY g.session_id) AS time_pct\n"
-	"FROM kernel_stats g JOIN strings s ON s.session_id = g.session_id AND s.id = g.name_id\n"
-	"ORDER BY g.session_id, total_ns DESC, name";
-
 int gpuprof_sqlite_views(sqlite3 *db)
 {
-	return sqlite3_exec(db, hotspots_sql, NULL, NULL, NULL);
+	const char *sql = embed_get("schemas/views-ext.sql");
+	return sql ? sqlite3_exec(db, sql, NULL, NULL, NULL) : SQLITE_INTERNAL;
 }
 
 int gpuprof_sqlite_tables(sqlite3 *db)

@@ -1,8 +1,8 @@
 -- Views for sqlite3 users: names joined, durations computed, no extension needed.
 -- Statistics follow Nsight Systems' conventions: median = mean of the two middle values for even
 -- counts, stddev = sample standard deviation (n-1), 0 for one instance, time_pct of summed kernel time.
--- gpuprof-analyze computes the same numbers in C for speed; the tests check that both agree. With the
--- extension loaded (`.load build/lib/gpuprof_sqlite`), hotspots is a fast TEMP view of the same columns.
+-- With the extension loaded (`.load build/lib/gpuprof_sqlite`), hotspots is a fast TEMP view of the same
+-- columns (schemas/views-ext.sql), the one gpuprof-analyze reads; the tests check that both agree.
 
 CREATE VIEW IF NOT EXISTS kernel_events AS
 SELECT k.session_id, k.pid, k.start_ns, k.end_ns, k.end_ns - k.start_ns AS dur_ns,
@@ -17,7 +17,8 @@ LEFT JOIN strings m ON m.session_id = k.session_id AND m.id = k.mangled_id;
 -- time first). This stored view is plain SQL on purpose, so that every database answers without the
 -- extension; it sorts every kernel row, about 16 s on 5M kernels. `.load build/lib/gpuprof_sqlite` makes
 -- a TEMP view of the same name, columns and numbers from the table kernel_stats (grouped in C from the
--- column chunks, lib/sqlext_vtab.c), which shadows this one for unqualified names: 0.3 s on 5M kernels.
+-- column chunks; schemas/views-ext.sql), which shadows this one for unqualified names: 0.3 s on 5M
+-- kernels. gpuprof-analyze hotspots reads that view (analyze/hotspots.sql).
 -- The comment inside the view is what `.schema hotspots` shows.
 CREATE VIEW IF NOT EXISTS hotspots AS
 -- Slow without gpuprof's SQLite extension: `.load build/lib/gpuprof_sqlite` (or $PREFIX/lib/gpuprof_sqlite)
