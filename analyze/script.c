@@ -69,9 +69,10 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, struct ta
 		if (c == spec->ncols && !strcmp(key, "_note"))
 			note = c;
 		else if (c >= spec->ncols || strcmp(key, spec->cols[c].key)) {
+			error("internal: %s: result column %d is '%s', not '%s'", spec->name, c + 1, key,
+			      c < spec->ncols ? spec->cols[c].key : "_note");
 			sqlite3_finalize(st);
-			return error("internal: %s: result column %d is '%s', not '%s'", spec->name, c + 1, key,
-				     c < spec->ncols ? spec->cols[c].key : "_note");
+			return -1;
 		}
 	}
 	if (ncol < spec->ncols) {
