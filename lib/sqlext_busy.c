@@ -1,0 +1,620 @@
+/*
+ * gpu_busy, gpu_stream_busy, gpu_gaps: GPU span, busy and idle time as eponymous, read-only virtual tables
+ * (see sqlext.h). A device's GPU activity is its kernels (read as kernel_columns reads them: the column
+ * chunks, else the rows), copies (memcpys) and memsets (memsets). Compiled twice like lib/sqlext.c: into
+ * gpuprof's programs and into the extension.
+ *
+ * Why C: the busy time is the length of a union of intervals, which SQL says as busy_union(start, end)
+ * per device; on 5M kernels SQLite's GROUP BY feeding it takes 2.2 s, one pass here a tenth of that.
+ */
+#ifdef GPUPROF_SQLITE_LOADABLE
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT3
+#endif
+
+#include "sqlext.h"
+#include "sqlext_int.h"
+#include "spans.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define NONE INT64_MIN		/* a NULL in a row of values */
+
+/* The activity of one device, or of one stream of it. */
+struct act {
+	int64_t device, stream;	/* stream -1: unknown; 0 when read per device */
+	int active;		/* ran a kernel, copy or memset (a declared device may not have) */
+	int64_t first, last;	/* first start, last end of all of it */
+	int64_t ops, kernels, kernel_ns;	/* intervals; kernels: count, summed duration */
+	struct ivlist kern, copy;	/* per stream: every interval in kern */
+};
+
+/* A session's activity per device, or per stream. */
+struct load {
+	struct act *v;		/* sqlite3_realloc64'd */
+	size_t n, alloc, hit;	/* hit: the entry found last */
+	int streams;
+};
+
+static void load_free(struct load *g)
+{
+	size_t i;
+	for (i = 0; i < g->n; i++) {
+		ivlist_release(&g->v[i].kern);
+		ivlist_release(&g->v[i].copy);
+	}
+	sqlite3_free(g->v);
+	memset(g, 0, sizeof(*g));
+}
+
+/* The entry of (device, stream), added (inactive) if new; NULL when out of memory. */
+static struct act *load_get(struct load *g, int64_t device, int64_t stream)
+{
+	size_t i;
+	if (g->hit < g->n && g->v[g->hit].device == device && g->v[g->hit].stream == stream)
+		return &g->v[g->hit];
+	for (i = 0; i < g->n && (g->v[i].device != device || g->v[i].stream != stream); i++)
+		;
+	if (i == g->n) {
+		if (g->n == g->alloc) {
+			size_t alloc = g->alloc ? 2 * g->alloc : 8;
+			struct act *v = sqlite3_realloc64(g->v, alloc * sizeof(*v));
+			if (!v)
+				return NULL;
+			g->v = v;
+			g->alloc = alloc;
+		}
+		memset(&g->v[i], 0, sizeof(g->v[i]));
+		g->v[i].device = device;
+		g->v[i].stream = stream;
+		g->v[i].first = INT64_MAX;
+		g->v[i].last = INT64_MIN;
+		g->n++;
+	}
+	g->hit = i;
+	return &g->v[i];
+}
+
+static void act_add(struct act *a, struct ivlist *l, int64_t start, int64_t end)
+{
+	if (l->n == l->alloc)
+		ivlist_grow(l);
+	l->v[l->n].start = start;
+	l->v[l->n].end = end;
+	l->n++;
+	a->ops++;
+	a->active = 1;
+	if (start < a->first)
+		a->first = start;
+	if (end > a->last)
+		a->last = end;
+}
+
+static int take_kernels(void *arg, const int64_t *const *col, size_t n)
+{
+	struct load *g = arg;
+	size_t i;
+	for (i = 0; i < n; i++) {
+		struct act *a = load_get(g, col[SK_DEV][i], g->streams ? col[SK_STREAM][i] : 0);
+		if (!a)
+			return SQLITE_NOMEM;
+		act_add(a, &a->kern, col[SK_START][i], col[SK_START][i] + col[SK_DUR][i]);
+		a->kernels++;
+		a->kernel_ns += col[SK_DUR][i];
+	}
+	return SQLITE_OK;
+}
+
+/* Set the table's error message to SQLite's and return rc. */
+static int db_error(sqlite3_vtab *vt, sqlite3 *db, int rc)
+{
+	sqlite3_free(vt->zErrMsg);
+	vt->zErrMsg = sqlite3_mprintf("%s", rc == SQLITE_NOMEM ? "out of memory" : sqlite3_errmsg(db));
+	return rc;
+}
+
+/*
+ * Session s's activity into g, per device or per stream: its kernels, copies and memsets; per device also
+ * the devices the session declared (table devices), inactive when they ran nothing. Sorted by device, then
+ * stream. SQLITE_OK, or an error code with the message on vt (g is then still g's to free).
+ */
+static int load_read(sqlite3_vtab *vt, sqlite3 *db, int64_t s, int streams, struct load *g)
+{
+	static const char copies_sql[] =
+		"SELECT device_id, coalesce(stream_id, -1), start_ns, end_ns FROM memcpys WHERE session_id = ?1 "
+		"UNION ALL SELECT device_id, coalesce(stream_id, -1), start_ns, end_ns FROM memsets WHERE session_id = ?1";
+	static const char declared_sql[] = "SELECT DISTINCT id FROM devices WHERE session_id = ?1";
+	sqlite3_stmt *st;
+	int rc;
+	memset(g, 0, sizeof(*g));
+	g->streams = streams;
+	rc = sqlext_kernels(vt, db, s, 1u << SK_DEV | 1u << SK_STREAM | 1u << SK_START | 1u << SK_DUR, take_kernels, g);
+	if (rc != SQLITE_OK)
+		return rc == SQLITE_NOMEM ? db_error(vt, db, rc) : rc;
+	if ((rc = sqlite3_prepare_v2(db, copies_sql, -1, &st, NULL)) != SQLITE_OK)
+		return db_error(vt, db, rc);
+	sqlite3_bind_int64(st, 1, s);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct act *a = load_get(g, sqlite3_column_int64(st, 0), streams ? sqlite3_column_int64(st, 1) : 0);
+		if (!a) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		act_add(a, streams ? &a->kern : &a->copy, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(vt, db, rc);
+	if (!streams) {
+		if ((rc = sqlite3_prepare_v2(db, declared_sql, -1, &st, NULL)) != SQLITE_OK)
+			return db_error(vt, db, rc);
+		sqlite3_bind_int64(st, 1, s);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+			if (!load_get(g, sqlite3_column_int64(st, 0), 0)) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return db_error(vt, db, rc);
+	}
+	return SQLITE_OK;
+}
+
+static int cmp_act(const void *a, const void *b)
+{
+	const struct act *x = a, *y = b;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return x->stream < y->stream ? -1 : x->stream > y->stream;
+}
+
+/* ---- the tables: one session's rows as values, computed at once ---- */
+
+struct bt_cursor;
+
+/* A table: its schema (session_id first), its columns after session_id, and what fills them. */
+struct bt_def {
+	const char *schema;
+	int ncols;
+	int (*fill)(struct bt_cursor *c, int64_t s);
+	int order[3];		/* the columns its rows come in order of (after session_id), -1 after the last */
+	int ranked;		/* gpu_gaps: also longest first (ORDER BY gap_ns DESC, start_ns, device_id) */
+};
+
+struct bt_cursor {
+	sqlite3_vtab_cursor base;
+	sqlite3 *db;
+	const struct bt_def *def;
+	int64_t *sessions;	/* sqlite3_malloc64'd */
+	int nsessions, at;
+	int64_t *rows;		/* the session's rows, def->ncols values each (NONE for NULL); sqlite3_realloc64'd */
+	size_t nrows, arows, i;
+	int ranked;		/* gpu_gaps: rows longest first */
+	int64_t limit;		/* and only the first limit of them; -1 all */
+	int eof;
+};
+
+struct bt_vtab {
+	sqlite3_vtab base;
+	sqlite3 *db;
+	const struct bt_def *def;
+};
+
+/* A new row at the end of c->rows; NULL when out of memory. */
+static int64_t *bt_row(struct bt_cursor *c)
+{
+	size_t w = (size_t)c->def->ncols;
+	if (c->nrows == c->arows) {
+		size_t alloc = c->arows ? 2 * c->arows : 16;
+		int64_t *v = sqlite3_realloc64(c->rows, alloc * w * sizeof(int64_t));
+		if (!v)
+			return NULL;
+		c->rows = v;
+		c->arows = alloc;
+	}
+	return &c->rows[w * c->nrows++];
+}
+
+/* gpu_busy: per device. */
+enum { GB_DEVICE, GB_FIRST, GB_LAST, GB_SPAN, GB_BUSY, GB_IDLE, GB_KERNELS, GB_KERNEL_NS, GB_KERNEL_BUSY, GB_COPY_BUSY,
+       GB_OVERLAP, GB_COUNT };
+
+static int busy_fill(struct bt_cursor *c, int64_t s)
+{
+	struct load g;
+	size_t i;
+	int rc = load_read(c->base.pVtab, c->db, s, 0, &g);
+	if (rc == SQLITE_OK)
+		qsort(g.v, g.n, sizeof(*g.v), cmp_act);
+	for (i = 0; rc == SQLITE_OK && i < g.n; i++) {
+		struct act *a = &g.v[i];
+		int64_t *r = bt_row(c);
+		if (!r) {
+			rc = db_error(c->base.pVtab, c->db, SQLITE_NOMEM);
+			break;
+		}
+		memset(r, 0, GB_COUNT * sizeof(*r));
+		r[GB_DEVICE] = a->device;
+		r[GB_FIRST] = r[GB_LAST] = NONE;
+		if (!a->active)
+			continue;
+		r[GB_FIRST] = a->first;
+		r[GB_LAST] = a->last;
+		r[GB_SPAN] = a->last - a->first;
+		r[GB_KERNELS] = a->kernels;
+		r[GB_KERNEL_NS] = a->kernel_ns;
+		r[GB_KERNEL_BUSY] = spans_merge(&a->kern);
+		r[GB_COPY_BUSY] = spans_merge(&a->copy);
+		r[GB_OVERLAP] = spans_intersect(&a->kern, &a->copy);
+		r[GB_BUSY] = r[GB_KERNEL_BUSY] + r[GB_COPY_BUSY] - r[GB_OVERLAP];	/* |A u B| = |A| + |B| - |A n B| */
+		r[GB_IDLE] = r[GB_SPAN] - r[GB_BUSY];
+	}
+	load_free(&g);
+	return rc;
+}
+
+/* gpu_stream_busy: per device and stream. */
+enum { GS_DEVICE, GS_STREAM, GS_OPS, GS_KERNELS, GS_KERNEL_NS, GS_FIRST, GS_LAST, GS_BUSY, GS_COUNT };
+
+static int stream_fill(struct bt_cursor *c, int64_t s)
+{
+	struct load g;
+	size_t i;
+	int rc = load_read(c->base.pVtab, c->db, s, 1, &g);
+	if (rc == SQLITE_OK)
+		qsort(g.v, g.n, sizeof(*g.v), cmp_act);
+	for (i = 0; rc == SQLITE_OK && i < g.n; i++) {
+		struct act *a = &g.v[i];
+		int64_t *r = bt_row(c);
+		if (!r) {
+			rc = db_error(c->base.pVtab, c->db, SQLITE_NOMEM);
+			break;
+		}
+		r[GS_DEVICE] = a->device;
+		r[GS_STREAM] = a->stream;
+		r[GS_OPS] = a->ops;
+		r[GS_KERNELS] = a->kernels;
+		r[GS_KERNEL_NS] = a->kernel_ns;
+		r[GS_FIRST] = a->first;
+		r[GS_LAST] = a->last;
+		r[GS_BUSY] = spans_merge(&a->kern);
+	}
+	load_free(&g);
+	return rc;
+}
+
+/* gpu_gaps: per device, the holes between its busy spans. */
+enum { GG_DEVICE, GG_START, GG_END, GG_GAP, GG_COUNT };
+
+/* Whether gap a ranks before gap b: longer, then earlier, then of a lower device. */
+static int gap_before(const int64_t *a, const int64_t *b)
+{
+	if (a[GG_GAP] != b[GG_GAP])
+		return a[GG_GAP] > b[GG_GAP];
+	if (a[GG_START] != b[GG_START])
+		return a[GG_START] < b[GG_START];
+	return a[GG_DEVICE] < b[GG_DEVICE];
+}
+
+static int cmp_gap(const void *a, const void *b)
+{
+	return gap_before(a, b) ? -1 : gap_before(b, a);
+}
+
+static void gap_swap(int64_t *a, int64_t *b)
+{
+	int64_t t[GG_COUNT];
+	memcpy(t, a, sizeof(t));
+	memcpy(a, b, sizeof(t));
+	memcpy(b, t, sizeof(t));
+}
+
+/*
+ * Keep the c->limit best-ranked gaps as they come: c->rows is a heap whose root ranks last (it goes
+ * first when a better gap comes).
+ */
+static int gap_keep(struct bt_cursor *c, const int64_t *gap)
+{
+	int64_t *h;
+	size_t i, n = c->nrows;
+	if (n == (size_t)c->limit) {
+		if (!n || !gap_before(gap, c->rows))
+			return SQLITE_OK;
+		memcpy(c->rows, gap, GG_COUNT * sizeof(*gap));
+		for (i = 0;;) {		/* sift down */
+			size_t k = 2 * i + 1, worst = i;
+			if (k < n && gap_before(&c->rows[GG_COUNT * worst], &c->rows[GG_COUNT * k]))
+				worst = k;
+			if (k + 1 < n && gap_before(&c->rows[GG_COUNT * worst], &c->rows[GG_COUNT * (k + 1)]))
+				worst = k + 1;
+			if (worst == i)
+				return SQLITE_OK;
+			gap_swap(&c->rows[GG_COUNT * i], &c->rows[GG_COUNT * worst]);
+			i = worst;
+		}
+	}
+	if (!(h = bt_row(c)))
+		return SQLITE_NOMEM;
+	memcpy(h, gap, GG_COUNT * sizeof(*gap));
+	for (i = n; i > 0 && gap_before(&c->rows[GG_COUNT * ((i - 1) / 2)], &c->rows[GG_COUNT * i]); i = (i - 1) / 2)
+		gap_swap(&c->rows[GG_COUNT * ((i - 1) / 2)], &c->rows[GG_COUNT * i]);	/* sift up */
+	return SQLITE_OK;
+}
+
+/* The holes of one device as spans_union hands its spans over. */
+struct holes {
+	struct bt_cursor *c;
+	int64_t device;
+	int any;		/* a span was seen: end is the last one's end */
+	int64_t end;
+	int rc;
+};
+
+static void hole_each(void *arg, int64_t start, int64_t end)
+{
+	struct holes *h = arg;
+	if (h->any && h->rc == SQLITE_OK) {
+		int64_t gap[GG_COUNT] = { h->device, h->end, start, start - h->end };
+		int64_t *r;
+		if (h->c->limit >= 0)
+			h->rc = gap_keep(h->c, gap);
+		else if (!(r = bt_row(h->c)))
+			h->rc = SQLITE_NOMEM;
+		else
+			memcpy(r, gap, sizeof(gap));
+	}
+	h->any = 1;
+	h->end = end;
+}
+
+static int gaps_fill(struct bt_cursor *c, int64_t s)
+{
+	struct load g;
+	size_t i;
+	int rc = load_read(c->base.pVtab, c->db, s, 0, &g);
+	if (rc == SQLITE_OK)
+		qsort(g.v, g.n, sizeof(*g.v), cmp_act);
+	for (i = 0; rc == SQLITE_OK && i < g.n; i++) {
+		struct holes h = { c, g.v[i].device, 0, 0, SQLITE_OK };
+		struct ivlist both[2];
+		spans_merge(&g.v[i].kern);
+		spans_merge(&g.v[i].copy);
+		both[0] = g.v[i].kern;
+		both[1] = g.v[i].copy;
+		spans_union(both, 2, hole_each, &h);
+		if (h.rc != SQLITE_OK)
+			rc = db_error(c->base.pVtab, c->db, h.rc);
+	}
+	load_free(&g);
+	if (rc == SQLITE_OK && c->ranked)
+		qsort(c->rows, c->nrows, GG_COUNT * sizeof(int64_t), cmp_gap);
+	return rc;
+}
+
+static const struct bt_def busy_def = {
+	"CREATE TABLE x(session_id INTEGER, device_id INTEGER, first_ns INTEGER, last_ns INTEGER, span_ns INTEGER, "
+	"busy_ns INTEGER, idle_ns INTEGER, kernels INTEGER, kernel_ns INTEGER, kernel_busy_ns INTEGER, "
+	"copy_busy_ns INTEGER, overlap_ns INTEGER)",
+	GB_COUNT, busy_fill, { GB_DEVICE, -1 }, 0
+};
+
+static const struct bt_def stream_def = {
+	"CREATE TABLE x(session_id INTEGER, device_id INTEGER, stream_id INTEGER, ops INTEGER, kernels INTEGER, "
+	"kernel_ns INTEGER, first_ns INTEGER, last_ns INTEGER, busy_ns INTEGER)",
+	GS_COUNT, stream_fill, { GS_DEVICE, GS_STREAM, -1 }, 0
+};
+
+static const struct bt_def gaps_def = {
+	"CREATE TABLE x(session_id INTEGER, device_id INTEGER, start_ns INTEGER, end_ns INTEGER, gap_ns INTEGER)",
+	GG_COUNT, gaps_fill, { GG_DEVICE, GG_START, -1 }, 1
+};
+
+/* ---- the module ---- */
+
+/* idxNum: an equality on session_id (argv[0]); rows longest first; a LIMIT on them (the next argument). */
+enum { BT_EQ = 1, BT_RANKED = 2, BT_LIMIT = 4 };
+
+static int bt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
+{
+	const struct bt_def *def = aux;
+	int rc = sqlext_connect(db, def->schema, sizeof(struct bt_vtab), out);
+	(void)argc;
+	(void)argv;
+	(void)err;
+	if (rc == SQLITE_OK) {
+		((struct bt_vtab *)*out)->db = db;
+		((struct bt_vtab *)*out)->def = def;
+	}
+	return rc;
+}
+
+static int bt_disconnect(sqlite3_vtab *v)
+{
+	sqlite3_free(v);
+	return SQLITE_OK;
+}
+
+/* Whether ORDER BY is the first terms of cols (table columns; desc[k] for descending), -1 ended. */
+static int order_is(const sqlite3_index_info *ix, const int *cols, const int *desc, int ncols)
+{
+	int k;
+	if (ix->nOrderBy > ncols)
+		return 0;
+	for (k = 0; k < ix->nOrderBy; k++)
+		if (cols[k] < 0 || ix->aOrderBy[k].iColumn != cols[k] || ix->aOrderBy[k].desc != desc[k])
+			return 0;
+	return 1;
+}
+
+/*
+ * An equality on session_id is used (and checked by SQLite no more). Rows come by session, then in the
+ * table's order (ORDER BY those is left out); gpu_gaps of one session come longest first when ORDER BY
+ * asks so, and then only as many as a LIMIT without OFFSET wants are kept.
+ */
+static int bt_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
+{
+	const struct bt_def *def = ((struct bt_vtab *)v)->def;
+	static const int rank_cols[] = { 1 + GG_GAP, 1 + GG_START, 1 + GG_DEVICE }, rank_desc[] = { 1, 0, 0 };
+	static const int zero[4];
+	int cols[4], i, n = 0, eq = -1, limit = -1, offset = 0;
+	for (i = 0; i < ix->nConstraint; i++) {
+		if (!ix->aConstraint[i].usable)
+			continue;
+		if (ix->aConstraint[i].iColumn == 0 && ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_EQ)
+			eq = i;
+		else if (ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_LIMIT)
+			limit = i;
+		else if (ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_OFFSET)
+			offset = 1;
+	}
+	ix->idxNum = 0;
+	ix->estimatedCost = 1e6;
+	ix->estimatedRows = 1000;
+	if (eq >= 0) {
+		ix->aConstraintUsage[eq].argvIndex = 1;
+		ix->aConstraintUsage[eq].omit = 1;
+		ix->idxNum |= BT_EQ;
+		ix->estimatedCost = 1e4;
+		ix->estimatedRows = 10;
+	}
+	/* The order rows come in: session_id (left out with the equality), then the table's columns. */
+	if (eq < 0)
+		cols[n++] = 0;
+	for (i = 0; i < 3 && def->order[i] >= 0; i++)
+		cols[n++] = 1 + def->order[i];
+	if (order_is(ix, cols, zero, n))
+		ix->orderByConsumed = 1;
+	else if (def->ranked && eq >= 0 && order_is(ix, rank_cols, rank_desc, 3)) {
+		ix->orderByConsumed = 1;
+		ix->idxNum |= BT_RANKED;
+		if (limit >= 0 && !offset) {
+			ix->aConstraintUsage[limit].argvIndex = 2;
+			ix->idxNum |= BT_LIMIT;
+		}
+	}
+	return SQLITE_OK;
+}
+
+static int bt_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
+{
+	struct bt_cursor *c = sqlite3_malloc(sizeof(*c));
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	c->db = ((struct bt_vtab *)v)->db;
+	c->def = ((struct bt_vtab *)v)->def;
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static void bt_reset(struct bt_cursor *c)
+{
+	sqlite3_free(c->sessions);
+	c->sessions = NULL;
+	c->nsessions = c->at = 0;
+	c->nrows = c->i = 0;
+}
+
+static int bt_close(sqlite3_vtab_cursor *cur)
+{
+	struct bt_cursor *c = (struct bt_cursor *)cur;
+	bt_reset(c);
+	sqlite3_free(c->rows);
+	sqlite3_free(c);
+	return SQLITE_OK;
+}
+
+/* Go to the next row (of this session, else of the next sessions that have rows). */
+static int bt_advance(struct bt_cursor *c, int started)
+{
+	int rc;
+	while (c->i >= c->nrows) {
+		if (started)
+			c->at++;
+		started = 1;
+		if (c->at >= c->nsessions) {
+			c->eof = 1;
+			return SQLITE_OK;
+		}
+		c->nrows = c->i = 0;
+		if ((rc = c->def->fill(c, c->sessions[c->at])) != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+static int bt_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc, sqlite3_value **argv)
+{
+	struct bt_cursor *c = (struct bt_cursor *)cur;
+	int rc;
+	(void)idxstr;
+	(void)argc;
+	bt_reset(c);
+	c->eof = 0;
+	c->ranked = (idx & BT_RANKED) != 0;
+	c->limit = -1;
+	if (idx & BT_LIMIT && sqlite3_value_numeric_type(argv[1]) == SQLITE_INTEGER && sqlite3_value_int64(argv[1]) >= 0)
+		c->limit = sqlite3_value_int64(argv[1]);
+	rc = sqlext_sessions(cur, c->db, idx & BT_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
+	if (rc != SQLITE_OK || !c->nsessions) {
+		c->eof = 1;
+		return rc;
+	}
+	return bt_advance(c, 0);
+}
+
+static int bt_next(sqlite3_vtab_cursor *cur)
+{
+	struct bt_cursor *c = (struct bt_cursor *)cur;
+	c->i++;
+	return bt_advance(c, 1);
+}
+
+static int bt_eof(sqlite3_vtab_cursor *cur)
+{
+	return ((struct bt_cursor *)cur)->eof;
+}
+
+static int bt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
+{
+	struct bt_cursor *c = (struct bt_cursor *)cur;
+	int64_t x = k ? c->rows[c->i * (size_t)c->def->ncols + (size_t)(k - 1)] : c->sessions[c->at];
+	if (x == NONE)
+		sqlite3_result_null(ctx);
+	else
+		sqlite3_result_int64(ctx, x);
+	return SQLITE_OK;
+}
+
+static int bt_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	struct bt_cursor *c = (struct bt_cursor *)cur;
+	*rowid = (sqlite3_int64)c->at << 40 | (sqlite3_int64)c->i;
+	return SQLITE_OK;
+}
+
+static sqlite3_module bt_module = {
+	.iVersion = 0,
+	.xCreate = NULL,	/* eponymous only */
+	.xConnect = bt_connect,
+	.xBestIndex = bt_best_index,
+	.xDisconnect = bt_disconnect,
+	.xDestroy = bt_disconnect,
+	.xOpen = bt_open,
+	.xClose = bt_close,
+	.xFilter = bt_filter,
+	.xNext = bt_next,
+	.xEof = bt_eof,
+	.xColumn = bt_column,
+	.xRowid = bt_rowid,
+};
+
+int sqlext_busy_tables(sqlite3 *db)
+{
+	int rc = sqlite3_create_module(db, "gpu_busy", &bt_module, (void *)&busy_def);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_module(db, "gpu_stream_busy", &bt_module, (void *)&stream_def);
+	return rc == SQLITE_OK ? sqlite3_create_module(db, "gpu_gaps", &bt_module, (void *)&gaps_def) : rc;
+}
