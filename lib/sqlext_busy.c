@@ -27,7 +27,8 @@ struct act {
 	int active;		/* ran a kernel, copy or memset (a declared device may not have) */
 	int64_t first, last;	/* first start, last end of all of it */
 	int64_t ops, kernels, kernel_ns;	/* intervals; kernels: count, summed duration */
-	struct ivlist kern, copy;	/* per stream: every interval in kern */
+	int64_t kern_busy, copy_busy, overlap;	/* busy_of's: the unions of kern and copy, their intersection */
+	struct ivlist kern, copy;	/* kernels; copies and memsets */
 };
 
 /* A session's activity per device, or per stream. */
@@ -141,7 +142,7 @@ static int load_read(sqlite3_vtab *vt, sqlite3 *db, int64_t s, int streams, stru
 			rc = SQLITE_NOMEM;
 			break;
 		}
-		act_add(a, streams ? &a->kern : &a->copy, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
+		act_add(a, &a->copy, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -196,11 +197,6 @@ struct bt_cursor {
 	int eof;
 };
 
-struct bt_vtab {
-	sqlite3_vtab base;
-	sqlite3 *db;
-	const struct bt_def *def;
-};
 
 /* A new row at the end of c->rows; NULL when out of memory. */
 static int64_t *bt_row(struct bt_cursor *c)
@@ -217,72 +213,90 @@ static int64_t *bt_row(struct bt_cursor *c)
 	return &c->rows[w * c->nrows++];
 }
 
+/*
+ * Session s's activity, per device or per stream (load_read), each entry in order handed to row(c, a),
+ * which adds its rows to c. SQLITE_OK, or an error code with the message set.
+ */
+static int bt_fill(struct bt_cursor *c, int64_t s, int streams, int (*row)(struct bt_cursor *c, struct act *a))
+{
+	struct load g;
+	size_t i;
+	int rc = load_read(c->base.pVtab, c->db, s, streams, &g);
+	if (rc == SQLITE_OK)
+		qsort(g.v, g.n, sizeof(*g.v), cmp_act);
+	for (i = 0; rc == SQLITE_OK && i < g.n; i++)
+		if ((rc = row(c, &g.v[i])) != SQLITE_OK)
+			rc = db_error(c->base.pVtab, c->db, rc);
+	load_free(&g);
+	return rc;
+}
+
+/*
+ * The length of the union of a's kernels, copies and memsets: |A u B| = |A| + |B| - |A n B| (two lists
+ * merged apart sort faster than one: kernels come nearly in order, copies after them). Merges the lists.
+ */
+static int64_t busy_of(struct act *a)
+{
+	a->kern_busy = spans_merge(&a->kern);
+	a->copy_busy = spans_merge(&a->copy);
+	a->overlap = spans_intersect(&a->kern, &a->copy);
+	return a->kern_busy + a->copy_busy - a->overlap;
+}
+
 /* gpu_busy: per device. */
 enum { GB_DEVICE, GB_FIRST, GB_LAST, GB_SPAN, GB_BUSY, GB_IDLE, GB_KERNELS, GB_KERNEL_NS, GB_KERNEL_BUSY, GB_COPY_BUSY,
        GB_OVERLAP, GB_COUNT };
 
+static int busy_row(struct bt_cursor *c, struct act *a)
+{
+	int64_t *r = bt_row(c);
+	if (!r)
+		return SQLITE_NOMEM;
+	memset(r, 0, GB_COUNT * sizeof(*r));
+	r[GB_DEVICE] = a->device;
+	r[GB_FIRST] = r[GB_LAST] = NONE;
+	if (!a->active)
+		return SQLITE_OK;
+	r[GB_FIRST] = a->first;
+	r[GB_LAST] = a->last;
+	r[GB_SPAN] = a->last - a->first;
+	r[GB_KERNELS] = a->kernels;
+	r[GB_KERNEL_NS] = a->kernel_ns;
+	r[GB_BUSY] = busy_of(a);
+	r[GB_KERNEL_BUSY] = a->kern_busy;
+	r[GB_COPY_BUSY] = a->copy_busy;
+	r[GB_OVERLAP] = a->overlap;
+	r[GB_IDLE] = r[GB_SPAN] - r[GB_BUSY];
+	return SQLITE_OK;
+}
+
 static int busy_fill(struct bt_cursor *c, int64_t s)
 {
-	struct load g;
-	size_t i;
-	int rc = load_read(c->base.pVtab, c->db, s, 0, &g);
-	if (rc == SQLITE_OK)
-		qsort(g.v, g.n, sizeof(*g.v), cmp_act);
-	for (i = 0; rc == SQLITE_OK && i < g.n; i++) {
-		struct act *a = &g.v[i];
-		int64_t *r = bt_row(c);
-		if (!r) {
-			rc = db_error(c->base.pVtab, c->db, SQLITE_NOMEM);
-			break;
-		}
-		memset(r, 0, GB_COUNT * sizeof(*r));
-		r[GB_DEVICE] = a->device;
-		r[GB_FIRST] = r[GB_LAST] = NONE;
-		if (!a->active)
-			continue;
-		r[GB_FIRST] = a->first;
-		r[GB_LAST] = a->last;
-		r[GB_SPAN] = a->last - a->first;
-		r[GB_KERNELS] = a->kernels;
-		r[GB_KERNEL_NS] = a->kernel_ns;
-		r[GB_KERNEL_BUSY] = spans_merge(&a->kern);
-		r[GB_COPY_BUSY] = spans_merge(&a->copy);
-		r[GB_OVERLAP] = spans_intersect(&a->kern, &a->copy);
-		r[GB_BUSY] = r[GB_KERNEL_BUSY] + r[GB_COPY_BUSY] - r[GB_OVERLAP];	/* |A u B| = |A| + |B| - |A n B| */
-		r[GB_IDLE] = r[GB_SPAN] - r[GB_BUSY];
-	}
-	load_free(&g);
-	return rc;
+	return bt_fill(c, s, 0, busy_row);
 }
 
 /* gpu_stream_busy: per device and stream. */
 enum { GS_DEVICE, GS_STREAM, GS_OPS, GS_KERNELS, GS_KERNEL_NS, GS_FIRST, GS_LAST, GS_BUSY, GS_COUNT };
 
+static int stream_row(struct bt_cursor *c, struct act *a)
+{
+	int64_t *r = bt_row(c);
+	if (!r)
+		return SQLITE_NOMEM;
+	r[GS_DEVICE] = a->device;
+	r[GS_STREAM] = a->stream;
+	r[GS_OPS] = a->ops;
+	r[GS_KERNELS] = a->kernels;
+	r[GS_KERNEL_NS] = a->kernel_ns;
+	r[GS_FIRST] = a->first;
+	r[GS_LAST] = a->last;
+	r[GS_BUSY] = busy_of(a);
+	return SQLITE_OK;
+}
+
 static int stream_fill(struct bt_cursor *c, int64_t s)
 {
-	struct load g;
-	size_t i;
-	int rc = load_read(c->base.pVtab, c->db, s, 1, &g);
-	if (rc == SQLITE_OK)
-		qsort(g.v, g.n, sizeof(*g.v), cmp_act);
-	for (i = 0; rc == SQLITE_OK && i < g.n; i++) {
-		struct act *a = &g.v[i];
-		int64_t *r = bt_row(c);
-		if (!r) {
-			rc = db_error(c->base.pVtab, c->db, SQLITE_NOMEM);
-			break;
-		}
-		r[GS_DEVICE] = a->device;
-		r[GS_STREAM] = a->stream;
-		r[GS_OPS] = a->ops;
-		r[GS_KERNELS] = a->kernels;
-		r[GS_KERNEL_NS] = a->kernel_ns;
-		r[GS_FIRST] = a->first;
-		r[GS_LAST] = a->last;
-		r[GS_BUSY] = spans_merge(&a->kern);
-	}
-	load_free(&g);
-	return rc;
+	return bt_fill(c, s, 1, stream_row);
 }
 
 /* gpu_gaps: per device, the holes between its busy spans. */
@@ -369,25 +383,22 @@ static void hole_each(void *arg, int64_t start, int64_t end)
 	h->end = end;
 }
 
+/* A device's gaps: the holes of the union of its kernels' spans and its copies'. */
+static int gaps_row(struct bt_cursor *c, struct act *a)
+{
+	struct holes h = { c, a->device, 0, 0, SQLITE_OK };
+	struct ivlist both[2];
+	spans_merge(&a->kern);
+	spans_merge(&a->copy);
+	both[0] = a->kern;
+	both[1] = a->copy;
+	spans_union(both, 2, hole_each, &h);
+	return h.rc;
+}
+
 static int gaps_fill(struct bt_cursor *c, int64_t s)
 {
-	struct load g;
-	size_t i;
-	int rc = load_read(c->base.pVtab, c->db, s, 0, &g);
-	if (rc == SQLITE_OK)
-		qsort(g.v, g.n, sizeof(*g.v), cmp_act);
-	for (i = 0; rc == SQLITE_OK && i < g.n; i++) {
-		struct holes h = { c, g.v[i].device, 0, 0, SQLITE_OK };
-		struct ivlist both[2];
-		spans_merge(&g.v[i].kern);
-		spans_merge(&g.v[i].copy);
-		both[0] = g.v[i].kern;
-		both[1] = g.v[i].copy;
-		spans_union(both, 2, hole_each, &h);
-		if (h.rc != SQLITE_OK)
-			rc = db_error(c->base.pVtab, c->db, h.rc);
-	}
-	load_free(&g);
+	int rc = bt_fill(c, s, 0, gaps_row);
 	if (rc == SQLITE_OK && c->ranked)
 		qsort(c->rows, c->nrows, GG_COUNT * sizeof(int64_t), cmp_gap);
 	return rc;
@@ -418,16 +429,10 @@ enum { BT_EQ = 1, BT_RANKED = 2, BT_LIMIT = 4 };
 
 static int bt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
 {
-	const struct bt_def *def = aux;
-	int rc = sqlext_connect(db, def->schema, sizeof(struct bt_vtab), out);
 	(void)argc;
 	(void)argv;
 	(void)err;
-	if (rc == SQLITE_OK) {
-		((struct bt_vtab *)*out)->db = db;
-		((struct bt_vtab *)*out)->def = def;
-	}
-	return rc;
+	return sqlext_connect(db, ((const struct bt_def *)aux)->schema, aux, out);
 }
 
 static int bt_disconnect(sqlite3_vtab *v)
@@ -455,7 +460,7 @@ static int order_is(const sqlite3_index_info *ix, const int *cols, const int *de
  */
 static int bt_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 {
-	const struct bt_def *def = ((struct bt_vtab *)v)->def;
+	const struct bt_def *def = ((struct sqlext_vtab *)v)->def;
 	static const int rank_cols[] = { 1 + GG_GAP, 1 + GG_START, 1 + GG_DEVICE }, rank_desc[] = { 1, 0, 0 };
 	static const int zero[4];
 	int cols[4], i, n = 0, eq = -1, limit = -1, offset = 0;
@@ -503,8 +508,8 @@ static int bt_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 	if (!c)
 		return SQLITE_NOMEM;
 	memset(c, 0, sizeof(*c));
-	c->db = ((struct bt_vtab *)v)->db;
-	c->def = ((struct bt_vtab *)v)->def;
+	c->db = ((struct sqlext_vtab *)v)->db;
+	c->def = ((struct sqlext_vtab *)v)->def;
 	*out = &c->base;
 	return SQLITE_OK;
 }

@@ -23,11 +23,18 @@ typedef int sqlext_batch_fn(void *arg, const int64_t *const *col, size_t n);
  */
 int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqlext_batch_fn *each, void *arg);
 
+/* What the extension's tables keep: their connection and the definition their module was made with. */
+struct sqlext_vtab {
+	sqlite3_vtab base;
+	sqlite3 *db;
+	const void *def;	/* the module's client data */
+};
+
 /*
- * Declare an eponymous table's schema on db and allocate its sqlite3_vtab, `size` zeroed bytes (a struct
- * that begins with one) into *out, innocuous. SQLITE_OK or SQLite's error code.
+ * Declare an eponymous table's schema on db and make its struct sqlext_vtab (def: the module's client
+ * data) into *out, innocuous. SQLITE_OK or SQLite's error code.
  */
-int sqlext_connect(sqlite3 *db, const char *schema, size_t size, sqlite3_vtab **out);
+int sqlext_connect(sqlite3 *db, const char *schema, const void *def, sqlite3_vtab **out);
 
 /*
  * The sessions a scan reads into *out (*n; sqlite3_malloc64'd): the one eq names (none when it is not an

@@ -82,38 +82,29 @@ struct kv_cursor {
 	size_t nbounds, chunk;	/* chunks known, the current chunk's index */
 };
 
-struct kv_vtab {
-	sqlite3_vtab base;
-	sqlite3 *db;
-	const struct vt_def *def;	/* kernel_stats: only its schema */
-};
 
-int sqlext_connect(sqlite3 *db, const char *schema, size_t size, sqlite3_vtab **out)
+int sqlext_connect(sqlite3 *db, const char *schema, const void *def, sqlite3_vtab **out)
 {
-	sqlite3_vtab *v;
+	struct sqlext_vtab *v;
 	int rc;
 	if ((rc = sqlite3_declare_vtab(db, schema)) != SQLITE_OK)
 		return rc;
-	if (!(v = sqlite3_malloc64(size)))
+	if (!(v = sqlite3_malloc(sizeof(*v))))
 		return SQLITE_NOMEM;
-	memset(v, 0, size);
+	memset(v, 0, sizeof(*v));
+	v->db = db;
+	v->def = def;
 	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-	*out = v;
+	*out = &v->base;
 	return SQLITE_OK;
 }
 
 static int kv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
 {
-	const struct vt_def *def = aux;
-	int rc = sqlext_connect(db, def->schema, sizeof(struct kv_vtab), out);
 	(void)argc;
 	(void)argv;
 	(void)err;
-	if (rc == SQLITE_OK) {
-		((struct kv_vtab *)*out)->db = db;
-		((struct kv_vtab *)*out)->def = def;
-	}
-	return rc;
+	return sqlext_connect(db, ((const struct vt_def *)aux)->schema, aux, out);
 }
 
 static int kv_disconnect(sqlite3_vtab *v)
@@ -180,8 +171,8 @@ static int kv_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 	if (!c)
 		return SQLITE_NOMEM;
 	memset(c, 0, sizeof(*c));
-	c->db = ((struct kv_vtab *)v)->db;
-	c->def = ((struct kv_vtab *)v)->def;
+	c->db = ((struct sqlext_vtab *)v)->db;
+	c->def = ((struct sqlext_vtab *)v)->def;
 	*out = &c->base;
 	return SQLITE_OK;
 }
@@ -593,7 +584,7 @@ static int ks_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 	if (!c)
 		return SQLITE_NOMEM;
 	memset(c, 0, sizeof(*c));
-	c->db = ((struct kv_vtab *)v)->db;
+	c->db = ((struct sqlext_vtab *)v)->db;
 	*out = &c->base;
 	return SQLITE_OK;
 }
