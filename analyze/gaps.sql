@@ -4,12 +4,17 @@
 -- kernels, copies and memsets, as gpu_busy defines it: see summary.sql); longest first, then earliest.
 --
 -- C does two things here (lib/sqlext_busy.c, lib/sqlext_vtab.c):
--- * gpu_gaps: the holes of the union of millions of intervals, which SQL can only say by sorting them all
---   and comparing each start with the largest end before it (a window max over every kernel: seconds on
---   the 5M-kernel bench session; gpu_gaps 0.3 s, keeping only the LIMIT longest as it goes).
--- * api_columns takes `start_ns < x AND end_ns > y` itself and skips the column chunks outside them, so
---   the join below reads 5.3M calls once for the first gap and a few chunks for each further one (a
---   plain scan per gap: 0.2 s each).
+-- * gpu_gaps: the holes of the union of millions of intervals. SQL says them by sorting every interval
+--   and comparing each start with the largest end before it,
+--     max(end_ns) OVER (PARTITION BY device_id ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECEDING AND
+--     1 PRECEDING)
+--   over kernel_columns, memcpys and memsets (tests/vtab.py checks both agree): 7.8 s of CPU on the
+--   5M-kernel bench session for the 10 longest; gpu_gaps 0.35 s, keeping only the LIMIT longest as it goes.
+-- * api_columns takes `start_ns < x AND end_ns > y` itself, skipping the rows outside in C and, once a
+--   scan has seen them, the column chunks outside: the join below decodes the 5.3M calls for the first
+--   gap (0.05 s) and a few chunks for each further one (10 gaps: 0.1 s; 0.6 s when every gap decodes all).
+-- * fmt_ns writes a time as the tables do (C's printf): SQLite's printf('%.3f') rounds some halves the
+--   other way (566141725500 ns: SQLite 566141.726 ms, C 566141.725 ms).
 WITH longest AS MATERIALIZED (
 	SELECT device_id, start_ns, end_ns, gap_ns FROM gpu_gaps
 	WHERE session_id = :session

