@@ -82,7 +82,6 @@ struct kv_cursor {
 	size_t nbounds, chunk;	/* chunks known, the current chunk's index */
 };
 
-
 int sqlext_connect(sqlite3 *db, const char *schema, const void *def, sqlite3_vtab **out)
 {
 	struct sqlext_vtab *v;
