@@ -24,7 +24,8 @@ SELECT s.id AS session_id, s.uuid AS session, s.source, s.program, s.hostname, s
        (SELECT count(*) FROM memsets m WHERE m.session_id = s.id) AS memsets,
        (SELECT coalesce(sum(bytes), 0) FROM memsets m WHERE m.session_id = s.id) AS memset_bytes,
        (SELECT count(*) FROM ranges r WHERE r.session_id = s.id) AS ranges,
-       (SELECT coalesce(sum(count), 0) FROM drops x WHERE x.session_id = s.id AND x.source <> 'wire') AS dropped_records,
+       (SELECT coalesce(sum(count), 0) FROM drops x WHERE x.session_id = s.id AND x.source <> 'wire')
+         AS dropped_records,
        (SELECT coalesce(sum(count), 0) FROM drops x WHERE x.session_id = s.id AND x.source = 'wire') AS missing_batches,
        (SELECT count(*) FROM ingest_errors e WHERE e.session_id = s.id) AS ingest_errors,
        b.kernels, b.kernel_ns, b.kernel_busy_ns, b.gpu_span_ns, b.busy_ns, b.idle_ns,

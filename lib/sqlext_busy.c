@@ -171,7 +171,183 @@ static int cmp_act(const void *a, const void *b)
 	return x->stream < y->stream ? -1 : x->stream > y->stream;
 }
 
-/* ---- the tables: one session's rows as values, computed at once ---- */
+/* ---- what a connection remembers: one session's figures, until the database changes ---- */
+
+/* gpu_busy's columns after session_id. */
+enum { GB_DEVICE, GB_FIRST, GB_LAST, GB_SPAN, GB_BUSY, GB_IDLE, GB_KERNELS, GB_KERNEL_NS, GB_KERNEL_BUSY, GB_COPY_BUSY,
+       GB_OVERLAP, GB_COUNT };
+/* gpu_stream_busy's. */
+enum { GS_DEVICE, GS_STREAM, GS_OPS, GS_KERNELS, GS_KERNEL_NS, GS_FIRST, GS_LAST, GS_BUSY, GS_COUNT };
+/* gpu_gaps'. */
+enum { GG_DEVICE, GG_START, GG_END, GG_GAP, GG_COUNT };
+
+/* One device: its gpu_busy row, and its kernels' and copies' spans (merged; for its gaps). */
+struct dev_busy {
+	int64_t row[GB_COUNT];
+	struct ivlist kern, copy;
+};
+
+/*
+ * A report asks summary, devices, idle and gaps of one session: each would read its millions of kernels
+ * again. So a connection keeps the last session's figures while the database stays as it was: the same
+ * PRAGMA data_version (other connections' commits), schema_version and sqlite3_total_changes64 (its own).
+ */
+struct busy_cache {
+	int64_t key[4];		/* session, data_version, schema_version, total changes */
+	struct dev_busy *dev;	/* per device, by id; NULL until asked (sqlite3_malloc64'd) */
+	size_t ndev;
+	int64_t *str;		/* gpu_stream_busy's rows, GS_COUNT values each; NULL until asked */
+	size_t nstr;
+};
+
+/* What each of the three modules gets: its table, and its connection's cache (shared, freed by the last). */
+struct busy_conn;
+struct bt_aux {
+	const struct bt_def *def;
+	struct busy_conn *conn;
+};
+struct busy_conn {
+	struct busy_cache cache;
+	struct bt_aux aux[3];
+	int refs;		/* modules that still hold it */
+};
+
+static void cache_drop(struct busy_cache *k)
+{
+	size_t i;
+	for (i = 0; i < k->ndev; i++) {
+		ivlist_release(&k->dev[i].kern);
+		ivlist_release(&k->dev[i].copy);
+	}
+	sqlite3_free(k->dev);
+	sqlite3_free(k->str);
+	memset(k, 0, sizeof(*k));
+}
+
+/* One integer from a PRAGMA; -1 when it fails. */
+static int64_t pragma_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The cache for session s as the database is now: kept, or emptied when anything changed. */
+static void cache_check(struct busy_cache *k, sqlite3 *db, int64_t s)
+{
+	int64_t key[4];
+	key[0] = s;
+	key[1] = pragma_int(db, "PRAGMA main.data_version");
+	key[2] = pragma_int(db, "PRAGMA main.schema_version");
+	key[3] = sqlite3_total_changes64(db);
+	if (memcmp(key, k->key, sizeof(key)) || key[1] < 0 || key[2] < 0) {
+		cache_drop(k);
+		memcpy(k->key, key, sizeof(key));
+	}
+}
+
+/*
+ * The length of the union of a's kernels, copies and memsets: |A u B| = |A| + |B| - |A n B| (two lists
+ * merged apart sort faster than one: kernels come nearly in order, copies after them). Merges the lists.
+ */
+static int64_t busy_of(struct act *a)
+{
+	a->kern_busy = spans_merge(&a->kern);
+	a->copy_busy = spans_merge(&a->copy);
+	a->overlap = spans_intersect(&a->kern, &a->copy);
+	return a->kern_busy + a->copy_busy - a->overlap;
+}
+
+/* One device's gpu_busy row from its activity, and its lists (merged: taken from a). */
+static void dev_fill(struct dev_busy *d, struct act *a)
+{
+	int64_t *r = d->row;
+	memset(r, 0, GB_COUNT * sizeof(*r));
+	r[GB_DEVICE] = a->device;
+	r[GB_FIRST] = r[GB_LAST] = NONE;
+	if (!a->active)
+		return;
+	r[GB_FIRST] = a->first;
+	r[GB_LAST] = a->last;
+	r[GB_SPAN] = a->last - a->first;
+	r[GB_KERNELS] = a->kernels;
+	r[GB_KERNEL_NS] = a->kernel_ns;
+	r[GB_BUSY] = busy_of(a);
+	r[GB_KERNEL_BUSY] = a->kern_busy;
+	r[GB_COPY_BUSY] = a->copy_busy;
+	r[GB_OVERLAP] = a->overlap;
+	r[GB_IDLE] = r[GB_SPAN] - r[GB_BUSY];
+	d->kern = a->kern;
+	d->copy = a->copy;
+	memset(&a->kern, 0, sizeof(a->kern));
+	memset(&a->copy, 0, sizeof(a->copy));
+}
+
+/*
+ * Session s's per-device figures in the cache, read now unless remembered. SQLITE_OK, or an error code
+ * with the message on vt.
+ */
+static int cache_devices(struct busy_cache *k, sqlite3_vtab *vt, sqlite3 *db, int64_t s)
+{
+	struct load g;
+	size_t i;
+	int rc;
+	cache_check(k, db, s);
+	if (k->dev)
+		return SQLITE_OK;
+	if ((rc = load_read(vt, db, s, 0, &g)) == SQLITE_OK) {
+		qsort(g.v, g.n, sizeof(*g.v), cmp_act);
+		if (!(k->dev = sqlite3_malloc64((g.n ? g.n : 1) * sizeof(*k->dev))))
+			rc = db_error(vt, db, SQLITE_NOMEM);
+		else
+			memset(k->dev, 0, (g.n ? g.n : 1) * sizeof(*k->dev));
+	}
+	for (i = 0; rc == SQLITE_OK && i < g.n; i++, k->ndev++)
+		dev_fill(&k->dev[i], &g.v[i]);
+	load_free(&g);
+	if (rc != SQLITE_OK)
+		cache_drop(k);
+	return rc;
+}
+
+/* Session s's per-stream rows in the cache, read now unless remembered; as cache_devices. */
+static int cache_streams(struct busy_cache *k, sqlite3_vtab *vt, sqlite3 *db, int64_t s)
+{
+	struct load g;
+	size_t i;
+	int rc;
+	cache_check(k, db, s);
+	if (k->str)
+		return SQLITE_OK;
+	if ((rc = load_read(vt, db, s, 1, &g)) == SQLITE_OK) {
+		qsort(g.v, g.n, sizeof(*g.v), cmp_act);
+		if (!(k->str = sqlite3_malloc64((g.n ? g.n : 1) * GS_COUNT * sizeof(int64_t))))
+			rc = db_error(vt, db, SQLITE_NOMEM);
+	}
+	for (i = 0; rc == SQLITE_OK && i < g.n; i++, k->nstr++) {
+		int64_t *r = &k->str[GS_COUNT * i];
+		struct act *a = &g.v[i];
+		r[GS_DEVICE] = a->device;
+		r[GS_STREAM] = a->stream;
+		r[GS_OPS] = a->ops;
+		r[GS_KERNELS] = a->kernels;
+		r[GS_KERNEL_NS] = a->kernel_ns;
+		r[GS_FIRST] = a->first;
+		r[GS_LAST] = a->last;
+		r[GS_BUSY] = busy_of(a);
+	}
+	load_free(&g);
+	if (rc != SQLITE_OK)
+		cache_drop(k);
+	return rc;
+}
+
+/* ---- the tables: one session's rows as values ---- */
 
 struct bt_cursor;
 
@@ -188,6 +364,7 @@ struct bt_cursor {
 	sqlite3_vtab_cursor base;
 	sqlite3 *db;
 	const struct bt_def *def;
+	struct busy_cache *cache;	/* the connection's */
 	int64_t *sessions;	/* sqlite3_malloc64'd */
 	int nsessions, at;
 	int64_t *rows;		/* the session's rows, def->ncols values each (NONE for NULL); sqlite3_realloc64'd */
@@ -196,7 +373,6 @@ struct bt_cursor {
 	int64_t limit;		/* and only the first limit of them; -1 all */
 	int eof;
 };
-
 
 /* A new row at the end of c->rows; NULL when out of memory. */
 static int64_t *bt_row(struct bt_cursor *c)
@@ -213,94 +389,33 @@ static int64_t *bt_row(struct bt_cursor *c)
 	return &c->rows[w * c->nrows++];
 }
 
-/*
- * Session s's activity, per device or per stream (load_read), each entry in order handed to row(c, a),
- * which adds its rows to c. SQLITE_OK, or an error code with the message set.
- */
-static int bt_fill(struct bt_cursor *c, int64_t s, int streams, int (*row)(struct bt_cursor *c, struct act *a))
+/* n rows of w values into c->rows. */
+static int bt_rows(struct bt_cursor *c, const int64_t *v, size_t n, size_t w)
 {
-	struct load g;
 	size_t i;
-	int rc = load_read(c->base.pVtab, c->db, s, streams, &g);
-	if (rc == SQLITE_OK)
-		qsort(g.v, g.n, sizeof(*g.v), cmp_act);
-	for (i = 0; rc == SQLITE_OK && i < g.n; i++)
-		if ((rc = row(c, &g.v[i])) != SQLITE_OK)
-			rc = db_error(c->base.pVtab, c->db, rc);
-	load_free(&g);
-	return rc;
-}
-
-/*
- * The length of the union of a's kernels, copies and memsets: |A u B| = |A| + |B| - |A n B| (two lists
- * merged apart sort faster than one: kernels come nearly in order, copies after them). Merges the lists.
- */
-static int64_t busy_of(struct act *a)
-{
-	a->kern_busy = spans_merge(&a->kern);
-	a->copy_busy = spans_merge(&a->copy);
-	a->overlap = spans_intersect(&a->kern, &a->copy);
-	return a->kern_busy + a->copy_busy - a->overlap;
-}
-
-/* gpu_busy: per device. */
-enum { GB_DEVICE, GB_FIRST, GB_LAST, GB_SPAN, GB_BUSY, GB_IDLE, GB_KERNELS, GB_KERNEL_NS, GB_KERNEL_BUSY, GB_COPY_BUSY,
-       GB_OVERLAP, GB_COUNT };
-
-static int busy_row(struct bt_cursor *c, struct act *a)
-{
-	int64_t *r = bt_row(c);
-	if (!r)
-		return SQLITE_NOMEM;
-	memset(r, 0, GB_COUNT * sizeof(*r));
-	r[GB_DEVICE] = a->device;
-	r[GB_FIRST] = r[GB_LAST] = NONE;
-	if (!a->active)
-		return SQLITE_OK;
-	r[GB_FIRST] = a->first;
-	r[GB_LAST] = a->last;
-	r[GB_SPAN] = a->last - a->first;
-	r[GB_KERNELS] = a->kernels;
-	r[GB_KERNEL_NS] = a->kernel_ns;
-	r[GB_BUSY] = busy_of(a);
-	r[GB_KERNEL_BUSY] = a->kern_busy;
-	r[GB_COPY_BUSY] = a->copy_busy;
-	r[GB_OVERLAP] = a->overlap;
-	r[GB_IDLE] = r[GB_SPAN] - r[GB_BUSY];
+	for (i = 0; i < n; i++) {
+		int64_t *r = bt_row(c);
+		if (!r)
+			return db_error(c->base.pVtab, c->db, SQLITE_NOMEM);
+		memcpy(r, &v[w * i], w * sizeof(*r));
+	}
 	return SQLITE_OK;
 }
 
 static int busy_fill(struct bt_cursor *c, int64_t s)
 {
-	return bt_fill(c, s, 0, busy_row);
-}
-
-/* gpu_stream_busy: per device and stream. */
-enum { GS_DEVICE, GS_STREAM, GS_OPS, GS_KERNELS, GS_KERNEL_NS, GS_FIRST, GS_LAST, GS_BUSY, GS_COUNT };
-
-static int stream_row(struct bt_cursor *c, struct act *a)
-{
-	int64_t *r = bt_row(c);
-	if (!r)
-		return SQLITE_NOMEM;
-	r[GS_DEVICE] = a->device;
-	r[GS_STREAM] = a->stream;
-	r[GS_OPS] = a->ops;
-	r[GS_KERNELS] = a->kernels;
-	r[GS_KERNEL_NS] = a->kernel_ns;
-	r[GS_FIRST] = a->first;
-	r[GS_LAST] = a->last;
-	r[GS_BUSY] = busy_of(a);
-	return SQLITE_OK;
+	size_t i;
+	int rc = cache_devices(c->cache, c->base.pVtab, c->db, s);
+	for (i = 0; rc == SQLITE_OK && i < c->cache->ndev; i++)
+		rc = bt_rows(c, c->cache->dev[i].row, 1, GB_COUNT);
+	return rc;
 }
 
 static int stream_fill(struct bt_cursor *c, int64_t s)
 {
-	return bt_fill(c, s, 1, stream_row);
+	int rc = cache_streams(c->cache, c->base.pVtab, c->db, s);
+	return rc == SQLITE_OK ? bt_rows(c, c->cache->str, c->cache->nstr, GS_COUNT) : rc;
 }
-
-/* gpu_gaps: per device, the holes between its busy spans. */
-enum { GG_DEVICE, GG_START, GG_END, GG_GAP, GG_COUNT };
 
 /* Whether gap a ranks before gap b: longer, then earlier, then of a lower device. */
 static int gap_before(const int64_t *a, const int64_t *b)
@@ -357,7 +472,7 @@ static int gap_keep(struct bt_cursor *c, const int64_t *gap)
 	return SQLITE_OK;
 }
 
-/* The holes of one device as spans_union hands its spans over. */
+/* A device's gaps as spans_union hands the spans of its busy time over: the holes between them. */
 struct holes {
 	struct bt_cursor *c;
 	int64_t device;
@@ -383,22 +498,20 @@ static void hole_each(void *arg, int64_t start, int64_t end)
 	h->end = end;
 }
 
-/* A device's gaps: the holes of the union of its kernels' spans and its copies'. */
-static int gaps_row(struct bt_cursor *c, struct act *a)
-{
-	struct holes h = { c, a->device, 0, 0, SQLITE_OK };
-	struct ivlist both[2];
-	spans_merge(&a->kern);
-	spans_merge(&a->copy);
-	both[0] = a->kern;
-	both[1] = a->copy;
-	spans_union(both, 2, hole_each, &h);
-	return h.rc;
-}
-
 static int gaps_fill(struct bt_cursor *c, int64_t s)
 {
-	int rc = bt_fill(c, s, 0, gaps_row);
+	size_t i;
+	int rc = cache_devices(c->cache, c->base.pVtab, c->db, s);
+	for (i = 0; rc == SQLITE_OK && i < c->cache->ndev; i++) {
+		const struct dev_busy *d = &c->cache->dev[i];
+		struct holes h = { c, d->row[GB_DEVICE], 0, 0, SQLITE_OK };
+		struct ivlist both[2];
+		both[0] = d->kern;
+		both[1] = d->copy;
+		spans_union(both, 2, hole_each, &h);
+		if ((rc = h.rc) != SQLITE_OK)
+			return db_error(c->base.pVtab, c->db, rc);
+	}
 	if (rc == SQLITE_OK && c->ranked)
 		qsort(c->rows, c->nrows, GG_COUNT * sizeof(int64_t), cmp_gap);
 	return rc;
@@ -432,7 +545,7 @@ static int bt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	(void)argc;
 	(void)argv;
 	(void)err;
-	return sqlext_connect(db, ((const struct bt_def *)aux)->schema, aux, out);
+	return sqlext_connect(db, ((const struct bt_aux *)aux)->def->schema, aux, out);
 }
 
 static int bt_disconnect(sqlite3_vtab *v)
@@ -460,7 +573,7 @@ static int order_is(const sqlite3_index_info *ix, const int *cols, const int *de
  */
 static int bt_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 {
-	const struct bt_def *def = ((struct sqlext_vtab *)v)->def;
+	const struct bt_def *def = ((const struct bt_aux *)((struct sqlext_vtab *)v)->def)->def;
 	static const int rank_cols[] = { 1 + GG_GAP, 1 + GG_START, 1 + GG_DEVICE }, rank_desc[] = { 1, 0, 0 };
 	static const int zero[4];
 	int cols[4], i, n = 0, eq = -1, limit = -1, offset = 0;
@@ -509,7 +622,8 @@ static int bt_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 		return SQLITE_NOMEM;
 	memset(c, 0, sizeof(*c));
 	c->db = ((struct sqlext_vtab *)v)->db;
-	c->def = ((struct sqlext_vtab *)v)->def;
+	c->def = ((const struct bt_aux *)((struct sqlext_vtab *)v)->def)->def;
+	c->cache = &((const struct bt_aux *)((struct sqlext_vtab *)v)->def)->conn->cache;
 	*out = &c->base;
 	return SQLITE_OK;
 }
@@ -616,10 +730,35 @@ static sqlite3_module bt_module = {
 	.xRowid = bt_rowid,
 };
 
+/* A module's client data is let go (its connection closes): the last one frees the connection's cache. */
+static void conn_unref(void *aux)
+{
+	struct busy_conn *conn = ((struct bt_aux *)aux)->conn;
+	if (--conn->refs)
+		return;
+	cache_drop(&conn->cache);
+	sqlite3_free(conn);
+}
+
 int sqlext_busy_tables(sqlite3 *db)
 {
-	int rc = sqlite3_create_module(db, "gpu_busy", &bt_module, (void *)&busy_def);
-	if (rc == SQLITE_OK)
-		rc = sqlite3_create_module(db, "gpu_stream_busy", &bt_module, (void *)&stream_def);
-	return rc == SQLITE_OK ? sqlite3_create_module(db, "gpu_gaps", &bt_module, (void *)&gaps_def) : rc;
+	static const char *const names[] = { "gpu_busy", "gpu_stream_busy", "gpu_gaps" };
+	static const struct bt_def *const defs[] = { &busy_def, &stream_def, &gaps_def };
+	struct busy_conn *conn = sqlite3_malloc(sizeof(*conn));
+	int i, rc = SQLITE_OK;
+	if (!conn)
+		return SQLITE_NOMEM;
+	memset(conn, 0, sizeof(*conn));
+	conn->refs = 3;
+	for (i = 0; i < 3; i++) {
+		conn->aux[i].def = defs[i];
+		conn->aux[i].conn = conn;
+	}
+	/* Each module lets go of the cache once: when it fails to register too, and when never tried. */
+	for (i = 0; i < 3; i++)
+		if (rc != SQLITE_OK)
+			conn_unref(&conn->aux[i]);
+		else
+			rc = sqlite3_create_module_v2(db, names[i], &bt_module, &conn->aux[i], conn_unref);
+	return rc;
 }
