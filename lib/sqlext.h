@@ -54,7 +54,9 @@ int gpuprof_sqlite_register(sqlite3 *db);
  *     session_id, device_id, start_ns, end_ns, gap_ns = end - start. With `WHERE session_id = S ORDER BY
  *     gap_ns DESC, start_ns, device_id` (or a prefix) the table gives them longest first, and with a LIMIT
  *     (no OFFSET) keeps only that many as it goes.
- * Each reads a session's activity whole when first asked (16 bytes an interval), once per scan.
+ * They read a session's activity whole when first asked (16 bytes an interval), and a connection keeps
+ * the last session's figures and merged spans (so a report reads its kernels once) until the database
+ * changes (PRAGMA data_version, schema_version or sqlite3_total_changes64 differ) or it closes.
  */
 int gpuprof_sqlite_tables(sqlite3 *db);
 

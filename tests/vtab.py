@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The virtual tables of build/lib/gpuprof_sqlite.so and the fast hotspots view, in the sqlite3 shell.
 gpu_busy, gpu_stream_busy and gpu_gaps against their plain-SQL forms (busy_union and a window over the
-kernels, copies and memsets), with chunks and without, a declared device that ran nothing included; the
+kernels, copies and memsets), with chunks and without, a declared device that ran nothing included, the
+figures a connection remembers changing with the database (its own change, another connection's); the
 start_ns/end_ns ranges api_columns and kernel_columns take against the same filter on the rows, alone and
 joined with many windows (the chunks it skips), rowids the rows' positions either way.
 kernel_columns (and api_columns) against the kernels (api_calls) table row for row (as multisets) for sessions with column chunks,
@@ -191,6 +192,28 @@ def busy(tmp, d, what):
                   [r for r in got if r[0] == s])
     idle_row = sql(idle, f"SELECT * FROM gpu_busy WHERE session_id = {sessions[0]} AND device_id = 99")
     check(f"gpu_busy ({what}): an idle device", idle_row, [[sessions[0], "99", "", ""] + ["0"] * 8])
+    # A connection remembers a session's figures only while the database is unchanged: by itself or by another.
+    s0 = sessions[0]
+    q = f"SELECT device_id, last_ns, busy_ns FROM gpu_busy WHERE session_id = {s0} AND first_ns IS NOT NULL LIMIT 1"
+    dev, last, busy0 = sql(d, q)[0]
+    late = int(last) + 1000000
+    add = (f"INSERT INTO memcpys (session_id, pid, start_ns, end_ns, device_id, kind, bytes) "
+           f"VALUES ({s0}, 0, {late}, {late + 500}, {dev}, 1, 8)")
+    changed = os.path.join(tmp, "changed.db")
+    shutil.copy(d, changed)
+    got = sql(changed, f"{q}; {add}; {q}; SELECT count(*) FROM gpu_gaps WHERE session_id = {s0} AND end_ns = {late}")
+    check(f"gpu_busy ({what}): the same connection's change is seen",
+          got, [[dev, last, busy0], [dev, str(late + 500), str(int(busy0) + 500)], ["1"]])
+    shutil.copy(d, changed)
+    later = late + 10**6
+    writer = os.path.join(tmp, "writer.py")
+    with open(writer, "w") as f:
+        f.write("import sqlite3\nc = sqlite3.connect(%r)\nc.execute(%r)\nc.commit()\n"
+                % (changed, add.replace(f"{late}, {late + 500}", f"{later}, {later + 500}")))
+    p = subprocess.run(["sqlite3", "-batch", "-bail", "-noheader", changed, f".load {EXT}", q,
+                        f".shell {sys.executable} {writer}", q], capture_output=True, text=True)
+    check(f"gpu_busy ({what}): another connection's commit is seen", p.stdout.split(),
+          [f"{dev}|{last}|{busy0}", f"{dev}|{later + 500}|{int(busy0) + 500}"])
     streams = sql(d, "SELECT * FROM gpu_stream_busy")
     ok(f"gpu_stream_busy ({what}): several streams", len(streams) >= 3, streams)
     check(f"gpu_stream_busy ({what}) = plain SQL", streams, sql(d, STREAM_SQL))
