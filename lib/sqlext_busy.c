@@ -301,7 +301,8 @@ static int cache_devices(struct busy_cache *k, sqlite3_vtab *vt, sqlite3 *db, in
 	if (k->dev)
 		return SQLITE_OK;
 	if ((rc = load_read(vt, db, s, 0, &g)) == SQLITE_OK) {
-		qsort(g.v, g.n, sizeof(*g.v), cmp_act);
+		if (g.n > 1)
+			qsort(g.v, g.n, sizeof(*g.v), cmp_act);
 		if (!(k->dev = sqlite3_malloc64((g.n ? g.n : 1) * sizeof(*k->dev))))
 			rc = db_error(vt, db, SQLITE_NOMEM);
 		else
@@ -325,7 +326,8 @@ static int cache_streams(struct busy_cache *k, sqlite3_vtab *vt, sqlite3 *db, in
 	if (k->str)
 		return SQLITE_OK;
 	if ((rc = load_read(vt, db, s, 1, &g)) == SQLITE_OK) {
-		qsort(g.v, g.n, sizeof(*g.v), cmp_act);
+		if (g.n > 1)
+			qsort(g.v, g.n, sizeof(*g.v), cmp_act);
 		if (!(k->str = sqlite3_malloc64((g.n ? g.n : 1) * GS_COUNT * sizeof(int64_t))))
 			rc = db_error(vt, db, SQLITE_NOMEM);
 	}
@@ -512,7 +514,7 @@ static int gaps_fill(struct bt_cursor *c, int64_t s)
 		if ((rc = h.rc) != SQLITE_OK)
 			return db_error(c->base.pVtab, c->db, rc);
 	}
-	if (rc == SQLITE_OK && c->ranked)
+	if (rc == SQLITE_OK && c->ranked && c->nrows > 1)
 		qsort(c->rows, c->nrows, GG_COUNT * sizeof(int64_t), cmp_gap);
 	return rc;
 }
