@@ -107,6 +107,14 @@ static int take_kernels(void *arg, const int64_t *const *col, size_t n)
 	return SQLITE_OK;
 }
 
+static int cmp_act(const void *a, const void *b)
+{
+	const struct act *x = a, *y = b;
+	if (x->device != y->device)
+		return x->device < y->device ? -1 : 1;
+	return x->stream < y->stream ? -1 : x->stream > y->stream;
+}
+
 /* Set the table's error message to SQLite's and return rc. */
 static int db_error(sqlite3_vtab *vt, sqlite3 *db, int rc)
 {
@@ -160,16 +168,11 @@ static int load_read(sqlite3_vtab *vt, sqlite3 *db, int64_t s, int streams, stru
 		if (rc != SQLITE_DONE)
 			return db_error(vt, db, rc);
 	}
+	if (g->n > 1)
+		qsort(g->v, g->n, sizeof(*g->v), cmp_act);
 	return SQLITE_OK;
 }
 
-static int cmp_act(const void *a, const void *b)
-{
-	const struct act *x = a, *y = b;
-	if (x->device != y->device)
-		return x->device < y->device ? -1 : 1;
-	return x->stream < y->stream ? -1 : x->stream > y->stream;
-}
 
 /* ---- what a connection remembers: one session's figures, until the database changes ---- */
 
@@ -301,8 +304,6 @@ static int cache_devices(struct busy_cache *k, sqlite3_vtab *vt, sqlite3 *db, in
 	if (k->dev)
 		return SQLITE_OK;
 	if ((rc = load_read(vt, db, s, 0, &g)) == SQLITE_OK) {
-		if (g.n > 1)
-			qsort(g.v, g.n, sizeof(*g.v), cmp_act);
 		if (!(k->dev = sqlite3_malloc64((g.n ? g.n : 1) * sizeof(*k->dev))))
 			rc = db_error(vt, db, SQLITE_NOMEM);
 		else
@@ -325,12 +326,9 @@ static int cache_streams(struct busy_cache *k, sqlite3_vtab *vt, sqlite3 *db, in
 	cache_check(k, db, s);
 	if (k->str)
 		return SQLITE_OK;
-	if ((rc = load_read(vt, db, s, 1, &g)) == SQLITE_OK) {
-		if (g.n > 1)
-			qsort(g.v, g.n, sizeof(*g.v), cmp_act);
-		if (!(k->str = sqlite3_malloc64((g.n ? g.n : 1) * GS_COUNT * sizeof(int64_t))))
-			rc = db_error(vt, db, SQLITE_NOMEM);
-	}
+	if ((rc = load_read(vt, db, s, 1, &g)) == SQLITE_OK &&
+	    !(k->str = sqlite3_malloc64((g.n ? g.n : 1) * GS_COUNT * sizeof(int64_t))))
+		rc = db_error(vt, db, SQLITE_NOMEM);
 	for (i = 0; rc == SQLITE_OK && i < g.n; i++, k->nstr++) {
 		int64_t *r = &k->str[GS_COUNT * i];
 		struct act *a = &g.v[i];
