@@ -246,11 +246,100 @@ static const struct table_spec overhead_tables[] = {
 	  NCOLS(overhead_cols) },
 };
 
+static const struct colspec summary_cols[] = {
+	{ "session_id", "Session", C_INT },
+	{ "session", "Session id", C_TEXT },
+	{ "source", "Source", C_TEXT },
+	{ "program", "Program", C_TEXT },
+	{ "hostname", "Host", C_TEXT },
+	{ "engine", "Engine", C_TEXT },
+	{ "start_ns", "Start", C_TIME },
+	{ "end_ns", "End", C_TIME },
+	{ "wall_span_ns", "Wall span", C_NS },
+	{ "clean_end", "Ended cleanly", C_INT },
+	{ "processes", "Processes", C_INT },
+	{ "devices", "Devices", C_INT },
+	{ "memcpys", "Memcpys", C_INT },
+	{ "memcpy_bytes", "Memcpy bytes", C_BYTES },
+	{ "memsets", "Memsets", C_INT },
+	{ "memset_bytes", "Memset bytes", C_BYTES },
+	{ "ranges", "Ranges", C_INT },
+	{ "dropped_records", "Dropped by collector", C_INT },
+	{ "missing_batches", "Missing batches", C_INT },
+	{ "ingest_errors", "Rejected input lines", C_INT },
+	{ "kernels", "Kernels", C_INT },
+	{ "kernel_ns", "Kernel time (kernels only, sum)", C_NS },
+	{ "kernel_busy_ns", "Kernel busy (kernels only, union)", C_NS },
+	{ "gpu_span_ns", "GPU span (per device, summed)", C_NS },
+	{ "busy_ns", "GPU busy (kernels, copies, memsets)", C_NS },
+	{ "idle_ns", "GPU idle (span - busy)", C_NS },
+	{ "busy_pct", "GPU busy % of GPU span", C_PCT },
+};
+static const struct table_spec summary_tables[] = {
+	{ "summary", "Session summary", summary_cols, NCOLS(summary_cols), .vertical = 1 },
+};
+
+static const struct colspec devices_cols[] = {
+	{ "device", "Device", C_INT },
+	{ "kernels", "Kernels", C_INT },
+	{ "kernel_ns", "Kernel time (sum)", C_NS },
+	{ "kernel_busy_ns", "Kernel busy", C_NS },
+	{ "span_ns", "GPU span", C_NS },
+	{ "busy_ns", "GPU busy", C_NS },
+	{ "busy_pct", "Busy %", C_PCT },
+	{ "sms", "SMs", C_INT },
+	{ "memory_bytes", "Memory", C_BYTES },
+	{ "cc", "CC", C_TEXT },
+	{ "name", "Name", C_TEXT },
+};
+static const struct table_spec devices_tables[] = {
+	{ "devices", "GPU busy time per device: kernels, copies and memsets over the GPU span", devices_cols,
+	  NCOLS(devices_cols) },
+};
+
+static const struct colspec idle_cols[] = {
+	{ "device", "Device", C_INT },
+	{ "span_ns", "GPU span", C_NS },
+	{ "busy_ns", "GPU busy", C_NS },
+	{ "idle_ns", "GPU idle", C_NS },
+	{ "idle_pct", "Idle %", C_PCT },
+	{ "kernel_busy_ns", "Kernel busy", C_NS },
+	{ "copy_busy_ns", "Copy+memset busy", C_NS },
+	{ "overlap_ns", "Kernel+copy overlap", C_NS },
+	{ "overlap_pct", "Copy hidden %", C_PCT },
+};
+static const struct table_spec idle_tables[] = {
+	{ "idle", "GPU idle time per device (busy = union of kernels, copies, memsets)", idle_cols, NCOLS(idle_cols) },
+};
+
+static const struct colspec streams_cols[] = {
+	{ "device", "Device", C_INT },
+	{ "stream", "Stream", C_INT },
+	{ "busy_ns", "Busy", C_NS },
+	{ "ops", "Operations", C_INT },
+	{ "busy_pct", "Busy % of GPU span", C_PCT },
+};
+static const struct table_spec streams_tables[] = {
+	{ "streams", "Busy time per stream", streams_cols, NCOLS(streams_cols) },
+};
+
+static const struct colspec gaps_cols[] = {
+	{ "device", "Device", C_INT },
+	{ "start_ns", "Start", C_TIME },
+	{ "gap_ns", "Idle for", C_NS },
+	{ "host", "Host calls during the gap (time inside it)", C_TEXT },
+};
+static const struct table_spec gaps_tables[] = {
+	{ "gaps", "Longest GPU idle gaps and what the host was doing", gaps_cols, NCOLS(gaps_cols) },
+};
+
 const struct analysis analyses[] = {
-	{ ROW("summary", "summary.sql", "The session and its GPU span, busy and idle time (kernels, copies, memsets)",
-	      run_summary), .section = 2 },
-	{ ROW("devices", "devices.sql", "GPUs: span and busy time (kernels, copies, memsets), kernel-only time, properties",
-	      run_devices), .section = 3 },
+	{ SQL_ROW("summary", "summary.sql",
+		  "The session and its GPU span, busy and idle time (kernels, copies, memsets)", summary_tables),
+	  .section = 2 },
+	{ SQL_ROW("devices", "devices.sql",
+		  "GPUs: span and busy time (kernels, copies, memsets), kernel-only time, properties", devices_tables),
+	  .section = 3 },
 	{ SQL_ROW("hotspots", "hotspots.sql", "Kernels by total GPU time: count, total, avg, med, min, max, stddev",
 		  hotspots_tables), .section = 4, .section_top = 10 },
 	{ ROW("launch", "launch.sql", "Launch configurations per kernel: calls, time, theoretical occupancy",
@@ -263,10 +352,10 @@ const struct analysis analyses[] = {
 	  .section = 9, .section_top = 10 },
 	{ ROW("ranges", "ranges.sql", "NVTX ranges by nesting path: wall time and the GPU time they launched",
 	      run_ranges), .section = 10, .section_top = 10 },
-	{ ROW("idle", "idle.sql", "GPU idle time per device; kernel and copy busy time and their overlap", run_idle),
-	  .section = 14 },
-	{ ROW("streams", "idle.sql", "Busy time per stream", run_streams) },
-	{ ROW("gaps", "idle.sql", "Longest GPU idle gaps, with the host calls made during them", run_gaps),
+	{ SQL_ROW("idle", "idle.sql", "GPU idle time per device; kernel and copy busy time and their overlap",
+		  idle_tables), .section = 14 },
+	{ SQL_ROW("streams", "streams.sql", "Busy time per stream", streams_tables) },
+	{ SQL_ROW("gaps", "gaps.sql", "Longest GPU idle gaps, with the host calls made during them", gaps_tables),
 	  .section = 15, .section_top = 5 },
 	{ ROW("memory", "memory.sql", "GPU memory per device: allocations, peak (and when), live at the end",
 	      run_memory), .section = 11 },

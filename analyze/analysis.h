@@ -109,13 +109,8 @@ int analysis_baseline(sqlite3 *db, struct analysis_opts *o);
 int analysis_takes(const struct analysis *a, const struct analysis_option *opt);
 
 /* The run functions of the table, one file each. */
-int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_devices(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_classes(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_idle(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_streams(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_leaks(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_memory(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_peak(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);

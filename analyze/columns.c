@@ -2,7 +2,6 @@
  * columns: big session tables as shared in-memory columns (see columns.h).
  */
 #include "columns.h"
-#include "busy.h"
 #include "colstore.h"
 #include "db.h"
 #include "embed.h"
@@ -593,7 +592,6 @@ const struct ccols *calls_get(sqlite3 *db, int64_t session, unsigned cols)
 void columns_drop(sqlite3 *db)
 {
 	struct colset **p = &cache;
-	gpu_busy_drop(db);	/* derived from db's kernel columns */
 	while (*p) {
 		struct colset *c = *p;
 		if (c->db == db) {

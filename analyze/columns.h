@@ -83,7 +83,7 @@ const struct kcols *kernels_get(sqlite3 *db, int64_t session, unsigned cols);
 const struct ccols *calls_get(sqlite3 *db, int64_t session, unsigned cols);
 /* 1 when the session's kernels and API calls are both in column chunks (loads are cheap), else 0. */
 int columns_chunked(sqlite3 *db, int64_t session);
-/* Forget db's cached tables, and busy.h's figures derived from them (call before closing it). */
+/* Forget db's cached tables (call before closing it). */
 void columns_drop(sqlite3 *db);
 
 /*

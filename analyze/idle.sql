@@ -1,5 +1,11 @@
--- idle, streams, gaps: where the GPUs did nothing. Span, busy and idle time per device and every GPU
--- interval come from busy.sql and busy.c, the one definition summary and devices use too.
--- gaps: what the host was doing comes from the shared API call columns (kernels.sql).
--- Statement 1 (gaps): a call's name.
-SELECT value FROM strings WHERE session_id = :session AND id = :id;
+-- idle: GPU idle time per device that ran something (a declared device that ran nothing is in devices
+-- only): span, busy and idle time as gpu_busy defines them (see summary.sql: busy = the union of kernels,
+-- copies and memsets; gpu_busy is C for the reason given there), the union of kernels alone and of copies
+-- and memsets alone, and their overlap: how much of the copy time kernels hid.
+SELECT device_id AS device, span_ns, busy_ns, idle_ns,
+       CASE WHEN span_ns > 0 THEN 100.0 * idle_ns / span_ns END AS idle_pct,
+       kernel_busy_ns, copy_busy_ns, overlap_ns,
+       CASE WHEN copy_busy_ns > 0 THEN 100.0 * overlap_ns / copy_busy_ns END AS overlap_pct
+FROM gpu_busy
+WHERE session_id = :session AND first_ns IS NOT NULL
+ORDER BY device_id;

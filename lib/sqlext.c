@@ -12,6 +12,7 @@ SQLITE_EXTENSION_INIT3
 #include "dstats.h"
 #include "spans.h"
 #include "symname.h"
+#include "table.h"
 #include "util.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -344,6 +345,17 @@ static void sql_fold_name(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	text_fn(ctx, argv[0], range_name_clean);
 }
 
+/* fmt_ns(ns): a time as gpuprof's tables show one (lib/table.c): "850 ns", "1.234 us", "12.345 ms", "2.500 s". */
+static void sql_fmt_ns(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	char out[48];
+	(void)argc;
+	if (sqlite3_value_numeric_type(argv[0]) == SQLITE_NULL)
+		return;
+	fmt_ns(out, sizeof(out), sqlite3_value_double(argv[0]));
+	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+}
+
 /* ---- registration ---- */
 
 static const struct sqlfn {
@@ -360,6 +372,7 @@ static const struct sqlfn {
 	{ "regexp", 2, sql_regexp, NULL, NULL },
 	{ "short_name", 1, sql_short_name, NULL, NULL },
 	{ "fold_name", 1, sql_fold_name, NULL, NULL },
+	{ "fmt_ns", 1, sql_fmt_ns, NULL, NULL },
 };
 
 int gpuprof_sqlite_register(sqlite3 *db)

@@ -9,6 +9,7 @@
  *   regexp(pattern, text)   PCRE2, so `text REGEXP pattern` works
  *   short_name(name)     a C++ signature's base name, as --short shows it
  *   fold_name(name)      a range name without PyTorch's ", seq = N" and ", op_id = N" counters
+ *   fmt_ns(ns)           a time as gpuprof's tables show it: "850 ns", "1.234 us", "12.345 ms", "2.500 s"
  *
  * The aggregates ignore NULLs and give NULL for no values; median and percentile of integers are the
  * doubles the analyses compute (lib/dstats.c), to the bit. Values and intervals are collected and sorted
@@ -30,8 +31,32 @@ int gpuprof_sqlite_register(sqlite3 *db);
  * and dur_ns = end_ns - start_ns. It decodes the session's column chunks when they are complete
  * (analyze/columns.c's test), else reads the kernels table's rows: either way the session's kernels, in
  * no particular order. api_columns likewise for api_calls: session_id, pid, start_ns, end_ns, thread_id,
- * name_id, correlation_id, dur_ns (0 for a NULL thread_id, name_id or correlation_id). kernel_stats: per
- * session and kernel name, calls, total_ns, avg_ns, med_ns, min_ns, max_ns, stddev_ns (lib/dstats.c).
+ * name_id, correlation_id, dur_ns (0 for a NULL thread_id, name_id or correlation_id). Both take
+ * `start_ns < x` (or <=) and `end_ns > y` (or >=) themselves: rows outside are skipped, and so are whole
+ * chunks once a scan has seen their bounds (a join filtering again per window reads few chunks). Their
+ * rowid is the row's position among its session's rows in table order (plus the session's index in the
+ * scan << 40), the same from chunks or rows. kernel_stats: per session and kernel name, calls, total_ns,
+ * avg_ns, med_ns, min_ns, max_ns, stddev_ns (lib/dstats.c).
+ *
+ * GPU busy time (lib/sqlext_busy.c), eponymous and read-only likewise, per session (all, or one with
+ * `WHERE session_id = S`). A device's GPU activity is its kernels (as kernel_columns reads them), copies
+ * (memcpys) and memsets (memsets), intervals [start_ns, end_ns):
+ *   gpu_busy: per device, by id: every device the session declared (table devices) and every one that
+ *     ran something. session_id, device_id, first_ns, last_ns (first start, last end of its activity;
+ *     NULL for a declared device that ran nothing, whose other figures are 0), span_ns = last - first,
+ *     busy_ns = the length of the union of its intervals, idle_ns = span - busy, kernels and kernel_ns
+ *     (count and summed duration of its kernels), kernel_busy_ns (the union of its kernels alone),
+ *     copy_busy_ns (of its copies and memsets alone), overlap_ns = kernel_busy + copy_busy - busy.
+ *     The plain SQL: busy_union(start_ns, end_ns) ... GROUP BY device_id over the three (tests/vtab.py).
+ *   gpu_stream_busy: per device and stream (-1 unknown) that ran something, by device and stream:
+ *     session_id, device_id, stream_id, ops (intervals), kernels, kernel_ns, first_ns, last_ns, busy_ns.
+ *   gpu_gaps: per device, every hole between the spans of its busy time, by device and start:
+ *     session_id, device_id, start_ns, end_ns, gap_ns = end - start. With `WHERE session_id = S ORDER BY
+ *     gap_ns DESC, start_ns, device_id` (or a prefix) the table gives them longest first, and with a LIMIT
+ *     (no OFFSET) keeps only that many as it goes.
+ * They read a session's activity whole when first asked (16 bytes an interval), and a connection keeps
+ * the last session's figures and merged spans (so a report reads its kernels once) until the database
+ * changes (PRAGMA data_version, schema_version or sqlite3_total_changes64 differ) or it closes.
  */
 int gpuprof_sqlite_tables(sqlite3 *db);
 

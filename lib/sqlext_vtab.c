@@ -9,6 +9,7 @@ SQLITE_EXTENSION_INIT3
 #endif
 
 #include "sqlext.h"
+#include "sqlext_int.h"
 #include "colstore.h"
 #include "dstats.h"
 #include "embed.h"
@@ -50,12 +51,14 @@ static const struct vt_def call_def = {
 };
 
 #define KV_SESSION 0
-/* kernel_columns' name_id and dur_ns (kernel_def's columns), which kernel_stats reads. */
-#define KC_NAME 6
-#define KC_DUR 8
 
-/* idxNum: bit 0 an equality on session_id (argv[0]), the other bits the columns used (colUsed << 1). */
+/*
+ * idxNum: bit 0 an equality on session_id (argv[0]), the other bits the columns used (colUsed << 1).
+ * idxStr: the range constraints taken, one character each, their values the next arguments in order:
+ * 'a' start_ns < x, 'b' start_ns <= x, 'c' end_ns > x, 'd' end_ns >= x.
+ */
 #define KV_EQ 1
+#define KV_START 2		/* the start_ns column of kernel_def and call_def */
 
 struct kv_cursor {
 	sqlite3_vtab_cursor base;
@@ -67,27 +70,24 @@ struct kv_cursor {
 	sqlite3_stmt *st;	/* the session's chunks, or its rows */
 	int chunked;		/* st reads chunks */
 	int eof;
-	int64_t rowid;
 	int64_t next_first;	/* chunks: the first_row the next chunk must have */
 	size_t n, i;		/* chunks: rows decoded, the current one */
 	int64_t *col[CSK_COUNT];	/* chunks: decoded columns, COLSTORE_ROWS each, for the used ones */
+	int64_t pos;		/* rows: the current row's position among its session's rows */
+	int ranged;		/* rows must have start_ns <= start_max and end_ns >= end_min */
+	int64_t start_max, end_min;
+	/* Per chunk of one session, in order: its smallest start and largest end, once decoded (bounds
+	 * skip chunks without decoding them when a join filters again and again with other ranges). */
+	int64_t bounds_session;
+	int64_t (*bounds)[2];	/* sqlite3_realloc64'd */
+	size_t nbounds, chunk;	/* chunks known, the current chunk's index */
 };
 
-struct kv_vtab {
-	sqlite3_vtab base;
-	sqlite3 *db;
-	const struct vt_def *def;	/* kernel_stats: only its schema */
-};
-
-static int kv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
+int sqlext_connect(sqlite3 *db, const char *schema, const void *def, sqlite3_vtab **out)
 {
-	struct kv_vtab *v;
-	const struct vt_def *def = aux;
+	struct sqlext_vtab *v;
 	int rc;
-	(void)argc;
-	(void)argv;
-	(void)err;
-	if ((rc = sqlite3_declare_vtab(db, def->schema)) != SQLITE_OK)
+	if ((rc = sqlite3_declare_vtab(db, schema)) != SQLITE_OK)
 		return rc;
 	if (!(v = sqlite3_malloc(sizeof(*v))))
 		return SQLITE_NOMEM;
@@ -99,16 +99,28 @@ static int kv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	return SQLITE_OK;
 }
 
+static int kv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
+{
+	(void)argc;
+	(void)argv;
+	(void)err;
+	return sqlext_connect(db, ((const struct vt_def *)aux)->schema, aux, out);
+}
+
 static int kv_disconnect(sqlite3_vtab *v)
 {
 	sqlite3_free(v);
 	return SQLITE_OK;
 }
 
-/* An equality on session_id is used (and checked by SQLite no more); without one, every session. */
+/*
+ * An equality on session_id is used (and checked by SQLite no more); without one, every session. Ranges
+ * start_ns < (<=) x and end_ns > (>=) x are used too, to skip rows and chunks (SQLite checks them again).
+ */
 static int kv_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 {
-	int i, eq = -1;
+	char ranges[9];
+	int i, eq = -1, nranges = 0, arg;
 	(void)v;
 	for (i = 0; i < ix->nConstraint; i++)
 		if (ix->aConstraint[i].usable && ix->aConstraint[i].iColumn == KV_SESSION &&
@@ -125,6 +137,31 @@ static int kv_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 		ix->estimatedCost = 1e7;
 		ix->estimatedRows = 1000000;
 	}
+	arg = eq >= 0 ? 2 : 1;
+	for (i = 0; i < ix->nConstraint && nranges < 8; i++) {
+		const struct sqlite3_index_constraint *k = &ix->aConstraint[i];
+		char code = 0;
+		if (!k->usable)
+			continue;
+		if (k->iColumn == KV_START && k->op == SQLITE_INDEX_CONSTRAINT_LT)
+			code = 'a';
+		else if (k->iColumn == KV_START && k->op == SQLITE_INDEX_CONSTRAINT_LE)
+			code = 'b';
+		else if (k->iColumn == KV_START + 1 && k->op == SQLITE_INDEX_CONSTRAINT_GT)
+			code = 'c';
+		else if (k->iColumn == KV_START + 1 && k->op == SQLITE_INDEX_CONSTRAINT_GE)
+			code = 'd';
+		if (!code)
+			continue;
+		ranges[nranges++] = code;
+		ix->aConstraintUsage[i].argvIndex = arg++;
+	}
+	if (nranges) {
+		ranges[nranges] = 0;
+		if (!(ix->idxStr = sqlite3_mprintf("%s", ranges)))
+			return SQLITE_NOMEM;
+		ix->needToFreeIdxStr = 1;
+	}
 	return SQLITE_OK;
 }
 
@@ -134,8 +171,8 @@ static int kv_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 	if (!c)
 		return SQLITE_NOMEM;
 	memset(c, 0, sizeof(*c));
-	c->db = ((struct kv_vtab *)v)->db;
-	c->def = ((struct kv_vtab *)v)->def;
+	c->db = ((struct sqlext_vtab *)v)->db;
+	c->def = ((struct sqlext_vtab *)v)->def;
 	*out = &c->base;
 	return SQLITE_OK;
 }
@@ -157,6 +194,7 @@ static void kv_reset(struct kv_cursor *c)
 static int kv_close(sqlite3_vtab_cursor *cur)
 {
 	kv_reset((struct kv_cursor *)cur);
+	sqlite3_free(((struct kv_cursor *)cur)->bounds);
 	sqlite3_free(cur);
 	return SQLITE_OK;
 }
@@ -229,6 +267,12 @@ static int kv_start(struct kv_cursor *c)
 	c->chunked = kv_complete(c->db, s, c->def->t);
 	c->n = c->i = 0;
 	c->next_first = 0;
+	c->pos = -1;
+	c->chunk = 0;
+	if (c->bounds_session != s || !c->chunked) {
+		c->bounds_session = s;
+		c->nbounds = 0;
+	}
 	rc = sqlite3_prepare_v2(c->db, c->chunked ? "SELECT first_row, rows, base_ns, data FROM column_chunks "
 				"WHERE tbl = ?2 AND session_id = ?1 ORDER BY id" : c->def->rows_sql, -1, &c->st, NULL);
 	if (rc != SQLITE_OK)
@@ -239,54 +283,122 @@ static int kv_start(struct kv_cursor *c)
 	return SQLITE_OK;
 }
 
-/* Decode the chunk c->st is on into c->col (the used columns). */
+/* Whether the row c is on is inside c's ranges. */
+static int kv_inside(const struct kv_cursor *c)
+{
+	int64_t start;
+	if (!c->ranged)
+		return 1;
+	start = c->chunked ? c->col[colstore_specs[c->def->t].start_col][c->i] : sqlite3_column_int64(c->st, KV_START - 1);
+	return start <= c->start_max &&
+	       (c->chunked ? start + c->col[c->def->chunk_col[c->def->end]][c->i]
+			   : sqlite3_column_int64(c->st, c->def->end - 1)) >= c->end_min;
+}
+
+/* Remember chunk number `chunk`'s smallest start and largest end (decoded in c->col). */
+static int kv_bound(struct kv_cursor *c, size_t chunk, size_t rows)
+{
+	const int64_t *start = c->col[colstore_specs[c->def->t].start_col], *dur = c->col[c->def->chunk_col[c->def->end]];
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	size_t i;
+	if (chunk != c->nbounds)
+		return SQLITE_OK;	/* known, or an earlier one is not: keep the list a prefix */
+	for (i = 0; i < rows; i++) {
+		if (start[i] < lo)
+			lo = start[i];
+		if (start[i] + dur[i] > hi)
+			hi = start[i] + dur[i];
+	}
+	if (!(c->nbounds & (c->nbounds + 1))) {	/* 0, 1, 3, 7, ...: grow to twice */
+		int64_t (*b)[2] = sqlite3_realloc64(c->bounds, 2 * (c->nbounds + 1) * sizeof(*b));
+		if (!b)
+			return SQLITE_NOMEM;
+		c->bounds = b;
+	}
+	c->bounds[c->nbounds][0] = lo;
+	c->bounds[c->nbounds][1] = hi;
+	c->nbounds++;
+	return SQLITE_OK;
+}
+
+/*
+ * Decode the chunk c->st is on into c->col (the used columns). With ranges, a chunk whose rows all fall
+ * outside them is skipped (c->n = 0), undecoded when its bounds are known.
+ */
 static int kv_decode(struct kv_cursor *c)
 {
 	const struct vt_def *def = c->def;
 	const struct colstore_spec *sp = &colstore_specs[def->t];
 	int64_t first = sqlite3_column_int64(c->st, 0), rows = sqlite3_column_int64(c->st, 1);
-	int64_t base = sqlite3_column_int64(c->st, 2);
-	const unsigned char *blob = sqlite3_column_blob(c->st, 3);
-	size_t len = (size_t)sqlite3_column_bytes(c->st, 3);
-	unsigned need = 0;
-	int k;
+	int64_t base;
+	const unsigned char *blob;
+	size_t len, chunk = c->chunk++;
+	unsigned need = 0, range = 1u << sp->start_col | 1u << def->chunk_col[def->end];
+	int k, pass;
 	if (!colstore_chunk_follows(c->next_first, first, rows))
 		goto damaged;
+	c->next_first += rows;
+	c->n = 0;
+	c->i = 0;
+	if (c->ranged && chunk < c->nbounds &&
+	    (c->bounds[chunk][0] > c->start_max || c->bounds[chunk][1] < c->end_min))
+		return SQLITE_OK;
+	base = sqlite3_column_int64(c->st, 2);
+	blob = sqlite3_column_blob(c->st, 3);
+	len = (size_t)sqlite3_column_bytes(c->st, 3);
 	for (k = 1; k < def->ncols; k++)
 		if (c->used >> k & 1)
 			need |= 1u << def->chunk_col[k];
 	if (c->used >> def->end & 1)
 		need |= 1u << sp->start_col;
-	for (k = 0; k < sp->ncols; k++) {
-		if (!(need >> k & 1))
-			continue;
-		if (!c->col[k] && !(c->col[k] = sqlite3_malloc64(COLSTORE_ROWS * sizeof(int64_t))))
-			return SQLITE_NOMEM;
-		if (colstore_decode(blob, len, sp->ncols, k, (size_t)rows, k == sp->start_col ? base : 0, c->col[k]))
-			goto damaged;
+	/* Pass 0 decodes what the ranges test (then the chunk may be skipped), pass 1 the rest. */
+	for (pass = c->ranged ? 0 : 1; pass < 2; pass++) {
+		for (k = 0; k < sp->ncols; k++) {
+			if (!((pass ? need & ~(c->ranged ? range : 0) : range) >> k & 1))
+				continue;
+			if (!c->col[k] && !(c->col[k] = sqlite3_malloc64(COLSTORE_ROWS * sizeof(int64_t))))
+				return SQLITE_NOMEM;
+			if (colstore_decode(blob, len, sp->ncols, k, (size_t)rows, k == sp->start_col ? base : 0,
+					    c->col[k]))
+				goto damaged;
+		}
+		if (!pass) {
+			if (kv_bound(c, chunk, (size_t)rows) != SQLITE_OK)
+				return SQLITE_NOMEM;
+			if (chunk < c->nbounds &&
+			    (c->bounds[chunk][0] > c->start_max || c->bounds[chunk][1] < c->end_min))
+				return SQLITE_OK;
+		}
 	}
-	c->next_first += rows;
 	c->n = (size_t)rows;
-	c->i = 0;
 	return SQLITE_OK;
 damaged:
 	return kv_error(c, SQLITE_CORRUPT, "%s: column chunks are damaged: `DELETE FROM column_sets` retires them, "
 			"`gpuprof-ingest --reindex` rebuilds them", sp->table);
 }
 
-/* Go to the next row (of this session, else of the next sessions); c->eof past the last. */
+/* Go to the next row inside the ranges (of this session, else of the next sessions); c->eof past the last. */
 static int kv_advance(struct kv_cursor *c)
 {
 	int rc;
 	for (;;) {
 		if (c->chunked && c->i + 1 < c->n) {
 			c->i++;
-			return SQLITE_OK;
+			if (kv_inside(c))
+				return SQLITE_OK;
+			continue;
 		}
 		if (c->st) {
 			rc = sqlite3_step(c->st);
-			if (rc == SQLITE_ROW)
-				return c->chunked ? kv_decode(c) : SQLITE_OK;
+			if (rc == SQLITE_ROW) {
+				if (c->chunked && (rc = kv_decode(c)) != SQLITE_OK)
+					return rc;
+				if (!c->chunked)
+					c->pos++;
+				if ((!c->chunked || c->n) && kv_inside(c))
+					return SQLITE_OK;
+				continue;
+			}
 			if (rc != SQLITE_DONE)
 				return vt_error(&c->base, rc, sqlite3_errmsg(c->db));
 			c->at++;
@@ -300,11 +412,7 @@ static int kv_advance(struct kv_cursor *c)
 	}
 }
 
-/*
- * The sessions a scan reads into *out (*n; sqlite3_malloc64'd): the one eq names (none when it is not an
- * integer), or with eq NULL every session in id order.
- */
-static int vt_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq, int64_t **out, int *n)
+int sqlext_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq, int64_t **out, int *n)
 {
 	sqlite3_stmt *st;
 	int rc, alloc = 0;
@@ -339,17 +447,51 @@ static int vt_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq,
 	return rc == SQLITE_DONE ? SQLITE_OK : vt_error(cur, rc, sqlite3_errmsg(db));
 }
 
+/*
+ * Take the ranges idxstr names (kv_best_index) from their arguments: integers only (SQLite checks the
+ * others, and every range again). 0, or 1 when a range admits no row.
+ */
+static int kv_ranges(struct kv_cursor *c, const char *idxstr, sqlite3_value **argv)
+{
+	c->ranged = 0;
+	c->start_max = INT64_MAX;
+	c->end_min = INT64_MIN;
+	for (; idxstr && *idxstr; idxstr++, argv++) {
+		int64_t x;
+		if (sqlite3_value_numeric_type(*argv) != SQLITE_INTEGER)
+			continue;
+		x = sqlite3_value_int64(*argv);
+		if ((*idxstr == 'a' && x == INT64_MIN) || (*idxstr == 'c' && x == INT64_MAX))
+			return 1;
+		if (*idxstr <= 'b') {
+			x -= *idxstr == 'a';		/* start < x: start <= x - 1 */
+			if (x < c->start_max)
+				c->start_max = x;
+		} else {
+			x += *idxstr == 'c';		/* end > x: end >= x + 1 */
+			if (x > c->end_min)
+				c->end_min = x;
+		}
+		c->ranged = 1;
+	}
+	if (c->ranged)
+		c->used |= 1u << KV_START | 1u << c->def->end;	/* kv_inside reads them */
+	return 0;
+}
+
 static int kv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc, sqlite3_value **argv)
 {
 	struct kv_cursor *c = (struct kv_cursor *)cur;
 	int rc;
-	(void)idxstr;
 	(void)argc;
 	kv_reset(c);
 	c->used = (unsigned)idx >> 1;
 	c->eof = 0;
-	c->rowid = 0;
-	rc = vt_sessions(cur, c->db, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
+	if (kv_ranges(c, idxstr, argv + (idx & KV_EQ))) {
+		c->eof = 1;
+		return SQLITE_OK;
+	}
+	rc = sqlext_sessions(cur, c->db, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
 	if (rc != SQLITE_OK || !c->nsessions) {
 		c->eof = 1;
 		return rc;
@@ -359,9 +501,7 @@ static int kv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 
 static int kv_next(sqlite3_vtab_cursor *cur)
 {
-	struct kv_cursor *c = (struct kv_cursor *)cur;
-	c->rowid++;
-	return kv_advance(c);
+	return kv_advance((struct kv_cursor *)cur);
 }
 
 static int kv_eof(sqlite3_vtab_cursor *cur)
@@ -387,9 +527,11 @@ static int kv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 	return SQLITE_OK;
 }
 
+/* The row's position among its session's rows (table order), plus the session's index in the scan << 40. */
 static int kv_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
 {
-	*rowid = ((struct kv_cursor *)cur)->rowid;
+	struct kv_cursor *c = (struct kv_cursor *)cur;
+	*rowid = (sqlite3_int64)c->at << 40 | (c->chunked ? c->next_first - (int64_t)c->n + (int64_t)c->i : c->pos);
 	return SQLITE_OK;
 }
 
@@ -442,7 +584,7 @@ static int ks_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 	if (!c)
 		return SQLITE_NOMEM;
 	memset(c, 0, sizeof(*c));
-	c->db = ((struct kv_vtab *)v)->db;
+	c->db = ((struct sqlext_vtab *)v)->db;
 	*out = &c->base;
 	return SQLITE_OK;
 }
@@ -464,58 +606,101 @@ static int ks_close(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
-/*
- * Session s's kernels as name ids and durations into *name, *dur (*n; sqlite3_malloc64'd), read as
- * kernel_columns reads them (a cursor of its own on s alone): from the chunks or the rows.
- */
-static int ks_load(struct ks_cursor *c, int64_t s, int64_t **name, int64_t **dur, size_t *n)
+int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqlext_batch_fn *each, void *arg)
 {
 	struct kv_cursor k;
-	size_t alloc = 0;
-	int rc;
+	int64_t *buf[SK_COUNT] = { NULL };
+	const int64_t *col[SK_COUNT];
+	size_t nbuf = 0;
+	int rc, j;
 	memset(&k, 0, sizeof(k));
-	k.base.pVtab = c->base.pVtab;
-	k.db = c->db;
+	k.base.pVtab = vt;
+	k.db = db;
 	k.def = &kernel_def;
-	k.used = 1u << KC_NAME | 1u << KC_DUR;
+	k.used = used & ~(1u << SK_SESSION | 1u << SK_END);
 	k.sessions = &s;
 	k.nsessions = 1;
-	*name = *dur = NULL;
-	*n = 0;
 	for (rc = kv_advance(&k); rc == SQLITE_OK && !k.eof; rc = kv_advance(&k)) {
-		size_t add = k.chunked ? k.n - k.i : 1;	/* a chunk's rows at once */
-		if (*n + add > alloc) {
-			int64_t *a, *b;
-			alloc = 2 * (*n + add) + 1024;
-			a = sqlite3_realloc64(*name, alloc * sizeof(int64_t));
-			if (a)
-				*name = a;
-			b = sqlite3_realloc64(*dur, alloc * sizeof(int64_t));
-			if (b)
-				*dur = b;
-			if (!a || !b) {
-				rc = vt_error(&c->base, SQLITE_NOMEM, "out of memory");
+		if (k.chunked) {	/* a chunk's rows at once */
+			for (j = 0; j < SK_COUNT; j++)
+				col[j] = k.used >> j & 1 ? k.col[kernel_def.chunk_col[j]] + k.i : NULL;
+			if ((rc = each(arg, col, k.n - k.i)))
 				break;
-			}
-		}
-		if (k.chunked) {
-			memcpy(*name + *n, k.col[kernel_def.chunk_col[KC_NAME]] + k.i, add * sizeof(int64_t));
-			memcpy(*dur + *n, k.col[kernel_def.chunk_col[KC_DUR]] + k.i, add * sizeof(int64_t));
 			k.i = k.n - 1;
-		} else {
-			(*name)[*n] = kv_value(&k, KC_NAME);
-			(*dur)[*n] = kv_value(&k, KC_DUR);
+			continue;
 		}
-		*n += add;
+		/* Rows, gathered into batches as big as a chunk. */
+		for (j = 0; j < SK_COUNT; j++) {
+			col[j] = NULL;
+			if (!(k.used >> j & 1))
+				continue;
+			if (!buf[j] && !(buf[j] = sqlite3_malloc64(COLSTORE_ROWS * sizeof(int64_t)))) {
+				rc = vt_error(&k.base, SQLITE_NOMEM, "out of memory");
+				goto out;
+			}
+			buf[j][nbuf] = kv_value(&k, j);
+			col[j] = buf[j];
+		}
+		if (++nbuf == COLSTORE_ROWS) {
+			if ((rc = each(arg, col, nbuf)))
+				break;
+			nbuf = 0;
+		}
 	}
+	if (rc == SQLITE_OK && nbuf) {
+		for (j = 0; j < SK_COUNT; j++)
+			col[j] = buf[j];
+		rc = each(arg, col, nbuf);
+	}
+out:
+	for (j = 0; j < SK_COUNT; j++)
+		sqlite3_free(buf[j]);
 	k.sessions = NULL;	/* s, not the cursor's */
 	kv_reset(&k);
-	if (rc == SQLITE_OK)
-		return SQLITE_OK;
-	sqlite3_free(*name);
-	sqlite3_free(*dur);
-	*name = *dur = NULL;
-	*n = 0;
+	return rc;
+}
+
+/* Name ids and durations of a session's kernels, as kernel_stats gathers them. */
+struct ks_load {
+	int64_t *name, *dur;	/* sqlite3_realloc64'd */
+	size_t n, alloc;
+};
+
+static int ks_take(void *arg, const int64_t *const *col, size_t n)
+{
+	struct ks_load *l = arg;
+	if (l->n + n > l->alloc) {
+		int64_t *a, *b;
+		l->alloc = 2 * (l->n + n) + 1024;
+		if ((a = sqlite3_realloc64(l->name, l->alloc * sizeof(int64_t))))
+			l->name = a;
+		if ((b = sqlite3_realloc64(l->dur, l->alloc * sizeof(int64_t))))
+			l->dur = b;
+		if (!a || !b)
+			return SQLITE_NOMEM;
+	}
+	memcpy(l->name + l->n, col[SK_NAME], n * sizeof(int64_t));
+	memcpy(l->dur + l->n, col[SK_DUR], n * sizeof(int64_t));
+	l->n += n;
+	return SQLITE_OK;
+}
+
+/* Session s's kernels as name ids and durations into *name, *dur (*n; sqlite3_malloc64'd). */
+static int ks_load(struct ks_cursor *c, int64_t s, int64_t **name, int64_t **dur, size_t *n)
+{
+	struct ks_load l = { NULL, NULL, 0, 0 };
+	int rc = sqlext_kernels(c->base.pVtab, c->db, s, 1u << SK_NAME | 1u << SK_DUR, ks_take, &l);
+	if (rc == SQLITE_NOMEM)
+		rc = vt_error(&c->base, rc, "out of memory");
+	if (rc != SQLITE_OK) {
+		sqlite3_free(l.name);
+		sqlite3_free(l.dur);
+		l.name = l.dur = NULL;
+		l.n = 0;
+	}
+	*name = l.name;
+	*dur = l.dur;
+	*n = l.n;
 	return rc;
 }
 
@@ -631,7 +816,7 @@ static int ks_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	(void)argc;
 	ks_reset(c);
 	c->eof = 0;
-	rc = vt_sessions(cur, c->db, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
+	rc = sqlext_sessions(cur, c->db, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
 	if (rc != SQLITE_OK || !c->nsessions) {
 		c->eof = 1;
 		return rc;
@@ -702,5 +887,7 @@ int gpuprof_sqlite_tables(sqlite3 *db)
 	int rc = sqlite3_create_module(db, "kernel_columns", &kv_module, (void *)&kernel_def);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_module(db, "api_columns", &kv_module, (void *)&call_def);
-	return rc == SQLITE_OK ? sqlite3_create_module(db, "kernel_stats", &ks_module, (void *)&stats_def) : rc;
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_module(db, "kernel_stats", &ks_module, (void *)&stats_def);
+	return rc == SQLITE_OK ? sqlext_busy_tables(db) : rc;
 }

@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
 """The virtual tables of build/lib/gpuprof_sqlite.so and the fast hotspots view, in the sqlite3 shell.
+gpu_busy, gpu_stream_busy and gpu_gaps against their plain-SQL forms (busy_union and a window over the
+kernels, copies and memsets), with chunks and without, a declared device that ran nothing included, the
+figures a connection remembers changing with the database (its own change, another connection's); the
+start_ns/end_ns ranges api_columns and kernel_columns take against the same filter on the rows, alone and
+joined with many windows (the chunks it skips), rowids the rows' positions either way.
 kernel_columns (and api_columns) against the kernels (api_calls) table row for row (as multisets) for sessions with column chunks,
 without them (retired with SQL), several sessions and processes, with and without `session_id = S`;
 damaged chunks are an error while they count, not wrong rows; kernel_stats against GROUP BY over
@@ -28,6 +33,28 @@ COLUMNS = ("SELECT session_id, pid, start_ns, end_ns, device_id, stream_id, name
 CALLS = ("SELECT session_id, pid, start_ns, end_ns, coalesce(thread_id, 0), coalesce(name_id, 0), "
          "coalesce(correlation_id, 0), end_ns - start_ns FROM api_calls")
 API = ("SELECT session_id, pid, start_ns, end_ns, thread_id, name_id, correlation_id, dur_ns FROM api_columns")
+# The GPU activity gpu_busy, gpu_stream_busy and gpu_gaps read: kernels, copies and memsets.
+ACT = ("WITH act AS (SELECT session_id, device_id, stream_id, start_ns, end_ns, 1 AS kernel FROM kernel_columns "
+       "UNION ALL SELECT session_id, device_id, coalesce(stream_id, -1), start_ns, end_ns, 0 FROM memcpys "
+       "UNION ALL SELECT session_id, device_id, coalesce(stream_id, -1), start_ns, end_ns, 0 FROM memsets)")
+BUSY_SQL = (ACT + ", dev AS (SELECT session_id, device_id, min(start_ns) AS first_ns, max(end_ns) AS last_ns, "
+            "busy_union(start_ns, end_ns) AS busy, count(CASE WHEN kernel THEN 1 END) AS kernels, "
+            "coalesce(sum(CASE WHEN kernel THEN end_ns - start_ns END), 0) AS kernel_ns, "
+            "coalesce(busy_union(CASE WHEN kernel THEN start_ns END, end_ns), 0) AS kb, "
+            "coalesce(busy_union(CASE WHEN NOT kernel THEN start_ns END, end_ns), 0) AS cb FROM act GROUP BY 1, 2), "
+            "ids AS (SELECT session_id, device_id FROM dev UNION SELECT session_id, id FROM devices) "
+            "SELECT i.session_id, i.device_id, d.first_ns, d.last_ns, coalesce(d.last_ns - d.first_ns, 0), "
+            "coalesce(d.busy, 0), coalesce(d.last_ns - d.first_ns - d.busy, 0), coalesce(d.kernels, 0), "
+            "coalesce(d.kernel_ns, 0), coalesce(d.kb, 0), coalesce(d.cb, 0), coalesce(d.kb + d.cb - d.busy, 0) "
+            "FROM ids i LEFT JOIN dev d USING (session_id, device_id) ORDER BY 1, 2")
+STREAM_SQL = (ACT + " SELECT session_id, device_id, stream_id, count(*), count(CASE WHEN kernel THEN 1 END), "
+              "coalesce(sum(CASE WHEN kernel THEN end_ns - start_ns END), 0), min(start_ns), max(end_ns), "
+              "busy_union(start_ns, end_ns) FROM act GROUP BY 1, 2, 3 ORDER BY 1, 2, 3")
+# A gap starts where an interval starts after every earlier one (by start) ended.
+GAPS_SQL = (ACT + ", run AS (SELECT session_id, device_id, start_ns, max(end_ns) OVER (PARTITION BY session_id, "
+            "device_id ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev FROM act "
+            "WHERE end_ns > start_ns) SELECT session_id, device_id, prev, start_ns, start_ns - prev FROM run "
+            "WHERE start_ns > prev ORDER BY 1, 2, 3")
 HOT = ("name", "calls", "total_ns", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns", "time_pct")
 
 
@@ -137,6 +164,7 @@ def columns(tmp, sources):
     same_rows("no chunks at all", bad, api=True)
 
     for d, what in ((db, "chunks"), (bad, "rows")):
+        busy(tmp, d, what)
         stats = sql(d, "SELECT session_id, name_id, calls, total_ns, avg_ns, med_ns, min_ns, max_ns, stddev_ns "
                        "FROM kernel_stats")
         group = sql(d, "SELECT session_id, name_id, count(*), sum(dur_ns), avg(dur_ns), median(dur_ns), min(dur_ns), "
@@ -148,6 +176,99 @@ def columns(tmp, sources):
         one = sql(d, f"SELECT count(*) FROM kernel_stats WHERE session_id = {first}")
         check(f"kernel_stats ({what}): session_id = S", one,
               sql(d, f"SELECT count(DISTINCT name_id) FROM kernels WHERE session_id = {first}", load=False))
+
+
+def busy(tmp, d, what):
+    """gpu_busy, gpu_stream_busy and gpu_gaps against their plain-SQL forms; the ranges of api_columns."""
+    sessions = [r[0] for r in sql(d, "SELECT id FROM sessions ORDER BY id", load=False)]
+    idle = os.path.join(tmp, "idle.db")
+    shutil.copy(d, idle)
+    sql(idle, f"INSERT INTO devices (session_id, pid, id) VALUES ({sessions[0]}, 0, 99)", load=False)
+    for label, db in ((what, d), (what + ", a declared device that ran nothing", idle)):
+        got = sql(db, "SELECT * FROM gpu_busy")
+        check(f"gpu_busy ({label}) = plain SQL ({len(got)} devices)", got, sql(db, BUSY_SQL))
+        for s in sessions:
+            check(f"gpu_busy ({label}): session_id = {s}", sql(db, f"SELECT * FROM gpu_busy WHERE session_id = {s}"),
+                  [r for r in got if r[0] == s])
+    idle_row = sql(idle, f"SELECT * FROM gpu_busy WHERE session_id = {sessions[0]} AND device_id = 99")
+    check(f"gpu_busy ({what}): an idle device", idle_row, [[sessions[0], "99", "", ""] + ["0"] * 8])
+    # A connection remembers a session's figures only while the database is unchanged: by itself or by another.
+    s0 = sessions[0]
+    q = f"SELECT device_id, last_ns, busy_ns FROM gpu_busy WHERE session_id = {s0} AND first_ns IS NOT NULL LIMIT 1"
+    dev, last, busy0 = sql(d, q)[0]
+    late = int(last) + 1000000
+    add = (f"INSERT INTO memcpys (session_id, pid, start_ns, end_ns, device_id, kind, bytes) "
+           f"VALUES ({s0}, 0, {late}, {late + 500}, {dev}, 1, 8)")
+    changed = os.path.join(tmp, "changed.db")
+    shutil.copy(d, changed)
+    got = sql(changed, f"{q}; {add}; {q}; SELECT count(*) FROM gpu_gaps WHERE session_id = {s0} AND end_ns = {late}")
+    check(f"gpu_busy ({what}): the same connection's change is seen",
+          got, [[dev, last, busy0], [dev, str(late + 500), str(int(busy0) + 500)], ["1"]])
+    shutil.copy(d, changed)
+    later = late + 10**6
+    writer = os.path.join(tmp, "writer.py")
+    with open(writer, "w") as f:
+        f.write("import sqlite3\nc = sqlite3.connect(%r)\nc.execute(%r)\nc.commit()\n"
+                % (changed, add.replace(f"{late}, {late + 500}", f"{later}, {later + 500}")))
+    p = subprocess.run(["sqlite3", "-batch", "-bail", "-noheader", changed, f".load {EXT}", q,
+                        f".shell {sys.executable} {writer}", q], capture_output=True, text=True)
+    check(f"gpu_busy ({what}): another connection's commit is seen", p.stdout.split(),
+          [f"{dev}|{last}|{busy0}", f"{dev}|{later + 500}|{int(busy0) + 500}"])
+    streams = sql(d, "SELECT * FROM gpu_stream_busy")
+    ok(f"gpu_stream_busy ({what}): several streams", len(streams) >= 3, streams)
+    check(f"gpu_stream_busy ({what}) = plain SQL", streams, sql(d, STREAM_SQL))
+    gaps = sql(d, "SELECT * FROM gpu_gaps")
+    ok(f"gpu_gaps ({what}): gaps", len(gaps) >= 10, len(gaps))
+    check(f"gpu_gaps ({what}) = plain SQL ({len(gaps)} gaps)", gaps, sql(d, GAPS_SQL))
+    for s in sessions:
+        mine = [r for r in gaps if r[0] == s]
+        mine.sort(key=lambda r: (-int(r[4]), int(r[2]), int(r[1])))
+        for limit in (0, 1, 5, 1000000):
+            q = (f"SELECT * FROM gpu_gaps WHERE session_id = {s} ORDER BY gap_ns DESC, start_ns, device_id "
+                 f"LIMIT {limit}")
+            check(f"gpu_gaps ({what}) session {s}: longest first, LIMIT {limit}", sql(d, q), mine[:limit])
+        plan = sql(d, f"EXPLAIN QUERY PLAN SELECT * FROM gpu_gaps WHERE session_id = {s} ORDER BY gap_ns DESC, "
+                      "start_ns, device_id LIMIT 3")
+        ok(f"gpu_gaps ({what}): longest first by the table, with the LIMIT (idxNum 7)",
+           not any("TEMP B-TREE" in r[-1] for r in plan) and any("INDEX 7:" in r[-1] for r in plan), plan)
+        check(f"gpu_gaps ({what}) session {s}: OFFSET", sql(d, f"SELECT * FROM gpu_gaps WHERE session_id = {s} "
+                                                            "ORDER BY gap_ns DESC, start_ns, device_id LIMIT 2 OFFSET 3"),
+              mine[3:5])
+
+    # api_columns and kernel_columns take start_ns < (<=) x and end_ns > (>=) y themselves.
+    for table, rows, cols in (("api_columns", "api_calls", "pid, start_ns, end_ns, coalesce(name_id, 0)"),
+                              ("kernel_columns", "kernels", "pid, start_ns, end_ns, name_id")):
+        for s in sessions:
+            lo, hi = (int(x) for x in sql(d, f"SELECT min(start_ns), max(end_ns) FROM {rows} WHERE session_id = {s}",
+                                          load=False)[0])
+            third = (hi - lo) // 3
+            for cond in (f"start_ns < {lo + third} AND end_ns > {lo + third // 2}",
+                         f"start_ns <= {lo + 2 * third} AND end_ns >= {lo + third}",
+                         f"start_ns < {lo} AND end_ns > {lo}", f"end_ns > {hi}", f"start_ns <= {lo}",
+                         f"start_ns < {hi} AND end_ns > {lo} AND start_ns < {lo + third}"):
+                got = sql(d, f"SELECT {cols.replace('coalesce(name_id, 0)', 'name_id')} FROM {table} "
+                             f"WHERE session_id = {s} AND {cond}")
+                check(f"{table} ({what}) session {s}: {cond}", multiset(got),
+                      multiset(sql(d, f"SELECT {cols} FROM {rows} WHERE session_id = {s} AND {cond}", load=False)))
+        # Rowids are the rows' positions in table order, with a range as without.
+        s = sessions[-1]
+        every = {r[0]: r[1:] for r in sql(d, f"SELECT rowid, start_ns, end_ns FROM {table} WHERE session_id = {s}")}
+        check(f"{table} ({what}): rowids 0..n-1", sorted(int(k) for k in every), list(range(len(every))))
+        part = sql(d, f"SELECT rowid, start_ns, end_ns FROM {table} WHERE session_id = {s} AND end_ns > "
+                      f"(SELECT avg(start_ns) FROM {rows} WHERE session_id = {s})")
+        ok(f"{table} ({what}): a range's rows", len(part) > 0, part)
+        check(f"{table} ({what}): a range keeps the rowids", {r[0]: r[1:] for r in part},
+              {k: v for k, v in every.items() if k in {r[0] for r in part}})
+    # Many windows joined, each a filter again (the chunks outside skipped): the same as the rows say.
+    s = sessions[-1]
+    win = (f"WITH w AS MATERIALIZED (SELECT row_number() OVER () AS k, start_ns - 50000 AS a, end_ns + 50000 AS b "
+           f"FROM gpu_gaps WHERE session_id = {s} ORDER BY gap_ns DESC, start_ns, device_id LIMIT 40) ")
+    got = sql(d, win + f"SELECT w.k, a.rowid, a.start_ns FROM w CROSS JOIN api_columns a WHERE a.session_id = {s} "
+                       "AND a.start_ns < w.b AND a.end_ns > w.a")
+    ok(f"api_columns ({what}): calls in gap windows", len(got) > 0, got)
+    want = sql(d, win + f"SELECT w.k, a.r, a.start_ns FROM w CROSS JOIN (SELECT rowid AS r, start_ns, end_ns FROM "
+                        f"api_columns WHERE session_id = {s}) a WHERE a.start_ns + 0 < w.b AND a.end_ns + 0 > w.a")
+    check(f"api_columns ({what}): calls in gap windows ({len(got)})", multiset(got), multiset(want))
 
 
 def hotspots(tmp, name, src):

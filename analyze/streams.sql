@@ -1,0 +1,20 @@
+-- streams: busy time per stream (stream -1: unknown) of every device, busiest first: the union of the
+-- stream's kernels, copies and memsets, how many there were, and the share of its device's GPU span
+-- (first start to last end of the device's activity, over all its streams: gpu_busy's span_ns).
+--
+-- gpu_stream_busy is C (lib/sqlext_busy.c) for the reason summary.sql gives for gpu_busy: the plain SQL
+--   SELECT device_id, stream_id, count(*), busy_union(start_ns, end_ns) FROM (kernel_columns UNION ALL
+--     memcpys UNION ALL memsets of the session) GROUP BY device_id, stream_id
+-- (tests/vtab.py checks both agree) sorts every kernel: 4.7 s of CPU on the 5M-kernel bench session,
+-- gpu_stream_busy 0.3 s.
+WITH s AS (
+	SELECT device_id, stream_id, busy_ns, ops,
+	       max(last_ns) OVER dev - min(first_ns) OVER dev AS span_ns
+	FROM gpu_stream_busy WHERE session_id = :session
+	WINDOW dev AS (PARTITION BY device_id)
+)
+SELECT device_id AS device, stream_id AS stream, busy_ns, ops,
+       CASE WHEN span_ns > 0 THEN 100.0 * busy_ns / span_ns END AS busy_pct
+FROM s
+ORDER BY busy_ns DESC, stream_id, device_id
+LIMIT :top;
