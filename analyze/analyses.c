@@ -180,6 +180,40 @@ static const struct table_spec hotspots_tables[] = {
 	{ "hotspots", "Top kernels by total GPU time", hotspots_cols, NCOLS(hotspots_cols) },
 };
 
+static const struct colspec stalls_cols[] = {
+	{ "reason", "Reason", C_TEXT },
+	{ "kind", "Kind", C_TEXT },
+	{ "samples", "Samples", C_INT },
+	{ "pct", "Share %", C_PCT },
+	{ "not_issued", "Not issued", C_INT },
+	{ "label", "Meaning", C_TEXT },
+	{ "hint", "Usual cause", C_TEXT },
+};
+static const struct table_spec stalls_tables[] = {
+	{ "stalls", "Warp states sampled (PC sampling): where warps wait", stalls_cols, NCOLS(stalls_cols) },
+};
+/* The reason columns are the data's: one per reason among the ten most sampled, keyed REASON_pct. */
+static const struct colspec stall_kernels_cols[] = {
+	{ "samples", "Samples", C_INT },
+	{ "name", "Kernel", C_TEXT },
+};
+static const struct colspec stall_reason_col = { "_pct", NULL, C_PCT };
+static const struct table_spec stall_kernels_tables[] = {
+	{ "stall_kernels", "Stall reasons per kernel (share of each kernel's samples, %)", stall_kernels_cols,
+	  NCOLS(stall_kernels_cols), .pivot = &stall_reason_col, .pivot_at = 1 },
+};
+static const struct colspec stall_pcs_cols[] = {
+	{ "samples", "Samples", C_INT },
+	{ "pc_offset", "PC offset", C_INT },
+	{ "source", "Source", C_TEXT },
+	{ "reason", "Dominant reason", C_TEXT },
+	{ "reason_pct", "Its share %", C_PCT },
+	{ "function", "Kernel", C_TEXT },
+};
+static const struct table_spec stall_pcs_tables[] = {
+	{ "stall_pcs", "Most sampled instructions and why they waited", stall_pcs_cols, NCOLS(stall_pcs_cols) },
+};
+
 const struct analysis analyses[] = {
 	{ ROW("summary", "summary.sql", "The session and its GPU span, busy and idle time (kernels, copies, memsets)",
 	      run_summary), .section = 2 },
@@ -209,12 +243,12 @@ const struct analysis analyses[] = {
 	{ ROW("peak", "memory.sql", "What was live at each device's memory peak, largest first", run_peak) },
 	{ ROW("growth", "memory.sql", "Memory growth per iteration with R^2, severity and what to check",
 	      run_growth), .section = 13 },
-	{ ROW("stalls", "stalls.sql", "Warp stall reasons from PC sampling: samples, share, meaning, usual cause",
-	      run_stalls), .section = 6 },
-	{ ROW("stall_kernels", "stalls.sql", "Stall reason mix per kernel (a kernel x reason matrix)",
-	      run_stall_kernels), .section = 7, .section_top = 10 },
-	{ ROW("stall_pcs", "stalls.sql", "Most sampled instructions with source line and dominant reason",
-	      run_stall_pcs) },
+	{ SQL_ROW("stalls", "stalls.sql", "Warp stall reasons from PC sampling: samples, share, meaning, usual cause",
+		  stalls_tables), .section = 6 },
+	{ SQL_ROW("stall_kernels", "stall_kernels.sql", "Stall reason mix per kernel (a kernel x reason matrix)",
+		  stall_kernels_tables), .section = 7, .section_top = 10 },
+	{ SQL_ROW("stall_pcs", "stall_pcs.sql", "Most sampled instructions with source line and dominant reason",
+		  stall_pcs_tables) },
 	{ ROW("metrics", "metrics.sql", "Device metrics (NVML): utilisation, memory, power, temperature, clocks",
 	      run_metrics), .section = 16 },
 	{ ROW("host", "metrics.sql", "Host metrics: CPU and memory of the program's process tree, system memory",

@@ -78,6 +78,15 @@ struct table_spec {
 	const struct colspec *cols;
 	int ncols;
 	int vertical;		/* text: one "title: value" line per column */
+	/*
+	 * Columns the data names, or NULL. The statement's result columns are then the declared keys, then
+	 * `_pivot` (a column's title) and `_value` (its cell), one result row per cell: consecutive result
+	 * rows with equal declared columns are one table row, and each distinct `_pivot` (in order of first
+	 * appearance; NULL: no cell) a column of pivot->type keyed title + pivot->key ("_pct"), placed
+	 * before declared column pivot_at.
+	 */
+	const struct colspec *pivot;
+	int pivot_at;
 };
 
 struct analysis {
@@ -124,9 +133,6 @@ int run_growth(sqlite3 *db, const char *sql, const struct analysis_opts *o, stru
 int run_metrics(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_host(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_overhead(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_stalls(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_stall_kernels(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_stall_pcs(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_compare(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_trend(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
@@ -158,7 +164,8 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 	       int n, struct tables *out);
 /*
  * Bind the options a statement names: :session, :match, :exclude, :top (-1 for all), :short (0/1),
- * :folded (1 with --short or --group), :base_session, :threshold, :min_delta, :min_calls and :limit.
+ * :folded (1 with --short or --group), :base_session, :threshold, :min_delta, :min_calls and :limit;
+ * and the data files analyses read: :stall_reasons (analyze/stall-reasons.txt).
  */
 void script_bind(sqlite3_stmt *st, const struct analysis_opts *o);
 /* The next statement, with the options bound (script_bind); NULL with a message. */
