@@ -180,6 +180,26 @@ static const struct table_spec hotspots_tables[] = {
 	{ "hotspots", "Top kernels by total GPU time", hotspots_cols, NCOLS(hotspots_cols) },
 };
 
+static const struct colspec launch_cols[] = {
+	{ "total_ns", "Total", C_NS },
+	{ "calls", "Calls", C_INT },
+	{ "occupancy_pct", "Occupancy %", C_PCT },
+	{ "limiter", "Limited by", C_TEXT },
+	{ "grid_x", "Grid x", C_INT },
+	{ "grid_y", "y", C_INT },
+	{ "grid_z", "z", C_INT },
+	{ "block_x", "Block x", C_INT },
+	{ "block_y", "y", C_INT },
+	{ "block_z", "z", C_INT },
+	{ "registers", "Regs", C_INT },
+	{ "static_smem", "Static smem", C_BYTES },
+	{ "dynamic_smem", "Dynamic smem", C_BYTES },
+	{ "shared_mem", "Shared mem", C_BYTES },
+	{ "name", "Name", C_TEXT },
+};
+static const struct table_spec launch_tables[] = {
+	{ "launch", "Launch configurations per kernel, with theoretical occupancy", launch_cols, NCOLS(launch_cols) },
+};
 static const struct colspec stalls_cols[] = {
 	{ "reason", "Reason", C_TEXT },
 	{ "kind", "Kind", C_TEXT },
@@ -221,8 +241,8 @@ const struct analysis analyses[] = {
 	      run_devices), .section = 3 },
 	{ SQL_ROW("hotspots", "hotspots.sql", "Kernels by total GPU time: count, total, avg, med, min, max, stddev",
 		  hotspots_tables), .section = 4, .section_top = 10 },
-	{ ROW("launch", "launch.sql", "Launch configurations per kernel: calls, time, theoretical occupancy",
-	      run_launch) },
+	{ SQL_ROW("launch", "launch.sql", "Launch configurations per kernel: calls, time, theoretical occupancy",
+		  launch_tables) },
 	{ ROW("classes", "classes.sql", "Compute, communication and memory kernels: time, busy, overlap",
 	      run_classes), .section = 5 },
 	{ ROW("memcpy", "memcpy.sql", "Copies by kind (HtoD, DtoH, DtoD, PtoP) and memsets: time, bytes, GB/s",

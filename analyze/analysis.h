@@ -119,7 +119,6 @@ int analysis_takes(const struct analysis *a, const struct analysis_option *opt);
 /* The run functions of the table, one file each. */
 int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_devices(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_classes(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_memcpy(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_sync(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);

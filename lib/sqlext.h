@@ -27,11 +27,17 @@ int gpuprof_sqlite_register(sqlite3 *db);
  * or of one with `WHERE session_id = S`, as
  *   session_id, pid, start_ns, end_ns, device_id, stream_id, name_id, correlation_id
  * with -1 for a NULL stream_id and 0 for a NULL correlation_id (what the column chunks keep, colstore.h),
- * and dur_ns = end_ns - start_ns. It decodes the session's column chunks when they are complete
+ * and dur_ns = end_ns - start_ns, then the launch configuration grid_x, grid_y, grid_z, block_x,
+ * block_y, block_z, registers, static_smem, dynamic_smem and shared_mem (coalesce(shared_mem,
+ * static_smem + dynamic_smem); before schema version 4, coalesce(static_smem + dynamic_smem,
+ * static_smem)), NULL where unknown. It decodes the session's column chunks when they are complete
  * (analyze/columns.c's test), else reads the kernels table's rows: either way the session's kernels, in
  * no particular order. api_columns likewise for api_calls: session_id, pid, start_ns, end_ns, thread_id,
  * name_id, correlation_id, dur_ns (0 for a NULL thread_id, name_id or correlation_id). kernel_stats: per
  * session and kernel name, calls, total_ns, avg_ns, med_ns, min_ns, max_ns, stddev_ns (lib/dstats.c).
+ * kernel_launches (lib/sqlext_launch.c): per session, pid, device_id, name_id and launch configuration
+ * (kernel_columns' ten launch columns), the kernels that ran so (calls) and their summed dur_ns
+ * (total_ns): kernel_columns grouped by those fourteen columns, in no particular order.
  */
 int gpuprof_sqlite_tables(sqlite3 *db);
 

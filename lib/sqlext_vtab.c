@@ -9,49 +9,52 @@ SQLITE_EXTENSION_INIT3
 #endif
 
 #include "sqlext.h"
+#include "sqlext_int.h"
 #include "colstore.h"
+#include "db.h"
 #include "dstats.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * What a table of chunk rows is: its columns (session_id first, then what the chunks hold, then end_ns =
- * start_ns + the duration column), the chunk column each decodes from, and the rows fallback, which
- * gives the same values as the chunks hold (colstore.h), in the table's column order after session_id.
- */
-struct vt_def {
-	enum colstore_table t;
-	const char *schema;
-	int ncols;		/* table columns */
-	int chunk_col[16];	/* per table column: the chunk column; -1 for session_id */
-	int end;		/* the end_ns column: chunk start + chunk duration */
-	const char *rows_sql;	/* one session's rows (?1) */
-};
+/* The launch columns of the kernels table, NULL as INT64_MIN like the chunks; shared_mem is `smem`. */
+#define KV_LAUNCH(smem) \
+	"coalesce(grid_x, -9223372036854775808), coalesce(grid_y, -9223372036854775808), " \
+	"coalesce(grid_z, -9223372036854775808), coalesce(block_x, -9223372036854775808), " \
+	"coalesce(block_y, -9223372036854775808), coalesce(block_z, -9223372036854775808), " \
+	"coalesce(registers, -9223372036854775808), coalesce(static_smem, -9223372036854775808), " \
+	"coalesce(dynamic_smem, -9223372036854775808), coalesce(" smem ", -9223372036854775808)"
 
 static const struct vt_def kernel_def = {
 	CS_KERNELS,
 	"CREATE TABLE x(session_id INTEGER, pid INTEGER, start_ns INTEGER, end_ns INTEGER, device_id INTEGER, "
-	"stream_id INTEGER, name_id INTEGER, correlation_id INTEGER, dur_ns INTEGER)",
-	9, { -1, CSK_PID, CSK_START, CSK_DUR, CSK_DEV, CSK_STREAM, CSK_NAME, CSK_CORR, CSK_DUR }, 3,
+	"stream_id INTEGER, name_id INTEGER, correlation_id INTEGER, dur_ns INTEGER, grid_x INTEGER, "
+	"grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, registers INTEGER, "
+	"static_smem INTEGER, dynamic_smem INTEGER, shared_mem INTEGER)",
+	19, { -1, CSK_PID, CSK_START, CSK_DUR, CSK_DEV, CSK_STREAM, CSK_NAME, CSK_CORR, CSK_DUR, CSK_GRID_X,
+	      CSK_GRID_Y, CSK_GRID_Z, CSK_BLOCK_X, CSK_BLOCK_Y, CSK_BLOCK_Z, CSK_REGS, CSK_SSMEM, CSK_DSMEM,
+	      CSK_SMEM }, 3, KC_GRID_X,
 	"SELECT pid, start_ns, end_ns, device_id, coalesce(stream_id, -1), name_id, coalesce(correlation_id, 0), "
-	"end_ns - start_ns FROM kernels WHERE session_id = ?1"
+	"end_ns - start_ns, " KV_LAUNCH("coalesce(shared_mem, static_smem + dynamic_smem)")
+	" FROM kernels WHERE session_id = ?1",
+	DB_V_SHARED_MEM,
+	/* Before kernels.shared_mem, Kineto's static_smem held the total and its dynamic_smem was NULL. */
+	"SELECT pid, start_ns, end_ns, device_id, coalesce(stream_id, -1), name_id, coalesce(correlation_id, 0), "
+	"end_ns - start_ns, " KV_LAUNCH("coalesce(static_smem + dynamic_smem, static_smem)")
+	" FROM kernels WHERE session_id = ?1"
 };
 
 static const struct vt_def call_def = {
 	CS_CALLS,
 	"CREATE TABLE x(session_id INTEGER, pid INTEGER, start_ns INTEGER, end_ns INTEGER, thread_id INTEGER, "
 	"name_id INTEGER, correlation_id INTEGER, dur_ns INTEGER)",
-	8, { -1, CSC_PID, CSC_START, CSC_DUR, CSC_THREAD, CSC_NAME, CSC_CORR, CSC_DUR }, 3,
+	8, { -1, CSC_PID, CSC_START, CSC_DUR, CSC_THREAD, CSC_NAME, CSC_CORR, CSC_DUR }, 3, 8,
 	"SELECT pid, start_ns, end_ns, coalesce(thread_id, 0), coalesce(name_id, 0), coalesce(correlation_id, 0), "
-	"end_ns - start_ns FROM api_calls WHERE session_id = ?1"
+	"end_ns - start_ns FROM api_calls WHERE session_id = ?1", 0, NULL
 };
 
 #define KV_SESSION 0
-/* kernel_columns' name_id and dur_ns (kernel_def's columns), which kernel_stats reads. */
-#define KC_NAME 6
-#define KC_DUR 8
 
 /* idxNum: bit 0 an equality on session_id (argv[0]), the other bits the columns used (colUsed << 1). */
 #define KV_EQ 1
@@ -78,7 +81,7 @@ struct kv_vtab {
 	const struct vt_def *def;	/* kernel_stats: only its schema */
 };
 
-static int kv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
+int sqlext_vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
 {
 	struct kv_vtab *v;
 	const struct vt_def *def = aux;
@@ -98,14 +101,19 @@ static int kv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	return SQLITE_OK;
 }
 
-static int kv_disconnect(sqlite3_vtab *v)
+sqlite3 *sqlext_vt_db(sqlite3_vtab_cursor *cur)
+{
+	return ((struct kv_vtab *)cur->pVtab)->db;
+}
+
+int sqlext_vt_disconnect(sqlite3_vtab *v)
 {
 	sqlite3_free(v);
 	return SQLITE_OK;
 }
 
 /* An equality on session_id is used (and checked by SQLite no more); without one, every session. */
-static int kv_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
+int sqlext_vt_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 {
 	int i, eq = -1;
 	(void)v;
@@ -113,7 +121,7 @@ static int kv_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 		if (ix->aConstraint[i].usable && ix->aConstraint[i].iColumn == KV_SESSION &&
 		    ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_EQ)
 			eq = i;
-	ix->idxNum = (int)((ix->colUsed & 0xffff) << 1);
+	ix->idxNum = (int)((ix->colUsed & 0xfffff) << 1);
 	if (eq >= 0) {
 		ix->aConstraintUsage[eq].argvIndex = 1;
 		ix->aConstraintUsage[eq].omit = 1;
@@ -170,7 +178,7 @@ static int kv_error(struct kv_cursor *c, int rc, const char *fmt, const char *wh
 }
 
 /* Set the vtab's error message to what and return rc. */
-static int vt_error(sqlite3_vtab_cursor *cur, int rc, const char *what)
+int sqlext_vt_error(sqlite3_vtab_cursor *cur, int rc, const char *what)
 {
 	sqlite3_vtab *v = cur->pVtab;
 	sqlite3_free(v->zErrMsg);
@@ -225,13 +233,16 @@ static int kv_start(struct kv_cursor *c)
 	int rc;
 	sqlite3_finalize(c->st);
 	c->st = NULL;
+	const char *rows_sql = c->def->rows_sql;
 	c->chunked = kv_complete(c->db, s, c->def->t);
 	c->n = c->i = 0;
 	c->next_first = 0;
+	if (!c->chunked && c->def->old_rows_sql && vt_version(c->db) < c->def->rows_since)
+		rows_sql = c->def->old_rows_sql;
 	rc = sqlite3_prepare_v2(c->db, c->chunked ? "SELECT first_row, rows, base_ns, data FROM column_chunks "
-				"WHERE tbl = ?2 AND session_id = ?1 ORDER BY id" : c->def->rows_sql, -1, &c->st, NULL);
+				"WHERE tbl = ?2 AND session_id = ?1 ORDER BY id" : rows_sql, -1, &c->st, NULL);
 	if (rc != SQLITE_OK)
-		return vt_error(&c->base, rc, sqlite3_errmsg(c->db));
+		return sqlext_vt_error(&c->base, rc, sqlite3_errmsg(c->db));
 	sqlite3_bind_int64(c->st, 1, s);
 	if (c->chunked)
 		sqlite3_bind_text(c->st, 2, colstore_specs[c->def->t].table, -1, SQLITE_STATIC);
@@ -287,7 +298,7 @@ static int kv_advance(struct kv_cursor *c)
 			if (rc == SQLITE_ROW)
 				return c->chunked ? kv_decode(c) : SQLITE_OK;
 			if (rc != SQLITE_DONE)
-				return vt_error(&c->base, rc, sqlite3_errmsg(c->db));
+				return sqlext_vt_error(&c->base, rc, sqlite3_errmsg(c->db));
 			c->at++;
 		}
 		if (c->at >= c->nsessions) {
@@ -303,7 +314,7 @@ static int kv_advance(struct kv_cursor *c)
  * The sessions a scan reads into *out (*n; sqlite3_malloc64'd): the one eq names (none when it is not an
  * integer), or with eq NULL every session in id order.
  */
-static int vt_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq, int64_t **out, int *n)
+int sqlext_vt_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq, int64_t **out, int *n)
 {
 	sqlite3_stmt *st;
 	int rc, alloc = 0;
@@ -321,7 +332,7 @@ static int vt_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq,
 	}
 	rc = sqlite3_prepare_v2(db, "SELECT id FROM sessions ORDER BY id", -1, &st, NULL);
 	if (rc != SQLITE_OK)
-		return vt_error(cur, rc, sqlite3_errmsg(db));
+		return sqlext_vt_error(cur, rc, sqlite3_errmsg(db));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (*n == alloc) {
 			int64_t *p;
@@ -335,7 +346,7 @@ static int vt_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq,
 		(*out)[(*n)++] = sqlite3_column_int64(st, 0);
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? SQLITE_OK : vt_error(cur, rc, sqlite3_errmsg(db));
+	return rc == SQLITE_DONE ? SQLITE_OK : sqlext_vt_error(cur, rc, sqlite3_errmsg(db));
 }
 
 static int kv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc, sqlite3_value **argv)
@@ -348,7 +359,7 @@ static int kv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	c->used = (unsigned)idx >> 1;
 	c->eof = 0;
 	c->rowid = 0;
-	rc = vt_sessions(cur, c->db, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
+	rc = sqlext_vt_sessions(cur, c->db, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
 	if (rc != SQLITE_OK || !c->nsessions) {
 		c->eof = 1;
 		return rc;
@@ -382,8 +393,56 @@ static int64_t kv_value(const struct kv_cursor *c, int k)
 
 static int kv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 {
-	sqlite3_result_int64(ctx, kv_value((struct kv_cursor *)cur, k));
+	struct kv_cursor *c = (struct kv_cursor *)cur;
+	int64_t v = kv_value(c, k);
+	if (k < c->def->nullable || v != INT64_MIN)
+		sqlite3_result_int64(ctx, v);
 	return SQLITE_OK;
+}
+
+int sqlext_kernels_each(sqlite3_vtab_cursor *cur, int64_t s, unsigned cols,
+			int (*fn)(void *arg, int64_t *const *col, size_t n), void *arg)
+{
+	struct kv_cursor k;
+	int64_t one[KC_COUNT], *col[KC_COUNT], *end = NULL;
+	int rc, j;
+	memset(&k, 0, sizeof(k));
+	k.base.pVtab = cur->pVtab;
+	k.db = ((struct kv_vtab *)cur->pVtab)->db;
+	k.def = &kernel_def;
+	k.used = cols & ~(1u << KV_SESSION);
+	k.sessions = &s;
+	k.nsessions = 1;
+	if ((k.used >> KC_END & 1) && !(end = sqlite3_malloc64(COLSTORE_ROWS * sizeof(int64_t))))
+		return sqlext_vt_error(cur, SQLITE_NOMEM, "out of memory");
+	for (rc = kv_advance(&k); rc == SQLITE_OK && !k.eof; rc = kv_advance(&k)) {
+		size_t n = k.chunked ? k.n - k.i : 1, i;	/* a chunk's rows at once */
+		for (j = 0; j < KC_COUNT; j++) {
+			col[j] = NULL;
+			if (!(k.used >> j & 1))
+				continue;
+			if (!k.chunked) {
+				one[j] = kv_value(&k, j);
+				col[j] = &one[j];
+			} else if (j == KC_END) {
+				const int64_t *st = k.col[colstore_specs[CS_KERNELS].start_col] + k.i;
+				const int64_t *dur = k.col[kernel_def.chunk_col[KC_END]] + k.i;
+				for (i = 0; i < n; i++)
+					end[i] = st[i] + dur[i];
+				col[j] = end;
+			} else {
+				col[j] = k.col[kernel_def.chunk_col[j]] + k.i;
+			}
+		}
+		if (k.chunked)
+			k.i = k.n - 1;
+		if ((rc = fn(arg, col, n)) != SQLITE_OK)
+			break;
+	}
+	k.sessions = NULL;	/* s, not the cursor's */
+	kv_reset(&k);
+	sqlite3_free(end);
+	return rc;
 }
 
 static int kv_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
@@ -395,10 +454,10 @@ static int kv_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
 static sqlite3_module kv_module = {
 	.iVersion = 0,
 	.xCreate = NULL,	/* eponymous only: CREATE VIRTUAL TABLE is refused */
-	.xConnect = kv_connect,
-	.xBestIndex = kv_best_index,
-	.xDisconnect = kv_disconnect,
-	.xDestroy = kv_disconnect,
+	.xConnect = sqlext_vt_connect,
+	.xBestIndex = sqlext_vt_best_index,
+	.xDisconnect = sqlext_vt_disconnect,
+	.xDestroy = sqlext_vt_disconnect,
 	.xOpen = kv_open,
 	.xClose = kv_close,
 	.xFilter = kv_filter,
@@ -493,7 +552,7 @@ static int ks_load(struct ks_cursor *c, int64_t s, int64_t **name, int64_t **dur
 			if (b)
 				*dur = b;
 			if (!a || !b) {
-				rc = vt_error(&c->base, SQLITE_NOMEM, "out of memory");
+				rc = sqlext_vt_error(&c->base, SQLITE_NOMEM, "out of memory");
 				break;
 			}
 		}
@@ -599,7 +658,7 @@ out:
 	sqlite3_free(pair);
 	sqlite3_free(sorted);
 	if (rc == SQLITE_NOMEM)
-		return vt_error(&c->base, rc, "out of memory");
+		return sqlext_vt_error(&c->base, rc, "out of memory");
 	return rc;
 }
 
@@ -630,7 +689,7 @@ static int ks_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	(void)argc;
 	ks_reset(c);
 	c->eof = 0;
-	rc = vt_sessions(cur, c->db, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
+	rc = sqlext_vt_sessions(cur, c->db, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
 	if (rc != SQLITE_OK || !c->nsessions) {
 		c->eof = 1;
 		return rc;
@@ -677,10 +736,10 @@ static int ks_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
 
 static sqlite3_module ks_module = {
 	.iVersion = 0,
-	.xConnect = kv_connect,
-	.xBestIndex = kv_best_index,
-	.xDisconnect = kv_disconnect,
-	.xDestroy = kv_disconnect,
+	.xConnect = sqlext_vt_connect,
+	.xBestIndex = sqlext_vt_best_index,
+	.xDisconnect = sqlext_vt_disconnect,
+	.xDestroy = sqlext_vt_disconnect,
 	.xOpen = ks_open,
 	.xClose = ks_close,
 	.xFilter = ks_filter,
@@ -712,5 +771,7 @@ int gpuprof_sqlite_tables(sqlite3 *db)
 	int rc = sqlite3_create_module(db, "kernel_columns", &kv_module, (void *)&kernel_def);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_module(db, "api_columns", &kv_module, (void *)&call_def);
-	return rc == SQLITE_OK ? sqlite3_create_module(db, "kernel_stats", &ks_module, (void *)&stats_def) : rc;
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_module(db, "kernel_stats", &ks_module, (void *)&stats_def);
+	return rc == SQLITE_OK ? gpuprof_sqlite_launches(db) : rc;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The virtual tables of build/lib/gpuprof_sqlite.so and the fast hotspots view, in the sqlite3 shell.
 kernel_columns (and api_columns) against the kernels (api_calls) table row for row (as multisets) for sessions with column chunks,
+its launch columns too (NULL kept); kernel_launches against GROUP BY over kernel_columns;
 without them (retired with SQL), several sessions and processes, with and without `session_id = S`;
 damaged chunks are an error while they count, not wrong rows; kernel_stats against GROUP BY over
 kernel_columns with median and stddev_samp; the hotspots view with the extension (a TEMP view over
@@ -28,6 +29,11 @@ COLUMNS = ("SELECT session_id, pid, start_ns, end_ns, device_id, stream_id, name
 CALLS = ("SELECT session_id, pid, start_ns, end_ns, coalesce(thread_id, 0), coalesce(name_id, 0), "
          "coalesce(correlation_id, 0), end_ns - start_ns FROM api_calls")
 API = ("SELECT session_id, pid, start_ns, end_ns, thread_id, name_id, correlation_id, dur_ns FROM api_columns")
+LAUNCH = "grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, static_smem, dynamic_smem"
+LAUNCH_KERNELS = f"SELECT session_id, pid, {LAUNCH}, coalesce(shared_mem, static_smem + dynamic_smem) FROM kernels"
+# Before schema version 4 there is no shared_mem: Kineto's static_smem held the total, dynamic_smem NULL.
+LAUNCH_KERNELS_3 = f"SELECT session_id, pid, {LAUNCH}, coalesce(static_smem + dynamic_smem, static_smem) FROM kernels"
+LAUNCH_COLUMNS = f"SELECT session_id, pid, {LAUNCH}, shared_mem FROM kernel_columns"
 HOT = ("name", "calls", "total_ns", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns", "time_pct")
 
 
@@ -148,6 +154,24 @@ def columns(tmp, sources):
         one = sql(d, f"SELECT count(*) FROM kernel_stats WHERE session_id = {first}")
         check(f"kernel_stats ({what}): session_id = S", one,
               sql(d, f"SELECT count(DISTINCT name_id) FROM kernels WHERE session_id = {first}", load=False))
+        launches(d, what, first)
+    launches(old, "schema version 3", first, LAUNCH_KERNELS_3)
+
+
+def launches(db, what, first, kernels=LAUNCH_KERNELS):
+    """kernel_columns' launch columns against the kernels table's, kernel_launches against GROUP BY."""
+    got, want = sql(db, LAUNCH_COLUMNS), sql(db, kernels, load=False)
+    ok(f"launch columns ({what}): some NULL", any("" in r for r in want), "no NULL launch field to compare")
+    check(f"launch columns ({what}): kernel_columns = kernels ({len(want)} rows)", multiset(got) == multiset(want), True)
+    keys = f"session_id, pid, device_id, name_id, {LAUNCH}, shared_mem"
+    group = sql(db, f"SELECT {keys}, count(*), sum(dur_ns) FROM kernel_columns GROUP BY {keys}")
+    table = sql(db, f"SELECT {keys}, calls, total_ns FROM kernel_launches")
+    ok(f"kernel_launches ({what}): groups to compare", len(group) > 0)
+    check(f"kernel_launches ({what}): GROUP BY over kernel_columns ({len(group)} groups)", multiset(table),
+          multiset(group))
+    check(f"kernel_launches ({what}): session_id = S",
+          multiset(sql(db, f"SELECT {keys}, calls, total_ns FROM kernel_launches WHERE session_id = {first}")),
+          multiset(r for r in group if r[0] == str(first)))
 
 
 def hotspots(tmp, name, src):

@@ -1,0 +1,76 @@
+/*
+ * sqlext_int: what the extension's virtual-table files share (lib/sqlext_vtab.c defines it): the
+ * description of a table read from column chunks, the xConnect/xBestIndex/xDisconnect of tables whose one
+ * constraint is `session_id = S`, and a reader of one session's kernels as kernel_columns reads them.
+ * Not for gpuprof's programs (lib/sqlext.h is the public side).
+ */
+#ifndef GPUPROF_SQLEXT_INT_H
+#define GPUPROF_SQLEXT_INT_H
+
+#ifdef GPUPROF_SQLITE_LOADABLE
+#include <sqlite3ext.h>
+#else
+#include <sqlite3.h>
+/* Register kernel_launches (lib/sqlext_launch.c) on db. */
+int gpuprof_sqlite_launches(sqlite3 *db);
+
+#endif
+#include <stddef.h>
+#include <stdint.h>
+
+#include "colstore.h"
+
+/*
+ * What a table of chunk rows is: its columns (session_id first, then what the chunks hold, then end_ns =
+ * start_ns + the duration column), the chunk column each decodes from, and the rows fallback, which
+ * gives the same values as the chunks hold (colstore.h), in the table's column order after session_id.
+ * A table that only declares a schema (sqlext_vt_connect's aux) sets the rest to 0.
+ */
+struct vt_def {
+	enum colstore_table t;
+	const char *schema;
+	int ncols;		/* table columns */
+	int chunk_col[24];	/* per table column: the chunk column; -1 for session_id */
+	int end;		/* the end_ns column: chunk start + chunk duration */
+	int nullable;		/* columns from this one on are NULL where they hold INT64_MIN */
+	const char *rows_sql;	/* one session's rows (?1) */
+	int rows_since;		/* the schema version rows_sql needs; before it, old_rows_sql */
+	const char *old_rows_sql;
+};
+
+/* kernel_columns' columns. */
+enum {
+	KC_SESSION, KC_PID, KC_START, KC_END, KC_DEV, KC_STREAM, KC_NAME, KC_CORR, KC_DUR, KC_GRID_X, KC_GRID_Y,
+	KC_GRID_Z, KC_BLOCK_X, KC_BLOCK_Y, KC_BLOCK_Z, KC_REGS, KC_SSMEM, KC_DSMEM, KC_SMEM, KC_COUNT
+};
+
+/* xConnect of an eponymous read-only table whose aux is a struct vt_def (only its schema is read). */
+int sqlext_vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err);
+int sqlext_vt_disconnect(sqlite3_vtab *v);
+/*
+ * xBestIndex: an equality on column 0 (session_id) is taken as argv[0] and idxNum's bit 0 set; idxNum's
+ * other bits are the columns used (colUsed << 1).
+ */
+int sqlext_vt_best_index(sqlite3_vtab *v, sqlite3_index_info *ix);
+/*
+ * The sessions a scan reads into *out (*n; sqlite3_malloc64'd): the one eq names (none when it is not an
+ * integer), or with eq NULL every session in id order.
+ */
+int sqlext_vt_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq, int64_t **out, int *n);
+/* The connection of a cursor's table (one that sqlext_vt_connect made). */
+sqlite3 *sqlext_vt_db(sqlite3_vtab_cursor *cur);
+/* Set the vtab's error message to what and return rc. */
+int sqlext_vt_error(sqlite3_vtab_cursor *cur, int rc, const char *what);
+/*
+ * Session s's kernels as kernel_columns reads them (chunks or rows), block by block: fn gets n rows of
+ * the columns whose bit (1 << KC_*) is in cols, col[KC_*] (NULL for the others; launch columns hold
+ * INT64_MIN for NULL), and returns SQLITE_OK to go on. cur is the caller's cursor (its vtab for errors).
+ * SQLITE_OK, fn's code, or an error set on the vtab.
+ */
+int sqlext_kernels_each(sqlite3_vtab_cursor *cur, int64_t s, unsigned cols,
+			int (*fn)(void *arg, int64_t *const *col, size_t n), void *arg);
+
+/* Register kernel_launches (lib/sqlext_launch.c) on db. */
+int gpuprof_sqlite_launches(sqlite3 *db);
+
+#endif
