@@ -200,6 +200,16 @@ static const struct colspec launch_cols[] = {
 static const struct table_spec launch_tables[] = {
 	{ "launch", "Launch configurations per kernel, with theoretical occupancy", launch_cols, NCOLS(launch_cols) },
 };
+static const struct colspec classes_cols[] = {
+	{ "class", "Class", C_TEXT },
+	{ "kernels", "Kernels", C_INT },
+	{ "total_ns", "Kernel time (sum)", C_NS },
+	{ "kernel_busy_ns", "Kernel busy (union)", C_NS },
+	{ "pct", "% of kernel busy", C_PCT },
+};
+static const struct table_spec classes_tables[] = {
+	{ "classes", "Kernel classes: busy time and overlap per device, summed", classes_cols, NCOLS(classes_cols) },
+};
 static const struct colspec stalls_cols[] = {
 	{ "reason", "Reason", C_TEXT },
 	{ "kind", "Kind", C_TEXT },
@@ -243,8 +253,8 @@ const struct analysis analyses[] = {
 		  hotspots_tables), .section = 4, .section_top = 10 },
 	{ SQL_ROW("launch", "launch.sql", "Launch configurations per kernel: calls, time, theoretical occupancy",
 		  launch_tables) },
-	{ ROW("classes", "classes.sql", "Compute, communication and memory kernels: time, busy, overlap",
-	      run_classes), .section = 5 },
+	{ SQL_ROW("classes", "classes.sql", "Compute, communication and memory kernels: time, busy, overlap",
+		  classes_tables), .section = 5 },
 	{ ROW("memcpy", "memcpy.sql", "Copies by kind (HtoD, DtoH, DtoD, PtoP) and memsets: time, bytes, GB/s",
 	      run_memcpy), .section = 8 },
 	{ ROW("sync", "sync.sql", "Host time blocked in synchronization, by type and stream", run_sync),

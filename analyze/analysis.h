@@ -119,7 +119,6 @@ int analysis_takes(const struct analysis *a, const struct analysis_option *opt);
 /* The run functions of the table, one file each. */
 int run_summary(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_devices(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_classes(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_memcpy(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_sync(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_idle(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
@@ -164,7 +163,9 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 /*
  * Bind the options a statement names: :session, :match, :exclude, :top (-1 for all), :short (0/1),
  * :folded (1 with --short or --group), :base_session, :threshold, :min_delta, :min_calls and :limit;
- * and the data files analyses read: :stall_reasons (analyze/stall-reasons.txt).
+ * and the data files analyses read: :stall_reasons (analyze/stall-reasons.txt). script_run binds
+ * :class_rules and :class_rules_file too: the text and name of the file GPUPROF_CLASS_RULES names, else
+ * of analyze/kernel-classes.rules (a file it cannot read fails the run).
  */
 void script_bind(sqlite3_stmt *st, const struct analysis_opts *o);
 /* The next statement, with the options bound (script_bind); NULL with a message. */

@@ -7,6 +7,8 @@
 #include "stats.h"
 #include "util.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +39,57 @@ void script_bind(sqlite3_stmt *st, const struct analysis_opts *o)
 		sqlite3_bind_int64(st, i, o->limit);
 	if ((i = sqlite3_bind_parameter_index(st, ":stall_reasons")))
 		sqlite3_bind_text(st, i, embed_get("analyze/stall-reasons.txt"), -1, SQLITE_STATIC);
+}
+
+#define CLASS_RULES "analyze/kernel-classes.rules"
+
+/*
+ * The class rules, for :class_rules (their text) and :class_rules_file (its name, for messages): the file
+ * GPUPROF_CLASS_RULES names, else the built-in analyze/kernel-classes.rules. Into b (text) and *file; 0,
+ * or -1 with a message.
+ */
+static int class_rules_read(struct buf *b, const char **file)
+{
+	const char *path = getenv("GPUPROF_CLASS_RULES");
+	char chunk[8192];
+	size_t n;
+	FILE *f;
+	if (!path || !*path) {
+		const char *text = embed_get(CLASS_RULES);
+		if (!text)
+			return error("internal: no embedded %s", CLASS_RULES);
+		buf_addstr(b, text);
+		*file = CLASS_RULES;
+		return 0;
+	}
+	if (!(f = fopen(path, "rb")))
+		return error("cannot read class rules '%s' (GPUPROF_CLASS_RULES): %s", path, strerror(errno));
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(b, chunk, n);
+	if (ferror(f) || memchr(b->s, '\0', b->len)) {
+		int bad_nul = !ferror(f);
+		fclose(f);
+		return error("cannot read class rules '%s' (GPUPROF_CLASS_RULES): %s", path,
+			     bad_nul ? "not a text file" : "read error");
+	}
+	fclose(f);
+	*file = path;
+	return 0;
+}
+
+/* Bind the data files st names beyond script_bind's (:class_rules), read once into rules; 0 or -1. */
+static int script_bind_files(sqlite3_stmt *st, struct buf *rules, const char **file)
+{
+	int i = sqlite3_bind_parameter_index(st, ":class_rules"), j;
+	if (!i && !sqlite3_bind_parameter_index(st, ":class_rules_file"))
+		return 0;
+	if (!*file && class_rules_read(rules, file))
+		return -1;
+	if (i)
+		sqlite3_bind_text(st, i, rules->s, (int)rules->len, SQLITE_STATIC);
+	if ((j = sqlite3_bind_parameter_index(st, ":class_rules_file")))
+		sqlite3_bind_text(st, j, *file, -1, SQLITE_STATIC);
+	return 0;
 }
 
 /* temp.name_groups: o's --group NAME=RE options, in order. */
@@ -191,29 +244,44 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 	       int n, struct tables *out)
 {
 	struct script sc = { db, sql, o };
-	int made = 0;
+	struct buf rules;
+	const char *rules_file = NULL;
+	int made = 0, status = -1;
 	if (groups_fill(db, o))
 		return -1;
+	buf_init(&rules);
 	for (;;) {
 		sqlite3_stmt *st = NULL;
 		while (!st && sc.tail && *sc.tail)
-			if (sqlite3_prepare_v2(db, sc.tail, -1, &st, &sc.tail) != SQLITE_OK)
-				return error("sqlite: %s", sqlite3_errmsg(db));
+			if (sqlite3_prepare_v2(db, sc.tail, -1, &st, &sc.tail) != SQLITE_OK) {
+				error("sqlite: %s", sqlite3_errmsg(db));
+				goto done;
+			}
 		if (!st)
 			break;
 		script_bind(st, o);
+		if (script_bind_files(st, &rules, &rules_file)) {
+			sqlite3_finalize(st);
+			goto done;
+		}
 		if (!sqlite3_column_count(st)) {
 			int rc = sqlite3_step(st);
-			if (rc != SQLITE_DONE)
-				return step_error(st);
+			if (rc != SQLITE_DONE) {
+				step_error(st);
+				goto done;
+			}
 			sqlite3_finalize(st);
 		} else if (made == n) {
 			sqlite3_finalize(st);
-			return error("internal: analysis SQL has more result statements than its %d tables", n);
+			error("internal: analysis SQL has more result statements than its %d tables", n);
+			goto done;
 		} else if (fill_table(st, &tables[made++], out))
-			return -1;
+			goto done;
 	}
-	return made == n ? 0 : error("internal: analysis SQL fills %d of its %d tables", made, n);
+	status = made == n ? 0 : error("internal: analysis SQL fills %d of its %d tables", made, n);
+done:
+	buf_release(&rules);
+	return status;
 }
 
 /* The next statement of the script, bound; NULL with a message when there is none or it fails. */

@@ -13,6 +13,8 @@
 #include <sqlite3.h>
 /* Register kernel_launches (lib/sqlext_launch.c) on db. */
 int gpuprof_sqlite_launches(sqlite3 *db);
+/* Register class_rules and kernel_busy (lib/sqlext_classes.c) on db. */
+int gpuprof_sqlite_classes(sqlite3 *db);
 
 #endif
 #include <stddef.h>
@@ -72,5 +74,7 @@ int sqlext_kernels_each(sqlite3_vtab_cursor *cur, int64_t s, unsigned cols,
 
 /* Register kernel_launches (lib/sqlext_launch.c) on db. */
 int gpuprof_sqlite_launches(sqlite3 *db);
+/* Register class_rules and kernel_busy (lib/sqlext_classes.c) on db. */
+int gpuprof_sqlite_classes(sqlite3 *db);
 
 #endif

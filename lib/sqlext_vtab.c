@@ -773,5 +773,7 @@ int gpuprof_sqlite_tables(sqlite3 *db)
 		rc = sqlite3_create_module(db, "api_columns", &kv_module, (void *)&call_def);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_module(db, "kernel_stats", &ks_module, (void *)&stats_def);
-	return rc == SQLITE_OK ? gpuprof_sqlite_launches(db) : rc;
+	if (rc == SQLITE_OK)
+		rc = gpuprof_sqlite_launches(db);
+	return rc == SQLITE_OK ? gpuprof_sqlite_classes(db) : rc;
 }
