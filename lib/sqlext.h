@@ -38,6 +38,22 @@ int gpuprof_sqlite_register(sqlite3 *db);
  * kernel_launches (lib/sqlext_launch.c): per session, pid, device_id, name_id and launch configuration
  * (kernel_columns' ten launch columns), the kernels that ran so (calls) and their summed dur_ns
  * (total_ns): kernel_columns grouped by those fourteen columns, in no particular order.
+ *
+ * Kernel classes (lib/sqlext_classes.c), two table-valued functions:
+ *   class_rules(text [, file])  the rules of a text in analyze/kernel-classes.rules' format as rows
+ *       (ord, line, class, class_ord, pattern), in order; class_ord numbers the classes compute 0, then
+ *       in order of first appearance. The text is checked as gpuprof checks it (every rule has samples,
+ *       each matched by its own rule and taken first by no rule of another class): a failure is an error
+ *       naming file (default "rules"), line and rule. NULL text: no rows.
+ *   kernel_busy(classes [, default_class]) WHERE session_id = S  (every session without it)
+ *       classes is a JSON object of name ids to class names ({"12": "compute", "40": null}); names it
+ *       lacks take default_class, names in no class (null, or no default) count in device_busy_ns only.
+ *       Per session and device_id, one row per class (class; other_class NULL) with its kernels,
+ *       total_ns and busy_ns (the union of its kernel intervals), one per pair of classes (class and
+ *       other_class in the map's order; kernels and total_ns NULL) whose busy_ns is the time both run,
+ *       and one (class and other_class NULL) for all classes together; device_busy_ns on each is the
+ *       union of every kernel of the device. Every class of the map has its rows, kernels or not; at
+ *       most 64 classes.
  */
 int gpuprof_sqlite_tables(sqlite3 *db);
 
