@@ -463,9 +463,7 @@ struct kb_row {
 };
 
 struct kb_cursor {
-	sqlite3_vtab_cursor base;
-	int64_t *sessions;
-	int nsessions, at;
+	struct session_cursor s;	/* its rows: rows[0..s.n) */
 	char *classes[MAX_BUSY_CLASSES];
 	int nclasses, dflt;	/* dflt: the default class, -1 none */
 	struct name_class *map;	/* sorted by id */
@@ -476,8 +474,6 @@ struct kb_cursor {
 	int64_t last_name;	/* and name id, with its class */
 	int last_cls;
 	struct kb_row *rows;
-	size_t nrows, i;
-	int eof;
 };
 
 static int cmp_name_class(const void *a, const void *b)
@@ -515,7 +511,7 @@ static void kb_free_session(struct kb_cursor *c)
 	c->ndevs = 0;
 	free(c->rows);
 	c->rows = NULL;
-	c->nrows = c->i = 0;
+	c->s.n = c->s.i = 0;
 }
 
 static void kb_reset(struct kb_cursor *c)
@@ -528,9 +524,7 @@ static void kb_reset(struct kb_cursor *c)
 	free(c->map);
 	c->map = NULL;
 	c->nmap = 0;
-	sqlite3_free(c->sessions);
-	c->sessions = NULL;
-	c->nsessions = c->at = 0;
+	sqlext_session_reset(&c->s);
 }
 
 /* The classes argument, a JSON object {"name_id": "class", ...} (null: no class), into c->map. */
@@ -541,9 +535,9 @@ static int kb_map(struct kb_cursor *c, sqlite3_value *json)
 	int rc;
 	if (sqlite3_value_type(json) == SQLITE_NULL)
 		return SQLITE_OK;
-	rc = sqlite3_prepare_v2(sqlext_vt_db(&c->base), "SELECT key, value, type FROM json_each(?1)", -1, &st, NULL);
+	rc = sqlite3_prepare_v2(sqlext_vt_db(&c->s.base), "SELECT key, value, type FROM json_each(?1)", -1, &st, NULL);
 	if (rc != SQLITE_OK)
-		return sqlext_vt_error(&c->base, rc, sqlite3_errmsg(sqlext_vt_db(&c->base)));
+		return sqlext_vt_error(&c->s.base, rc, sqlite3_errmsg(sqlext_vt_db(&c->s.base)));
 	sqlite3_bind_value(st, 1, json);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *key = (const char *)sqlite3_column_text(st, 0);
@@ -552,13 +546,13 @@ static int kb_map(struct kb_cursor *c, sqlite3_value *json)
 		int cls = -1;
 		if (!key || parse_i64(key, strlen(key), &id)) {
 			sqlite3_finalize(st);
-			return sqlext_vt_error(&c->base, SQLITE_ERROR, "kernel_busy: classes must be a JSON object of "
+			return sqlext_vt_error(&c->s.base, SQLITE_ERROR, "kernel_busy: classes must be a JSON object of "
 					       "name ids: {\"12\": \"compute\", ...}");
 		}
 		if (type && !strcmp(type, "text") &&
 		    (cls = kb_class(c, (const char *)sqlite3_column_text(st, 1))) < 0) {
 			sqlite3_finalize(st);
-			return sqlext_vt_error(&c->base, SQLITE_ERROR, "kernel_busy: more than 64 classes");
+			return sqlext_vt_error(&c->s.base, SQLITE_ERROR, "kernel_busy: more than 64 classes");
 		}
 		ALLOC_GROW(c->map, c->nmap + 1, alloc);
 		c->map[c->nmap].id = id;
@@ -566,7 +560,7 @@ static int kb_map(struct kb_cursor *c, sqlite3_value *json)
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return sqlext_vt_error(&c->base, rc, sqlite3_errmsg(sqlext_vt_db(&c->base)));
+		return sqlext_vt_error(&c->s.base, rc, sqlite3_errmsg(sqlext_vt_db(&c->s.base)));
 	if (c->nmap)
 		qsort(c->map, c->nmap, sizeof(*c->map), cmp_name_class);
 	return SQLITE_OK;
@@ -634,20 +628,21 @@ static int cmp_device(const void *a, const void *b)
 
 static void kb_add_row(struct kb_cursor *c, size_t *alloc, const struct kb_row *r)
 {
-	ALLOC_GROW(c->rows, c->nrows + 1, *alloc);
-	c->rows[c->nrows++] = *r;
+	ALLOC_GROW(c->rows, c->s.n + 1, *alloc);
+	c->rows[c->s.n++] = *r;
 }
 
 /* Session sessions[at]: its kernels into the devices' lists, then the rows. */
-static int kb_session(struct kb_cursor *c)
+static int kb_session(struct session_cursor *sc)
 {
+	struct kb_cursor *c = (struct kb_cursor *)sc;
 	size_t d, alloc = 0;
 	int a, b, k, rc, nc = c->nclasses;
 	kb_free_session(c);
 	c->last = 0;
 	c->last_name = -1;
 	c->last_cls = -1;
-	rc = sqlext_kernels_each(&c->base, c->sessions[c->at], 1u << KC_DEV | 1u << KC_NAME | 1u << KC_START |
+	rc = sqlext_kernels_each(&sc->base, sc->sessions[sc->at], 1u << KC_DEV | 1u << KC_NAME | 1u << KC_START |
 				 1u << KC_DUR, kb_block, c);
 	if (rc != SQLITE_OK)
 		return rc;
@@ -724,7 +719,8 @@ static int kb_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 	if (!c)
 		return SQLITE_NOMEM;
 	memset(c, 0, sizeof(*c));
-	*out = &c->base;
+	c->s.load = kb_session;
+	*out = &c->s.base;
 	return SQLITE_OK;
 }
 
@@ -735,64 +731,32 @@ static int kb_close(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
-/* Go to the next row (of this session, else of the next sessions with kernels). */
-static int kb_advance(struct kb_cursor *c, int first)
-{
-	int rc;
-	while (c->i >= c->nrows) {
-		if (!first)
-			c->at++;
-		first = 0;
-		if (c->at >= c->nsessions) {
-			c->eof = 1;
-			return SQLITE_OK;
-		}
-		if ((rc = kb_session(c)) != SQLITE_OK)
-			return rc;
-	}
-	return SQLITE_OK;
-}
-
 static int kb_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc, sqlite3_value **argv)
 {
 	struct kb_cursor *c = (struct kb_cursor *)cur;
-	int arg = 0, rc;
+	int arg = idx & 1, rc = SQLITE_OK;
 	(void)idxstr;
 	(void)argc;
 	kb_reset(c);
-	c->eof = 0;
 	c->dflt = -1;
-	rc = sqlext_vt_sessions(cur, sqlext_vt_db(cur), idx & 1 ? argv[arg++] : NULL, &c->sessions, &c->nsessions);
-	if (rc == SQLITE_OK && idx & 2)
+	if (idx & 2)
 		rc = kb_map(c, argv[arg++]);
 	if (rc == SQLITE_OK && idx & 4 && sqlite3_value_type(argv[arg]) != SQLITE_NULL &&
 	    (c->dflt = kb_class(c, (const char *)sqlite3_value_text(argv[arg]))) < 0)
 		rc = sqlext_vt_error(cur, SQLITE_ERROR, "kernel_busy: more than 64 classes");
-	if (rc != SQLITE_OK || !c->nsessions) {
-		c->eof = 1;
+	if (rc != SQLITE_OK) {
+		c->s.eof = 1;
 		return rc;
 	}
-	return kb_advance(c, 1);
-}
-
-static int kb_next(sqlite3_vtab_cursor *cur)
-{
-	struct kb_cursor *c = (struct kb_cursor *)cur;
-	c->i++;
-	return kb_advance(c, 0);
-}
-
-static int kb_eof(sqlite3_vtab_cursor *cur)
-{
-	return ((struct kb_cursor *)cur)->eof;
+	return sqlext_session_filter(&c->s, idx & 1 ? argv[0] : NULL);
 }
 
 static int kb_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 {
 	struct kb_cursor *c = (struct kb_cursor *)cur;
-	const struct kb_row *r = &c->rows[c->i];
+	const struct kb_row *r = &c->rows[c->s.i];
 	switch (k) {
-	case KB_SESSION: sqlite3_result_int64(ctx, c->sessions[c->at]); break;
+	case KB_SESSION: sqlite3_result_int64(ctx, c->s.sessions[c->s.at]); break;
 	case KB_DEV: sqlite3_result_int64(ctx, r->dev); break;
 	case KB_CLASS:
 		if (r->a >= 0)
@@ -817,13 +781,6 @@ static int kb_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 	return SQLITE_OK;
 }
 
-static int kb_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
-{
-	struct kb_cursor *c = (struct kb_cursor *)cur;
-	*rowid = (sqlite3_int64)c->at << 32 | (sqlite3_int64)c->i;
-	return SQLITE_OK;
-}
-
 static sqlite3_module kb_module = {
 	.iVersion = 0,
 	.xConnect = kb_connect,
@@ -833,10 +790,10 @@ static sqlite3_module kb_module = {
 	.xOpen = kb_open,
 	.xClose = kb_close,
 	.xFilter = kb_filter,
-	.xNext = kb_next,
-	.xEof = kb_eof,
+	.xNext = sqlext_session_next,
+	.xEof = sqlext_session_eof,
 	.xColumn = kb_column,
-	.xRowid = kb_rowid,
+	.xRowid = sqlext_session_rowid,
 };
 
 int gpuprof_sqlite_classes(sqlite3 *db)

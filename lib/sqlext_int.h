@@ -11,11 +11,6 @@
 #include <sqlite3ext.h>
 #else
 #include <sqlite3.h>
-/* Register kernel_launches (lib/sqlext_launch.c) on db. */
-int gpuprof_sqlite_launches(sqlite3 *db);
-/* Register class_rules and kernel_busy (lib/sqlext_classes.c) on db. */
-int gpuprof_sqlite_classes(sqlite3 *db);
-
 #endif
 #include <stddef.h>
 #include <stdint.h>
@@ -71,6 +66,29 @@ int sqlext_vt_error(sqlite3_vtab_cursor *cur, int rc, const char *what);
  */
 int sqlext_kernels_each(sqlite3_vtab_cursor *cur, int64_t s, unsigned cols,
 			int (*fn)(void *arg, int64_t *const *col, size_t n), void *arg);
+
+
+
+/*
+ * A cursor whose rows are computed a session at a time (kernel_launches, kernel_busy): the first member
+ * of such a table's cursor. load computes session sessions[at]'s rows and sets n; i is the current one.
+ */
+struct session_cursor {
+	sqlite3_vtab_cursor base;
+	int (*load)(struct session_cursor *c);
+	int64_t *sessions;	/* sqlite3_malloc64'd */
+	int nsessions, at;
+	size_t n, i;
+	int eof;
+};
+/* xFilter's part: the sessions eq names (NULL: every session), then the first row. */
+int sqlext_session_filter(struct session_cursor *c, sqlite3_value *eq);
+/* Free the sessions (xClose, or before a new scan). */
+void sqlext_session_reset(struct session_cursor *c);
+int sqlext_session_next(sqlite3_vtab_cursor *cur);
+int sqlext_session_eof(sqlite3_vtab_cursor *cur);
+/* A rowid from the session's index and the row's. */
+int sqlext_session_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid);
 
 /* Register kernel_launches (lib/sqlext_launch.c) on db. */
 int gpuprof_sqlite_launches(sqlite3 *db);

@@ -42,14 +42,11 @@ struct launch {
 };
 
 struct kl_cursor {
-	sqlite3_vtab_cursor base;
-	int64_t *sessions;
-	int nsessions, at;
+	struct session_cursor s;	/* its rows: v[0..s.n) */
 	struct launch *v;	/* the current session's configurations */
-	size_t n, alloc, i;
+	size_t alloc;
 	uint32_t *slots;	/* index + 1 into v, 0 empty; cap of them, a power of two */
 	size_t cap;
-	int eof;
 };
 
 static uint64_t launch_hash(const int64_t *key)
@@ -69,7 +66,7 @@ static int kl_rehash(struct kl_cursor *c, size_t cap)
 	if (!slots)
 		return SQLITE_NOMEM;
 	memset(slots, 0, cap * sizeof(*slots));
-	for (i = 0; i < c->n; i++) {
+	for (i = 0; i < c->s.n; i++) {
 		size_t j = (size_t)launch_hash(c->v[i].key) & (cap - 1);
 		while (slots[j])
 			j = (j + 1) & (cap - 1);
@@ -89,7 +86,7 @@ static int kl_add(struct kl_cursor *c, const int64_t *key, int64_t dur)
 	while (c->slots[j] && memcmp(c->v[c->slots[j] - 1].key, key, sizeof(e->key)))
 		j = (j + 1) & (c->cap - 1);
 	if (!c->slots[j]) {
-		if (c->n == c->alloc) {
+		if (c->s.n == c->alloc) {
 			size_t alloc = c->alloc ? 2 * c->alloc : 1024;
 			struct launch *v = sqlite3_realloc64(c->v, alloc * sizeof(*v));
 			if (!v || alloc >= UINT32_MAX)
@@ -97,11 +94,11 @@ static int kl_add(struct kl_cursor *c, const int64_t *key, int64_t dur)
 			c->v = v;
 			c->alloc = alloc;
 		}
-		e = &c->v[c->n];
+		e = &c->v[c->s.n];
 		memcpy(e->key, key, sizeof(e->key));
 		e->calls = e->total = 0;
-		c->slots[j] = (uint32_t)++c->n;
-		if (2 * c->n > c->cap && kl_rehash(c, 2 * c->cap) != SQLITE_OK)
+		c->slots[j] = (uint32_t)++c->s.n;
+		if (2 * c->s.n > c->cap && kl_rehash(c, 2 * c->cap) != SQLITE_OK)
 			return SQLITE_NOMEM;
 	} else {
 		e = &c->v[c->slots[j] - 1];
@@ -122,22 +119,22 @@ static int kl_block(void *arg, int64_t *const *col, size_t n)
 		for (k = 0; k < NKEY; k++)
 			key[k] = col[key_cols[k]][i];
 		if ((rc = kl_add(c, key, col[KC_DUR][i])) != SQLITE_OK)
-			return sqlext_vt_error(&c->base, rc, "out of memory");
+			return sqlext_vt_error(&c->s.base, rc, "out of memory");
 	}
 	return SQLITE_OK;
 }
 
 /* The configurations of session sessions[at] into c->v. */
-static int kl_session(struct kl_cursor *c)
+static int kl_session(struct session_cursor *sc)
 {
+	struct kl_cursor *c = (struct kl_cursor *)sc;
 	unsigned cols = 1u << KC_DUR;
 	int k, rc;
-	c->n = c->i = 0;
 	if ((rc = kl_rehash(c, 1024)) != SQLITE_OK)
-		return sqlext_vt_error(&c->base, rc, "out of memory");
+		return sqlext_vt_error(&sc->base, rc, "out of memory");
 	for (k = 0; k < NKEY; k++)
 		cols |= 1u << key_cols[k];
-	return sqlext_kernels_each(&c->base, c->sessions[c->at], cols, kl_block, c);
+	return sqlext_kernels_each(&sc->base, sc->sessions[sc->at], cols, kl_block, c);
 }
 
 static int kl_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
@@ -147,20 +144,19 @@ static int kl_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 	if (!c)
 		return SQLITE_NOMEM;
 	memset(c, 0, sizeof(*c));
-	*out = &c->base;
+	c->s.load = kl_session;
+	*out = &c->s.base;
 	return SQLITE_OK;
 }
 
 static void kl_reset(struct kl_cursor *c)
 {
-	sqlite3_free(c->sessions);
+	sqlext_session_reset(&c->s);
 	sqlite3_free(c->v);
 	sqlite3_free(c->slots);
-	c->sessions = NULL;
 	c->v = NULL;
 	c->slots = NULL;
-	c->nsessions = c->at = 0;
-	c->n = c->alloc = c->i = c->cap = 0;
+	c->alloc = c->cap = 0;
 }
 
 static int kl_close(sqlite3_vtab_cursor *cur)
@@ -170,59 +166,21 @@ static int kl_close(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
-/* Go to the next configuration (of this session, else of the next sessions with kernels). */
-static int kl_advance(struct kl_cursor *c, int first)
-{
-	int rc;
-	while (c->i >= c->n) {
-		if (!first)
-			c->at++;
-		first = 0;
-		if (c->at >= c->nsessions) {
-			c->eof = 1;
-			return SQLITE_OK;
-		}
-		if ((rc = kl_session(c)) != SQLITE_OK)
-			return rc;
-	}
-	return SQLITE_OK;
-}
-
 static int kl_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc, sqlite3_value **argv)
 {
-	struct kl_cursor *c = (struct kl_cursor *)cur;
-	int rc;
 	(void)idxstr;
 	(void)argc;
-	kl_reset(c);
-	c->eof = 0;
-	rc = sqlext_vt_sessions(cur, sqlext_vt_db(cur), idx & 1 ? argv[0] : NULL, &c->sessions, &c->nsessions);
-	if (rc != SQLITE_OK || !c->nsessions) {
-		c->eof = 1;
-		return rc;
-	}
-	return kl_advance(c, 1);
-}
-
-static int kl_next(sqlite3_vtab_cursor *cur)
-{
-	struct kl_cursor *c = (struct kl_cursor *)cur;
-	c->i++;
-	return kl_advance(c, 0);
-}
-
-static int kl_eof(sqlite3_vtab_cursor *cur)
-{
-	return ((struct kl_cursor *)cur)->eof;
+	kl_reset((struct kl_cursor *)cur);
+	return sqlext_session_filter((struct session_cursor *)cur, idx & 1 ? argv[0] : NULL);
 }
 
 static int kl_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 {
 	struct kl_cursor *c = (struct kl_cursor *)cur;
-	const struct launch *e = &c->v[c->i];
+	const struct launch *e = &c->v[c->s.i];
 	int64_t v;
 	if (k == KL_SESSION)
-		v = c->sessions[c->at];
+		v = c->s.sessions[c->s.at];
 	else if (k == KL_CALLS)
 		v = e->calls;
 	else if (k == KL_TOTAL)
@@ -230,13 +188,6 @@ static int kl_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 	else if ((v = e->key[k - KL_KEY]) == INT64_MIN && k - KL_KEY >= NKEY - NLAUNCH)
 		return SQLITE_OK;	/* NULL */
 	sqlite3_result_int64(ctx, v);
-	return SQLITE_OK;
-}
-
-static int kl_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
-{
-	struct kl_cursor *c = (struct kl_cursor *)cur;
-	*rowid = (sqlite3_int64)c->at << 32 | (sqlite3_int64)c->i;
 	return SQLITE_OK;
 }
 
@@ -249,10 +200,10 @@ static sqlite3_module kl_module = {
 	.xOpen = kl_open,
 	.xClose = kl_close,
 	.xFilter = kl_filter,
-	.xNext = kl_next,
-	.xEof = kl_eof,
+	.xNext = sqlext_session_next,
+	.xEof = sqlext_session_eof,
 	.xColumn = kl_column,
-	.xRowid = kl_rowid,
+	.xRowid = sqlext_session_rowid,
 };
 
 int gpuprof_sqlite_launches(sqlite3 *db)

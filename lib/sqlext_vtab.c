@@ -400,6 +400,65 @@ static int kv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 	return SQLITE_OK;
 }
 
+void sqlext_session_reset(struct session_cursor *c)
+{
+	sqlite3_free(c->sessions);
+	c->sessions = NULL;
+	c->nsessions = c->at = 0;
+	c->n = c->i = 0;
+}
+
+/* Go to the next row (of this session, else of the next sessions with rows); first: at the first. */
+static int session_advance(struct session_cursor *c, int first)
+{
+	int rc;
+	while (c->i >= c->n) {
+		if (!first)
+			c->at++;
+		first = 0;
+		c->n = c->i = 0;
+		if (c->at >= c->nsessions) {
+			c->eof = 1;
+			return SQLITE_OK;
+		}
+		if ((rc = c->load(c)) != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+int sqlext_session_filter(struct session_cursor *c, sqlite3_value *eq)
+{
+	int rc;
+	sqlext_session_reset(c);
+	c->eof = 0;
+	rc = sqlext_vt_sessions(&c->base, sqlext_vt_db(&c->base), eq, &c->sessions, &c->nsessions);
+	if (rc != SQLITE_OK || !c->nsessions) {
+		c->eof = 1;
+		return rc;
+	}
+	return session_advance(c, 1);
+}
+
+int sqlext_session_next(sqlite3_vtab_cursor *cur)
+{
+	struct session_cursor *c = (struct session_cursor *)cur;
+	c->i++;
+	return session_advance(c, 0);
+}
+
+int sqlext_session_eof(sqlite3_vtab_cursor *cur)
+{
+	return ((struct session_cursor *)cur)->eof;
+}
+
+int sqlext_session_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	struct session_cursor *c = (struct session_cursor *)cur;
+	*rowid = (sqlite3_int64)c->at << 32 | (sqlite3_int64)c->i;
+	return SQLITE_OK;
+}
+
 int sqlext_kernels_each(sqlite3_vtab_cursor *cur, int64_t s, unsigned cols,
 			int (*fn)(void *arg, int64_t *const *col, size_t n), void *arg)
 {
