@@ -210,6 +210,8 @@ static const struct colspec classes_cols[] = {
 static const struct table_spec classes_tables[] = {
 	{ "classes", "Kernel classes: busy time and overlap per device, summed", classes_cols, NCOLS(classes_cols) },
 };
+/* The PC samples with their reasons' keys, a TEMP view the three stall analyses read. */
+#define STALL_SAMPLES "analyze/stall-samples.sql"
 static const struct colspec stalls_cols[] = {
 	{ "reason", "Reason", C_TEXT },
 	{ "kind", "Kind", C_TEXT },
@@ -274,11 +276,11 @@ const struct analysis analyses[] = {
 	{ ROW("growth", "memory.sql", "Memory growth per iteration with R^2, severity and what to check",
 	      run_growth), .section = 13 },
 	{ SQL_ROW("stalls", "stalls.sql", "Warp stall reasons from PC sampling: samples, share, meaning, usual cause",
-		  stalls_tables), .section = 6 },
+		  stalls_tables), .prelude = STALL_SAMPLES, .section = 6 },
 	{ SQL_ROW("stall_kernels", "stall_kernels.sql", "Stall reason mix per kernel (a kernel x reason matrix)",
-		  stall_kernels_tables), .section = 7, .section_top = 10 },
+		  stall_kernels_tables), .prelude = STALL_SAMPLES, .section = 7, .section_top = 10 },
 	{ SQL_ROW("stall_pcs", "stall_pcs.sql", "Most sampled instructions with source line and dominant reason",
-		  stall_pcs_tables) },
+		  stall_pcs_tables), .prelude = STALL_SAMPLES },
 	{ ROW("metrics", "metrics.sql", "Device metrics (NVML): utilisation, memory, power, temperature, clocks",
 	      run_metrics), .section = 16 },
 	{ ROW("host", "metrics.sql", "Host metrics: CPU and memory of the program's process tree, system memory",
@@ -331,9 +333,11 @@ const struct analysis *analysis_find(const char *name)
 
 int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_opts *o, struct tables *out)
 {
-	const char *sql = embed_get(a->sql);
-	if (!sql)
-		return error("internal: analysis '%s' has no SQL file %s", a->name, a->sql);
+	const char *sql = embed_get(a->sql), *prelude = a->prelude ? embed_get(a->prelude) : NULL;
+	if (!sql || (a->prelude && !prelude))
+		return error("internal: analysis '%s' has no SQL file %s", a->name, sql ? a->prelude : a->sql);
+	if (prelude && sqlite3_exec(db, prelude, NULL, NULL, NULL) != SQLITE_OK)
+		return error("sqlite: %s", sqlite3_errmsg(db));
 	return a->run ? a->run(db, sql, o, out) : script_run(db, sql, o, a->tables, a->ntables, out);
 }
 

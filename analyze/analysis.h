@@ -92,6 +92,7 @@ struct table_spec {
 struct analysis {
 	const char *name;
 	const char *sql;	/* embedded file, e.g. "analyze/hotspots.sql" */
+	const char *prelude;	/* embedded SQL run first (TEMP views analyses share), or NULL */
 	const char *help;	/* one line, for --list and --help */
 	const struct table_spec *tables;	/* what its statements fill (script_run), ntables of them */
 	int ntables;

@@ -1,21 +1,10 @@
 -- stall_pcs: the most sampled instructions (function, PC offset, source line; CUPTI PC sampling, the
 -- not-issued twins left out), each with its dominant reason (the raw reason with most samples, the first
--- raw name among equals; none when no count is positive) and that reason's share of the instruction's samples; 20 rows unless --top.
--- --match and --exclude filter the functions' names.
--- Samples join the device's own stall-reason table on (session, process, device, reason index). CUPTI
--- reports, per reason, the samples of warps in that state ("smsp__pcsamp_warps_issue_stalled_wait") and,
--- as a twin, the subset in which the warp issued nothing ("..._wait_not_issued"). A reason's key is its
--- raw name without that prefix and the twin's suffix. Plain SQL: a session has thousands of samples.
+-- raw name among equals; none when no count is positive) and that reason's share of the instruction's
+-- samples; 20 rows unless --top. --match and --exclude filter the functions' names.
+-- The samples and their reasons' keys: temp.stall_samples (analyze/stall-samples.sql).
 WITH keyed AS (
-	SELECT p.*, CASE WHEN twin THEN substr(k, 1, length(k) - 11) ELSE k END AS key
-	FROM (SELECT p.*, length(k) > 11 AND substr(k, -11) = '_not_issued' AS twin
-	      FROM (SELECT p.*, r.name AS raw,
-			   CASE WHEN substr(r.name, 1, 33) = 'smsp__pcsamp_warps_issue_stalled_' THEN substr(r.name, 34)
-				ELSE r.name END AS k
-		    FROM pc_samples p
-		    JOIN stall_reasons r ON r.session_id = p.session_id AND r.pid = p.pid
-		      AND r.device_id = p.device_id AND r.id = p.stall_reason_id
-		    WHERE p.session_id = :session) p) p
+	SELECT * FROM temp.stall_samples WHERE session_id = :session
 ),
 per AS (
 	SELECT k.function_id, k.pc_offset, k.file_id, coalesce(k.line, 0) AS line, k.raw, k.key,
