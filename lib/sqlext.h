@@ -6,7 +6,8 @@
  *   stddev_samp(x)       sample standard deviation (n-1); 0 for one value, as Nsight and the analyses
  *   percentile(x, p)     p in 0..100, linear interpolation between the closest ranks (percentile_cont)
  *   busy_union(start, end)  length of the union of the [start, end) intervals, exact int64
- *   regexp(pattern, text)   PCRE2, so `text REGEXP pattern` works
+ *   regexp(pattern, text)   PCRE2, so `text REGEXP pattern` works; a connection keeps its 16 last
+ *                        compiled patterns (rules in a table: patterns that change row by row)
  *   short_name(name)     a C++ signature's base name, as --short shows it
  *   fold_name(name)      a range name without PyTorch's ", seq = N" and ", op_id = N" counters
  *
