@@ -468,6 +468,8 @@ struct kb_cursor {
 	int nclasses, dflt;	/* dflt: the default class, -1 none */
 	struct name_class *map;	/* sorted by id */
 	size_t nmap;
+	unsigned char *dense;	/* kb_dense: the slot of name ids 0..ndense-1, or NULL */
+	size_t ndense;
 	struct kb_device *devs;
 	size_t ndevs;
 	size_t last;		/* the previous kernel's device index */
@@ -524,6 +526,9 @@ static void kb_reset(struct kb_cursor *c)
 	free(c->map);
 	c->map = NULL;
 	c->nmap = 0;
+	free(c->dense);
+	c->dense = NULL;
+	c->ndense = 0;
 	sqlext_session_reset(&c->s);
 }
 
@@ -566,11 +571,30 @@ static int kb_map(struct kb_cursor *c, sqlite3_value *json)
 	return SQLITE_OK;
 }
 
+/*
+ * Name ids are strings.id, small: then a byte a name id up to the largest mapped one (a few MB at most),
+ * its slot (class, or nclasses for none) with the default resolved, beats a search. Once the default is known.
+ */
+static void kb_dense(struct kb_cursor *c)
+{
+	size_t i;
+	int none = c->dflt >= 0 ? c->dflt : c->nclasses;
+	if (!c->nmap || c->map[0].id < 0 || c->map[c->nmap - 1].id >= (1 << 22))
+		return;
+	c->ndense = (size_t)c->map[c->nmap - 1].id + 1;
+	c->dense = xmalloc(c->ndense);
+	memset(c->dense, none, c->ndense);
+	for (i = 0; i < c->nmap; i++)
+		c->dense[c->map[i].id] = (unsigned char)(c->map[i].cls >= 0 ? c->map[i].cls : c->nclasses);
+}
+
 /* The class of name id (the default for ids the map lacks); nclasses for none. */
 static int kb_class_of(struct kb_cursor *c, int64_t id)
 {
 	struct name_class key = { id, 0 }, *m;
 	int cls;
+	if (id >= 0 && (size_t)id < c->ndense)
+		return c->dense[id];
 	if (id == c->last_name && c->last_cls >= 0)
 		return c->last_cls;
 	m = c->nmap ? bsearch(&key, c->map, c->nmap, sizeof(*c->map), cmp_name_class) : NULL;
@@ -652,12 +676,12 @@ static int kb_session(struct session_cursor *sc)
 		struct kb_device *dev = &c->devs[d];
 		struct kb_row r;
 		int64_t kernels = 0, total = 0, every;
+		int64_t busy[MAX_BUSY_CLASSES + 1];
 		for (k = 0; k <= nc; k++)
-			spans_merge(&dev->lists[k]);
+			busy[k] = spans_merge(&dev->lists[k]);
 		every = spans_union(dev->lists, (size_t)nc + 1, NULL, NULL);
 		for (k = 0; k < nc; k++) {
-			r = (struct kb_row){ dev->id, k, -1, dev->kernels[k], dev->total[k],
-					     spans_union(&dev->lists[k], 1, NULL, NULL), every };
+			r = (struct kb_row){ dev->id, k, -1, dev->kernels[k], dev->total[k], busy[k], every };
 			kb_add_row(c, &alloc, &r);
 			kernels += dev->kernels[k];
 			total += dev->total[k];
@@ -748,6 +772,7 @@ static int kb_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 		c->s.eof = 1;
 		return rc;
 	}
+	kb_dense(c);
 	return sqlext_session_filter(&c->s, idx & 1 ? argv[0] : NULL);
 }
 
