@@ -21,13 +21,14 @@ names(id, name) AS (
 -- Per kernel and reason key: samples (0 where only the twin was sampled).
 cells(name, key, samples) AS MATERIALIZED (
 	SELECT n.name, k.key, sum(CASE WHEN k.twin THEN 0 ELSE k.samples END)
-	FROM keyed k JOIN names n ON n.id = k.function_id
+	FROM (SELECT function_id, key, twin, sum(samples) AS samples FROM keyed GROUP BY function_id, key, twin) k
+	JOIN names n ON n.id = k.function_id
 	GROUP BY n.name, k.key
 ),
-kernels(name, samples) AS (
+kernels(name, samples) AS MATERIALIZED (
 	SELECT name, sum(samples) FROM cells GROUP BY name ORDER BY 2 DESC, 1 LIMIT :top
 ),
-reasons(key, ord) AS (
+reasons(key, ord) AS MATERIALIZED (
 	SELECT key, row_number() OVER (ORDER BY sum(samples) DESC, key) FROM cells GROUP BY key ORDER BY 2 LIMIT 10
 )
 SELECT k.samples, k.name, r.key AS _pivot,
