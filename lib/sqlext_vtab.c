@@ -78,7 +78,7 @@ struct kv_cursor {
 struct kv_vtab {
 	sqlite3_vtab base;
 	sqlite3 *db;
-	const struct vt_def *def;	/* kernel_stats: only its schema */
+	const struct vt_def *def;	/* kernel_stats and the like: only its schema */
 };
 
 int sqlext_vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
@@ -230,10 +230,10 @@ static int kv_complete(sqlite3 *db, int64_t s, enum colstore_table t)
 static int kv_start(struct kv_cursor *c)
 {
 	int64_t s = c->sessions[c->at];
+	const char *rows_sql = c->def->rows_sql;
 	int rc;
 	sqlite3_finalize(c->st);
 	c->st = NULL;
-	const char *rows_sql = c->def->rows_sql;
 	c->chunked = kv_complete(c->db, s, c->def->t);
 	c->n = c->i = 0;
 	c->next_first = 0;
