@@ -333,6 +333,72 @@ static const struct table_spec gaps_tables[] = {
 	{ "gaps", "Longest GPU idle gaps and what the host was doing", gaps_cols, NCOLS(gaps_cols) },
 };
 
+static const struct colspec launch_cols[] = {
+	{ "total_ns", "Total", C_NS },
+	{ "calls", "Calls", C_INT },
+	{ "occupancy_pct", "Occupancy %", C_PCT },
+	{ "limiter", "Limited by", C_TEXT },
+	{ "grid_x", "Grid x", C_INT },
+	{ "grid_y", "y", C_INT },
+	{ "grid_z", "z", C_INT },
+	{ "block_x", "Block x", C_INT },
+	{ "block_y", "y", C_INT },
+	{ "block_z", "z", C_INT },
+	{ "registers", "Regs", C_INT },
+	{ "static_smem", "Static smem", C_BYTES },
+	{ "dynamic_smem", "Dynamic smem", C_BYTES },
+	{ "shared_mem", "Shared mem", C_BYTES },
+	{ "name", "Name", C_TEXT },
+};
+static const struct table_spec launch_tables[] = {
+	{ "launch", "Launch configurations per kernel, with theoretical occupancy", launch_cols, NCOLS(launch_cols) },
+};
+static const struct colspec classes_cols[] = {
+	{ "class", "Class", C_TEXT },
+	{ "kernels", "Kernels", C_INT },
+	{ "total_ns", "Kernel time (sum)", C_NS },
+	{ "kernel_busy_ns", "Kernel busy (union)", C_NS },
+	{ "pct", "% of kernel busy", C_PCT },
+};
+static const struct table_spec classes_tables[] = {
+	{ "classes", "Kernel classes: busy time and overlap per device, summed", classes_cols, NCOLS(classes_cols) },
+};
+/* The PC samples with their reasons' keys, a TEMP view the three stall analyses read. */
+#define STALL_SAMPLES "analyze/stall-samples.sql"
+static const struct colspec stalls_cols[] = {
+	{ "reason", "Reason", C_TEXT },
+	{ "kind", "Kind", C_TEXT },
+	{ "samples", "Samples", C_INT },
+	{ "pct", "Share %", C_PCT },
+	{ "not_issued", "Not issued", C_INT },
+	{ "label", "Meaning", C_TEXT },
+	{ "hint", "Usual cause", C_TEXT },
+};
+static const struct table_spec stalls_tables[] = {
+	{ "stalls", "Warp states sampled (PC sampling): where warps wait", stalls_cols, NCOLS(stalls_cols) },
+};
+/* The reason columns are the data's: one per reason among the ten most sampled, keyed REASON_pct. */
+static const struct colspec stall_kernels_cols[] = {
+	{ "samples", "Samples", C_INT },
+	{ "name", "Kernel", C_TEXT },
+};
+static const struct colspec stall_reason_col = { "_pct", NULL, C_PCT };
+static const struct table_spec stall_kernels_tables[] = {
+	{ "stall_kernels", "Stall reasons per kernel (share of each kernel's samples, %)", stall_kernels_cols,
+	  NCOLS(stall_kernels_cols), .pivot = &stall_reason_col, .pivot_at = 1 },
+};
+static const struct colspec stall_pcs_cols[] = {
+	{ "samples", "Samples", C_INT },
+	{ "pc_offset", "PC offset", C_INT },
+	{ "source", "Source", C_TEXT },
+	{ "reason", "Dominant reason", C_TEXT },
+	{ "reason_pct", "Its share %", C_PCT },
+	{ "function", "Kernel", C_TEXT },
+};
+static const struct table_spec stall_pcs_tables[] = {
+	{ "stall_pcs", "Most sampled instructions and why they waited", stall_pcs_cols, NCOLS(stall_pcs_cols) },
+};
+
 const struct analysis analyses[] = {
 	{ SQL_ROW("summary", "summary.sql",
 		  "The session and its GPU span, busy and idle time (kernels, copies, memsets)", summary_tables),
@@ -342,10 +408,10 @@ const struct analysis analyses[] = {
 	  .section = 3 },
 	{ SQL_ROW("hotspots", "hotspots.sql", "Kernels by total GPU time: count, total, avg, med, min, max, stddev",
 		  hotspots_tables), .section = 4, .section_top = 10 },
-	{ ROW("launch", "launch.sql", "Launch configurations per kernel: calls, time, theoretical occupancy",
-	      run_launch) },
-	{ ROW("classes", "classes.sql", "Compute, communication and memory kernels: time, busy, overlap",
-	      run_classes), .section = 5 },
+	{ SQL_ROW("launch", "launch.sql", "Launch configurations per kernel: calls, time, theoretical occupancy",
+		  launch_tables) },
+	{ SQL_ROW("classes", "classes.sql", "Compute, communication and memory kernels: time, busy, overlap",
+		  classes_tables), .section = 5 },
 	{ SQL_ROW("memcpy", "memcpy.sql", "Copies by kind (HtoD, DtoH, DtoD, PtoP) and memsets: time, bytes, GB/s",
 		  memcpy_tables), .section = 8 },
 	{ SQL_ROW("sync", "sync.sql", "Host time blocked in synchronization, by type and stream", sync_tables),
@@ -364,12 +430,12 @@ const struct analysis analyses[] = {
 	{ ROW("peak", "memory.sql", "What was live at each device's memory peak, largest first", run_peak) },
 	{ ROW("growth", "memory.sql", "Memory growth per iteration with R^2, severity and what to check",
 	      run_growth), .section = 13 },
-	{ ROW("stalls", "stalls.sql", "Warp stall reasons from PC sampling: samples, share, meaning, usual cause",
-	      run_stalls), .section = 6 },
-	{ ROW("stall_kernels", "stalls.sql", "Stall reason mix per kernel (a kernel x reason matrix)",
-	      run_stall_kernels), .section = 7, .section_top = 10 },
-	{ ROW("stall_pcs", "stalls.sql", "Most sampled instructions with source line and dominant reason",
-	      run_stall_pcs) },
+	{ SQL_ROW("stalls", "stalls.sql", "Warp stall reasons from PC sampling: samples, share, meaning, usual cause",
+		  stalls_tables), .prelude = STALL_SAMPLES, .section = 6 },
+	{ SQL_ROW("stall_kernels", "stall_kernels.sql", "Stall reason mix per kernel (a kernel x reason matrix)",
+		  stall_kernels_tables), .prelude = STALL_SAMPLES, .section = 7, .section_top = 10 },
+	{ SQL_ROW("stall_pcs", "stall_pcs.sql", "Most sampled instructions with source line and dominant reason",
+		  stall_pcs_tables), .prelude = STALL_SAMPLES },
 	{ SQL_ROW("metrics", "metrics.sql", "Device metrics (NVML): utilisation, memory, power, temperature, clocks",
 		  metrics_tables), .section = 16 },
 	{ SQL_ROW("host", "host.sql", "Host metrics: CPU and memory of the program's process tree, system memory",
@@ -422,9 +488,11 @@ const struct analysis *analysis_find(const char *name)
 
 int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_opts *o, struct tables *out)
 {
-	const char *sql = embed_get(a->sql);
-	if (!sql)
-		return error("internal: analysis '%s' has no SQL file %s", a->name, a->sql);
+	const char *sql = embed_get(a->sql), *prelude = a->prelude ? embed_get(a->prelude) : NULL;
+	if (!sql || (a->prelude && !prelude))
+		return error("internal: analysis '%s' has no SQL file %s", a->name, sql ? a->prelude : a->sql);
+	if (prelude && sqlite3_exec(db, prelude, NULL, NULL, NULL) != SQLITE_OK)
+		return error("sqlite: %s", sqlite3_errmsg(db));
 	return a->run ? a->run(db, sql, o, out) : script_run(db, sql, o, a->tables, a->ntables, out);
 }
 

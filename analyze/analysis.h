@@ -79,11 +79,21 @@ struct table_spec {
 	const struct colspec *cols;
 	int ncols;
 	int vertical;		/* text: one "title: value" line per column */
+	/*
+	 * Columns the data names, or NULL. The statement's result columns are then the declared keys, then
+	 * `_pivot` (a column's title) and `_value` (its cell), one result row per cell: consecutive result
+	 * rows with equal declared columns are one table row, and each distinct `_pivot` (in order of first
+	 * appearance; NULL: no cell) a column of pivot->type keyed title + pivot->key ("_pct"), placed
+	 * before declared column pivot_at.
+	 */
+	const struct colspec *pivot;
+	int pivot_at;
 };
 
 struct analysis {
 	const char *name;
 	const char *sql;	/* embedded file, e.g. "analyze/hotspots.sql" */
+	const char *prelude;	/* embedded SQL run first (TEMP views analyses share), or NULL */
 	const char *help;	/* one line, for --list and --help */
 	const struct table_spec *tables;	/* what its statements fill (script_run), ntables of them */
 	int ntables;
@@ -109,15 +119,10 @@ int analysis_baseline(sqlite3 *db, struct analysis_opts *o);
 int analysis_takes(const struct analysis *a, const struct analysis_option *opt);
 
 /* The run functions of the table, one file each. */
-int run_launch(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_classes(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_leaks(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_memory(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_peak(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_growth(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_stalls(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_stall_kernels(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_stall_pcs(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_compare(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_trend(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
@@ -149,7 +154,10 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 	       int n, struct tables *out);
 /*
  * Bind the options a statement names: :session, :match, :exclude, :top (-1 for all), :short (0/1),
- * :folded (1 with --short or --group), :base_session, :threshold, :min_delta, :min_calls and :limit.
+ * :folded (1 with --short or --group), :base_session, :threshold, :min_delta, :min_calls and :limit;
+ * and the data files analyses read: :stall_reasons (analyze/stall-reasons.txt). script_run binds
+ * :class_rules and :class_rules_file too: the text and name of the file GPUPROF_CLASS_RULES names, else
+ * of analyze/kernel-classes.rules (a file it cannot read fails the run).
  */
 void script_bind(sqlite3_stmt *st, const struct analysis_opts *o);
 /* The next statement, with the options bound (script_bind); NULL with a message. */

@@ -3,9 +3,13 @@
  * moving result rows into tables.
  */
 #include "analysis.h"
+#include "embed.h"
 #include "stats.h"
 #include "util.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void script_bind(sqlite3_stmt *st, const struct analysis_opts *o)
@@ -33,6 +37,59 @@ void script_bind(sqlite3_stmt *st, const struct analysis_opts *o)
 		sqlite3_bind_int64(st, i, o->min_calls);
 	if ((i = sqlite3_bind_parameter_index(st, ":limit")))
 		sqlite3_bind_int64(st, i, o->limit);
+	if ((i = sqlite3_bind_parameter_index(st, ":stall_reasons")))
+		sqlite3_bind_text(st, i, embed_get("analyze/stall-reasons.txt"), -1, SQLITE_STATIC);
+}
+
+#define CLASS_RULES "analyze/kernel-classes.rules"
+
+/*
+ * The class rules, for :class_rules (their text) and :class_rules_file (its name, for messages): the file
+ * GPUPROF_CLASS_RULES names, else the built-in analyze/kernel-classes.rules. Into b (text) and *file; 0,
+ * or -1 with a message.
+ */
+static int class_rules_read(struct buf *b, const char **file)
+{
+	const char *path = getenv("GPUPROF_CLASS_RULES");
+	char chunk[8192];
+	size_t n;
+	FILE *f;
+	if (!path || !*path) {
+		const char *text = embed_get(CLASS_RULES);
+		if (!text)
+			return error("internal: no embedded %s", CLASS_RULES);
+		buf_addstr(b, text);
+		*file = CLASS_RULES;
+		return 0;
+	}
+	if (!(f = fopen(path, "rb")))
+		return error("cannot read class rules '%s' (GPUPROF_CLASS_RULES): %s", path, strerror(errno));
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		buf_add(b, chunk, n);
+	if (ferror(f) || memchr(b->s, '\0', b->len)) {
+		int bad_nul = !ferror(f);
+		fclose(f);
+		return error("cannot read class rules '%s' (GPUPROF_CLASS_RULES): %s", path,
+			     bad_nul ? "not a text file" : "read error");
+	}
+	fclose(f);
+	*file = path;
+	return 0;
+}
+
+/* Bind the data files st names beyond script_bind's (:class_rules), read once into rules; 0 or -1. */
+static int script_bind_files(sqlite3_stmt *st, struct buf *rules, const char **file)
+{
+	int i = sqlite3_bind_parameter_index(st, ":class_rules"), j;
+	if (!i && !sqlite3_bind_parameter_index(st, ":class_rules_file"))
+		return 0;
+	if (!*file && class_rules_read(rules, file))
+		return -1;
+	if (i)
+		sqlite3_bind_text(st, i, rules->s, (int)rules->len, SQLITE_STATIC);
+	if ((j = sqlite3_bind_parameter_index(st, ":class_rules_file")))
+		sqlite3_bind_text(st, j, *file, -1, SQLITE_STATIC);
+	return 0;
 }
 
 /* temp.name_groups: o's --group NAME=RE options, in order. */
@@ -56,45 +113,130 @@ static int groups_fill(sqlite3 *db, const struct analysis_opts *o)
 	return rc == SQLITE_DONE ? 0 : error("sqlite: %s", sqlite3_errmsg(db));
 }
 
+/* Copy cell c into row r, column col of t (of the same kind of column). */
+static void cell_copy(struct table *t, size_t r, int col, const struct cell *c)
+{
+	if (c->null)
+		return;
+	if (t->cols[col].type == C_TEXT)
+		table_set_text(t, r, col, c->s);
+	else if (c->is_real)
+		table_set_real(t, r, col, c->d);
+	else
+		table_set_int(t, r, col, c->i);
+}
+
+/* Whether rows a and b of t agree in columns 0..n-1. */
+static int rows_equal(struct table *t, size_t a, size_t b, int n)
+{
+	int c;
+	for (c = 0; c < n; c++) {
+		const struct cell *x = table_cell(t, a, c), *y = table_cell(t, b, c);
+		if (x->null != y->null || (!x->null && (t->cols[c].type == C_TEXT ? strcmp(x->s, y->s) :
+							x->is_real != y->is_real || x->i != y->i || x->d != y->d)))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The cells of `raw` (spec's columns, then _pivot and _value, one row per cell) laid out into t (empty,
+ * no columns yet) as struct table_spec's pivot says.
+ */
+static void pivot_layout(struct table *t, struct table *raw, const struct table_spec *spec)
+{
+	int n = spec->ncols, np = 0, c, at = spec->pivot_at;
+	char **titles = NULL;
+	size_t r, row = 0;
+	for (r = 0; r < raw->nrows; r++) {
+		const struct cell *p = table_cell(raw, r, n);
+		for (c = 0; !p->null && c < np && strcmp(titles[c], p->s); c++)
+			;
+		if (!p->null && c == np) {
+			titles = xrealloc(titles, (size_t)(np + 1) * sizeof(*titles));
+			titles[np++] = p->s;
+		}
+	}
+	table_cols(t, spec->cols, at);
+	for (c = 0; c < np; c++) {
+		struct buf key;
+		buf_init(&key);
+		buf_addf(&key, "%s%s", titles[c], spec->pivot->key);
+		table_col(t, key.s, titles[c], spec->pivot->type);
+		buf_release(&key);
+	}
+	table_cols(t, spec->cols + at, n - at);
+	for (r = 0; r < raw->nrows; r++) {
+		const struct cell *p = table_cell(raw, r, n);
+		if (!r || !rows_equal(raw, r, r - 1, n)) {
+			row = table_row(t);
+			for (c = 0; c < n; c++)
+				cell_copy(t, row, c < at ? c : c + np, table_cell(raw, r, c));
+		}
+		for (c = 0; !p->null && c < np; c++)
+			if (!strcmp(titles[c], p->s))
+				cell_copy(t, row, at + c, table_cell(raw, r, n + 1));
+	}
+	free(titles);
+}
+
 /* Result rows of st into a new table of spec; the columns' keys must be spec's (then `_note`). */
 static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, struct tables *out)
 {
-	struct table *t = table_new(spec->name, spec->title);
-	int ncol = sqlite3_column_count(st), note = -1, c, rc;
+	struct table *t = table_new(spec->name, spec->title), *raw = t;
+	int ncol = sqlite3_column_count(st), note = -1, c, rc, nkeys = spec->ncols + (spec->pivot ? 2 : 0);
+	static const struct colspec pivot_cols[] = { { "_pivot", "", C_TEXT, 0 }, { "_value", "", C_REAL, 0 } };
 	tables_add(out, t);
-	table_cols(t, spec->cols, spec->ncols);
+	if (spec->pivot) {
+		raw = table_new(spec->name, spec->title);
+		table_cols(raw, spec->cols, spec->ncols);
+		table_col(raw, "_pivot", "", C_TEXT);
+		table_col(raw, "_value", "", spec->pivot->type);
+	} else {
+		table_cols(t, spec->cols, spec->ncols);
+	}
 	t->vertical = spec->vertical;
 	for (c = 0; c < ncol; c++) {
 		const char *key = sqlite3_column_name(st, c);
-		if (c == spec->ncols && !strcmp(key, "_note"))
+		const char *want = c < spec->ncols ? spec->cols[c].key : c < nkeys ? pivot_cols[c - spec->ncols].key : "_note";
+		if (c == nkeys && !strcmp(key, "_note"))
 			note = c;
-		else if (c >= spec->ncols || strcmp(key, spec->cols[c].key)) {
-			error("internal: %s: result column %d is '%s', not '%s'", spec->name, c + 1, key,
-			      c < spec->ncols ? spec->cols[c].key : "_note");
+		else if (c >= nkeys || strcmp(key, want)) {
+			error("internal: %s: result column %d is '%s', not '%s'", spec->name, c + 1, key, want);
 			sqlite3_finalize(st);
+			if (raw != t)
+				table_free(raw);
 			return -1;
 		}
 	}
-	if (ncol < spec->ncols) {
+	if (ncol < nkeys) {
 		sqlite3_finalize(st);
-		return error("internal: %s: %d result columns for %d", spec->name, ncol, spec->ncols);
+		if (raw != t)
+			table_free(raw);
+		return error("internal: %s: %d result columns for %d", spec->name, ncol, nkeys);
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		cells_from_row(t, table_row(t), 0, st, spec->ncols);
+		cells_from_row(raw, table_row(raw), 0, st, nkeys);
 		if (note >= 0 && !t->note && sqlite3_column_type(st, note) != SQLITE_NULL)
 			t->note = xstrdup((const char *)sqlite3_column_text(st, note));
+	}
+	if (raw != t) {
+		pivot_layout(t, raw, spec);
+		table_free(raw);
 	}
 	if (rc != SQLITE_DONE)
 		return step_error(st);
 	sqlite3_finalize(st);
 	for (c = spec->ncols - 1; c >= 0; c--) {
+		/* Declared column c's place: after the pivot columns from pivot_at on. */
+		int at = spec->pivot && c >= spec->pivot_at ? c + t->ncols - spec->ncols : c;
 		size_t r;
 		if (!(spec->cols[c].flags & C_HIDE_NULL))
 			continue;
-		for (r = 0; r < t->nrows && table_cell(t, r, c)->null; r++)
+		for (r = 0; r < t->nrows && table_cell(t, r, at)->null; r++)
 			;
 		if (r == t->nrows)
-			table_drop_col(t, c);
+			table_drop_col(t, at);
 	}
 	return 0;
 }
@@ -120,32 +262,47 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 	       int n, struct tables *out)
 {
 	struct script sc = { db, sql, o };
-	int made = 0;
+	struct buf rules;
+	const char *rules_file = NULL;
+	int made = 0, status = -1;
 	if (groups_fill(db, o))
 		return -1;
+	buf_init(&rules);
 	for (;;) {
 		sqlite3_stmt *st = NULL;
 		while (!st && sc.tail && *sc.tail)
-			if (sqlite3_prepare_v2(db, sc.tail, -1, &st, &sc.tail) != SQLITE_OK)
-				return error("sqlite: %s", sqlite3_errmsg(db));
+			if (sqlite3_prepare_v2(db, sc.tail, -1, &st, &sc.tail) != SQLITE_OK) {
+				error("sqlite: %s", sqlite3_errmsg(db));
+				goto done;
+			}
 		if (!st)
 			break;
 		script_bind(st, o);
+		if (script_bind_files(st, &rules, &rules_file)) {
+			sqlite3_finalize(st);
+			goto done;
+		}
 		if (sqlite3_column_count(st) == 1 && !strcmp(sqlite3_column_name(st, 0), "_note")) {
 			if (set_note(st, made ? out->v[out->n - 1] : NULL))
-				return -1;
+				goto done;
 		} else if (!sqlite3_column_count(st)) {
 			int rc = sqlite3_step(st);
-			if (rc != SQLITE_DONE)
-				return step_error(st);
+			if (rc != SQLITE_DONE) {
+				step_error(st);
+				goto done;
+			}
 			sqlite3_finalize(st);
 		} else if (made == n) {
 			sqlite3_finalize(st);
-			return error("internal: analysis SQL has more result statements than its %d tables", n);
+			error("internal: analysis SQL has more result statements than its %d tables", n);
+			goto done;
 		} else if (fill_table(st, &tables[made++], out))
-			return -1;
+			goto done;
 	}
-	return made == n ? 0 : error("internal: analysis SQL fills %d of its %d tables", made, n);
+	status = made == n ? 0 : error("internal: analysis SQL fills %d of its %d tables", made, n);
+done:
+	buf_release(&rules);
+	return status;
 }
 
 /* The next statement of the script, bound; NULL with a message when there is none or it fails. */

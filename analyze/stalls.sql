@@ -1,27 +1,34 @@
--- stalls, stall_kernels and stall_pcs: sampled warp states from CUPTI PC sampling. Samples join the
--- device's own stall-reason table on (session, process, device, reason index); names are folded in C.
--- Statement 1: samples per raw reason name.
-SELECT r.name, sum(p.samples) FROM pc_samples p
-JOIN stall_reasons r ON r.session_id = p.session_id AND r.pid = p.pid AND r.device_id = p.device_id
-  AND r.id = p.stall_reason_id
-WHERE p.session_id = :session GROUP BY r.name;
-
--- Statement 2: samples per (function, raw reason name), for functions passing --match/--exclude.
-SELECT s.value, r.name, sum(p.samples) FROM pc_samples p
-JOIN stall_reasons r ON r.session_id = p.session_id AND r.pid = p.pid AND r.device_id = p.device_id
-  AND r.id = p.stall_reason_id
-JOIN strings s ON s.session_id = p.session_id AND s.id = p.function_id
-WHERE p.session_id = :session
-  AND (:match IS NULL OR s.value REGEXP :match) AND (:exclude IS NULL OR NOT s.value REGEXP :exclude)
-GROUP BY s.value, r.name;
-
--- Statement 3: samples per (function, PC, source line, raw reason name).
-SELECT s.value, p.pc_offset, f.value, p.line, r.name, sum(p.samples) FROM pc_samples p
-JOIN stall_reasons r ON r.session_id = p.session_id AND r.pid = p.pid AND r.device_id = p.device_id
-  AND r.id = p.stall_reason_id
-JOIN strings s ON s.session_id = p.session_id AND s.id = p.function_id
-LEFT JOIN strings f ON f.session_id = p.session_id AND f.id = p.file_id
-WHERE p.session_id = :session
-  AND (:match IS NULL OR s.value REGEXP :match) AND (:exclude IS NULL OR NOT s.value REGEXP :exclude)
-GROUP BY p.function_id, p.pc_offset, p.file_id, p.line, r.name
-ORDER BY p.function_id, p.pc_offset, p.file_id, p.line;	-- stalls.c folds each instruction's rows in a run
+-- stalls: sampled warp states (CUPTI PC sampling) per reason, most sampled first: samples, share of all
+-- samples, the not-issued twin's samples beside them (never added), and the reason's meaning and usual
+-- cause from analyze/stall-reasons.txt, bound as :stall_reasons (KEY<TAB>LABEL<TAB>HINT lines; NULL for
+-- a reason it does not list). "selected" is an issuing warp, not a stall: its kind is "issued".
+-- The samples and their reasons' keys: temp.stall_samples (analyze/stall-samples.sql).
+WITH RECURSIVE lines(line, rest) AS (
+	SELECT NULL, :stall_reasons || char(10)
+	UNION ALL
+	SELECT substr(rest, 1, instr(rest, char(10)) - 1), substr(rest, instr(rest, char(10)) + 1)
+	FROM lines WHERE rest <> ''
+),
+fields(n, key, after) AS (
+	SELECT row_number() OVER (), substr(line, 1, instr(line, char(9)) - 1), substr(line, instr(line, char(9)) + 1)
+	FROM lines WHERE line NOT LIKE '#%' AND instr(line, char(9)) > 0
+),
+info(n, key, label, hint) AS (
+	SELECT n, key, substr(after, 1, instr(after, char(9)) - 1), substr(after, instr(after, char(9)) + 1)
+	FROM fields WHERE instr(after, char(9)) > 0
+),
+keyed AS (
+	SELECT * FROM temp.stall_samples WHERE session_id = :session
+),
+reasons AS (
+	SELECT key, sum(CASE WHEN twin THEN 0 ELSE samples END) AS samples,
+	       sum(CASE WHEN twin THEN samples ELSE 0 END) AS not_issued
+	FROM keyed GROUP BY key
+)
+SELECT r.key AS reason, CASE WHEN r.key = 'selected' THEN 'issued' ELSE 'stall' END AS kind, r.samples,
+       CASE WHEN a.n > 0 THEN 100.0 * r.samples / a.n END AS pct, r.not_issued,
+       (SELECT label FROM info i WHERE i.key = r.key ORDER BY i.n LIMIT 1) AS label,
+       (SELECT hint FROM info i WHERE i.key = r.key ORDER BY i.n LIMIT 1) AS hint
+FROM reasons r, (SELECT sum(samples) AS n FROM reasons) a
+ORDER BY r.samples DESC, r.key
+LIMIT :top;

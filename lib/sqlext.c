@@ -258,7 +258,7 @@ static void busy_final(sqlite3_context *ctx)
 
 /* ---- scalars ---- */
 
-/* A compiled pattern with its match data, kept per statement while the pattern argument is constant. */
+/* A compiled pattern with its match data. */
 struct regex {
 	pcre2_code *re;
 	pcre2_match_data *md;
@@ -272,49 +272,101 @@ static void regex_free(void *p)
 	sqlite3_free(r);
 }
 
+/*
+ * The patterns a connection's regexp compiled last, for patterns that are not constant in a statement
+ * (SQLite keeps auxdata only for those): classifying names by a table of rules calls it with a few
+ * patterns in turn, and compiling one costs a hundred matches.
+ */
+#define REGEX_CACHE 16
+struct regex_cache {
+	struct regex *e[REGEX_CACHE];
+	char *pat[REGEX_CACHE];		/* sqlite3_malloc'd, NUL-ended */
+	int next;			/* the slot to replace next */
+};
+
+static void regex_cache_free(void *p)
+{
+	struct regex_cache *c = p;
+	int i;
+	for (i = 0; i < REGEX_CACHE; i++)
+		if (c->e[i]) {
+			regex_free(c->e[i]);
+			sqlite3_free(c->pat[i]);
+		}
+	sqlite3_free(c);
+}
+
+/* Compile pattern pat, or NULL with the error set on ctx. */
+static struct regex *regex_compile(sqlite3_context *ctx, const unsigned char *pat, int len)
+{
+	struct regex *r = sqlite3_malloc(sizeof(*r));
+	int errcode;
+	PCRE2_SIZE erroff;
+	if (!r) {
+		sqlite3_result_error_nomem(ctx);
+		return NULL;
+	}
+	r->re = pcre2_compile(pat, (PCRE2_SIZE)len, PCRE2_UTF, &errcode, &erroff, NULL);
+	if (!r->re) {
+		char msg[256], full[512];
+		pcre2_get_error_message(errcode, (PCRE2_UCHAR *)msg, sizeof(msg));
+		snprintf(full, sizeof(full), "bad regular expression '%s': %s at offset %zu", (const char *)pat, msg,
+			 (size_t)erroff);
+		sqlite3_free(r);
+		sqlite3_result_error(ctx, full, -1);
+		return NULL;
+	}
+	pcre2_jit_compile(r->re, PCRE2_JIT_COMPLETE);
+	if (!(r->md = pcre2_match_data_create_from_pattern(r->re, NULL))) {
+		pcre2_code_free(r->re);
+		sqlite3_free(r);
+		sqlite3_result_error_nomem(ctx);
+		return NULL;
+	}
+	return r;
+}
+
+/* The compiled pattern of argument 0, from the connection's cache; NULL for a NULL pattern or on error. */
+static struct regex *regex_get(sqlite3_context *ctx, sqlite3_value *arg)
+{
+	struct regex_cache *c = sqlite3_user_data(ctx);
+	const unsigned char *pat = sqlite3_value_text(arg);
+	struct regex *r;
+	char *copy;
+	int len, i;
+	if (!pat)
+		return NULL;	/* NULL, as SQL operators give for a NULL operand */
+	len = sqlite3_value_bytes(arg);
+	for (i = 0; i < REGEX_CACHE; i++)
+		if (c->e[i] && (int)strlen(c->pat[i]) == len && !memcmp(c->pat[i], pat, (size_t)len))
+			return c->e[i];
+	if (!(copy = sqlite3_mprintf("%s", (const char *)pat))) {
+		sqlite3_result_error_nomem(ctx);
+		return NULL;
+	}
+	if (!(r = regex_compile(ctx, pat, len))) {
+		sqlite3_free(copy);
+		return NULL;
+	}
+	i = c->next;
+	c->next = (c->next + 1) % REGEX_CACHE;
+	if (c->e[i]) {
+		regex_free(c->e[i]);
+		sqlite3_free(c->pat[i]);
+	}
+	c->e[i] = r;
+	c->pat[i] = copy;
+	return r;
+}
+
 /* regexp(pattern, text): 1 when text matches the PCRE2 pattern anywhere, 0 if not; NULL when either is NULL. */
 static void sql_regexp(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
-	struct regex *r = sqlite3_get_auxdata(ctx, 0);
+	struct regex *r = regex_get(ctx, argv[0]);
 	const unsigned char *text;
 	int rc;
 	(void)argc;
-	if (!r) {
-		const unsigned char *pat = sqlite3_value_text(argv[0]);
-		int errcode;
-		PCRE2_SIZE erroff;
-		if (!pat)
-			return;	/* NULL, as SQL operators give for a NULL operand */
-		if (!(r = sqlite3_malloc(sizeof(*r)))) {
-			sqlite3_result_error_nomem(ctx);
-			return;
-		}
-		r->re = pcre2_compile(pat, (PCRE2_SIZE)sqlite3_value_bytes(argv[0]), PCRE2_UTF, &errcode, &erroff, NULL);
-		if (!r->re) {
-			char msg[256], full[512];
-			pcre2_get_error_message(errcode, (PCRE2_UCHAR *)msg, sizeof(msg));
-			snprintf(full, sizeof(full), "bad regular expression '%s': %s at offset %zu",
-				 (const char *)pat, msg, (size_t)erroff);
-			sqlite3_free(r);
-			sqlite3_result_error(ctx, full, -1);
-			return;
-		}
-		pcre2_jit_compile(r->re, PCRE2_JIT_COMPLETE);
-		if (!(r->md = pcre2_match_data_create_from_pattern(r->re, NULL))) {
-			pcre2_code_free(r->re);
-			sqlite3_free(r);
-			sqlite3_result_error_nomem(ctx);
-			return;
-		}
-		/* SQLite keeps it for the next row, or frees it at once (then r is gone: ask again). */
-		sqlite3_set_auxdata(ctx, 0, r, regex_free);
-		if (!(r = sqlite3_get_auxdata(ctx, 0))) {
-			sqlite3_result_error_nomem(ctx);
-			return;
-		}
-	}
-	text = sqlite3_value_text(argv[1]);
-	if (!text)
+	if (!r || !(text = sqlite3_value_text(argv[1])))
 		return;
 	rc = pcre2_match(r->re, text, (PCRE2_SIZE)sqlite3_value_bytes(argv[1]), 0, 0, r->md, NULL);
 	sqlite3_result_int(ctx, rc >= 0);
@@ -380,9 +432,17 @@ int gpuprof_sqlite_register(sqlite3 *db)
 	size_t i;
 	for (i = 0; i < sizeof(functions) / sizeof(functions[0]); i++) {
 		const struct sqlfn *f = &functions[i];
-		int rc = sqlite3_create_function(db, f->name, f->nargs,
-						 SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL, f->fn,
-						 f->step, f->final);
+		struct regex_cache *cache = NULL;
+		int rc;
+		if (f->fn == sql_regexp) {
+			if (!(cache = sqlite3_malloc(sizeof(*cache))))
+				return SQLITE_NOMEM;
+			memset(cache, 0, sizeof(*cache));
+		}
+		/* The cache is freed with the function (at once when registering it fails). */
+		rc = sqlite3_create_function_v2(db, f->name, f->nargs, SQLITE_UTF8 | SQLITE_DETERMINISTIC |
+						SQLITE_INNOCUOUS, cache, f->fn, f->step, f->final,
+						cache ? regex_cache_free : NULL);
 		if (rc != SQLITE_OK)
 			return rc;
 	}

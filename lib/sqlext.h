@@ -6,7 +6,8 @@
  *   stddev_samp(x)       sample standard deviation (n-1); 0 for one value, as Nsight and the analyses
  *   percentile(x, p)     p in 0..100, linear interpolation between the closest ranks (percentile_cont)
  *   busy_union(start, end)  length of the union of the [start, end) intervals, exact int64
- *   regexp(pattern, text)   PCRE2, so `text REGEXP pattern` works
+ *   regexp(pattern, text)   PCRE2, so `text REGEXP pattern` works; a connection keeps its 16 last
+ *                        compiled patterns (rules in a table: patterns that change row by row)
  *   short_name(name)     a C++ signature's base name, as --short shows it
  *   fold_name(name)      a range name without PyTorch's ", seq = N" and ", op_id = N" counters
  *   fmt_ns(ns)           a time as gpuprof's tables show it: "850 ns", "1.234 us", "12.345 ms", "2.500 s"
@@ -28,7 +29,10 @@ int gpuprof_sqlite_register(sqlite3 *db);
  * or of one with `WHERE session_id = S`, as
  *   session_id, pid, start_ns, end_ns, device_id, stream_id, name_id, correlation_id
  * with -1 for a NULL stream_id and 0 for a NULL correlation_id (what the column chunks keep, colstore.h),
- * and dur_ns = end_ns - start_ns. It decodes the session's column chunks when they are complete
+ * and dur_ns = end_ns - start_ns, then the launch configuration grid_x, grid_y, grid_z, block_x,
+ * block_y, block_z, registers, static_smem, dynamic_smem and shared_mem (coalesce(shared_mem,
+ * static_smem + dynamic_smem); before schema version 4, coalesce(static_smem + dynamic_smem,
+ * static_smem)), NULL where unknown. It decodes the session's column chunks when they are complete
  * (analyze/columns.c's test), else reads the kernels table's rows: either way the session's kernels, in
  * no particular order. api_columns likewise for api_calls: session_id, pid, start_ns, end_ns, thread_id,
  * name_id, correlation_id, dur_ns (0 for a NULL thread_id, name_id or correlation_id). Both take
@@ -57,6 +61,26 @@ int gpuprof_sqlite_register(sqlite3 *db);
  * They read a session's activity whole when first asked (16 bytes an interval), and a connection keeps
  * the last session's figures and merged spans (so a report reads its kernels once) until the database
  * changes (PRAGMA data_version, schema_version or sqlite3_total_changes64 differ) or it closes.
+ *
+ * kernel_launches (lib/sqlext_launch.c): per session, pid, device_id, name_id and launch configuration
+ * (kernel_columns' ten launch columns), the kernels that ran so (calls) and their summed dur_ns
+ * (total_ns): kernel_columns grouped by those fourteen columns, in no particular order.
+ *
+ * Kernel classes (lib/sqlext_classes.c), two table-valued functions:
+ *   class_rules(text [, file])  the rules of a text in analyze/kernel-classes.rules' format as rows
+ *       (ord, line, class, class_ord, pattern), in order; class_ord numbers the classes compute 0, then
+ *       in order of first appearance. The text is checked as gpuprof checks it (every rule has samples,
+ *       each matched by its own rule and taken first by no rule of another class): a failure is an error
+ *       naming file (default "rules"), line and rule. NULL text: no rows.
+ *   kernel_busy(classes [, default_class]) WHERE session_id = S  (every session without it)
+ *       classes is a JSON object of name ids to class names ({"12": "compute", "40": null}); names it
+ *       lacks take default_class, names in no class (null, or no default) count in device_busy_ns only.
+ *       Per session and device_id, one row per class (class; other_class NULL) with its kernels,
+ *       total_ns and busy_ns (the union of its kernel intervals), one per pair of classes (class and
+ *       other_class in the map's order; kernels and total_ns NULL) whose busy_ns is the time both run,
+ *       and one (class and other_class NULL) for all classes together; device_busy_ns on each is the
+ *       union of every kernel of the device. Every class of the map has its rows, kernels or not; at
+ *       most 64 classes.
  */
 int gpuprof_sqlite_tables(sqlite3 *db);
 

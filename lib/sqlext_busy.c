@@ -97,12 +97,12 @@ static int take_kernels(void *arg, const int64_t *const *col, size_t n)
 	struct load *g = arg;
 	size_t i;
 	for (i = 0; i < n; i++) {
-		struct act *a = load_get(g, col[SK_DEV][i], g->streams ? col[SK_STREAM][i] : 0);
+		struct act *a = load_get(g, col[KC_DEV][i], g->streams ? col[KC_STREAM][i] : 0);
 		if (!a)
 			return SQLITE_NOMEM;
-		act_add(a, &a->kern, col[SK_START][i], col[SK_START][i] + col[SK_DUR][i]);
+		act_add(a, &a->kern, col[KC_START][i], col[KC_START][i] + col[KC_DUR][i]);
 		a->kernels++;
-		a->kernel_ns += col[SK_DUR][i];
+		a->kernel_ns += col[KC_DUR][i];
 	}
 	return SQLITE_OK;
 }
@@ -138,7 +138,7 @@ static int load_read(sqlite3_vtab *vt, sqlite3 *db, int64_t s, int streams, stru
 	int rc;
 	memset(g, 0, sizeof(*g));
 	g->streams = streams;
-	rc = sqlext_kernels(vt, db, s, 1u << SK_DEV | 1u << SK_STREAM | 1u << SK_START | 1u << SK_DUR, take_kernels, g);
+	rc = sqlext_kernels(vt, db, s, 1u << KC_DEV | 1u << KC_STREAM | 1u << KC_START | 1u << KC_DUR, take_kernels, g);
 	if (rc != SQLITE_OK)
 		return rc == SQLITE_NOMEM ? db_error(vt, db, rc) : rc;
 	if ((rc = sqlite3_prepare_v2(db, copies_sql, -1, &st, NULL)) != SQLITE_OK)

@@ -1,27 +1,48 @@
 /*
- * sqlext_int: what the extension's own files share beyond sqlext.h; not for gpuprof's programs.
+ * sqlext_int: what the extension's virtual-table files share (lib/sqlext_vtab.c defines it): the
+ * description of a table read from column chunks, the xConnect/xBestIndex/xDisconnect of tables whose one
+ * constraint is `session_id = S`, the sessions a scan reads, a cursor computed a session at a time, and a
+ * reader of one session's kernels as kernel_columns reads them. Not for gpuprof's programs (lib/sqlext.h
+ * is the public side).
  *
  * Ownership: the arrays handed to a batch callback are the reader's, valid during the call only.
  */
 #ifndef GPUPROF_SQLEXT_INT_H
 #define GPUPROF_SQLEXT_INT_H
 
+#ifdef GPUPROF_SQLITE_LOADABLE
+#include <sqlite3ext.h>
+#else
 #include <sqlite3.h>
+#endif
 #include <stddef.h>
 #include <stdint.h>
 
-/* The columns of kernel_columns, in order. */
-enum { SK_SESSION, SK_PID, SK_START, SK_END, SK_DEV, SK_STREAM, SK_NAME, SK_CORR, SK_DUR, SK_COUNT };
-
-/* n rows of a batch, column k at col[k] (NULL for a column not asked for); non-zero stops the reading. */
-typedef int sqlext_batch_fn(void *arg, const int64_t *const *col, size_t n);
+#include "colstore.h"
 
 /*
- * Session s's kernels as kernel_columns reads them (lib/sqlext_vtab.c: the column chunks, else the rows),
- * in batches to each: the columns `used` names (bit 1 << SK_x; not SK_SESSION or SK_END). Errors leave
- * their message on vt. SQLITE_OK, each's non-zero return, or an SQLite error code.
+ * What a table of chunk rows is: its columns (session_id first, then what the chunks hold, then end_ns =
+ * start_ns + the duration column), the chunk column each decodes from, and the rows fallback, which
+ * gives the same values as the chunks hold (colstore.h), in the table's column order after session_id.
+ * A table that only declares a schema (sqlext_vt_connect's aux) sets the rest to 0.
  */
-int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqlext_batch_fn *each, void *arg);
+struct vt_def {
+	enum colstore_table t;
+	const char *schema;
+	int ncols;		/* table columns */
+	int chunk_col[24];	/* per table column: the chunk column; -1 for session_id */
+	int end;		/* the end_ns column: chunk start + chunk duration */
+	int nullable;		/* columns from this one on are NULL where they hold INT64_MIN */
+	const char *rows_sql;	/* one session's rows (?1) */
+	int rows_since;		/* the schema version rows_sql needs; before it, old_rows_sql */
+	const char *old_rows_sql;
+};
+
+/* kernel_columns' columns. */
+enum {
+	KC_SESSION, KC_PID, KC_START, KC_END, KC_DEV, KC_STREAM, KC_NAME, KC_CORR, KC_DUR, KC_GRID_X, KC_GRID_Y,
+	KC_GRID_Z, KC_BLOCK_X, KC_BLOCK_Y, KC_BLOCK_Z, KC_REGS, KC_SSMEM, KC_DSMEM, KC_SMEM, KC_COUNT
+};
 
 /* What the extension's tables keep: their connection and the definition their module was made with. */
 struct sqlext_vtab {
@@ -35,17 +56,64 @@ struct sqlext_vtab {
  * data) into *out, innocuous. SQLITE_OK or SQLite's error code.
  */
 int sqlext_connect(sqlite3 *db, const char *schema, const void *def, sqlite3_vtab **out);
-
+/* xConnect of an eponymous read-only table whose aux is a struct vt_def (only its schema is read). */
+int sqlext_vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err);
+int sqlext_vt_disconnect(sqlite3_vtab *v);
+/*
+ * xBestIndex of kernel_columns and the tables like it: an equality on column 0 (session_id) is taken as
+ * argv[0] and idxNum's bit 0 set; idxNum's other bits are the columns used (colUsed << 1); ranges on
+ * start_ns and end_ns go to idxStr (lib/sqlext_vtab.c).
+ */
+int sqlext_vt_best_index(sqlite3_vtab *v, sqlite3_index_info *ix);
 /*
  * The sessions a scan reads into *out (*n; sqlite3_malloc64'd): the one eq names (none when it is not an
  * integer), or with eq NULL every session in id order. Errors leave their message on cur's table.
  */
 int sqlext_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq, int64_t **out, int *n);
+/* The connection of a cursor's table (one that sqlext_connect made). */
+sqlite3 *sqlext_vt_db(sqlite3_vtab_cursor *cur);
+/* Set the vtab's error message to what and return rc. */
+int sqlext_vt_error(sqlite3_vtab_cursor *cur, int rc, const char *what);
+
+/* n rows of a batch, column k at col[k] (NULL for a column not asked for); non-zero stops the reading. */
+typedef int sqlext_batch_fn(void *arg, const int64_t *const *col, size_t n);
+/*
+ * Session s's kernels as kernel_columns reads them (the column chunks, else the rows), in batches of up
+ * to a chunk to each: the columns `used` names (bit 1 << KC_x; KC_SESSION is not given; launch columns
+ * hold INT64_MIN for NULL). Errors leave their message on vt. SQLITE_OK, each's non-zero return, or an
+ * SQLite error code.
+ */
+int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqlext_batch_fn *each, void *arg);
+
+/*
+ * A cursor whose rows are computed a session at a time (kernel_launches, kernel_busy): the first member
+ * of such a table's cursor. load computes session sessions[at]'s rows and sets n; i is the current one.
+ */
+struct session_cursor {
+	sqlite3_vtab_cursor base;
+	int (*load)(struct session_cursor *c);
+	int64_t *sessions;	/* sqlite3_malloc64'd */
+	int nsessions, at;
+	size_t n, i;
+	int eof;
+};
+/* xFilter's part: the sessions eq names (NULL: every session), then the first row. */
+int sqlext_session_filter(struct session_cursor *c, sqlite3_value *eq);
+/* Free the sessions (xClose, or before a new scan). */
+void sqlext_session_reset(struct session_cursor *c);
+int sqlext_session_next(sqlite3_vtab_cursor *cur);
+int sqlext_session_eof(sqlite3_vtab_cursor *cur);
+/* A rowid from the session's index and the row's. */
+int sqlext_session_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid);
 
 /*
  * gpu_busy, gpu_stream_busy, gpu_gaps (lib/sqlext_busy.c), for gpuprof_sqlite_tables to register.
  * SQLITE_OK or SQLite's error code.
  */
 int sqlext_busy_tables(sqlite3 *db);
+/* Register kernel_launches (lib/sqlext_launch.c) on db. */
+int gpuprof_sqlite_launches(sqlite3 *db);
+/* Register class_rules and kernel_busy (lib/sqlext_classes.c) on db. */
+int gpuprof_sqlite_classes(sqlite3 *db);
 
 #endif

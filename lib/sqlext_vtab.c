@@ -11,6 +11,7 @@ SQLITE_EXTENSION_INIT3
 #include "sqlext.h"
 #include "sqlext_int.h"
 #include "colstore.h"
+#include "db.h"
 #include "dstats.h"
 #include "embed.h"
 
@@ -18,36 +19,40 @@ SQLITE_EXTENSION_INIT3
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * What a table of chunk rows is: its columns (session_id first, then what the chunks hold, then end_ns =
- * start_ns + the duration column), the chunk column each decodes from, and the rows fallback, which
- * gives the same values as the chunks hold (colstore.h), in the table's column order after session_id.
- */
-struct vt_def {
-	enum colstore_table t;
-	const char *schema;
-	int ncols;		/* table columns */
-	int chunk_col[16];	/* per table column: the chunk column; -1 for session_id */
-	int end;		/* the end_ns column: chunk start + chunk duration */
-	const char *rows_sql;	/* one session's rows (?1) */
-};
+/* The launch columns of the kernels table, NULL as INT64_MIN like the chunks; shared_mem is `smem`. */
+#define KV_LAUNCH(smem) \
+	"coalesce(grid_x, -9223372036854775808), coalesce(grid_y, -9223372036854775808), " \
+	"coalesce(grid_z, -9223372036854775808), coalesce(block_x, -9223372036854775808), " \
+	"coalesce(block_y, -9223372036854775808), coalesce(block_z, -9223372036854775808), " \
+	"coalesce(registers, -9223372036854775808), coalesce(static_smem, -9223372036854775808), " \
+	"coalesce(dynamic_smem, -9223372036854775808), coalesce(" smem ", -9223372036854775808)"
 
 static const struct vt_def kernel_def = {
 	CS_KERNELS,
 	"CREATE TABLE x(session_id INTEGER, pid INTEGER, start_ns INTEGER, end_ns INTEGER, device_id INTEGER, "
-	"stream_id INTEGER, name_id INTEGER, correlation_id INTEGER, dur_ns INTEGER)",
-	9, { -1, CSK_PID, CSK_START, CSK_DUR, CSK_DEV, CSK_STREAM, CSK_NAME, CSK_CORR, CSK_DUR }, 3,
+	"stream_id INTEGER, name_id INTEGER, correlation_id INTEGER, dur_ns INTEGER, grid_x INTEGER, "
+	"grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, registers INTEGER, "
+	"static_smem INTEGER, dynamic_smem INTEGER, shared_mem INTEGER)",
+	19, { -1, CSK_PID, CSK_START, CSK_DUR, CSK_DEV, CSK_STREAM, CSK_NAME, CSK_CORR, CSK_DUR, CSK_GRID_X,
+	      CSK_GRID_Y, CSK_GRID_Z, CSK_BLOCK_X, CSK_BLOCK_Y, CSK_BLOCK_Z, CSK_REGS, CSK_SSMEM, CSK_DSMEM,
+	      CSK_SMEM }, 3, KC_GRID_X,
 	"SELECT pid, start_ns, end_ns, device_id, coalesce(stream_id, -1), name_id, coalesce(correlation_id, 0), "
-	"end_ns - start_ns FROM kernels WHERE session_id = ?1"
+	"end_ns - start_ns, " KV_LAUNCH("coalesce(shared_mem, static_smem + dynamic_smem)")
+	" FROM kernels WHERE session_id = ?1",
+	DB_V_SHARED_MEM,
+	/* Before kernels.shared_mem, Kineto's static_smem held the total and its dynamic_smem was NULL. */
+	"SELECT pid, start_ns, end_ns, device_id, coalesce(stream_id, -1), name_id, coalesce(correlation_id, 0), "
+	"end_ns - start_ns, " KV_LAUNCH("coalesce(static_smem + dynamic_smem, static_smem)")
+	" FROM kernels WHERE session_id = ?1"
 };
 
 static const struct vt_def call_def = {
 	CS_CALLS,
 	"CREATE TABLE x(session_id INTEGER, pid INTEGER, start_ns INTEGER, end_ns INTEGER, thread_id INTEGER, "
 	"name_id INTEGER, correlation_id INTEGER, dur_ns INTEGER)",
-	8, { -1, CSC_PID, CSC_START, CSC_DUR, CSC_THREAD, CSC_NAME, CSC_CORR, CSC_DUR }, 3,
+	8, { -1, CSC_PID, CSC_START, CSC_DUR, CSC_THREAD, CSC_NAME, CSC_CORR, CSC_DUR }, 3, 8,
 	"SELECT pid, start_ns, end_ns, coalesce(thread_id, 0), coalesce(name_id, 0), coalesce(correlation_id, 0), "
-	"end_ns - start_ns FROM api_calls WHERE session_id = ?1"
+	"end_ns - start_ns FROM api_calls WHERE session_id = ?1", 0, NULL
 };
 
 #define KV_SESSION 0
@@ -99,7 +104,7 @@ int sqlext_connect(sqlite3 *db, const char *schema, const void *def, sqlite3_vta
 	return SQLITE_OK;
 }
 
-static int kv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
+int sqlext_vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
 {
 	(void)argc;
 	(void)argv;
@@ -107,7 +112,12 @@ static int kv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	return sqlext_connect(db, ((const struct vt_def *)aux)->schema, aux, out);
 }
 
-static int kv_disconnect(sqlite3_vtab *v)
+sqlite3 *sqlext_vt_db(sqlite3_vtab_cursor *cur)
+{
+	return ((struct sqlext_vtab *)cur->pVtab)->db;
+}
+
+int sqlext_vt_disconnect(sqlite3_vtab *v)
 {
 	sqlite3_free(v);
 	return SQLITE_OK;
@@ -117,7 +127,7 @@ static int kv_disconnect(sqlite3_vtab *v)
  * An equality on session_id is used (and checked by SQLite no more); without one, every session. Ranges
  * start_ns < (<=) x and end_ns > (>=) x are used too, to skip rows and chunks (SQLite checks them again).
  */
-static int kv_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
+int sqlext_vt_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 {
 	char ranges[9];
 	int i, eq = -1, nranges = 0, arg;
@@ -126,7 +136,7 @@ static int kv_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 		if (ix->aConstraint[i].usable && ix->aConstraint[i].iColumn == KV_SESSION &&
 		    ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_EQ)
 			eq = i;
-	ix->idxNum = (int)((ix->colUsed & 0xffff) << 1);
+	ix->idxNum = (int)((ix->colUsed & 0xfffff) << 1);
 	if (eq >= 0) {
 		ix->aConstraintUsage[eq].argvIndex = 1;
 		ix->aConstraintUsage[eq].omit = 1;
@@ -209,7 +219,7 @@ static int kv_error(struct kv_cursor *c, int rc, const char *fmt, const char *wh
 }
 
 /* Set the vtab's error message to what and return rc. */
-static int vt_error(sqlite3_vtab_cursor *cur, int rc, const char *what)
+int sqlext_vt_error(sqlite3_vtab_cursor *cur, int rc, const char *what)
 {
 	sqlite3_vtab *v = cur->pVtab;
 	sqlite3_free(v->zErrMsg);
@@ -261,6 +271,7 @@ static int kv_complete(sqlite3 *db, int64_t s, enum colstore_table t)
 static int kv_start(struct kv_cursor *c)
 {
 	int64_t s = c->sessions[c->at];
+	const char *rows_sql = c->def->rows_sql;
 	int rc;
 	sqlite3_finalize(c->st);
 	c->st = NULL;
@@ -273,10 +284,12 @@ static int kv_start(struct kv_cursor *c)
 		c->bounds_session = s;
 		c->nbounds = 0;
 	}
+	if (!c->chunked && c->def->old_rows_sql && vt_version(c->db) < c->def->rows_since)
+		rows_sql = c->def->old_rows_sql;
 	rc = sqlite3_prepare_v2(c->db, c->chunked ? "SELECT first_row, rows, base_ns, data FROM column_chunks "
-				"WHERE tbl = ?2 AND session_id = ?1 ORDER BY id" : c->def->rows_sql, -1, &c->st, NULL);
+				"WHERE tbl = ?2 AND session_id = ?1 ORDER BY id" : rows_sql, -1, &c->st, NULL);
 	if (rc != SQLITE_OK)
-		return vt_error(&c->base, rc, sqlite3_errmsg(c->db));
+		return sqlext_vt_error(&c->base, rc, sqlite3_errmsg(c->db));
 	sqlite3_bind_int64(c->st, 1, s);
 	if (c->chunked)
 		sqlite3_bind_text(c->st, 2, colstore_specs[c->def->t].table, -1, SQLITE_STATIC);
@@ -400,7 +413,7 @@ static int kv_advance(struct kv_cursor *c)
 				continue;
 			}
 			if (rc != SQLITE_DONE)
-				return vt_error(&c->base, rc, sqlite3_errmsg(c->db));
+				return sqlext_vt_error(&c->base, rc, sqlite3_errmsg(c->db));
 			c->at++;
 		}
 		if (c->at >= c->nsessions) {
@@ -430,7 +443,7 @@ int sqlext_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq, in
 	}
 	rc = sqlite3_prepare_v2(db, "SELECT id FROM sessions ORDER BY id", -1, &st, NULL);
 	if (rc != SQLITE_OK)
-		return vt_error(cur, rc, sqlite3_errmsg(db));
+		return sqlext_vt_error(cur, rc, sqlite3_errmsg(db));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (*n == alloc) {
 			int64_t *p;
@@ -444,7 +457,7 @@ int sqlext_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq, in
 		(*out)[(*n)++] = sqlite3_column_int64(st, 0);
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? SQLITE_OK : vt_error(cur, rc, sqlite3_errmsg(db));
+	return rc == SQLITE_DONE ? SQLITE_OK : sqlext_vt_error(cur, rc, sqlite3_errmsg(db));
 }
 
 /*
@@ -523,7 +536,69 @@ static int64_t kv_value(const struct kv_cursor *c, int k)
 
 static int kv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 {
-	sqlite3_result_int64(ctx, kv_value((struct kv_cursor *)cur, k));
+	struct kv_cursor *c = (struct kv_cursor *)cur;
+	int64_t v = kv_value(c, k);
+	if (k < c->def->nullable || v != INT64_MIN)
+		sqlite3_result_int64(ctx, v);
+	return SQLITE_OK;
+}
+
+void sqlext_session_reset(struct session_cursor *c)
+{
+	sqlite3_free(c->sessions);
+	c->sessions = NULL;
+	c->nsessions = c->at = 0;
+	c->n = c->i = 0;
+}
+
+/* Go to the next row (of this session, else of the next sessions with rows); first: at the first. */
+static int session_advance(struct session_cursor *c, int first)
+{
+	int rc;
+	while (c->i >= c->n) {
+		if (!first)
+			c->at++;
+		first = 0;
+		c->n = c->i = 0;
+		if (c->at >= c->nsessions) {
+			c->eof = 1;
+			return SQLITE_OK;
+		}
+		if ((rc = c->load(c)) != SQLITE_OK)
+			return rc;
+	}
+	return SQLITE_OK;
+}
+
+int sqlext_session_filter(struct session_cursor *c, sqlite3_value *eq)
+{
+	int rc;
+	sqlext_session_reset(c);
+	c->eof = 0;
+	rc = sqlext_sessions(&c->base, sqlext_vt_db(&c->base), eq, &c->sessions, &c->nsessions);
+	if (rc != SQLITE_OK || !c->nsessions) {
+		c->eof = 1;
+		return rc;
+	}
+	return session_advance(c, 1);
+}
+
+int sqlext_session_next(sqlite3_vtab_cursor *cur)
+{
+	struct session_cursor *c = (struct session_cursor *)cur;
+	c->i++;
+	return session_advance(c, 0);
+}
+
+int sqlext_session_eof(sqlite3_vtab_cursor *cur)
+{
+	return ((struct session_cursor *)cur)->eof;
+}
+
+int sqlext_session_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	struct session_cursor *c = (struct session_cursor *)cur;
+	*rowid = (sqlite3_int64)c->at << 32 | (sqlite3_int64)c->i;
 	return SQLITE_OK;
 }
 
@@ -538,10 +613,10 @@ static int kv_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
 static sqlite3_module kv_module = {
 	.iVersion = 0,
 	.xCreate = NULL,	/* eponymous only: CREATE VIRTUAL TABLE is refused */
-	.xConnect = kv_connect,
-	.xBestIndex = kv_best_index,
-	.xDisconnect = kv_disconnect,
-	.xDestroy = kv_disconnect,
+	.xConnect = sqlext_vt_connect,
+	.xBestIndex = sqlext_vt_best_index,
+	.xDisconnect = sqlext_vt_disconnect,
+	.xDestroy = sqlext_vt_disconnect,
 	.xOpen = kv_open,
 	.xClose = kv_close,
 	.xFilter = kv_filter,
@@ -609,33 +684,45 @@ static int ks_close(sqlite3_vtab_cursor *cur)
 int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqlext_batch_fn *each, void *arg)
 {
 	struct kv_cursor k;
-	int64_t *buf[SK_COUNT] = { NULL };
-	const int64_t *col[SK_COUNT];
+	int64_t *buf[KC_COUNT] = { NULL };
+	const int64_t *col[KC_COUNT];
 	size_t nbuf = 0;
 	int rc, j;
 	memset(&k, 0, sizeof(k));
 	k.base.pVtab = vt;
 	k.db = db;
 	k.def = &kernel_def;
-	k.used = used & ~(1u << SK_SESSION | 1u << SK_END);
+	k.used = used & ~(1u << KC_SESSION);
 	k.sessions = &s;
 	k.nsessions = 1;
 	for (rc = kv_advance(&k); rc == SQLITE_OK && !k.eof; rc = kv_advance(&k)) {
 		if (k.chunked) {	/* a chunk's rows at once */
-			for (j = 0; j < SK_COUNT; j++)
-				col[j] = k.used >> j & 1 ? k.col[kernel_def.chunk_col[j]] + k.i : NULL;
-			if ((rc = each(arg, col, k.n - k.i)))
+			size_t n = k.n - k.i, i;
+			for (j = 0; j < KC_COUNT; j++)
+				col[j] = k.used >> j & 1 && j != KC_END ? k.col[kernel_def.chunk_col[j]] + k.i : NULL;
+			if (k.used >> KC_END & 1) {	/* start + duration */
+				const int64_t *st = k.col[colstore_specs[CS_KERNELS].start_col] + k.i;
+				const int64_t *dur = k.col[kernel_def.chunk_col[KC_END]] + k.i;
+				if (!buf[KC_END] && !(buf[KC_END] = sqlite3_malloc64(COLSTORE_ROWS * sizeof(int64_t)))) {
+					rc = sqlext_vt_error(&k.base, SQLITE_NOMEM, "out of memory");
+					goto out;
+				}
+				for (i = 0; i < n; i++)
+					buf[KC_END][i] = st[i] + dur[i];
+				col[KC_END] = buf[KC_END];
+			}
+			if ((rc = each(arg, col, n)))
 				break;
 			k.i = k.n - 1;
 			continue;
 		}
 		/* Rows, gathered into batches as big as a chunk. */
-		for (j = 0; j < SK_COUNT; j++) {
+		for (j = 0; j < KC_COUNT; j++) {
 			col[j] = NULL;
 			if (!(k.used >> j & 1))
 				continue;
 			if (!buf[j] && !(buf[j] = sqlite3_malloc64(COLSTORE_ROWS * sizeof(int64_t)))) {
-				rc = vt_error(&k.base, SQLITE_NOMEM, "out of memory");
+				rc = sqlext_vt_error(&k.base, SQLITE_NOMEM, "out of memory");
 				goto out;
 			}
 			buf[j][nbuf] = kv_value(&k, j);
@@ -648,12 +735,12 @@ int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqle
 		}
 	}
 	if (rc == SQLITE_OK && nbuf) {
-		for (j = 0; j < SK_COUNT; j++)
+		for (j = 0; j < KC_COUNT; j++)
 			col[j] = buf[j];
 		rc = each(arg, col, nbuf);
 	}
 out:
-	for (j = 0; j < SK_COUNT; j++)
+	for (j = 0; j < KC_COUNT; j++)
 		sqlite3_free(buf[j]);
 	k.sessions = NULL;	/* s, not the cursor's */
 	kv_reset(&k);
@@ -679,8 +766,8 @@ static int ks_take(void *arg, const int64_t *const *col, size_t n)
 		if (!a || !b)
 			return SQLITE_NOMEM;
 	}
-	memcpy(l->name + l->n, col[SK_NAME], n * sizeof(int64_t));
-	memcpy(l->dur + l->n, col[SK_DUR], n * sizeof(int64_t));
+	memcpy(l->name + l->n, col[KC_NAME], n * sizeof(int64_t));
+	memcpy(l->dur + l->n, col[KC_DUR], n * sizeof(int64_t));
 	l->n += n;
 	return SQLITE_OK;
 }
@@ -689,9 +776,9 @@ static int ks_take(void *arg, const int64_t *const *col, size_t n)
 static int ks_load(struct ks_cursor *c, int64_t s, int64_t **name, int64_t **dur, size_t *n)
 {
 	struct ks_load l = { NULL, NULL, 0, 0 };
-	int rc = sqlext_kernels(c->base.pVtab, c->db, s, 1u << SK_NAME | 1u << SK_DUR, ks_take, &l);
+	int rc = sqlext_kernels(c->base.pVtab, c->db, s, 1u << KC_NAME | 1u << KC_DUR, ks_take, &l);
 	if (rc == SQLITE_NOMEM)
-		rc = vt_error(&c->base, rc, "out of memory");
+		rc = sqlext_vt_error(&c->base, rc, "out of memory");
 	if (rc != SQLITE_OK) {
 		sqlite3_free(l.name);
 		sqlite3_free(l.dur);
@@ -785,7 +872,7 @@ out:
 	sqlite3_free(pair);
 	sqlite3_free(sorted);
 	if (rc == SQLITE_NOMEM)
-		return vt_error(&c->base, rc, "out of memory");
+		return sqlext_vt_error(&c->base, rc, "out of memory");
 	return rc;
 }
 
@@ -863,10 +950,10 @@ static int ks_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
 
 static sqlite3_module ks_module = {
 	.iVersion = 0,
-	.xConnect = kv_connect,
-	.xBestIndex = kv_best_index,
-	.xDisconnect = kv_disconnect,
-	.xDestroy = kv_disconnect,
+	.xConnect = sqlext_vt_connect,
+	.xBestIndex = sqlext_vt_best_index,
+	.xDisconnect = sqlext_vt_disconnect,
+	.xDestroy = sqlext_vt_disconnect,
 	.xOpen = ks_open,
 	.xClose = ks_close,
 	.xFilter = ks_filter,
@@ -889,5 +976,9 @@ int gpuprof_sqlite_tables(sqlite3 *db)
 		rc = sqlite3_create_module(db, "api_columns", &kv_module, (void *)&call_def);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_module(db, "kernel_stats", &ks_module, (void *)&stats_def);
-	return rc == SQLITE_OK ? sqlext_busy_tables(db) : rc;
+	if (rc == SQLITE_OK)
+		rc = sqlext_busy_tables(db);
+	if (rc == SQLITE_OK)
+		rc = gpuprof_sqlite_launches(db);
+	return rc == SQLITE_OK ? gpuprof_sqlite_classes(db) : rc;
 }

@@ -2,8 +2,8 @@
 """The SQL functions as sqlite3 users get them: build/lib/gpuprof_sqlite.so loaded with `.load` into the
 sqlite3 command-line shell. median, stddev_samp and percentile against Python's statistics module on
 random groups (odd and even counts, NULLs, one row, no rows, REALs); busy_union against an exact union
-in Python (overlapping, nested, touching intervals, int64's ends); regexp against Python's re and a bad
-pattern; short_name and fold_name, and per-name statistics, against what gpuprof-analyze shows."""
+in Python (overlapping, nested, touching intervals, int64's ends); regexp against Python's re (more
+patterns in turn than its cache keeps) and a bad pattern; short_name and fold_name, and per-name statistics, against what gpuprof-analyze shows."""
 import json
 import os
 import random
@@ -195,6 +195,18 @@ def regexps(tmp):
     for i, s in enumerate(texts, 1):
         for j, pat in enumerate(pats, 1):
             check(f"{s!r} REGEXP {pat!r}", got.get((i, j)), "1" if re.search(pat, s) else "0")
+    # More patterns than the connection's cache of compiled ones keeps (16), in turn: evicted and compiled again.
+    many = [f"^{k}" for k in range(40)] + [f"{k}$" for k in range(5)]
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE m(p TEXT)")
+    con.executemany("INSERT INTO m VALUES (?)", [(p,) for p in many])
+    con.execute("CREATE TABLE n(s TEXT)")
+    con.executemany("INSERT INTO n VALUES (?)", [(str(k),) for k in range(0, 400, 7)])
+    con.commit()
+    con.close()
+    rows = cli(db, "SELECT n.s, m.p, n.s REGEXP m.p FROM n, m ORDER BY n.rowid, m.rowid")
+    want = [[str(k), p, "1" if re.search(p, str(k)) else "0"] for k in range(0, 400, 7) for p in many]
+    check(f"regexp with {len(many)} patterns in turn (the cache evicting)", rows, want)
     for bad in ("(", "[a-", "a{2,1}", "\\"):
         p = cli(db, f"SELECT count(*) FROM t WHERE s REGEXP '{bad}'", expect_ok=False)
         ok(f"bad pattern {bad!r}: an SQL error, no crash",

@@ -6,6 +6,8 @@ figures a connection remembers changing with the database (its own change, anoth
 start_ns/end_ns ranges api_columns and kernel_columns take against the same filter on the rows, alone and
 joined with many windows (the chunks it skips), rowids the rows' positions either way.
 kernel_columns (and api_columns) against the kernels (api_calls) table row for row (as multisets) for sessions with column chunks,
+its launch columns too (NULL kept); kernel_launches against GROUP BY over kernel_columns; class_rules
+against the rules file read here, and its checks; kernel_busy against busy_union over kernel_columns;
 without them (retired with SQL), several sessions and processes, with and without `session_id = S`;
 damaged chunks are an error while they count, not wrong rows; kernel_stats against GROUP BY over
 kernel_columns with median and stddev_samp; the hotspots view with the extension (a TEMP view over
@@ -55,6 +57,11 @@ GAPS_SQL = (ACT + ", run AS (SELECT session_id, device_id, start_ns, max(end_ns)
             "device_id ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev FROM act "
             "WHERE end_ns > start_ns) SELECT session_id, device_id, prev, start_ns, start_ns - prev FROM run "
             "WHERE start_ns > prev ORDER BY 1, 2, 3")
+LAUNCH = "grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, static_smem, dynamic_smem"
+LAUNCH_KERNELS = f"SELECT session_id, pid, {LAUNCH}, coalesce(shared_mem, static_smem + dynamic_smem) FROM kernels"
+# Before schema version 4 there is no shared_mem: Kineto's static_smem held the total, dynamic_smem NULL.
+LAUNCH_KERNELS_3 = f"SELECT session_id, pid, {LAUNCH}, coalesce(static_smem + dynamic_smem, static_smem) FROM kernels"
+LAUNCH_COLUMNS = f"SELECT session_id, pid, {LAUNCH}, shared_mem FROM kernel_columns"
 HOT = ("name", "calls", "total_ns", "avg_ns", "med_ns", "min_ns", "max_ns", "stddev_ns", "time_pct")
 
 
@@ -176,6 +183,92 @@ def columns(tmp, sources):
         one = sql(d, f"SELECT count(*) FROM kernel_stats WHERE session_id = {first}")
         check(f"kernel_stats ({what}): session_id = S", one,
               sql(d, f"SELECT count(DISTINCT name_id) FROM kernels WHERE session_id = {first}", load=False))
+        launches(d, what, first)
+    launches(old, "schema version 3", first, LAUNCH_KERNELS_3)
+
+
+def launches(db, what, first, kernels=LAUNCH_KERNELS):
+    """kernel_columns' launch columns against the kernels table's, kernel_launches against GROUP BY."""
+    got, want = sql(db, LAUNCH_COLUMNS), sql(db, kernels, load=False)
+    ok(f"launch columns ({what}): some NULL", any("" in r for r in want), "no NULL launch field to compare")
+    check(f"launch columns ({what}): kernel_columns = kernels ({len(want)} rows)", multiset(got) == multiset(want), True)
+    keys = f"session_id, pid, device_id, name_id, {LAUNCH}, shared_mem"
+    group = sql(db, f"SELECT {keys}, count(*), sum(dur_ns) FROM kernel_columns GROUP BY {keys}")
+    table = sql(db, f"SELECT {keys}, calls, total_ns FROM kernel_launches")
+    ok(f"kernel_launches ({what}): groups to compare", len(group) > 0)
+    check(f"kernel_launches ({what}): GROUP BY over kernel_columns ({len(group)} groups)", multiset(table),
+          multiset(group))
+    check(f"kernel_launches ({what}): session_id = S",
+          multiset(sql(db, f"SELECT {keys}, calls, total_ns FROM kernel_launches WHERE session_id = {first}")),
+          multiset(r for r in group if r[0] == str(first)))
+
+
+RULES = os.path.join(ROOT, "analyze", "kernel-classes.rules")
+
+
+def class_rules(tmp):
+    """class_rules(text, file): the rules of the built-in file in order, and a broken file's message."""
+    want, order = [], ["compute"]
+    with open(RULES) as f:
+        for n, line in enumerate(f, 1):
+            words = line.split(None, 2)
+            if words and words[0] == "class":
+                if words[1] not in order:
+                    order.append(words[1])
+                want.append([str(len(want) + 1), str(n), words[1], str(order.index(words[1])), words[2].rstrip()])
+    got = sql(":memory:", f"SELECT ord, line, class, class_ord, pattern FROM class_rules(readfile('{RULES}'), 'k.rules')")
+    check("class_rules: the built-in rules in order", got, want)
+    check("class_rules: NULL text, no rules", sql(":memory:", "SELECT count(*) FROM class_rules(NULL)"), [["0"]])
+    bad = os.path.join(tmp, "bad.rules")
+    with open(bad, "w") as f:
+        f.write("class memory ^Memcpy\nsample memory cudaMemcpyAsync\n")
+    p = sql(":memory:", f"SELECT * FROM class_rules(readfile('{bad}'), 'bad.rules')", expect_ok=False)
+    ok("class_rules: a sample its rule does not match is an error naming the line", p.returncode != 0 and
+       "bad.rules:2: rule 'memory ^Memcpy' (line 1) does not match its sample 'cudaMemcpyAsync'" in p.stderr, p.stderr)
+
+
+# Names into classes a, b and c by id, one in five left out (no class): the map kernel_busy takes.
+BUSY_CLASS = "CASE WHEN id % 5 = 0 THEN NULL WHEN id % 3 = 0 THEN 'a' WHEN id % 3 = 1 THEN 'b' ELSE 'c' END"
+
+
+def kernel_busy(db):
+    """kernel_busy against busy_union over kernel_columns: per device the classes' kernels, total and busy
+    time, each pair's overlap as |A| + |B| - |A u B|, the union of the classes and of every kernel."""
+    sessions = [r[0] for r in sql(db, "SELECT id FROM sessions ORDER BY id", load=False)]
+    for s in sessions:
+        names = f"(SELECT id, {BUSY_CLASS} AS class FROM strings WHERE session_id = {s})"
+        k = (f"(SELECT k.device_id, k.start_ns, k.end_ns, k.dur_ns, n.class FROM kernel_columns k "
+             f"LEFT JOIN {names} n ON n.id = k.name_id WHERE k.session_id = {s})")
+        got = sql(db, f"SELECT device_id, class, other_class, kernels, total_ns, busy_ns, device_busy_ns FROM "
+                      f"kernel_busy((SELECT json_group_object(id, {BUSY_CLASS}) FROM strings WHERE session_id = {s})) "
+                      f"WHERE session_id = {s}")
+        every = {r[0]: r[1] for r in sql(db, f"SELECT device_id, busy_union(start_ns, end_ns) FROM {k} GROUP BY 1")}
+        want = []
+        per = {(r[0], r[1]): r for r in sql(db, f"SELECT device_id, class, count(*), sum(dur_ns), "
+                                                f"busy_union(start_ns, end_ns) FROM {k} WHERE class IS NOT NULL "
+                                                f"GROUP BY 1, 2")}
+        classes = sorted(r[0] for r in sql(db, f"SELECT DISTINCT class FROM {names} WHERE class IS NOT NULL"))
+        for dev in sorted(every, key=int):
+            for c in classes:
+                r = per.get((dev, c), [dev, c, "0", "0", "0"])
+                want.append([dev, c, "", r[2], r[3], r[4], every[dev]])
+            for i, a in enumerate(classes):
+                for b in classes[i + 1:]:
+                    u = sql(db, f"SELECT coalesce(busy_union(start_ns, end_ns), 0) FROM {k} WHERE device_id = {dev} "
+                                f"AND class IN ('{a}', '{b}')")[0][0]
+                    ba, bb = (int(per.get((dev, x), [0] * 5)[4]) for x in (a, b))
+                    want.append([dev, a, b, "", "", str(ba + bb - int(u)), every[dev]])
+            row = sql(db, f"SELECT count(*), coalesce(sum(dur_ns), 0), coalesce(busy_union(start_ns, end_ns), 0) "
+                          f"FROM {k} WHERE device_id = {dev} AND class IS NOT NULL")[0]
+            want.append([dev, "", "", row[0], row[1], row[2], every[dev]])
+        got = [(r[:1] + sorted(r[1:3]) if r[2] else r[:3]) + r[3:] for r in got]  # a pair in either order
+        ok(f"kernel_busy session {s}: rows to compare", len(want) > 0)
+        check(f"kernel_busy session {s}: busy_union over kernel_columns ({len(want)} rows)",
+              sorted(got, key=repr), sorted(want, key=repr))
+        dflt = sql(db, f"SELECT count(*), sum(kernels) FROM kernel_busy('{{}}', 'x') WHERE session_id = {s} "
+                       f"AND class = 'x'")
+        check(f"kernel_busy session {s}: default_class takes the names the map lacks", dflt,
+              sql(db, f"SELECT count(DISTINCT device_id), count(*) FROM kernel_columns WHERE session_id = {s}"))
 
 
 def busy(tmp, d, what):
@@ -314,6 +407,8 @@ def main():
         else:
             # Two sessions still: the demo recording twice, as two sources.
             columns(tmp, [DEMO, os.path.join(DEMO, sorted(os.listdir(DEMO))[0])])
+        class_rules(tmp)
+        kernel_busy(os.path.join(tmp, "many.db"))
         hotspots(tmp, "demo", DEMO)
         for k in kineto:
             hotspots(tmp, os.path.basename(k).split(".")[0], k)
