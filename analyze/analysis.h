@@ -83,6 +83,9 @@ struct table_spec {
 struct analysis {
 	const char *name;
 	const char *sql;	/* embedded file, e.g. "analyze/hotspots.sql" */
+	/* An embedded SQL file run first (statements without results), whose TEMP tables several analyses'
+	   files read, e.g. "analyze/memory-events.sql"; or NULL. */
+	const char *prelude;
 	const char *help;	/* one line, for --list and --help */
 	const struct table_spec *tables;	/* what its statements fill (script_run), ntables of them */
 	int ntables;
@@ -117,10 +120,6 @@ int run_sync(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct
 int run_idle(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_streams(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_gaps(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_leaks(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_memory(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_peak(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_growth(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_metrics(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_host(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_overhead(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);

@@ -365,13 +365,15 @@ static const struct sqlfn {
 int gpuprof_sqlite_register(sqlite3 *db)
 {
 	size_t i;
+	int rc;
 	for (i = 0; i < sizeof(functions) / sizeof(functions[0]); i++) {
 		const struct sqlfn *f = &functions[i];
-		int rc = sqlite3_create_function(db, f->name, f->nargs,
-						 SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL, f->fn,
-						 f->step, f->final);
+		rc = sqlite3_create_function(db, f->name, f->nargs, SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+					     NULL, f->fn, f->step, f->final);
 		if (rc != SQLITE_OK)
 			return rc;
 	}
+	if ((rc = gpuprof_sqlite_fmt(db)) != SQLITE_OK || (rc = gpuprof_sqlite_memory(db)) != SQLITE_OK)
+		return rc;
 	return gpuprof_sqlite_tables(db);
 }
