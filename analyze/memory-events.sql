@@ -80,7 +80,8 @@ FROM k;
 
 -- The allocations of the devices that pair, with their memory kind's name and where they were made: the
 -- site's string, else its PC, else the innermost range open in its process then (not a GPU-side
--- annotation), else its size. A view: the site is worked out only for the rows a query keeps.
+-- annotation; of two that opened at once, the first stored), else its size. A view: the site is worked
+-- out only for the rows a query keeps.
 DROP VIEW IF EXISTS temp.mem_blocks;
 CREATE TEMP VIEW mem_blocks AS
 SELECT b.n, b.pid, b.device, b.address, b.ts, b.bytes, b.kind, b.freed_ns,
@@ -93,7 +94,7 @@ SELECT b.n, b.pid, b.device, b.address, b.ts, b.bytes, b.kind, b.freed_ns,
 				    JOIN strings n ON n.session_id = r.session_id AND n.id = r.name_id
 				    WHERE r.session_id = b.session_id AND r.pid = b.pid AND r.kind <> 3
 				      AND r.start_ns <= b.ts AND (r.end_ns IS NULL OR r.end_ns > b.ts)
-				    ORDER BY r.start_ns DESC LIMIT 1),
+				    ORDER BY r.start_ns DESC, r.rowid LIMIT 1),
 			  b.bytes || '-byte blocks') END AS site
 FROM mem_events b
 WHERE b.alloc AND b.device IN (SELECT device FROM mem_devices WHERE paired);
