@@ -13,13 +13,14 @@
 -- C does one thing here, fmt_fixed (lib/sqlext_fmt.c): the verdict's numbers are printed as C's
 -- printf("%.2f") prints them, the binary value rounded; SQLite 3.40's printf('%.2f') rounds the decimal
 -- digits it makes, so 2675 bytes would read 2.68 kB beside gpuprof's 2.67 kB elsewhere.
-CREATE INDEX temp.mem_events_at ON mem_events(device, ts);
+CREATE INDEX IF NOT EXISTS temp.mem_events_at ON mem_events(device, ts);
 
 WITH ends(j, end_ns) AS MATERIALIZED (
-	SELECT row_number() OVER (ORDER BY r.end_ns) - 1, r.end_ns
-	FROM ranges r JOIN strings n ON n.session_id = r.session_id AND n.id = r.name_id
-	WHERE r.session_id = :session AND r.end_ns IS NOT NULL AND r.kind <> 3
-	  AND n.value REGEXP '^(ProfilerStep#\d+|step|iteration|train_step|Step \d+)$'
+	SELECT row_number() OVER (ORDER BY end_ns) - 1, end_ns
+	FROM ranges
+	WHERE session_id = :session AND end_ns IS NOT NULL AND kind <> 3
+	  AND name_id IN (SELECT id FROM strings WHERE session_id = :session
+			  AND value REGEXP '^(ProfilerStep#\d+|step|iteration|train_step|Step \d+)$')
 ),
 -- The series: (device, x, y), y the device's live bytes by its rule at its last event at or before the
 -- x-th iteration end (0 before its first); else each device's used-memory samples.
@@ -50,22 +51,28 @@ info(device, points, source, per, per_point, leaked) AS (
 	WHERE session_id = :session AND mem_used IS NOT NULL AND NOT EXISTS (SELECT 1 FROM mem_devices)
 	GROUP BY device_id
 ),
+-- Each series' mean point, and its first y.
 mean AS MATERIALIZED (
-	SELECT i.*, (i.points - 1) / 2.0 AS mx, (SELECT sum(y) FROM series s WHERE s.device = i.device) * 1.0 / i.points AS my
+	SELECT i.*, (i.points - 1) / 2.0 AS mx, t.sy * 1.0 / i.points AS my, t.first_y
 	FROM info i
+	LEFT JOIN (SELECT device, sum(y) AS sy, max(CASE WHEN x = 0 THEN y END) AS first_y FROM series GROUP BY device) t
+	       ON t.device = i.device
 ),
-sums AS (
-	SELECT s.device, s.x, s.y,
-	       sum((s.x - m.mx) * (s.y - m.my)) OVER w AS sxy, sum((s.x - m.mx) * (s.x - m.mx)) OVER w AS sxx,
-	       sum((s.y - m.my) * (s.y - m.my)) OVER w AS syy
-	FROM series s JOIN mean m ON m.device = s.device
-	WINDOW w AS (PARTITION BY s.device ORDER BY s.x ROWS UNBOUNDED PRECEDING)
+-- The deviations' sums, one after another in x order, as of the last point.
+sums AS MATERIALIZED (
+	SELECT * FROM (
+		SELECT s.device, s.x, s.y, m.points,
+		       sum((s.x - m.mx) * (s.y - m.my)) OVER w AS sxy, sum((s.x - m.mx) * (s.x - m.mx)) OVER w AS sxx,
+		       sum((s.y - m.my) * (s.y - m.my)) OVER w AS syy
+		FROM series s JOIN mean m ON m.device = s.device
+		WINDOW w AS (PARTITION BY s.device ORDER BY s.x ROWS UNBOUNDED PRECEDING))
+	WHERE x = points - 1
 ),
 fit AS (
-	SELECT i.*, (SELECT y FROM series s WHERE s.device = i.device AND s.x = 0) AS first_bytes, f.y AS last_bytes,
-	       CASE WHEN i.points >= 2 THEN f.sxy / f.sxx / i.per_point ELSE 0.0 END AS slope,
-	       CASE WHEN i.points < 2 THEN 0.0 WHEN f.syy > 0 THEN f.sxy * f.sxy / (f.sxx * f.syy) ELSE 1.0 END AS r2
-	FROM info i LEFT JOIN sums f ON f.device = i.device AND f.x = i.points - 1
+	SELECT m.*, m.first_y AS first_bytes, f.y AS last_bytes,
+	       CASE WHEN m.points >= 2 THEN f.sxy / f.sxx / m.per_point ELSE 0.0 END AS slope,
+	       CASE WHEN m.points < 2 THEN 0.0 WHEN f.syy > 0 THEN f.sxy * f.sxy / (f.sxx * f.syy) ELSE 1.0 END AS r2
+	FROM mean m LEFT JOIN sums f ON f.device = m.device
 ),
 judged AS (
 	SELECT *, CASE WHEN leaked > at_stake THEN leaked ELSE at_stake END AS worth

@@ -19,14 +19,25 @@
 -- level) and a running sum per device: three window passes, 0.8 s of CPU there (tests/vtab.py checks
 -- that both agree). Everything else is here and in each analysis's file.
 
+-- The tables stay on the connection for its next analysis of the same session (gpuprof-report runs three):
+-- mem_key says which session's events they hold (their count and last rowid), and valid whether that is
+-- still this session's events as they are now; else they are made again.
+CREATE TEMP TABLE IF NOT EXISTS mem_key(session_id INTEGER, events INTEGER, last INTEGER, valid INTEGER);
+INSERT INTO mem_key SELECT NULL, NULL, NULL, 0 WHERE NOT EXISTS (SELECT 1 FROM mem_key);
+UPDATE mem_key
+SET valid = session_id IS :session AND events IS (SELECT count(*) FROM memory_events WHERE session_id = :session)
+	    AND last IS (SELECT max(rowid) FROM memory_events WHERE session_id = :session),
+    session_id = :session, events = (SELECT count(*) FROM memory_events WHERE session_id = :session),
+    last = (SELECT max(rowid) FROM memory_events WHERE session_id = :session);
+
 -- Every event: n its place in time; prior a free of a block allocated before the capture; freed_ns an
 -- allocation's free (NULL while live at the end); live_now, sum_now, total_now the device's paired live
 -- bytes, running sum of signed bytes and running source total after it.
-DROP TABLE IF EXISTS temp.mem_events;
-CREATE TEMP TABLE mem_events(n INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, device INTEGER,
-			     address INTEGER, ts INTEGER, alloc INTEGER, bytes INTEGER, site_id INTEGER, kind INTEGER,
-			     pc INTEGER, total INTEGER, prior INTEGER, freed_ns INTEGER, live_now INTEGER,
-			     sum_now INTEGER, total_now INTEGER);
+CREATE TEMP TABLE IF NOT EXISTS mem_events(n INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, device INTEGER,
+					   address INTEGER, ts INTEGER, alloc INTEGER, bytes INTEGER, site_id INTEGER,
+					   kind INTEGER, pc INTEGER, total INTEGER, prior INTEGER, freed_ns INTEGER,
+					   live_now INTEGER, sum_now INTEGER, total_now INTEGER);
+DELETE FROM mem_events WHERE NOT (SELECT valid FROM mem_key);
 INSERT INTO mem_events
 SELECT p.seq, e.session_id, e.pid, coalesce(e.device_id, -1), e.address, e.ts_ns, e.op = 1, e.bytes, e.site_id,
        coalesce(e.mem_kind, 0), coalesce(e.pc, 0), e.total_allocated,
@@ -34,14 +45,18 @@ SELECT p.seq, e.session_id, e.pid, coalesce(e.device_id, -1), e.address, e.ts_ns
        CASE WHEN e.op = 1 THEN (SELECT f.ts_ns FROM memory_events f WHERE f.rowid = p.pair) END,
        p.live_bytes, p.sum_bytes, p.total_bytes
 FROM memory_pairs p JOIN memory_events e ON e.rowid = p.event
-WHERE p.session_id = :session;
+WHERE p.session_id = :session AND NOT (SELECT valid FROM mem_key);
 
 -- Per device: its counts, whether it pairs and where its peak comes from (peak_from), the peak and when
 -- (peak_ns 0: never above zero), the paired blocks' peak time (what peak lists), live bytes at the end by
 -- its rule, frees of earlier blocks (NULL where it does not pair), and why its leaks are unknown (NULL
 -- where known).
-DROP TABLE IF EXISTS temp.mem_devices;
-CREATE TEMP TABLE mem_devices AS
+CREATE TEMP TABLE IF NOT EXISTS mem_devices(device INTEGER, events INTEGER, allocs INTEGER, frees INTEGER,
+					    alloc_bytes INTEGER, paired INTEGER, peak_from TEXT, live_peak_ns INTEGER,
+					    peak INTEGER, peak_ns INTEGER, live_end_bytes INTEGER, prior_frees INTEGER,
+					    prior_free_bytes INTEGER, unknown TEXT);
+DELETE FROM mem_devices WHERE NOT (SELECT valid FROM mem_key);
+INSERT INTO mem_devices
 WITH d AS MATERIALIZED (
 	SELECT device, count(*) AS events, count(address) AS addressed, sum(alloc) AS allocs,
 	       count(*) - sum(alloc) AS frees, sum(CASE WHEN alloc THEN bytes ELSE 0 END) AS alloc_bytes,
@@ -76,14 +91,14 @@ SELECT device, events, allocs, frees, alloc_bytes, paired, peak_from, live_peak_
        CASE WHEN paired THEN prior_frees END AS prior_frees, CASE WHEN paired THEN prior_bytes END AS prior_free_bytes,
        CASE WHEN paired THEN NULL WHEN addressed = 0 THEN 'unknown: the trace has no addresses'
 	    ELSE printf('unknown: %d of %d events have no address', events - addressed, events) END AS unknown
-FROM k;
+FROM k
+WHERE NOT (SELECT valid FROM mem_key);
 
 -- The allocations of the devices that pair, with their memory kind's name and where they were made: the
 -- site's string, else its PC, else the innermost range open in its process then (not a GPU-side
 -- annotation; of two that opened at once, the first stored), else its size. A view: the site is worked
 -- out only for the rows a query keeps.
-DROP VIEW IF EXISTS temp.mem_blocks;
-CREATE TEMP VIEW mem_blocks AS
+CREATE TEMP VIEW IF NOT EXISTS mem_blocks AS
 SELECT b.n, b.pid, b.device, b.address, b.ts, b.bytes, b.kind, b.freed_ns,
        coalesce((SELECT name FROM memory_kinds WHERE id = b.kind), 'kind ' || b.kind) AS mem_kind,
        CASE WHEN b.site_id <> 0 AND (SELECT value FROM strings s WHERE s.session_id = b.session_id
