@@ -25,10 +25,9 @@
 CREATE TEMP TABLE IF NOT EXISTS mem_key(session_id INTEGER, events INTEGER, last INTEGER, valid INTEGER);
 INSERT INTO mem_key SELECT NULL, NULL, NULL, 0 WHERE NOT EXISTS (SELECT 1 FROM mem_key);
 UPDATE mem_key
-SET valid = session_id IS :session AND events IS (SELECT count(*) FROM memory_events WHERE session_id = :session)
-	    AND last IS (SELECT max(rowid) FROM memory_events WHERE session_id = :session),
-    session_id = :session, events = (SELECT count(*) FROM memory_events WHERE session_id = :session),
-    last = (SELECT max(rowid) FROM memory_events WHERE session_id = :session);
+SET valid = mem_key.session_id IS :session AND mem_key.events IS now.events AND mem_key.last IS now.last,
+    session_id = :session, events = now.events, last = now.last
+FROM (SELECT count(*) AS events, max(rowid) AS last FROM memory_events WHERE session_id = :session) AS now;
 
 -- Every event: n its place in time; prior a free of a block allocated before the capture; freed_ns an
 -- allocation's free (NULL while live at the end); live_now, sum_now, total_now the device's paired live
