@@ -399,6 +399,70 @@ static const struct table_spec stall_pcs_tables[] = {
 	{ "stall_pcs", "Most sampled instructions and why they waited", stall_pcs_cols, NCOLS(stall_pcs_cols) },
 };
 
+static const struct colspec memory_cols[] = {
+	{ "device", "Device", C_INT },
+	{ "allocs", "Allocations", C_INT },
+	{ "frees", "Frees", C_INT },
+	{ "alloc_bytes", "Allocated", C_BYTES },
+	{ "peak_bytes", "Peak", C_BYTES },
+	{ "peak_ns", "At", C_TIME },
+	{ "peak_from", "Peak from", C_TEXT },
+	{ "live_end_bytes", "Live at end", C_BYTES },
+	{ "prior_frees", "Frees of earlier blocks", C_INT },
+	{ "prior_free_bytes", "Their bytes", C_BYTES },
+};
+static const struct table_spec memory_tables[] = {
+	{ "memory", "GPU memory per device: allocations, peak, live at the end", memory_cols, NCOLS(memory_cols) },
+};
+
+/* The leak gate (judge_leaks) reads bytes and status. */
+static const struct colspec leaks_cols[] = {
+	{ "bytes", "Unfreed", C_BYTES },
+	{ "count", "Blocks", C_INT },
+	{ "first_ns", "First", C_TIME },
+	{ "last_ns", "Last", C_TIME },
+	{ "device", "Device", C_INT },
+	{ "mem_kind", "Kind", C_TEXT },
+	{ "status", "Status", C_TEXT },
+	{ "site", "Site", C_TEXT },
+};
+static const struct table_spec leaks_tables[] = {
+	{ "leaks", "Leak candidates: memory still allocated at the end, by site", leaks_cols, NCOLS(leaks_cols) },
+};
+
+static const struct colspec peak_cols[] = {
+	{ "device", "Device", C_INT },
+	{ "bytes", "Bytes", C_BYTES },
+	{ "alloc_ns", "Allocated at", C_TIME },
+	{ "address", "Address", C_INT },
+	{ "mem_kind", "Kind", C_TEXT },
+	{ "site", "Site", C_TEXT },
+};
+static const struct table_spec peak_tables[] = {
+	{ "peak", "What was live at each device's peak, largest first", peak_cols, NCOLS(peak_cols) },
+};
+
+static const struct colspec growth_cols[] = {
+	{ "device", "Device", C_INT },
+	{ "source", "From", C_TEXT },
+	{ "points", "Points", C_INT },
+	{ "first_bytes", "First", C_BYTES },
+	{ "last_bytes", "Last", C_BYTES },
+	{ "slope_bytes", "Slope", C_BYTES },
+	{ "r2", "R^2", C_REAL },
+	{ "leaked_bytes", "Unfreed at end", C_BYTES },
+	{ "severity", "Severity", C_TEXT },
+	{ "verdict", "Verdict", C_TEXT },
+	{ "suggestion", "What to check", C_TEXT },
+};
+static const struct table_spec growth_tables[] = {
+	{ "growth", "Memory growth per iteration (catches leaks freed only at exit)", growth_cols,
+	  NCOLS(growth_cols) },
+};
+
+/* The TEMP tables memory, leaks, peak and growth read: the events paired, per device how memory is known. */
+#define MEMORY_EVENTS .prelude = "analyze/memory-events.sql"
+
 const struct analysis analyses[] = {
 	{ SQL_ROW("summary", "summary.sql",
 		  "The session and its GPU span, busy and idle time (kernels, copies, memsets)", summary_tables),
@@ -423,13 +487,14 @@ const struct analysis analyses[] = {
 	{ SQL_ROW("streams", "streams.sql", "Busy time per stream", streams_tables) },
 	{ SQL_ROW("gaps", "gaps.sql", "Longest GPU idle gaps, with the host calls made during them", gaps_tables),
 	  .section = 15, .section_top = 5 },
-	{ ROW("memory", "memory.sql", "GPU memory per device: allocations, peak (and when), live at the end",
-	      run_memory), .section = 11 },
-	{ ROW("leaks", "memory.sql", "Leak candidates: blocks still allocated at the end, by site (--fail-on-leak)",
-	      run_leaks), .gate = &leak_gate, .section = 12, .section_top = 10 },
-	{ ROW("peak", "memory.sql", "What was live at each device's memory peak, largest first", run_peak) },
-	{ ROW("growth", "memory.sql", "Memory growth per iteration with R^2, severity and what to check",
-	      run_growth), .section = 13 },
+	{ SQL_ROW("memory", "memory.sql", "GPU memory per device: allocations, peak (and when), live at the end",
+		  memory_tables), MEMORY_EVENTS, .section = 11 },
+	{ SQL_ROW("leaks", "leaks.sql", "Leak candidates: blocks still allocated at the end, by site (--fail-on-leak)",
+		  leaks_tables), MEMORY_EVENTS, .gate = &leak_gate, .section = 12, .section_top = 10 },
+	{ SQL_ROW("peak", "peak.sql", "What was live at each device's memory peak, largest first", peak_tables),
+	  MEMORY_EVENTS },
+	{ SQL_ROW("growth", "growth.sql", "Memory growth per iteration with R^2, severity and what to check",
+		  growth_tables), MEMORY_EVENTS, .section = 13 },
 	{ SQL_ROW("stalls", "stalls.sql", "Warp stall reasons from PC sampling: samples, share, meaning, usual cause",
 		  stalls_tables), .prelude = STALL_SAMPLES, .section = 6 },
 	{ SQL_ROW("stall_kernels", "stall_kernels.sql", "Stall reason mix per kernel (a kernel x reason matrix)",
@@ -491,8 +556,8 @@ int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_op
 	const char *sql = embed_get(a->sql), *prelude = a->prelude ? embed_get(a->prelude) : NULL;
 	if (!sql || (a->prelude && !prelude))
 		return error("internal: analysis '%s' has no SQL file %s", a->name, sql ? a->prelude : a->sql);
-	if (prelude && sqlite3_exec(db, prelude, NULL, NULL, NULL) != SQLITE_OK)
-		return error("sqlite: %s", sqlite3_errmsg(db));
+	if (prelude && script_run(db, prelude, o, NULL, 0, out))
+		return -1;
 	return a->run ? a->run(db, sql, o, out) : script_run(db, sql, o, a->tables, a->ntables, out);
 }
 

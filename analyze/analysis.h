@@ -93,7 +93,9 @@ struct table_spec {
 struct analysis {
 	const char *name;
 	const char *sql;	/* embedded file, e.g. "analyze/hotspots.sql" */
-	const char *prelude;	/* embedded SQL run first (TEMP views analyses share), or NULL */
+	/* An embedded SQL file run first (statements without results), whose TEMP tables or views several
+	   analyses' files read, e.g. "analyze/memory-events.sql"; or NULL. */
+	const char *prelude;
 	const char *help;	/* one line, for --list and --help */
 	const struct table_spec *tables;	/* what its statements fill (script_run), ntables of them */
 	int ntables;
@@ -119,10 +121,6 @@ int analysis_baseline(sqlite3 *db, struct analysis_opts *o);
 int analysis_takes(const struct analysis *a, const struct analysis_option *opt);
 
 /* The run functions of the table, one file each. */
-int run_leaks(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_memory(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_peak(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_growth(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_compare(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_trend(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);

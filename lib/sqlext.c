@@ -430,10 +430,10 @@ static const struct sqlfn {
 int gpuprof_sqlite_register(sqlite3 *db)
 {
 	size_t i;
+	int rc;
 	for (i = 0; i < sizeof(functions) / sizeof(functions[0]); i++) {
 		const struct sqlfn *f = &functions[i];
 		struct regex_cache *cache = NULL;
-		int rc;
 		if (f->fn == sql_regexp) {
 			if (!(cache = sqlite3_malloc(sizeof(*cache))))
 				return SQLITE_NOMEM;
@@ -446,5 +446,7 @@ int gpuprof_sqlite_register(sqlite3 *db)
 		if (rc != SQLITE_OK)
 			return rc;
 	}
+	if ((rc = gpuprof_sqlite_fmt(db)) != SQLITE_OK || (rc = gpuprof_sqlite_memory(db)) != SQLITE_OK)
+		return rc;
 	return gpuprof_sqlite_tables(db);
 }

@@ -11,6 +11,9 @@
  *   short_name(name)     a C++ signature's base name, as --short shows it
  *   fold_name(name)      a range name without PyTorch's ", seq = N" and ", op_id = N" counters
  *   fmt_ns(ns)           a time as gpuprof's tables show it: "850 ns", "1.234 us", "12.345 ms", "2.500 s"
+ *   fmt_fixed(x, d)      x with d digits after the point as C's printf("%.*f") rounds it (the binary
+ *                        value, ties to even: 2.675 -> "2.67"), where SQLite's printf gives "2.68"
+ *                        (lib/sqlext_fmt.c)
  *
  * The aggregates ignore NULLs and give NULL for no values; median and percentile of integers are the
  * doubles the analyses compute (lib/dstats.c), to the bit. Values and intervals are collected and sorted
@@ -83,6 +86,23 @@ int gpuprof_sqlite_register(sqlite3 *db);
  *       most 64 classes.
  */
 int gpuprof_sqlite_tables(sqlite3 *db);
+
+/* Register fmt_fixed (lib/sqlext_fmt.c) on db. SQLITE_OK or SQLite's error code. */
+int gpuprof_sqlite_fmt(sqlite3 *db);
+
+/*
+ * memory_pairs (lib/sqlext_memory.c), an eponymous read-only virtual table: the memory_events of every
+ * session, or of one with `WHERE session_id = S`, in time order (ts_ns, then rowid), as
+ *   session_id, event (the memory_events rowid), seq (1, 2, ... in time order within the session),
+ *   pair (the rowid of the event it pairs with: an allocation's free, NULL while live at the end; a
+ *   free's allocation, NULL for a block allocated before the capture; NULL for events without address),
+ *   live_bytes (its device's bytes in paired blocks after the event), sum_bytes (its device's running
+ *   sum of signed bytes, allocations less frees), total_bytes (its device's running total_allocated,
+ *   each process's latest summed; 0 before the first).
+ * Events pair by (pid, device, address) as a stack: a free ends the newest live allocation of its process
+ * and device at its address. Devices are coalesce(device_id, -1). SQLITE_OK or SQLite's error code.
+ */
+int gpuprof_sqlite_memory(sqlite3 *db);
 
 /*
  * The TEMP views of schemas/views-ext.sql, which shadow schemas/views.sql's slow ones with the same

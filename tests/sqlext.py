@@ -3,7 +3,8 @@
 sqlite3 command-line shell. median, stddev_samp and percentile against Python's statistics module on
 random groups (odd and even counts, NULLs, one row, no rows, REALs); busy_union against an exact union
 in Python (overlapping, nested, touching intervals, int64's ends); regexp against Python's re (more
-patterns in turn than its cache keeps) and a bad pattern; short_name and fold_name, and per-name statistics, against what gpuprof-analyze shows."""
+patterns in turn than its cache keeps) and a bad pattern; fmt_fixed against Python's printf-style
+rounding; short_name and fold_name, and per-name statistics, against what gpuprof-analyze shows."""
 import json
 import os
 import random
@@ -213,6 +214,27 @@ def regexps(tmp):
            p.returncode == 1 and f"bad regular expression '{bad}'" in p.stderr, f"exit {p.returncode}: {p.stderr}")
 
 
+def fixed(tmp):
+    """fmt_fixed(x, d) against Python's '%.*f', which rounds the binary value as C's printf does (SQLite's
+    printf('%.2f') gives 2.68 for 2.675, whose binary value is 2.67499...)."""
+    db = os.path.join(tmp, "fixed.db")
+    xs = [2.675, 0.125, 0.375, 0.625, 1.005, 1.015, 566.125, 0.5, 1.5, 2.5, -0.5, -2.675, 0.0, 123.456789,
+          1048576 / 1e6, 5 / 7, 1e20, 2.0**60, 1e-9]
+    con = sqlite3.connect(db)
+    con.execute("CREATE TABLE t(x REAL)")
+    con.executemany("INSERT INTO t VALUES (?)", [(x,) for x in xs])
+    con.commit()
+    con.close()
+    rows = cli(db, "SELECT t.rowid, d.d, fmt_fixed(t.x, d.d) FROM t, (SELECT 0 AS d UNION ALL SELECT 2 UNION ALL "
+                   "SELECT 3) d ORDER BY 1, 2")
+    got = {(int(r), int(d)): v for r, d, v in rows}
+    for i, x in enumerate(xs, 1):
+        for d in (0, 2, 3):
+            check(f"fmt_fixed({x!r}, {d})", got.get((i, d)), "%.*f" % (d, x))
+    check("fmt_fixed(NULL, 2) and of an integer", cli(db, "SELECT fmt_fixed(NULL, 2) IS NULL, fmt_fixed(2675, 1)"),
+          [["1", "2675.0"]])
+
+
 def analyze(db, name, *extra):
     return json.loads(subprocess.run([os.path.join(BIN, "gpuprof-analyze"), name, db, "--format", "json"] + list(extra),
                                      capture_output=True, text=True, check=True).stdout)
@@ -261,6 +283,7 @@ def main():
         stats_groups(tmp)
         busy(tmp)
         regexps(tmp)
+        fixed(tmp)
         names(tmp)
     return checks.summary("sqlext")
 

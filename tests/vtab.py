@@ -12,7 +12,7 @@ without them (retired with SQL), several sessions and processes, with and withou
 damaged chunks are an error while they count, not wrong rows; kernel_stats against GROUP BY over
 kernel_columns with median and stddev_samp; the hotspots view with the extension (a TEMP view over
 kernel_stats) and without it (the stored plain-SQL view) against `gpuprof-analyze hotspots --format json`
-on the demo session and Kineto traces from ../shared/traces."""
+on the demo session and Kineto traces from ../shared/traces; memory_pairs against its plain-SQL form."""
 import collections
 import json
 import os
@@ -391,6 +391,57 @@ def hotspots(tmp, name, src):
     ok(f"{name}: the stored view says how to load the extension", ".load build/lib/gpuprof_sqlite" in schema, schema)
 
 
+# memory_pairs said in plain SQL: each event's stack level at its (session, pid, device, address) is the
+# running count of allocations less frees (a free's level is the count before it); at one level allocations
+# and frees alternate, so an allocation pairs with the next event there and a free with the one before.
+PAIRS_SQL = """
+WITH e AS (SELECT rowid AS id, session_id, pid, coalesce(device_id, -1) AS device, address, ts_ns AS ts, op = 1 AS alloc,
+                  bytes, total_allocated AS total FROM memory_events),
+w AS (SELECT *, row_number() OVER (PARTITION BY session_id ORDER BY ts, id) AS seq,
+             sum(CASE WHEN alloc THEN 1 ELSE -1 END) OVER (PARTITION BY session_id, pid, device, address ORDER BY ts, id) AS s,
+             total - lag(total, 1, 0) OVER (PARTITION BY session_id, device, pid, total IS NULL ORDER BY ts, id) AS total_step
+      FROM e),
+l AS (SELECT *, CASE WHEN address IS NULL THEN NULL WHEN alloc THEN lead(id) OVER k ELSE lag(id) OVER k END AS pair,
+             CASE WHEN address IS NULL THEN 0 WHEN alloc THEN bytes ELSE -coalesce(lag(bytes) OVER k, 0) END AS live_step
+      FROM w WINDOW k AS (PARTITION BY session_id, pid, device, address, CASE WHEN alloc THEN s ELSE s + 1 END ORDER BY ts, id))
+SELECT session_id, id, seq, pair, sum(live_step) OVER d, sum(CASE WHEN alloc THEN bytes ELSE -bytes END) OVER d,
+       sum(coalesce(total_step, 0)) OVER d
+FROM l WINDOW d AS (PARTITION BY session_id, device ORDER BY ts, id)
+"""
+PAIRS = "SELECT session_id, event, seq, pair, live_bytes, sum_bytes, total_bytes FROM memory_pairs"
+
+
+def memory_pairs(tmp):
+    """memory_pairs against its plain-SQL form: the demo session's events, and a second session of random
+    events made here (several processes and devices, a NULL device, addresses reused, nested and freed before
+    the capture, some without address, equal times, running totals from two processes)."""
+    import random
+    import sqlite3
+    db = os.path.join(tmp, "pairs.db")
+    ingest(DEMO, db)
+    r = random.Random(16)
+    con = sqlite3.connect(db)
+    rows = []
+    for _ in range(600):
+        dev = r.choice([0, 1, None])
+        rows.append((2, r.choice([1, 2]), r.randint(0, 300), dev, r.choice([1, 1, 2]),
+                     None if dev == 1 and r.random() < 0.2 else r.choice([0x1000, 0x2000, 0x3000, 0]),
+                     r.randint(0, 10**6), r.choice([None, r.randint(0, 10**9)]) if dev is None else r.randint(0, 10**9)))
+    con.executemany("INSERT INTO memory_events (session_id, pid, ts_ns, device_id, op, address, bytes, total_allocated) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    con.commit()
+    con.close()
+    want = sql(db, PAIRS_SQL)
+    check("memory_pairs: rows of both sessions", len(sql(db, PAIRS)), len(want))
+    check(f"memory_pairs = its plain SQL ({len(want)} rows)", multiset(sql(db, PAIRS)) == multiset(want), True)
+    check("memory_pairs WHERE session_id = 2 = its plain SQL",
+          multiset(sql(db, PAIRS + " WHERE session_id = 2")) == multiset(w for w in want if w[0] == "2"), True)
+    ok("memory_pairs: some frees of earlier blocks and some pairs",
+       0 < sum(1 for w in want if w[3] == "") < len(want), "no mix of paired and unpaired events")
+    check("memory_pairs: in time order (seq)", [w[2] for w in sql(db, PAIRS + " WHERE session_id = 2")],
+          [str(i) for i in range(1, 601)])
+
+
 def main():
     if not shutil.which("sqlite3"):
         print("vtab: skipped: no sqlite3 command-line shell")
@@ -409,6 +460,7 @@ def main():
             columns(tmp, [DEMO, os.path.join(DEMO, sorted(os.listdir(DEMO))[0])])
         class_rules(tmp)
         kernel_busy(os.path.join(tmp, "many.db"))
+        memory_pairs(tmp)
         hotspots(tmp, "demo", DEMO)
         for k in kineto:
             hotspots(tmp, os.path.basename(k).split(".")[0], k)

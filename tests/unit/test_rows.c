@@ -25,7 +25,7 @@ static const struct analysis_option *option(const struct analysis *a, const char
 	return a->gate && !strcmp(a->gate->option->name, name) ? a->gate->option : NULL;
 }
 
-/* A leaks table as run_leaks fills it: bytes and status columns. */
+/* A leaks table as analyze/leaks.sql fills it: bytes and status columns. */
 static struct table *leaks_table(const int64_t *bytes, const char *const *status, int n)
 {
 	struct table *t = table_new("leaks", "Leaks");

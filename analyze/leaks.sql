@@ -1,0 +1,21 @@
+-- leaks: leak candidates, the blocks still allocated at the end (memory-events.sql, run first, pairs
+-- allocations and frees), grouped by device, memory kind and site: largest first, then by site, then as
+-- the groups' first blocks came. First, one row per device whose events lack addresses: what it leaked is
+-- unknown (status says why), never guessed. Those rows always show and count towards --top, which keeps
+-- groups while the table has fewer rows (the leak gate, analyses.c's judge_leaks, reads bytes and status).
+SELECT bytes, count, first_ns, last_ns, device, mem_kind, status, site
+FROM (
+	SELECT *, row_number() OVER (ORDER BY known, CASE WHEN known THEN -bytes ELSE device END, site, first_n)
+		AS k
+	FROM (
+		SELECT NULL AS bytes, NULL AS count, NULL AS first_ns, NULL AS last_ns, device, NULL AS mem_kind,
+		       unknown AS status, NULL AS site, 0 AS known, NULL AS first_n
+		FROM mem_devices WHERE NOT paired
+		UNION ALL
+		SELECT sum(bytes), count(*), min(ts), max(ts), device, mem_kind, 'unfreed', site, 1, min(n)
+		FROM mem_blocks WHERE freed_ns IS NULL
+		GROUP BY device, kind, site
+	)
+)
+WHERE NOT known OR :top < 0 OR k <= :top
+ORDER BY k;
