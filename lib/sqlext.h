@@ -14,6 +14,10 @@
  *   fmt_fixed(x, d)      x with d digits after the point as C's printf("%.*f") rounds it (the binary
  *                        value, ties to even: 2.675 -> "2.67"), where SQLite's printf gives "2.68"
  *                        (lib/sqlext_fmt.c)
+ *   gpuprof_kernel_cache([on])  1: the connection keeps the kernel columns a table read (one session's,
+ *                        while the database is unchanged), so the next table that reads them decodes
+ *                        nothing; 0: it keeps none (the default). Returns the kernels kept. gpuprof-report
+ *                        turns it on (8 bytes per kernel and column kept: about 200 MB for 5M kernels)
  *
  * The aggregates ignore NULLs and give NULL for no values; median and percentile of integers are the
  * doubles the analyses compute (lib/dstats.c), to the bit. Values and intervals are collected and sorted

@@ -681,7 +681,8 @@ static int ks_close(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
-int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqlext_batch_fn *each, void *arg)
+/* Session s's kernels, read (sqlext_kernels without the connection's cache). */
+static int kernels_read(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqlext_batch_fn *each, void *arg)
 {
 	struct kv_cursor k;
 	int64_t *buf[KC_COUNT] = { NULL };
@@ -744,6 +745,193 @@ out:
 		sqlite3_free(buf[j]);
 	k.sessions = NULL;	/* s, not the cursor's */
 	kv_reset(&k);
+	return rc;
+}
+
+/*
+ * ---- what a connection may keep: one session's kernel columns, for the next table that reads them ----
+ *
+ * A report asks kernel_stats, gpu_busy, kernel_busy and the ranges' windows of one session: each would
+ * decode the millions of kernels of the column chunks again. With gpuprof_kernel_cache(1) a connection
+ * keeps the columns it read (those asked, and KC_KEPT) while the database stays as it was: the same
+ * session, PRAGMA data_version (other connections' commits), schema_version and total changes (its own).
+ * Off by default: it holds 8 bytes per kernel and column (200 MB for 5M kernels).
+ */
+#define KC_KEPT (1u << KC_DEV | 1u << KC_STREAM | 1u << KC_NAME | 1u << KC_START | 1u << KC_DUR)
+
+struct kcache {
+	sqlite3 *db;
+	int on;			/* gpuprof_kernel_cache(1) */
+	int64_t key[4];		/* session, data_version, schema_version, total changes */
+	unsigned cols;		/* the columns held (bit 1 << KC_*); 0: nothing held */
+	size_t n, alloc;
+	int64_t *col[KC_COUNT];	/* sqlite3_realloc64'd */
+	struct kcache *next;
+};
+
+/* Every connection's, found by its connection (the caches are few: one per open connection). */
+static struct kcache *kcaches;
+
+static sqlite3_mutex *kcache_mutex(void)
+{
+	return sqlite3_mutex_alloc(SQLITE_MUTEX_STATIC_APP1);
+}
+
+static void kcache_empty(struct kcache *c)
+{
+	int j;
+	for (j = 0; j < KC_COUNT; j++) {
+		sqlite3_free(c->col[j]);
+		c->col[j] = NULL;
+	}
+	c->cols = 0;
+	c->n = c->alloc = 0;
+}
+
+static struct kcache *kcache_find(sqlite3 *db)
+{
+	struct kcache *c;
+	sqlite3_mutex_enter(kcache_mutex());
+	for (c = kcaches; c && c->db != db; c = c->next)
+		;
+	sqlite3_mutex_leave(kcache_mutex());
+	return c;
+}
+
+/* gpuprof_kernel_cache's user data is let go (its connection closes): the cache goes with it. */
+static void kcache_free(void *p)
+{
+	struct kcache *c = p, **pp;
+	sqlite3_mutex_enter(kcache_mutex());
+	for (pp = &kcaches; *pp && *pp != c; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = c->next;
+	sqlite3_mutex_leave(kcache_mutex());
+	kcache_empty(c);
+	sqlite3_free(c);
+}
+
+/* gpuprof_kernel_cache([on]): turn keeping on (1) or off (0, emptied); the kernels kept now. */
+static void sql_kernel_cache(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct kcache *c = sqlite3_user_data(ctx);
+	if (argc && sqlite3_value_type(argv[0]) != SQLITE_NULL) {
+		c->on = sqlite3_value_int(argv[0]) != 0;
+		if (!c->on)
+			kcache_empty(c);
+	}
+	sqlite3_result_int64(ctx, (sqlite3_int64)c->n);
+}
+
+static int kcache_register(sqlite3 *db)
+{
+	struct kcache *c = sqlite3_malloc(sizeof(*c));
+	int rc;
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	c->db = db;
+	sqlite3_mutex_enter(kcache_mutex());
+	c->next = kcaches;
+	kcaches = c;
+	sqlite3_mutex_leave(kcache_mutex());
+	/* The function owns the cache: freed when the connection closes, or at once when this fails. */
+	rc = sqlite3_create_function_v2(db, "gpuprof_kernel_cache", 0, SQLITE_UTF8 | SQLITE_DIRECTONLY, c,
+					sql_kernel_cache, NULL, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		kcache_free(c);
+		return rc;
+	}
+	return sqlite3_create_function_v2(db, "gpuprof_kernel_cache", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, c,
+					  sql_kernel_cache, NULL, NULL, kcache_free);
+}
+
+/* Keeping a read: the caller's callback, and the batches appended to the cache. */
+struct kcache_fill {
+	struct kcache *c;
+	sqlext_batch_fn *each;
+	void *arg;
+	int stopped;		/* the caller stopped: what is kept is partial */
+};
+
+static int kcache_take(void *arg, const int64_t *const *col, size_t n)
+{
+	struct kcache_fill *f = arg;
+	struct kcache *c = f->c;
+	int j, rc;
+	if (c->n + n > c->alloc) {
+		size_t alloc = 2 * (c->n + n) + COLSTORE_ROWS;
+		for (j = 0; j < KC_COUNT; j++) {
+			int64_t *a;
+			if (!(c->cols >> j & 1))
+				continue;
+			if (!(a = sqlite3_realloc64(c->col[j], alloc * sizeof(int64_t))))
+				return SQLITE_NOMEM;
+			c->col[j] = a;
+		}
+		c->alloc = alloc;
+	}
+	for (j = 0; j < KC_COUNT; j++)
+		if (c->cols >> j & 1)
+			memcpy(c->col[j] + c->n, col[j], n * sizeof(int64_t));
+	c->n += n;
+	if ((rc = f->each(f->arg, col, n)))
+		f->stopped = 1;
+	return rc;
+}
+
+int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqlext_batch_fn *each, void *arg)
+{
+	struct kcache *c = kcache_find(db);
+	struct kcache_fill f;
+	int64_t key[4];
+	char *sql;
+	size_t at;
+	int rc, j;
+	used &= ~(1u << KC_SESSION);
+	if (!c || !c->on)
+		return kernels_read(vt, db, s, used, each, arg);
+	key[0] = s;
+	key[1] = vt_int(db, "PRAGMA main.data_version");
+	key[2] = vt_int(db, "PRAGMA main.schema_version");
+	key[3] = sqlite3_total_changes64(db);
+	if (c->cols && !memcmp(key, c->key, sizeof(key)) && (used & c->cols) == used) {
+		const int64_t *col[KC_COUNT];
+		for (at = 0, rc = SQLITE_OK; rc == SQLITE_OK && at < c->n; at += COLSTORE_ROWS) {
+			size_t n = c->n - at < COLSTORE_ROWS ? c->n - at : COLSTORE_ROWS;
+			for (j = 0; j < KC_COUNT; j++)
+				col[j] = used >> j & 1 ? c->col[j] + at : NULL;
+			rc = each(arg, col, n);
+		}
+		return rc;
+	}
+	kcache_empty(c);
+	memcpy(c->key, key, sizeof(key));
+	c->cols = used | KC_KEPT;
+	/* Sized once when the chunks say how many kernels there are (growing 40 MB arrays costs more). */
+	if ((sql = sqlite3_mprintf("SELECT coalesce(sum(rows), 0) FROM column_sets WHERE tbl = 'kernels' "
+				   "AND session_id = %lld", (long long)s))) {
+		int64_t rows = vt_int(db, sql);
+		sqlite3_free(sql);
+		for (j = 0; rows > 0 && j < KC_COUNT; j++)
+			if (c->cols >> j & 1 && (c->col[j] = sqlite3_malloc64((size_t)rows * sizeof(int64_t))))
+				c->alloc = (size_t)rows;
+			else if (c->cols >> j & 1) {
+				kcache_empty(c);
+				c->cols = used | KC_KEPT;
+				break;
+			}
+	}
+	f.c = c;
+	f.each = each;
+	f.arg = arg;
+	f.stopped = 0;
+	rc = kernels_read(vt, db, s, c->cols, kcache_take, &f);
+	if (rc != SQLITE_OK || f.stopped)
+		kcache_empty(c);
+	if (rc == SQLITE_NOMEM && !f.stopped && !vt->zErrMsg)
+		vt->zErrMsg = sqlite3_mprintf("out of memory");
 	return rc;
 }
 
@@ -971,7 +1159,9 @@ int gpuprof_sqlite_views(sqlite3 *db)
 
 int gpuprof_sqlite_tables(sqlite3 *db)
 {
-	int rc = sqlite3_create_module(db, "kernel_columns", &kv_module, (void *)&kernel_def);
+	int rc = kcache_register(db);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_module(db, "kernel_columns", &kv_module, (void *)&kernel_def);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_module(db, "api_columns", &kv_module, (void *)&call_def);
 	if (rc == SQLITE_OK)

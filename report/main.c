@@ -168,6 +168,11 @@ int main(int argc, char **argv)
 		db_close(db);
 		return EXIT_DATA;
 	}
+	/* Its sections read the session's kernels through several tables: decode the chunks once. */
+	if (db_exec(db, "SELECT gpuprof_kernel_cache(1)")) {
+		db_close(db);
+		return EXIT_SYSTEM;
+	}
 	if (o.baseline && analysis_baseline(db, &o)) {
 		db_close(o.base_db);
 		db_close(db);

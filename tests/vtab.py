@@ -442,6 +442,38 @@ def memory_pairs(tmp):
           [str(i) for i in range(1, 601)])
 
 
+def kernel_cache(tmp, src):
+    """gpuprof_kernel_cache(1): a connection keeps a session's kernel columns for the next table that reads
+    them; the tables give what they give without it, for each session in turn, and after a change."""
+    db = os.path.join(tmp, "cache.db")
+    shutil.copy(src, db)
+    sessions = [r[0] for r in sql(db, "SELECT id FROM sessions ORDER BY id", load=False)]
+    reads = lambda s: (f"SELECT * FROM kernel_stats WHERE session_id = {s}; SELECT * FROM gpu_busy WHERE session_id = {s}; "
+                       f"SELECT * FROM kernel_busy('{{}}', 'all') WHERE session_id = {s};")
+    plain = [sql(db, "".join(reads(s) for s in sessions))]
+    kept = sql(db, "SELECT gpuprof_kernel_cache(); SELECT gpuprof_kernel_cache(1); " +
+               "".join(reads(s) + reads(s) + f"SELECT gpuprof_kernel_cache(), count(*) FROM kernels WHERE session_id = {s};"
+                       for s in sessions))
+    check("kernel cache: off by default, nothing kept", kept[:2], [["0"], ["0"]])
+    n = len(plain[0]) // len(sessions) if sessions else 0
+    got, i, want = [], 2, []
+    for s in sessions:
+        want_s = sql(db, reads(s))
+        block = kept[i:i + 2 * len(want_s) + 1]
+        i += 2 * len(want_s) + 1
+        check(f"kernel cache: session {s}: read, then kept, as without it", block[:-1], want_s + want_s)
+        check(f"kernel cache: session {s}: holds its kernels", block[-1][0], block[-1][1])
+    ok("kernel cache: sessions compared", len(sessions) > 1 and n > 0)
+    s = sessions[0]
+    changed = sql(db, "SELECT gpuprof_kernel_cache(1);" + reads(s) +
+                  f"DELETE FROM kernels WHERE rowid = (SELECT min(rowid) FROM kernels WHERE session_id = {s});" +
+                  reads(s) + "SELECT gpuprof_kernel_cache(0);")
+    after = sql(db, reads(s))
+    check("kernel cache: a change is seen (the kept columns dropped)", changed[-1 - len(after):-1], after)
+    check("kernel cache: the change changed something", changed[1:1 + len(after)] != after, True)
+    check("kernel cache: off empties it", changed[-1], ["0"])
+
+
 def main():
     if not shutil.which("sqlite3"):
         print("vtab: skipped: no sqlite3 command-line shell")
@@ -460,6 +492,7 @@ def main():
             columns(tmp, [DEMO, os.path.join(DEMO, sorted(os.listdir(DEMO))[0])])
         class_rules(tmp)
         kernel_busy(os.path.join(tmp, "many.db"))
+        kernel_cache(tmp, os.path.join(tmp, "many.db"))
         memory_pairs(tmp)
         hotspots(tmp, "demo", DEMO)
         for k in kineto:
