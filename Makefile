@@ -62,7 +62,7 @@ endif
 # entry point is exported. Never sanitized: a sanitizer runtime cannot be loaded into the sqlite3 shell (the
 # linked-in copy is, in tests/unit/test_sqlext.c).
 EXTENSION = $(B)/lib/gpuprof_sqlite.so
-EXT_SRC = lib/sqlext_load.c lib/sqlext.c lib/sqlext_vtab.c lib/colstore.c lib/records.c lib/dstats.c lib/spans.c lib/symname.c lib/util.c
+EXT_SRC = lib/sqlext_load.c lib/sqlext.c lib/sqlext_vtab.c lib/sqlext_window.c lib/colstore.c lib/records.c lib/dstats.c lib/spans.c lib/symname.c lib/util.c
 EXT_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -fPIC -fvisibility=hidden \
 	     -DGPUPROF_SQLITE_LOADABLE
 

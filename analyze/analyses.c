@@ -180,6 +180,21 @@ static const struct table_spec hotspots_tables[] = {
 	{ "hotspots", "Top kernels by total GPU time", hotspots_cols, NCOLS(hotspots_cols) },
 };
 
+static const struct colspec ranges_cols[] = {
+	STATS_COLUMNS("count", "Count"),
+	{ "gpu_ns", "GPU time", C_NS },
+	{ "kernels", "Kernels", C_INT },
+	{ "window_gpu_ns", "Window GPU", C_NS },
+	{ "window_kernels", "Window kernels", C_INT },
+	{ "style", "Style", C_TEXT },
+	{ "name", "Name", C_TEXT },
+	{ "path", "Path", C_TEXT },
+};
+static const struct table_spec ranges_tables[] = {
+	{ "ranges", "NVTX ranges by path and style, with the GPU time of the kernels they launched", ranges_cols,
+	  NCOLS(ranges_cols) },
+};
+
 const struct analysis analyses[] = {
 	{ ROW("summary", "summary.sql", "The session and its GPU span, busy and idle time (kernels, copies, memsets)",
 	      run_summary), .section = 2 },
@@ -195,8 +210,8 @@ const struct analysis analyses[] = {
 	      run_memcpy), .section = 8 },
 	{ ROW("sync", "sync.sql", "Host time blocked in synchronization, by type and stream", run_sync),
 	  .section = 9, .section_top = 10 },
-	{ ROW("ranges", "ranges.sql", "NVTX ranges by nesting path: wall time and the GPU time they launched",
-	      run_ranges), .section = 10, .section_top = 10 },
+	{ SQL_ROW("ranges", "ranges.sql", "NVTX ranges by nesting path: wall time and the GPU time they launched",
+		  ranges_tables), .section = 10, .section_top = 10 },
 	{ ROW("idle", "idle.sql", "GPU idle time per device; kernel and copy busy time and their overlap", run_idle),
 	  .section = 14 },
 	{ ROW("streams", "idle.sql", "Busy time per stream", run_streams) },

@@ -127,7 +127,6 @@ int run_overhead(sqlite3 *db, const char *sql, const struct analysis_opts *o, st
 int run_stalls(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_stall_kernels(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_stall_pcs(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_compare(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_trend(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 
@@ -196,14 +195,9 @@ int script_stats(struct script *sc, int64_t (*map)(void *ctx, int64_t key), void
  * them. Sorted as noted into *out and *n; free with named_stats_free. 0, or -1 with a message.
  * memcpy_by_kind (sql: memcpy.sql): copies per kind and memsets, labelled as the memcpy analysis labels
  * them ("HtoD", "memset"), with bytes; largest total first.
- * ranges_by_path (sql: ranges.sql): NVTX ranges per nesting path and style (in named_stats.style), as
- * the ranges analysis groups and filters them; wall-time statistics of the ranges that ended, with n
- * counting unfinished ones too; sorted by path, then style.
  */
 struct named_stats;
 int memcpy_by_kind(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
-		   size_t *n);
-int ranges_by_path(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
 		   size_t *n);
 /* Statistics into seven columns from col on: total, count, avg, med, min, max, stddev. */
 void set_stats(struct table *t, size_t r, int col, const struct dstats *s);

@@ -54,6 +54,53 @@ static const struct colspec bytes_cols[] = {
 	{ "new_bytes", "New bytes", C_BYTES },
 };
 
+/*
+ * The NVTX ranges of o->session per path and style, as the ranges analysis shows them (all its rows): the
+ * wall time statistics of the ranges that ended, n counting unfinished ones too. 0, or -1 with a message.
+ */
+static int ranges_by_path(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
+			  size_t *n)
+{
+	const struct analysis *a = analysis_find("ranges");
+	struct analysis_opts all = *o;
+	struct tables ts = { NULL, 0 };
+	struct table *t;
+	size_t r;
+	int c, rc;
+
+	*out = NULL;
+	*n = 0;
+	all.top = 0;
+	rc = script_run(db, sql, &all, a->tables, a->ntables, &ts);
+	if (rc || ts.n != 1) {
+		tables_free(&ts);
+		return -1;
+	}
+	t = ts.v[0];
+	*out = xcalloc(t->nrows ? t->nrows : 1, sizeof(**out));
+	for (r = 0; r < t->nrows; r++) {
+		struct named_stats *x = &(*out)[r];
+		static const char *const styles[] = { "", "PushPop", "StartEnd", "GPU" };
+		const char *style = table_cell(t, r, table_find_col(t, "style"))->s;
+		int64_t *ints[] = { &x->s.total, &x->s.n, NULL, NULL, &x->s.min, &x->s.max, NULL };
+		double *reals[] = { NULL, NULL, &x->s.mean, &x->s.median, NULL, NULL, &x->s.stddev };
+		for (c = 0; c < 7; c++) {
+			const struct cell *v = table_cell(t, r, c);
+			if (ints[c])
+				*ints[c] = v->null ? 0 : v->is_real ? (int64_t)v->d : v->i;
+			else
+				*reals[c] = v->null ? 0 : v->is_real ? v->d : (double)v->i;
+		}
+		for (c = 0; c < 4 && strcmp(styles[c], style ? style : ""); c++)
+			;
+		x->style = styles[c < 4 ? c : 0];	/* static, as named_stats asks */
+		x->name = xstrdup(table_cell(t, r, table_find_col(t, "path"))->s);
+	}
+	*n = t->nrows;
+	tables_free(&ts);
+	return 0;
+}
+
 /* The tables of compare, in order ("tables, not switches"): what each compares and how a side loads. */
 static const struct cmp_kind {
 	const char *table, *title;

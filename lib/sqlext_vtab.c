@@ -9,6 +9,7 @@ SQLITE_EXTENSION_INIT3
 #endif
 
 #include "sqlext.h"
+#include "sqlext_int.h"
 #include "colstore.h"
 #include "dstats.h"
 
@@ -24,28 +25,28 @@ SQLITE_EXTENSION_INIT3
 struct vt_def {
 	enum colstore_table t;
 	const char *schema;
-	int ncols;		/* table columns */
+	int ncols;		/* table columns, before the hidden schema column */
 	int chunk_col[16];	/* per table column: the chunk column; -1 for session_id */
 	int end;		/* the end_ns column: chunk start + chunk duration */
-	const char *rows_sql;	/* one session's rows (?1) */
+	const char *rows_sql;	/* one session's rows (?1), in schema %w */
 };
 
 static const struct vt_def kernel_def = {
 	CS_KERNELS,
 	"CREATE TABLE x(session_id INTEGER, pid INTEGER, start_ns INTEGER, end_ns INTEGER, device_id INTEGER, "
-	"stream_id INTEGER, name_id INTEGER, correlation_id INTEGER, dur_ns INTEGER)",
+	"stream_id INTEGER, name_id INTEGER, correlation_id INTEGER, dur_ns INTEGER, schema TEXT HIDDEN)",
 	9, { -1, CSK_PID, CSK_START, CSK_DUR, CSK_DEV, CSK_STREAM, CSK_NAME, CSK_CORR, CSK_DUR }, 3,
 	"SELECT pid, start_ns, end_ns, device_id, coalesce(stream_id, -1), name_id, coalesce(correlation_id, 0), "
-	"end_ns - start_ns FROM kernels WHERE session_id = ?1"
+	"end_ns - start_ns FROM \"%w\".kernels WHERE session_id = ?1"
 };
 
 static const struct vt_def call_def = {
 	CS_CALLS,
 	"CREATE TABLE x(session_id INTEGER, pid INTEGER, start_ns INTEGER, end_ns INTEGER, thread_id INTEGER, "
-	"name_id INTEGER, correlation_id INTEGER, dur_ns INTEGER)",
+	"name_id INTEGER, correlation_id INTEGER, dur_ns INTEGER, schema TEXT HIDDEN)",
 	8, { -1, CSC_PID, CSC_START, CSC_DUR, CSC_THREAD, CSC_NAME, CSC_CORR, CSC_DUR }, 3,
 	"SELECT pid, start_ns, end_ns, coalesce(thread_id, 0), coalesce(name_id, 0), coalesce(correlation_id, 0), "
-	"end_ns - start_ns FROM api_calls WHERE session_id = ?1"
+	"end_ns - start_ns FROM \"%w\".api_calls WHERE session_id = ?1"
 };
 
 #define KV_SESSION 0
@@ -53,13 +54,18 @@ static const struct vt_def call_def = {
 #define KC_NAME 6
 #define KC_DUR 8
 
-/* idxNum: bit 0 an equality on session_id (argv[0]), the other bits the columns used (colUsed << 1). */
+/*
+ * idxNum: bit 0 an equality on session_id (argv[0]), bit KV_SCHEMA one on the hidden schema column (the next
+ * argv), the bits between the columns used (colUsed << 1).
+ */
 #define KV_EQ 1
+#define KV_SCHEMA (1 << 20)
 
 struct kv_cursor {
 	sqlite3_vtab_cursor base;
 	sqlite3 *db;
 	const struct vt_def *def;
+	char *schema;		/* the database read ("main", an attached one's name); sqlite3_mprintf'd */
 	unsigned used;		/* bit per table column */
 	int64_t *sessions;	/* sqlite3_malloc64'd */
 	int nsessions, at;	/* at: index into sessions */
@@ -107,13 +113,20 @@ static int kv_disconnect(sqlite3_vtab *v)
 /* An equality on session_id is used (and checked by SQLite no more); without one, every session. */
 static int kv_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 {
-	int i, eq = -1;
-	(void)v;
+	int i, eq = -1, sch = -1, schema_col = ((struct kv_vtab *)v)->def->ncols;
 	for (i = 0; i < ix->nConstraint; i++)
-		if (ix->aConstraint[i].usable && ix->aConstraint[i].iColumn == KV_SESSION &&
-		    ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_EQ)
-			eq = i;
+		if (ix->aConstraint[i].usable && ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_EQ) {
+			if (ix->aConstraint[i].iColumn == KV_SESSION)
+				eq = i;
+			else if (ix->aConstraint[i].iColumn == schema_col)
+				sch = i;
+		}
 	ix->idxNum = (int)((ix->colUsed & 0xffff) << 1);
+	if (sch >= 0) {
+		ix->aConstraintUsage[sch].argvIndex = eq >= 0 ? 2 : 1;
+		ix->aConstraintUsage[sch].omit = 1;
+		ix->idxNum |= KV_SCHEMA;
+	}
 	if (eq >= 0) {
 		ix->aConstraintUsage[eq].argvIndex = 1;
 		ix->aConstraintUsage[eq].omit = 1;
@@ -151,6 +164,8 @@ static void kv_reset(struct kv_cursor *c)
 		sqlite3_free(c->col[k]);
 		c->col[k] = NULL;
 	}
+	sqlite3_free(c->schema);
+	c->schema = NULL;
 }
 
 static int kv_close(sqlite3_vtab_cursor *cur)
@@ -178,12 +193,14 @@ static int vt_error(sqlite3_vtab_cursor *cur, int rc, const char *what)
 	return rc;
 }
 
-/* One integer from sql, or 0 when it fails. */
-static int64_t vt_int(sqlite3 *db, const char *sql)
+/* One integer from sql (a format of schema, consumed: sqlite3_mprintf'd), or 0 when it fails. */
+static int64_t vt_int(sqlite3 *db, char *sql)
 {
 	sqlite3_stmt *st;
 	int64_t v = 0;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+	int rc = sql ? sqlite3_prepare_v2(db, sql, -1, &st, NULL) : SQLITE_NOMEM;
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK)
 		return 0;
 	if (sqlite3_step(st) == SQLITE_ROW)
 		v = sqlite3_column_int64(st, 0);
@@ -195,21 +212,28 @@ static int64_t vt_int(sqlite3 *db, const char *sql)
  * The database's schema version as lib/db.c finds it (user_version, else what table meta said before
  * user_version was set: 2 for version 4, 1 for versions 1 to 3, which lack version 4's kernel chunks).
  */
-static int64_t vt_version(sqlite3 *db)
+static int64_t vt_version(sqlite3 *db, const char *schema)
 {
-	int64_t v = vt_int(db, "PRAGMA main.user_version");
+	int64_t v = vt_int(db, sqlite3_mprintf("PRAGMA \"%w\".user_version", schema));
 	if (v)
 		return v;
-	v = vt_int(db, "SELECT value FROM main.meta WHERE key = 'schema_version'");
+	v = vt_int(db, sqlite3_mprintf("SELECT value FROM \"%w\".meta WHERE key = 'schema_version'", schema));
 	return v == 2 ? 4 : v;
 }
 
 /* 1 when session s's rows of table t are all in readable chunks (the test analyze/columns.c makes), else 0. */
-static int kv_complete(sqlite3 *db, int64_t s, enum colstore_table t)
+static int kv_complete(sqlite3 *db, const char *schema, int64_t s, enum colstore_table t)
 {
 	sqlite3_stmt *st;
-	int ok = vt_version(db) >= colstore_specs[t].version;
-	if (!ok || sqlite3_prepare_v2(db, COLSTORE_COMPLETE_SQL, -1, &st, NULL) != SQLITE_OK)
+	char *sql;
+	int ok = vt_version(db, schema) >= colstore_specs[t].version;
+	if (!ok)
+		return 0;
+	sql = sqlite3_mprintf("SELECT " COLSTORE_COMPLETE_SQL_IN("\"%w\".", "?1", "?2"), schema, schema, schema, schema,
+			      schema);
+	ok = sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK;
+	sqlite3_free(sql);
+	if (!ok)
 		return 0;
 	sqlite3_bind_int64(st, 1, s);
 	sqlite3_bind_text(st, 2, colstore_specs[t].table, -1, SQLITE_STATIC);
@@ -222,14 +246,20 @@ static int kv_complete(sqlite3 *db, int64_t s, enum colstore_table t)
 static int kv_start(struct kv_cursor *c)
 {
 	int64_t s = c->sessions[c->at];
+	const char *schema = c->schema ? c->schema : "main";
+	char *sql;
 	int rc;
 	sqlite3_finalize(c->st);
 	c->st = NULL;
-	c->chunked = kv_complete(c->db, s, c->def->t);
+	c->chunked = kv_complete(c->db, schema, s, c->def->t);
 	c->n = c->i = 0;
 	c->next_first = 0;
-	rc = sqlite3_prepare_v2(c->db, c->chunked ? "SELECT first_row, rows, base_ns, data FROM column_chunks "
-				"WHERE tbl = ?2 AND session_id = ?1 ORDER BY id" : c->def->rows_sql, -1, &c->st, NULL);
+	sql = sqlite3_mprintf(c->chunked ? "SELECT first_row, rows, base_ns, data FROM \"%w\".column_chunks "
+			      "WHERE tbl = ?2 AND session_id = ?1 ORDER BY id" : c->def->rows_sql, schema);
+	if (!sql)
+		return SQLITE_NOMEM;
+	rc = sqlite3_prepare_v2(c->db, sql, -1, &c->st, NULL);
+	sqlite3_free(sql);
 	if (rc != SQLITE_OK)
 		return vt_error(&c->base, rc, sqlite3_errmsg(c->db));
 	sqlite3_bind_int64(c->st, 1, s);
@@ -301,11 +331,13 @@ static int kv_advance(struct kv_cursor *c)
 
 /*
  * The sessions a scan reads into *out (*n; sqlite3_malloc64'd): the one eq names (none when it is not an
- * integer), or with eq NULL every session in id order.
+ * integer), or with eq NULL every session of schema in id order.
  */
-static int vt_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq, int64_t **out, int *n)
+static int vt_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, const char *schema, sqlite3_value *eq, int64_t **out,
+		       int *n)
 {
 	sqlite3_stmt *st;
+	char *sql;
 	int rc, alloc = 0;
 	*out = NULL;
 	*n = 0;
@@ -319,7 +351,10 @@ static int vt_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq,
 		*n = 1;
 		return SQLITE_OK;
 	}
-	rc = sqlite3_prepare_v2(db, "SELECT id FROM sessions ORDER BY id", -1, &st, NULL);
+	if (!(sql = sqlite3_mprintf("SELECT id FROM \"%w\".sessions ORDER BY id", schema ? schema : "main")))
+		return SQLITE_NOMEM;
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	sqlite3_free(sql);
 	if (rc != SQLITE_OK)
 		return vt_error(cur, rc, sqlite3_errmsg(db));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -338,6 +373,14 @@ static int vt_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq,
 	return rc == SQLITE_DONE ? SQLITE_OK : vt_error(cur, rc, sqlite3_errmsg(db));
 }
 
+/* The schema an equality on the hidden column names (KV_SCHEMA), else "main", into *out (sqlite3_mprintf'd). */
+static int vt_schema(sqlite3_vtab_cursor *cur, int idx, sqlite3_value **argv, char **out)
+{
+	const char *s = idx & KV_SCHEMA ? (const char *)sqlite3_value_text(argv[idx & KV_EQ ? 1 : 0]) : "main";
+	*out = sqlite3_mprintf("%s", s ? s : "main");
+	return *out ? SQLITE_OK : vt_error(cur, SQLITE_NOMEM, "out of memory");
+}
+
 static int kv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc, sqlite3_value **argv)
 {
 	struct kv_cursor *c = (struct kv_cursor *)cur;
@@ -345,10 +388,12 @@ static int kv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	(void)idxstr;
 	(void)argc;
 	kv_reset(c);
-	c->used = (unsigned)idx >> 1;
+	c->used = ((unsigned)idx >> 1) & 0xffff;
 	c->eof = 0;
 	c->rowid = 0;
-	rc = vt_sessions(cur, c->db, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
+	if ((rc = vt_schema(cur, idx, argv, &c->schema)) != SQLITE_OK)
+		return rc;
+	rc = vt_sessions(cur, c->db, c->schema, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
 	if (rc != SQLITE_OK || !c->nsessions) {
 		c->eof = 1;
 		return rc;
@@ -382,7 +427,11 @@ static int64_t kv_value(const struct kv_cursor *c, int k)
 
 static int kv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 {
-	sqlite3_result_int64(ctx, kv_value((struct kv_cursor *)cur, k));
+	struct kv_cursor *c = (struct kv_cursor *)cur;
+	if (k == c->def->ncols)
+		sqlite3_result_text(ctx, c->schema, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_result_int64(ctx, kv_value(c, k));
 	return SQLITE_OK;
 }
 
@@ -422,12 +471,14 @@ enum { KS_SESSION, KS_NAME, KS_CALLS, KS_TOTAL, KS_AVG, KS_MED, KS_MIN, KS_MAX, 
 static const struct vt_def stats_def = {
 	.t = CS_KERNELS,
 	.schema = "CREATE TABLE x(session_id INTEGER, name_id INTEGER, calls INTEGER, total_ns INTEGER, "
-		  "avg_ns REAL, med_ns REAL, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL)",
+		  "avg_ns REAL, med_ns REAL, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL, schema TEXT HIDDEN)",
+	.ncols = KS_COUNT,
 };
 
 struct ks_cursor {
 	sqlite3_vtab_cursor base;
 	sqlite3 *db;
+	char *schema;		/* as kv_cursor's */
 	int64_t *sessions;
 	int nsessions, at;
 	struct dstats *rows;	/* the current session's names (key: name_id) */
@@ -450,6 +501,8 @@ static void ks_reset(struct ks_cursor *c)
 {
 	sqlite3_free(c->sessions);
 	sqlite3_free(c->rows);
+	sqlite3_free(c->schema);
+	c->schema = NULL;
 	c->sessions = NULL;
 	c->rows = NULL;
 	c->nsessions = c->at = 0;
@@ -463,58 +516,89 @@ static int ks_close(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
-/*
- * Session s's kernels as name ids and durations into *name, *dur (*n; sqlite3_malloc64'd), read as
- * kernel_columns reads them (a cursor of its own on s alone): from the chunks or the rows.
- */
+/* What ks_load collects: name ids and durations, grown as chunks come. */
+struct ks_load {
+	int64_t *name, *dur;
+	size_t n, alloc;
+};
+
+static int ks_take(void *ctx, const int64_t *const *v, size_t n)
+{
+	struct ks_load *l = ctx;
+	if (l->n + n > l->alloc) {
+		int64_t *a, *b;
+		l->alloc = 2 * (l->n + n) + 1024;
+		a = sqlite3_realloc64(l->name, l->alloc * sizeof(int64_t));
+		if (a)
+			l->name = a;
+		b = sqlite3_realloc64(l->dur, l->alloc * sizeof(int64_t));
+		if (b)
+			l->dur = b;
+		if (!a || !b)
+			return SQLITE_NOMEM;
+	}
+	memcpy(l->name + l->n, v[KC_NAME], n * sizeof(int64_t));
+	memcpy(l->dur + l->n, v[KC_DUR], n * sizeof(int64_t));
+	l->n += n;
+	return SQLITE_OK;
+}
+
+/* Session s's kernels as name ids and durations into *name, *dur (*n; sqlite3_malloc64'd), as sqlext_read reads them. */
 static int ks_load(struct ks_cursor *c, int64_t s, int64_t **name, int64_t **dur, size_t *n)
 {
+	struct ks_load l = { NULL, NULL, 0, 0 };
+	int rc = sqlext_read(c->base.pVtab, c->db, c->schema, s, 0, 1u << KC_NAME | 1u << KC_DUR, ks_take, &l);
+	if (rc != SQLITE_OK) {
+		sqlite3_free(l.name);
+		sqlite3_free(l.dur);
+		l.name = l.dur = NULL;
+		l.n = 0;
+	}
+	*name = l.name;
+	*dur = l.dur;
+	*n = l.n;
+	return rc;
+}
+
+int sqlext_read(sqlite3_vtab *vt, sqlite3 *db, const char *schema, int64_t s, int calls, unsigned used,
+		int (*fn)(void *ctx, const int64_t *const *v, size_t n), void *ctx)
+{
 	struct kv_cursor k;
-	size_t alloc = 0;
-	int rc;
+	const int64_t *v[16];
+	int64_t row[16];
+	int rc, j;
 	memset(&k, 0, sizeof(k));
-	k.base.pVtab = c->base.pVtab;
-	k.db = c->db;
-	k.def = &kernel_def;
-	k.used = 1u << KC_NAME | 1u << KC_DUR;
+	k.base.pVtab = vt;
+	k.db = db;
+	k.def = calls ? &call_def : &kernel_def;
+	k.used = used;
 	k.sessions = &s;
 	k.nsessions = 1;
-	*name = *dur = NULL;
-	*n = 0;
+	k.schema = (char *)schema;	/* not the cursor's: put back before kv_reset */
 	for (rc = kv_advance(&k); rc == SQLITE_OK && !k.eof; rc = kv_advance(&k)) {
 		size_t add = k.chunked ? k.n - k.i : 1;	/* a chunk's rows at once */
-		if (*n + add > alloc) {
-			int64_t *a, *b;
-			alloc = 2 * (*n + add) + 1024;
-			a = sqlite3_realloc64(*name, alloc * sizeof(int64_t));
-			if (a)
-				*name = a;
-			b = sqlite3_realloc64(*dur, alloc * sizeof(int64_t));
-			if (b)
-				*dur = b;
-			if (!a || !b) {
-				rc = vt_error(&c->base, SQLITE_NOMEM, "out of memory");
-				break;
+		for (j = 0; j < k.def->ncols; j++) {
+			if (!(used >> j & 1))
+				continue;
+			if (k.chunked && j != k.def->end && j != KV_SESSION) {
+				v[j] = k.col[k.def->chunk_col[j]] + k.i;
+			} else {
+				row[j] = kv_value(&k, j);	/* the rows' value; a chunk's end_ns is not offered */
+				v[j] = &row[j];
+				add = 1;
 			}
 		}
-		if (k.chunked) {
-			memcpy(*name + *n, k.col[kernel_def.chunk_col[KC_NAME]] + k.i, add * sizeof(int64_t));
-			memcpy(*dur + *n, k.col[kernel_def.chunk_col[KC_DUR]] + k.i, add * sizeof(int64_t));
-			k.i = k.n - 1;
-		} else {
-			(*name)[*n] = kv_value(&k, KC_NAME);
-			(*dur)[*n] = kv_value(&k, KC_DUR);
+		if ((rc = fn(ctx, v, add)) != SQLITE_OK) {
+			if (rc == SQLITE_NOMEM)
+				rc = vt_error(&k.base, rc, "out of memory");
+			break;
 		}
-		*n += add;
+		if (k.chunked)
+			k.i += add - 1;
 	}
 	k.sessions = NULL;	/* s, not the cursor's */
+	k.schema = NULL;
 	kv_reset(&k);
-	if (rc == SQLITE_OK)
-		return SQLITE_OK;
-	sqlite3_free(*name);
-	sqlite3_free(*dur);
-	*name = *dur = NULL;
-	*n = 0;
 	return rc;
 }
 
@@ -630,7 +714,9 @@ static int ks_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	(void)argc;
 	ks_reset(c);
 	c->eof = 0;
-	rc = vt_sessions(cur, c->db, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
+	if ((rc = vt_schema(cur, idx, argv, &c->schema)) != SQLITE_OK)
+		return rc;
+	rc = vt_sessions(cur, c->db, c->schema, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
 	if (rc != SQLITE_OK || !c->nsessions) {
 		c->eof = 1;
 		return rc;
@@ -663,7 +749,8 @@ static int ks_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 	case KS_MED: sqlite3_result_double(ctx, r->median); break;
 	case KS_MIN: sqlite3_result_int64(ctx, r->min); break;
 	case KS_MAX: sqlite3_result_int64(ctx, r->max); break;
-	default: sqlite3_result_double(ctx, r->stddev); break;
+	case KS_STDDEV: sqlite3_result_double(ctx, r->stddev); break;
+	default: sqlite3_result_text(ctx, c->schema, -1, SQLITE_TRANSIENT); break;
 	}
 	return SQLITE_OK;
 }
@@ -712,5 +799,7 @@ int gpuprof_sqlite_tables(sqlite3 *db)
 	int rc = sqlite3_create_module(db, "kernel_columns", &kv_module, (void *)&kernel_def);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_module(db, "api_columns", &kv_module, (void *)&call_def);
-	return rc == SQLITE_OK ? sqlite3_create_module(db, "kernel_stats", &ks_module, (void *)&stats_def) : rc;
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_module(db, "kernel_stats", &ks_module, (void *)&stats_def);
+	return rc == SQLITE_OK ? sqlext_window_register(db) : rc;
 }
