@@ -150,8 +150,9 @@ struct script {
 /*
  * Run an analysis's SQL file: every statement in order with the options bound (script_bind), each
  * statement with result columns into the next of the n tables (struct table_spec), appended to *out.
- * Before the first, the TEMP table name_groups(ord, name, pattern) holds o's --group options in order, for
- * the SQL to fold names with. 0, or -1 with a message (the tables made so far stay in *out).
+ * Before the first, analyze/views.sql makes the shared TEMP tables and views (once per connection), and
+ * the TEMP table name_groups(ord, name, pattern) holds o's --group options in order, for the SQL to fold
+ * names with. 0, or -1 with a message (the tables made so far stay in *out).
  */
 int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, const struct table_spec *tables,
 	       int n, struct tables *out);

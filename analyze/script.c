@@ -3,6 +3,7 @@
  * moving result rows into tables.
  */
 #include "analysis.h"
+#include "embed.h"
 #include "stats.h"
 #include "util.h"
 
@@ -102,7 +103,12 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 	       int n, struct tables *out)
 {
 	struct script sc = { db, sql, o };
+	const char *views = embed_get("analyze/views.sql");
 	int made = 0;
+	if (!views)
+		return error("internal: no analyze/views.sql");
+	if (sqlite3_exec(db, views, NULL, NULL, NULL) != SQLITE_OK)
+		return error("sqlite: %s", sqlite3_errmsg(db));
 	if (groups_fill(db, o))
 		return -1;
 	for (;;) {

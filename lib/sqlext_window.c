@@ -29,19 +29,21 @@ SQLITE_EXTENSION_INIT3
 
 enum { KW_KERNELS, KW_GPU, KW_SESSION, KW_PID, KW_BY, KW_KEY, KW_START, KW_END, KW_SCHEMA, KW_NCOLS };
 
-/* Work at a time on one key (a thread or stream of a process): the sorted times and running totals. */
+/* Work at times on one key (a thread or stream of a process): the times sorted, with running totals. */
 struct kw_key {
 	int64_t pid, key;
-	size_t off, n;		/* its entries in the mode's arrays */
+	int64_t *t, *dur, *cnt;	/* n of them (alloc room); dur and cnt running totals once built */
+	size_t n, alloc;
 };
 
-/* One mode ('thread' or 'stream') of a session, built when first asked for. */
+/*
+ * One mode ('thread' or 'stream') of a session, built when first asked for: its keys, found while building
+ * in a small open-addressed table (keys are threads and streams: few), then sorted by (pid, key).
+ */
 struct kw_mode {
 	int built;
-	struct kw_key *keys;	/* by (pid, key) */
-	size_t nkeys;
-	int64_t *t;		/* times, ascending per key */
-	int64_t *dur, *cnt;	/* running totals per key, inclusive */
+	struct kw_key *keys;
+	size_t nkeys, *slot, cap;	/* slot: index + 1 into keys, cap of them (a power of two) */
 };
 
 struct kw_vtab {
@@ -58,26 +60,17 @@ struct kw_cursor {
 	int eof;
 };
 
-/*
- * Entries before they are grouped, in table order: work at time t on key ki, a key per (pid, thread or
- * stream) found in a small open-addressed table (keys are threads and streams: few).
- */
-struct kw_entries {
-	uint32_t *ki, *cnt;
-	int64_t *t, *dur;
-	size_t n, alloc;
-	struct kw_key *keys;	/* in first-seen order; n counts the key's entries */
-	size_t nkeys, *slot, cap;	/* slot: index + 1 into keys, cap of them (a power of two) */
-};
-
-static void entries_free(struct kw_entries *e)
+static void mode_free(struct kw_mode *m)
 {
-	sqlite3_free(e->ki);
-	sqlite3_free(e->cnt);
-	sqlite3_free(e->t);
-	sqlite3_free(e->dur);
-	sqlite3_free(e->keys);
-	sqlite3_free(e->slot);
+	size_t i;
+	for (i = 0; i < m->nkeys; i++) {
+		sqlite3_free(m->keys[i].t);
+		sqlite3_free(m->keys[i].dur);
+		sqlite3_free(m->keys[i].cnt);
+	}
+	sqlite3_free(m->keys);
+	sqlite3_free(m->slot);
+	memset(m, 0, sizeof(*m));
 }
 
 static size_t key_hash(int64_t pid, int64_t key, size_t cap)
@@ -86,77 +79,64 @@ static size_t key_hash(int64_t pid, int64_t key, size_t cap)
 	return (size_t)(h >> 20) & (cap - 1);
 }
 
-/* The index of key (pid, key) in e, added when new; SIZE_MAX when out of memory. */
-static size_t entries_key(struct kw_entries *e, int64_t pid, int64_t key)
+/* Key (pid, key) of m while it is built, added when new; NULL when out of memory. */
+static struct kw_key *mode_key(struct kw_mode *m, int64_t pid, int64_t key)
 {
 	size_t j, i;
-	if (2 * (e->nkeys + 1) > e->cap) {
-		size_t cap = e->cap ? 4 * e->cap : 64, *slot = sqlite3_malloc64(cap * sizeof(*slot));
-		struct kw_key *keys = sqlite3_realloc64(e->keys, cap / 2 * sizeof(*keys));
+	if (2 * (m->nkeys + 1) > m->cap) {
+		size_t cap = m->cap ? 4 * m->cap : 64, *slot = sqlite3_malloc64(cap * sizeof(*slot));
+		struct kw_key *keys = sqlite3_realloc64(m->keys, cap / 2 * sizeof(*keys));
+		if (keys)
+			m->keys = keys;
 		if (!slot || !keys) {
 			sqlite3_free(slot);
-			if (keys)
-				e->keys = keys;
-			return SIZE_MAX;
+			return NULL;
 		}
-		e->keys = keys;
 		memset(slot, 0, cap * sizeof(*slot));
-		for (i = 0; i < e->nkeys; i++) {
+		for (i = 0; i < m->nkeys; i++) {
 			for (j = key_hash(keys[i].pid, keys[i].key, cap); slot[j]; j = (j + 1) & (cap - 1))
 				;
 			slot[j] = i + 1;
 		}
-		sqlite3_free(e->slot);
-		e->slot = slot;
-		e->cap = cap;
+		sqlite3_free(m->slot);
+		m->slot = slot;
+		m->cap = cap;
 	}
-	for (j = key_hash(pid, key, e->cap); e->slot[j]; j = (j + 1) & (e->cap - 1))
-		if (e->keys[e->slot[j] - 1].pid == pid && e->keys[e->slot[j] - 1].key == key)
-			return e->slot[j] - 1;
-	e->keys[e->nkeys] = (struct kw_key){ pid, key, 0, 0 };
-	e->slot[j] = ++e->nkeys;
-	return e->nkeys - 1;
+	for (j = key_hash(pid, key, m->cap); m->slot[j]; j = (j + 1) & (m->cap - 1))
+		if (m->keys[m->slot[j] - 1].pid == pid && m->keys[m->slot[j] - 1].key == key)
+			return &m->keys[m->slot[j] - 1];
+	memset(&m->keys[m->nkeys], 0, sizeof(m->keys[m->nkeys]));
+	m->keys[m->nkeys].pid = pid;
+	m->keys[m->nkeys].key = key;
+	m->slot[j] = ++m->nkeys;
+	return &m->keys[m->nkeys - 1];
 }
 
-static int entries_add(struct kw_entries *e, int64_t pid, int64_t key, int64_t t, int64_t dur, int64_t cnt)
+/* Work at time t (dur ns, cnt kernels) on key (pid, key), in table order. */
+static int mode_add(struct kw_mode *m, int64_t pid, int64_t key, int64_t t, int64_t dur, int64_t cnt)
 {
-	size_t k = entries_key(e, pid, key);
-	if (k == SIZE_MAX)
+	struct kw_key *k = mode_key(m, pid, key);
+	if (!k)
 		return SQLITE_NOMEM;
-	if (e->n == e->alloc) {
-		size_t alloc = e->alloc ? 2 * e->alloc : 4096;
-		uint32_t *ki = sqlite3_realloc64(e->ki, alloc * sizeof(*ki)), *c;
-		int64_t *tt, *d;
-		if (ki)
-			e->ki = ki;
-		c = sqlite3_realloc64(e->cnt, alloc * sizeof(*c));
+	if (k->n == k->alloc) {
+		size_t alloc = k->alloc ? 2 * k->alloc : 4096;
+		int64_t *a = sqlite3_realloc64(k->t, alloc * sizeof(int64_t)), *b, *c;
+		if (a)
+			k->t = a;
+		b = sqlite3_realloc64(k->dur, alloc * sizeof(int64_t));
+		if (b)
+			k->dur = b;
+		c = sqlite3_realloc64(k->cnt, alloc * sizeof(int64_t));
 		if (c)
-			e->cnt = c;
-		tt = sqlite3_realloc64(e->t, alloc * sizeof(*tt));
-		if (tt)
-			e->t = tt;
-		d = sqlite3_realloc64(e->dur, alloc * sizeof(*d));
-		if (d)
-			e->dur = d;
-		if (!ki || !c || !tt || !d)
+			k->cnt = c;
+		if (!a || !b || !c)
 			return SQLITE_NOMEM;
-		e->alloc = alloc;
+		k->alloc = alloc;
 	}
-	e->ki[e->n] = (uint32_t)k;
-	e->t[e->n] = t;
-	e->dur[e->n] = dur;
-	e->cnt[e->n++] = (uint32_t)cnt;
-	e->keys[k].n++;
+	k->t[k->n] = t;
+	k->dur[k->n] = dur;
+	k->cnt[k->n++] = cnt;
 	return SQLITE_OK;
-}
-
-static void mode_free(struct kw_mode *m)
-{
-	sqlite3_free(m->keys);
-	sqlite3_free(m->t);
-	sqlite3_free(m->dur);
-	sqlite3_free(m->cnt);
-	memset(m, 0, sizeof(*m));
 }
 
 static int cmp_key(const void *a, const void *b)
@@ -178,7 +158,7 @@ static int cmp_work(const void *a, const void *b)
 	return x->t < y->t ? -1 : x->t > y->t;
 }
 
-/* The key (pid, key) in m (sorted), or NULL. */
+/* The key (pid, key) in m (built), or NULL. */
 static const struct kw_key *key_find(const struct kw_mode *m, int64_t pid, int64_t key)
 {
 	size_t lo = 0, hi = m->nkeys;
@@ -194,60 +174,37 @@ static const struct kw_key *key_find(const struct kw_mode *m, int64_t pid, int64
 }
 
 /*
- * Group entries e into m: keys in (pid, key) order, each entry moved to its key's run in table order, a run
- * sorted by time only when it is not already (calls and kernels mostly come in time order), then made
- * running totals.
+ * Finish m: keys in (pid, key) order, each key's work sorted by time only when it is not already (calls
+ * and kernels mostly come in time order), then made running totals.
  */
-static int mode_group(struct kw_entries *e, struct kw_mode *m)
+static int mode_finish(struct kw_mode *m)
 {
-	size_t i, j, n = e->n ? e->n : 1, *at = sqlite3_malloc64((e->nkeys ? e->nkeys : 1) * sizeof(*at));
-	struct kw_work *w = NULL;
-
-	m->keys = e->keys;
-	m->nkeys = e->nkeys;
-	e->keys = NULL;
-	m->t = sqlite3_malloc64(n * sizeof(int64_t));
-	m->dur = sqlite3_malloc64(n * sizeof(int64_t));
-	m->cnt = sqlite3_malloc64(n * sizeof(int64_t));
-	if (!at || !m->t || !m->dur || !m->cnt) {
-		sqlite3_free(at);
-		return SQLITE_NOMEM;
-	}
-	for (i = 0; i < m->nkeys; i++)
-		m->keys[i].off = i;	/* the first-seen index, through the sort */
+	size_t i, j;
+	sqlite3_free(m->slot);
+	m->slot = NULL;
+	m->cap = 0;
 	qsort(m->keys, m->nkeys, sizeof(*m->keys), cmp_key);
-	for (i = 0, j = 0; i < m->nkeys; j += m->keys[i++].n) {
-		at[m->keys[i].off] = j;
-		m->keys[i].off = j;
-	}
-	for (i = 0; i < e->n; i++) {
-		size_t x = at[e->ki[i]]++;
-		m->t[x] = e->t[i];
-		m->dur[x] = e->dur[i];
-		m->cnt[x] = e->cnt[i];
-	}
-	sqlite3_free(at);
 	for (i = 0; i < m->nkeys; i++) {
-		int64_t *t = m->t + m->keys[i].off, *d = m->dur + m->keys[i].off, *c = m->cnt + m->keys[i].off;
-		size_t k = m->keys[i].n;
-		for (j = 1; j < k && t[j - 1] <= t[j]; j++)
+		struct kw_key *k = &m->keys[i];
+		for (j = 1; j < k->n && k->t[j - 1] <= k->t[j]; j++)
 			;
-		if (j < k) {
-			if (!(w = sqlite3_malloc64(k * sizeof(*w))))
+		if (j < k->n) {
+			struct kw_work *w = sqlite3_malloc64(k->n * sizeof(*w));
+			if (!w)
 				return SQLITE_NOMEM;
-			for (j = 0; j < k; j++)
-				w[j] = (struct kw_work){ t[j], d[j], c[j] };
-			qsort(w, k, sizeof(*w), cmp_work);
-			for (j = 0; j < k; j++) {
-				t[j] = w[j].t;
-				d[j] = w[j].dur;
-				c[j] = w[j].cnt;
+			for (j = 0; j < k->n; j++)
+				w[j] = (struct kw_work){ k->t[j], k->dur[j], k->cnt[j] };
+			qsort(w, k->n, sizeof(*w), cmp_work);
+			for (j = 0; j < k->n; j++) {
+				k->t[j] = w[j].t;
+				k->dur[j] = w[j].dur;
+				k->cnt[j] = w[j].cnt;
 			}
 			sqlite3_free(w);
 		}
-		for (j = 1; j < k; j++) {
-			d[j] += d[j - 1];
-			c[j] += c[j - 1];
+		for (j = 1; j < k->n; j++) {
+			k->dur[j] += k->dur[j - 1];
+			k->cnt[j] += k->cnt[j - 1];
 		}
 	}
 	m->built = 1;
@@ -257,8 +214,8 @@ static int mode_group(struct kw_entries *e, struct kw_mode *m)
 /* Kernel durations and counts per (process, correlation id), and whether a call has claimed the id. */
 struct corr_sums {
 	int64_t pid;
-	int64_t *dur, *cnt;	/* per id below dense, else per slot of the hash */
-	uint8_t *taken;
+	int64_t *dur;		/* per id below dense, else per slot of the hash */
+	uint32_t *cnt;		/* kernels per id; 0 once a call has claimed them */
 	size_t dense;		/* ids 0..dense-1 index the arrays directly */
 	int64_t *hkey;		/* hash of the other ids: id per slot (0 empty; ids are > 0) */
 	size_t hcap, hn;	/* slots (a power of two), used; their sums at dense + slot */
@@ -267,7 +224,7 @@ struct corr_sums {
 struct kw_join {
 	struct corr_sums *p;
 	size_t np, last;
-	struct kw_entries *out;
+	struct kw_mode *out;
 	int pass;		/* 0: count kernels per process; 1: sum them; 2: calls */
 };
 
@@ -335,17 +292,17 @@ static int join_take(void *ctx, const int64_t *const *v, size_t n)
 			continue;
 		}
 		/* The first call with the kernel's id launched it (a driver call may share the id). */
-		if ((s = corr_slot(c, id, 0)) == SIZE_MAX || !c->cnt[s] || c->taken[s])
+		if ((s = corr_slot(c, id, 0)) == SIZE_MAX || !c->cnt[s])
 			continue;
-		c->taken[s] = 1;
-		if (entries_add(j->out, pid, v[SX_THREAD][i], v[SX_START][i], c->dur[s], c->cnt[s]) != SQLITE_OK)
+		if (mode_add(j->out, pid, v[SX_THREAD][i], v[SX_START][i], c->dur[s], c->cnt[s]) != SQLITE_OK)
 			return SQLITE_NOMEM;
+		c->cnt[s] = 0;
 	}
 	return SQLITE_OK;
 }
 
 /* The launches of session s: per kernel launching call, (pid, thread, call start, kernel time, kernels). */
-static int launches(struct kw_vtab *vt, int64_t s, struct kw_entries *out)
+static int launches(struct kw_vtab *vt, int64_t s, struct kw_mode *out)
 {
 	struct kw_join j;
 	unsigned kcols = 1u << SX_PID | 1u << SX_CORR | 1u << SX_DUR;
@@ -367,16 +324,14 @@ static int launches(struct kw_vtab *vt, int64_t s, struct kw_entries *out)
 		c->hn = 0;
 		slots = c->dense + c->hcap;
 		c->dur = sqlite3_malloc64(slots * sizeof(int64_t));
-		c->cnt = sqlite3_malloc64(slots * sizeof(int64_t));
-		c->taken = sqlite3_malloc64(slots);
+		c->cnt = sqlite3_malloc64(slots * sizeof(uint32_t));
 		c->hkey = sqlite3_malloc64((c->hcap ? c->hcap : 1) * sizeof(int64_t));
-		if (!c->dur || !c->cnt || !c->taken || !c->hkey) {
+		if (!c->dur || !c->cnt || !c->hkey) {
 			rc = SQLITE_NOMEM;
 			goto out;
 		}
 		memset(c->dur, 0, slots * sizeof(int64_t));
-		memset(c->cnt, 0, slots * sizeof(int64_t));
-		memset(c->taken, 0, slots);
+		memset(c->cnt, 0, slots * sizeof(uint32_t));
 		memset(c->hkey, 0, c->hcap * sizeof(int64_t));
 	}
 	j.pass = 1;
@@ -389,7 +344,6 @@ out:
 	for (i = 0; i < j.np; i++) {
 		sqlite3_free(j.p[i].dur);
 		sqlite3_free(j.p[i].cnt);
-		sqlite3_free(j.p[i].taken);
 		sqlite3_free(j.p[i].hkey);
 	}
 	sqlite3_free(j.p);
@@ -400,7 +354,7 @@ static int starts_take(void *ctx, const int64_t *const *v, size_t n)
 {
 	size_t i;
 	for (i = 0; i < n; i++)
-		if (entries_add(ctx, v[SX_PID][i], v[SX_STREAM][i], v[SX_START][i], v[SX_DUR][i], 1) != SQLITE_OK)
+		if (mode_add(ctx, v[SX_PID][i], v[SX_STREAM][i], v[SX_START][i], v[SX_DUR][i], 1) != SQLITE_OK)
 			return SQLITE_NOMEM;
 	return SQLITE_OK;
 }
@@ -409,18 +363,15 @@ static int starts_take(void *ctx, const int64_t *const *v, size_t n)
 static int mode_get(struct kw_vtab *vt, int stream, int64_t s, const struct kw_mode **out)
 {
 	struct kw_mode *m = &vt->modes[stream];
-	struct kw_entries e;
 	int rc;
 	*out = m;
 	if (m->built)
 		return SQLITE_OK;
-	memset(&e, 0, sizeof(e));
 	rc = stream ? sqlext_read(&vt->base, vt->db, vt->schema, s, 0,
-				  1u << SX_PID | 1u << SX_STREAM | 1u << SX_START | 1u << SX_DUR, starts_take, &e)
-		    : launches(vt, s, &e);
+				  1u << SX_PID | 1u << SX_STREAM | 1u << SX_START | 1u << SX_DUR, starts_take, m)
+		    : launches(vt, s, m);
 	if (rc == SQLITE_OK)
-		rc = mode_group(&e, m);
-	entries_free(&e);
+		rc = mode_finish(m);
 	if (rc != SQLITE_OK)
 		mode_free(m);
 	if (rc == SQLITE_NOMEM) {
@@ -430,19 +381,11 @@ static int mode_get(struct kw_vtab *vt, int stream, int64_t s, const struct kw_m
 	return rc;
 }
 
-/* The data version of schema, so that a cached session is rebuilt once the database changed. */
+/* The data version of schema (SQLITE_FCNTL_DATA_VERSION), so that a cached session is rebuilt once it changed. */
 static int64_t data_version(sqlite3 *db, const char *schema)
 {
-	sqlite3_stmt *st;
-	char *sql = sqlite3_mprintf("PRAGMA \"%w\".data_version", schema);
-	int64_t v = -1;
-	if (sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK) {
-		if (sqlite3_step(st) == SQLITE_ROW)
-			v = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
-	sqlite3_free(sql);
-	return v;
+	unsigned v = 0;
+	return sqlite3_file_control(db, schema, SQLITE_FCNTL_DATA_VERSION, &v) == SQLITE_OK ? (int64_t)v : -1;
 }
 
 /* Point vt's cache at session s of schema: kept when it holds it already, else emptied. */
@@ -461,9 +404,8 @@ static int cache_for(struct kw_vtab *vt, const char *schema, int64_t s)
 	return SQLITE_OK;
 }
 
-/* Work of one key at times in [from, to), added to *dur and *cnt. */
-static void key_sum(const struct kw_mode *m, const struct kw_key *k, int64_t from, int64_t to, int64_t *dur,
-		    int64_t *cnt)
+/* Work of key k at times in [from, to), added to *dur and *cnt. */
+static void key_sum(const struct kw_key *k, int64_t from, int64_t to, int64_t *dur, int64_t *cnt)
 {
 	size_t b[2], x;
 	int64_t at[2] = { from, to };
@@ -471,7 +413,7 @@ static void key_sum(const struct kw_mode *m, const struct kw_key *k, int64_t fro
 		size_t lo = 0, hi = k->n;
 		while (lo < hi) {
 			size_t mid = lo + (hi - lo) / 2;
-			if (m->t[k->off + mid] < at[x])
+			if (k->t[mid] < at[x])
 				lo = mid + 1;
 			else
 				hi = mid;
@@ -480,8 +422,8 @@ static void key_sum(const struct kw_mode *m, const struct kw_key *k, int64_t fro
 	}
 	if (b[1] <= b[0])
 		return;
-	*dur += m->dur[k->off + b[1] - 1] - (b[0] ? m->dur[k->off + b[0] - 1] : 0);
-	*cnt += m->cnt[k->off + b[1] - 1] - (b[0] ? m->cnt[k->off + b[0] - 1] : 0);
+	*dur += k->dur[b[1] - 1] - (b[0] ? k->dur[b[0] - 1] : 0);
+	*cnt += k->cnt[b[1] - 1] - (b[0] ? k->cnt[b[0] - 1] : 0);
 }
 
 static int kw_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
@@ -596,12 +538,12 @@ static int kw_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	if (sqlite3_value_type(key) != SQLITE_NULL) {
 		const struct kw_key *k = key_find(m, pid, sqlite3_value_int64(key));
 		if (k)
-			key_sum(m, k, from, to, &c->gpu_ns, &c->kernels);
+			key_sum(k, from, to, &c->gpu_ns, &c->kernels);
 		return SQLITE_OK;
 	}
 	for (i = 0; i < m->nkeys; i++)	/* any thread (stream) of the process: few keys */
 		if (m->keys[i].pid == pid)
-			key_sum(m, &m->keys[i], from, to, &c->gpu_ns, &c->kernels);
+			key_sum(&m->keys[i], from, to, &c->gpu_ns, &c->kernels);
 	return SQLITE_OK;
 }
 
