@@ -99,9 +99,10 @@ struct analysis {
 
 extern const struct analysis analyses[];	/* ended by a row with name NULL */
 /*
- * The baseline of an analysis that needs one, into o->base_db (opened, or NULL for the same database)
- * and o->base_session: o->baseline's o->base_id or newest session, else db's o->base_id, else the session
- * before o->session. 0, or -1 with a message (o->base_db still set: the caller closes it).
+ * The baseline of an analysis that needs one, attached to db as schema `base` (o->baseline's file, else
+ * db's own again), its session in o->base_session: o->baseline's o->base_id or newest session, else db's
+ * o->base_id, else the session before o->session; o->base_db is o->baseline's connection, opened to find
+ * the session. 0, or -1 with a message (o->base_db still set: the caller closes it).
  */
 int analysis_baseline(sqlite3 *db, struct analysis_opts *o);
 /* Whether opt is one of a's options or its gate's. */
@@ -127,18 +128,8 @@ int run_overhead(sqlite3 *db, const char *sql, const struct analysis_opts *o, st
 int run_stalls(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_stall_kernels(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_stall_pcs(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_compare(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_trend(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 
-/* compare: the session before `session` in db as the default baseline; 0, or -1 with a message. */
-int compare_default_base(sqlite3 *db, int64_t session, int64_t *base);
-/*
- * The one-line verdict of compare's tables among ts (all rows, not cut by --top) into line: "2 regressed,
- * 1 improved, 1 new, 1 gone; total kernel time +3.2% (12.300 ms -> 12.700 ms); ranges 1 regressed;
- * copies unchanged: FAIL" (kernels first; ranges and copies when their tables have rows, naming only the
- * statuses that occur). Returns the count of regressed rows over every table.
- */
-int compare_verdict(const struct tables *ts, char *line, size_t n);
 
 /* Statements of one SQL file, prepared one after another with the options bound by name. */
 struct script {

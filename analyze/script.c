@@ -7,6 +7,7 @@
 #include "stats.h"
 #include "util.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void script_bind(sqlite3_stmt *st, const struct analysis_opts *o)
@@ -57,10 +58,13 @@ static int groups_fill(sqlite3 *db, const struct analysis_opts *o)
 	return rc == SQLITE_DONE ? 0 : error("sqlite: %s", sqlite3_errmsg(db));
 }
 
-/* Result rows of st into a new table of spec; the columns' keys must be spec's (then `_note`). */
-static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, struct tables *out)
+/*
+ * Result rows of st into a new table of spec, titled title (else spec's); the columns' keys must be spec's
+ * (then `_note`).
+ */
+static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const char *title, struct tables *out)
 {
-	struct table *t = table_new(spec->name, spec->title);
+	struct table *t = table_new(spec->name, title ? title : spec->title);
 	int ncol = sqlite3_column_count(st), note = -1, c, rc;
 	tables_add(out, t);
 	table_cols(t, spec->cols, spec->ncols);
@@ -104,6 +108,7 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 {
 	struct script sc = { db, sql, o };
 	const char *views = embed_get("analyze/views.sql");
+	char *title = NULL;	/* the next table's, from a `_title` statement */
 	int made = 0;
 	if (!views)
 		return error("internal: no analyze/views.sql");
@@ -114,22 +119,43 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 	for (;;) {
 		sqlite3_stmt *st = NULL;
 		while (!st && sc.tail && *sc.tail)
-			if (sqlite3_prepare_v2(db, sc.tail, -1, &st, &sc.tail) != SQLITE_OK)
+			if (sqlite3_prepare_v2(db, sc.tail, -1, &st, &sc.tail) != SQLITE_OK) {
+				free(title);
 				return error("sqlite: %s", sqlite3_errmsg(db));
+			}
 		if (!st)
 			break;
 		script_bind(st, o);
 		if (!sqlite3_column_count(st)) {
 			int rc = sqlite3_step(st);
-			if (rc != SQLITE_DONE)
+			if (rc != SQLITE_DONE) {
+				free(title);
 				return step_error(st);
+			}
+			sqlite3_finalize(st);
+		} else if (sqlite3_column_count(st) == 1 && !strcmp(sqlite3_column_name(st, 0), "_title")) {
+			/* A statement of one column `_title`: the next table's title. */
+			int rc = sqlite3_step(st);
+			free(title);
+			title = NULL;
+			if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+				return step_error(st);
+			title = rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL
+				? xstrdup((const char *)sqlite3_column_text(st, 0)) : NULL;
 			sqlite3_finalize(st);
 		} else if (made == n) {
 			sqlite3_finalize(st);
+			free(title);
 			return error("internal: analysis SQL has more result statements than its %d tables", n);
-		} else if (fill_table(st, &tables[made++], out))
-			return -1;
+		} else {
+			int rc = fill_table(st, &tables[made++], title, out);
+			free(title);
+			title = NULL;
+			if (rc)
+				return -1;
+		}
 	}
+	free(title);
 	return made == n ? 0 : error("internal: analysis SQL fills %d of its %d tables", made, n);
 }
 

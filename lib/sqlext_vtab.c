@@ -114,13 +114,21 @@ static int kv_disconnect(sqlite3_vtab *v)
 static int kv_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 {
 	int i, eq = -1, sch = -1, schema_col = ((struct kv_vtab *)v)->def->ncols;
-	for (i = 0; i < ix->nConstraint; i++)
-		if (ix->aConstraint[i].usable && ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_EQ) {
-			if (ix->aConstraint[i].iColumn == KV_SESSION)
-				eq = i;
-			else if (ix->aConstraint[i].iColumn == schema_col)
-				sch = i;
-		}
+	for (i = 0; i < ix->nConstraint; i++) {
+		int col = ix->aConstraint[i].iColumn;
+		if (ix->aConstraint[i].op != SQLITE_INDEX_CONSTRAINT_EQ || (col != KV_SESSION && col != schema_col))
+			continue;
+		/*
+		 * A join on session_id or schema waits for its value (the other table outside): a plan that reads
+		 * every session of main first would miss another schema's rows.
+		 */
+		if (!ix->aConstraint[i].usable)
+			return SQLITE_CONSTRAINT;
+		if (col == KV_SESSION)
+			eq = i;
+		else
+			sch = i;
+	}
 	ix->idxNum = (int)((ix->colUsed & 0xffff) << 1);
 	if (sch >= 0) {
 		ix->aConstraintUsage[sch].argvIndex = eq >= 0 ? 2 : 1;
