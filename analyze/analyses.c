@@ -228,6 +228,18 @@ static const struct table_spec compare_tables[] = {
 	  NCOLS(compare_copy_cols) },
 };
 
+static const struct colspec trend_cols[] = {
+	{ "name", "Name", C_TEXT },
+	{ "session_id", "Session", C_INT },
+	{ "start_ns", "Start", C_TIME },
+	{ "total_ns", "Total", C_NS },
+	{ "calls", "Calls", C_INT },
+	{ "step", "Step", C_TEXT },
+};
+static const struct table_spec trend_tables[] = {
+	{ "trend", "Kernel time across sessions, with step changes", trend_cols, NCOLS(trend_cols) },
+};
+
 const struct analysis analyses[] = {
 	{ ROW("summary", "summary.sql", "The session and its GPU span, busy and idle time (kernels, copies, memsets)",
 	      run_summary), .section = 2 },
@@ -276,7 +288,8 @@ const struct analysis analyses[] = {
 	  .options = compare_options, .gate = &regression_gate, .needs_baseline = 1, .section = 1, .section_top = 20,
 	  .usage = "NEW.db (and trend): three tables, kernels by name, NVTX ranges by path and\n"
 		   "copies by kind (each as hotspots, ranges and memcpy show them)" },
-	{ ROW("trend", "trend.sql", "Top kernels' total time across all sessions, with step changes", run_trend),
+	{ SQL_ROW("trend", "trend.sql", "Top kernels' total time across all sessions, with step changes",
+		  trend_tables),
 	  .options = trend_options },
 	{ .name = NULL }
 };

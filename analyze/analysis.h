@@ -128,7 +128,6 @@ int run_overhead(sqlite3 *db, const char *sql, const struct analysis_opts *o, st
 int run_stalls(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_stall_kernels(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 int run_stall_pcs(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_trend(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 
 
 /* Statements of one SQL file, prepared one after another with the options bound by name. */
