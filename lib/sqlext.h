@@ -32,6 +32,17 @@ int gpuprof_sqlite_register(sqlite3 *db);
  * no particular order. api_columns likewise for api_calls: session_id, pid, start_ns, end_ns, thread_id,
  * name_id, correlation_id, dur_ns (0 for a NULL thread_id, name_id or correlation_id). kernel_stats: per
  * session and kernel name, calls, total_ns, avg_ns, med_ns, min_ns, max_ns, stddev_ns (lib/dstats.c).
+ * Each reads the database main, or the attached one its hidden column names: `WHERE schema = 'base'`.
+ *
+ * kernel_windows (lib/sqlext_window.c), a table-valued function of one row (kernels, gpu_ns): the
+ * kernels of a time window, summed,
+ *   kernel_windows(session, pid, 'thread', thread_id, start_ns, end_ns [, schema])
+ *     those whose launching API call (the first with the kernel's process and correlation id, in table
+ *     order) started on the thread in [start_ns, end_ns): the GPU time an NVTX range launched;
+ *   kernel_windows(session, pid, 'stream', stream_id, start_ns, end_ns [, schema])
+ *     those that started on the stream in [start_ns, end_ns);
+ * a NULL thread_id (stream_id) for any of the process, a NULL end_ns for no end. The session is joined
+ * once and kept with the connection, so a window costs two binary searches.
  */
 int gpuprof_sqlite_tables(sqlite3 *db);
 
