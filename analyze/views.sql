@@ -22,8 +22,8 @@ WITH RECURSIVE walk(rn, side, pid, thread, gpu, stack) AS (
 	-- The stack after r: what contains r (end >= r's end and > its start), r pushed on top; unchanged by
 	-- kind 2.
 	SELECT r.rn, r.side, r.pid, r.thread, r.kind = 3,
-	       (SELECT CASE WHEN r.kind = 2 THEN kept ELSE json_insert(kept, '$[#]',
-			json_array(r.open_end, coalesce((kept ->> '$[#-1][1]') || '/', '') || r.name)) END
+	       (SELECT CASE WHEN r.kind = 2 THEN kept ELSE substr(kept, 1, length(kept) - 1) || CASE WHEN kept = '[]' THEN '' ELSE ',' END ||
+			json_array(r.open_end, coalesce((kept ->> '$[#-1][1]') || '/', '') || r.name) || ']' END
 		FROM (SELECT CASE
 			WHEN r.side IS NOT w.side OR r.pid IS NOT w.pid OR r.thread IS NOT w.thread OR (r.kind = 3) IS NOT w.gpu THEN '[]'
 			WHEN r.kind = 2 OR w.stack ->> '$[#-1][0]' >= max(r.open_end, r.start_ns + 1) THEN w.stack
