@@ -82,7 +82,7 @@ both(side, pid, thread_id, kind, start_ns, end_ns, name_id, seq) AS (
 INSERT INTO temp.range_rows(side, pid, thread, kind, start_ns, end_ns, open_end, name)
 SELECT r.side, r.pid, coalesce(r.thread_id, 0), r.kind, r.start_ns, r.end_ns,
        coalesce(r.end_ns, 9223372036854775807), n.name
-FROM both r JOIN names n ON n.side = r.side AND n.id = r.name_id
+FROM both r CROSS JOIN names n ON n.side = r.side AND n.id = r.name_id	-- each range looks its name up
 ORDER BY r.side, r.pid, r.kind = 3, coalesce(r.thread_id, 0), r.start_ns, 7 DESC, r.seq;
 
 -- Statement 5: their paths, those --match and --exclude let through, grouped (views.sql).
