@@ -148,14 +148,23 @@ static int judge_leaks(const struct tables *ts, const struct analysis_opts *o, c
 	return failed;
 }
 
-/* Any regression past the thresholds, in any of compare's tables. */
+/*
+ * Any regression past the thresholds, in any of compare's tables: the verdict compare.sql puts in its first
+ * table's title ("Kernels against the baseline: 2 regressed, ...: FAIL"), over every row.
+ */
 static int judge_regressions(const struct tables *ts, const struct analysis_opts *o, char *line, size_t n)
 {
-	char verdict[512];
-	int failed = compare_verdict(ts, verdict, sizeof(verdict)) > 0;
+	const char *title = ts->n ? ts->v[0]->title : NULL, *verdict = title ? strstr(title, ": ") : NULL;
+	size_t len;
 	(void)o;
+	if (!verdict) {
+		snprintf(line, n, "compare: no verdict: FAIL");
+		return 1;
+	}
+	verdict += 2;
 	snprintf(line, n, "compare: %s", verdict);
-	return failed;
+	len = strlen(verdict);
+	return len >= 4 && !strcmp(verdict + len - 4, "FAIL");
 }
 
 static const struct gate leak_gate = { &opt_fail_on_leak, judge_leaks };
@@ -463,6 +472,60 @@ static const struct table_spec growth_tables[] = {
 /* The TEMP tables memory, leaks, peak and growth read: the events paired, per device how memory is known. */
 #define MEMORY_EVENTS .prelude = "analyze/memory-events.sql"
 
+static const struct colspec ranges_cols[] = {
+	STATS_COLUMNS("count", "Count"),
+	{ "gpu_ns", "GPU time", C_NS },
+	{ "kernels", "Kernels", C_INT },
+	{ "window_gpu_ns", "Window GPU", C_NS },
+	{ "window_kernels", "Window kernels", C_INT },
+	{ "style", "Style", C_TEXT },
+	{ "name", "Name", C_TEXT },
+	{ "path", "Path", C_TEXT },
+};
+static const struct table_spec ranges_tables[] = {
+	{ "ranges", "NVTX ranges by path and style, with the GPU time of the kernels they launched", ranges_cols,
+	  NCOLS(ranges_cols) },
+};
+
+/* The columns of every compare table; copies add bytes, ranges a style; the name column comes last. */
+#define COMPARE_COLUMNS \
+	{ "status", "Status", C_TEXT }, { "delta_pct", "Med delta %", C_PCT }, { "delta_ns", "Med delta", C_NS }, \
+	{ "base_med_ns", "Base med", C_NS }, { "new_med_ns", "New med", C_NS }, \
+	{ "base_avg_ns", "Base avg", C_NS }, { "new_avg_ns", "New avg", C_NS }, \
+	{ "base_total_ns", "Base total", C_NS }, { "new_total_ns", "New total", C_NS }, \
+	{ "total_delta_pct", "Total delta %", C_PCT }, { "base_calls", "Base calls", C_INT }, \
+	{ "new_calls", "New calls", C_INT }
+static const struct colspec compare_kernel_cols[] = { COMPARE_COLUMNS, { "name", "Name", C_TEXT } };
+static const struct colspec compare_range_cols[] = {
+	COMPARE_COLUMNS, { "style", "Style", C_TEXT }, { "name", "Path", C_TEXT },
+};
+static const struct colspec compare_copy_cols[] = {
+	COMPARE_COLUMNS, { "base_bytes", "Base bytes", C_BYTES }, { "new_bytes", "New bytes", C_BYTES },
+	{ "name", "Kind", C_TEXT },
+};
+static const struct table_spec compare_tables[] = {
+	{ "compare", "Kernels against the baseline", compare_kernel_cols, NCOLS(compare_kernel_cols) },
+	{ "compare_ranges", "NVTX ranges against the baseline, by path and style (wall time)", compare_range_cols,
+	  NCOLS(compare_range_cols) },
+	{ "compare_copies", "Copies and memsets against the baseline, by kind", compare_copy_cols,
+	  NCOLS(compare_copy_cols) },
+};
+
+static const struct colspec trend_cols[] = {
+	{ "name", "Name", C_TEXT },
+	{ "session_id", "Session", C_INT },
+	{ "start_ns", "Start", C_TIME },
+	{ "total_ns", "Total", C_NS },
+	{ "calls", "Calls", C_INT },
+	{ "step", "Step", C_TEXT },
+};
+/* The TEMP views ranges and compare read: the ranges' nesting walk and their statistics by path. */
+#define RANGE_VIEWS .prelude = "analyze/views.sql"
+
+static const struct table_spec trend_tables[] = {
+	{ "trend", "Kernel time across sessions, with step changes", trend_cols, NCOLS(trend_cols) },
+};
+
 const struct analysis analyses[] = {
 	{ SQL_ROW("summary", "summary.sql",
 		  "The session and its GPU span, busy and idle time (kernels, copies, memsets)", summary_tables),
@@ -480,8 +543,8 @@ const struct analysis analyses[] = {
 		  memcpy_tables), .section = 8 },
 	{ SQL_ROW("sync", "sync.sql", "Host time blocked in synchronization, by type and stream", sync_tables),
 	  .section = 9, .section_top = 10 },
-	{ ROW("ranges", "ranges.sql", "NVTX ranges by nesting path: wall time and the GPU time they launched",
-	      run_ranges), .section = 10, .section_top = 10 },
+	{ SQL_ROW("ranges", "ranges.sql", "NVTX ranges by nesting path: wall time and the GPU time they launched",
+		  ranges_tables), RANGE_VIEWS, .section = 10, .section_top = 10 },
 	{ SQL_ROW("idle", "idle.sql", "GPU idle time per device; kernel and copy busy time and their overlap",
 		  idle_tables), .section = 14 },
 	{ SQL_ROW("streams", "streams.sql", "Busy time per stream", streams_tables) },
@@ -508,13 +571,14 @@ const struct analysis analyses[] = {
 	{ SQL_ROW("overhead", "overhead.sql",
 		  "What CUPTI and the driver cost the program, by kind: buffer flushes, instrumentation, lazy loading",
 		  overhead_tables), .section = 18 },
-	{ ROW("compare", "compare.sql",
-	      "Kernels, NVTX ranges and copies against a baseline: regressed, improved, new, gone (CI gate)",
-	      run_compare),
+	{ SQL_ROW("compare", "compare.sql",
+		  "Kernels, NVTX ranges and copies against a baseline: regressed, improved, new, gone (CI gate)",
+		  compare_tables), RANGE_VIEWS,
 	  .options = compare_options, .gate = &regression_gate, .needs_baseline = 1, .section = 1, .section_top = 20,
 	  .usage = "NEW.db (and trend): three tables, kernels by name, NVTX ranges by path and\n"
 		   "copies by kind (each as hotspots, ranges and memcpy show them)" },
-	{ ROW("trend", "trend.sql", "Top kernels' total time across all sessions, with step changes", run_trend),
+	{ SQL_ROW("trend", "trend.sql", "Top kernels' total time across all sessions, with step changes",
+		  trend_tables),
 	  .options = trend_options },
 	{ .name = NULL }
 };
@@ -530,16 +594,53 @@ int analysis_takes(const struct analysis *a, const struct analysis_option *opt)
 	return 0;
 }
 
+/* The session before `session` in db, the default baseline, into *base; 0, or -1 with a message. */
+static int default_base(sqlite3 *db, int64_t session, int64_t *base)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+	if (sqlite3_prepare_v2(db, "SELECT max(id) FROM sessions WHERE id < ?", -1, &st, NULL) != SQLITE_OK)
+		return error("sqlite: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, session);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*base = sqlite3_column_int64(st, 0);
+		rc = 0;
+	} else {
+		error("compare: no session before session %lld to compare with (give --baseline or --base-session)",
+		      (long long)session);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Attach file to db as schema `base` (again, when it is). 0, or -1 with a message. */
+static int attach_base(sqlite3 *db, const char *file)
+{
+	sqlite3_stmt *st;
+	int rc;
+	sqlite3_exec(db, "DETACH DATABASE base", NULL, NULL, NULL);	/* an earlier baseline's, if any */
+	if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS base", -1, &st, NULL) != SQLITE_OK)
+		return error("sqlite: %s", sqlite3_errmsg(db));
+	sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : error("cannot attach the baseline '%s': %s", file, sqlite3_errmsg(db));
+}
+
 int analysis_baseline(sqlite3 *db, struct analysis_opts *o)
 {
+	const char *file = o->baseline;
 	if (o->baseline) {
-		if (!(o->base_db = db_open(o->baseline, DB_READ)))
+		if (!(o->base_db = db_open(o->baseline, DB_READ)) ||
+		    db_session(o->base_db, o->base_id, &o->base_session))
 			return -1;
-		return db_session(o->base_db, o->base_id, &o->base_session) ? -1 : 0;
+	} else if (o->base_id ? db_session(db, o->base_id, &o->base_session)
+			      : default_base(db, o->session, &o->base_session)) {
+		return -1;
 	}
-	if (o->base_id)
-		return db_session(db, o->base_id, &o->base_session) ? -1 : 0;
-	return compare_default_base(db, o->session, &o->base_session);
+	if (!file && !(file = sqlite3_db_filename(db, "main")))
+		return error("compare: the database has no file to read the baseline from");
+	return attach_base(db, file);
 }
 
 const struct analysis *analysis_find(const char *name)

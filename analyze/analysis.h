@@ -112,28 +112,17 @@ struct analysis {
 
 extern const struct analysis analyses[];	/* ended by a row with name NULL */
 /*
- * The baseline of an analysis that needs one, into o->base_db (opened, or NULL for the same database)
- * and o->base_session: o->baseline's o->base_id or newest session, else db's o->base_id, else the session
- * before o->session. 0, or -1 with a message (o->base_db still set: the caller closes it).
+ * The baseline of an analysis that needs one, attached to db as schema `base` (o->baseline's file, else
+ * db's own again), its session in o->base_session: o->baseline's o->base_id or newest session, else db's
+ * o->base_id, else the session before o->session; o->base_db is o->baseline's connection, opened to find
+ * the session. 0, or -1 with a message (o->base_db still set: the caller closes it).
  */
 int analysis_baseline(sqlite3 *db, struct analysis_opts *o);
 /* Whether opt is one of a's options or its gate's. */
 int analysis_takes(const struct analysis *a, const struct analysis_option *opt);
 
 /* The run functions of the table, one file each. */
-int run_ranges(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_compare(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
-int run_trend(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 
-/* compare: the session before `session` in db as the default baseline; 0, or -1 with a message. */
-int compare_default_base(sqlite3 *db, int64_t session, int64_t *base);
-/*
- * The one-line verdict of compare's tables among ts (all rows, not cut by --top) into line: "2 regressed,
- * 1 improved, 1 new, 1 gone; total kernel time +3.2% (12.300 ms -> 12.700 ms); ranges 1 regressed;
- * copies unchanged: FAIL" (kernels first; ranges and copies when their tables have rows, naming only the
- * statuses that occur). Returns the count of regressed rows over every table.
- */
-int compare_verdict(const struct tables *ts, char *line, size_t n);
 
 /* Statements of one SQL file, prepared one after another with the options bound by name. */
 struct script {
@@ -145,8 +134,9 @@ struct script {
 /*
  * Run an analysis's SQL file: every statement in order with the options bound (script_bind), each
  * statement with result columns into the next of the n tables (struct table_spec), appended to *out.
- * Before the first, the TEMP table name_groups(ord, name, pattern) holds o's --group options in order, for
- * the SQL to fold names with. 0, or -1 with a message (the tables made so far stay in *out).
+ * Before the first, analyze/views.sql makes the shared TEMP tables and views (once per connection), and
+ * the TEMP table name_groups(ord, name, pattern) holds o's --group options in order, for the SQL to fold
+ * names with. 0, or -1 with a message (the tables made so far stay in *out).
  */
 int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, const struct table_spec *tables,
 	       int n, struct tables *out);
@@ -193,14 +183,9 @@ int script_stats(struct script *sc, int64_t (*map)(void *ctx, int64_t key), void
  * them. Sorted as noted into *out and *n; free with named_stats_free. 0, or -1 with a message.
  * memcpy_by_kind (sql: memcpy.sql): copies per kind and memsets, labelled as the memcpy analysis labels
  * them ("HtoD", "memset"), with bytes; largest total first.
- * ranges_by_path (sql: ranges.sql): NVTX ranges per nesting path and style (in named_stats.style), as
- * the ranges analysis groups and filters them; wall-time statistics of the ranges that ended, with n
- * counting unfinished ones too; sorted by path, then style.
  */
 struct named_stats;
 int memcpy_by_kind(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
-		   size_t *n);
-int ranges_by_path(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
 		   size_t *n);
 /* Statistics into seven columns from col on: total, count, avg, med, min, max, stddev. */
 void set_stats(struct table *t, size_t r, int col, const struct dstats *s);

@@ -701,58 +701,6 @@ void kernels_stats(const struct kcols *k, const int32_t *keys, struct dstats **o
 	*n = ng;
 }
 
-int kernels_by_name(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
-			   size_t *n)
-{
-	struct script sc = { db, sql, o };
-	const struct kcols *k;
-	struct dstats *s = NULL;
-	struct named_stats *v;
-	struct fold f;
-	sqlite3_stmt *name;
-	int32_t *keys;
-	size_t ns = 0, i;
-	int64_t all;
-	int folded = names_folded(o);
-
-	*out = NULL;
-	*n = 0;
-	if (!(k = kernels_get(db, o->session, KC_NAME | KC_DUR)) || (folded && fold_load(db, o, &f)))
-		return -1;
-	if (!(keys = kernels_name_keys(db, o, k, folded ? &f : NULL)))
-		goto fail;
-	kernels_stats(k, keys, &s, &ns, &all);
-	free(keys);
-	if (!(name = script_next(&sc)))
-		goto fail;
-	v = xcalloc(ns ? ns : 1, sizeof(*v));
-	for (i = 0; i < ns; i++) {
-		v[i].s = s[i];
-		if (folded) {
-			v[i].name = xstrdup(fold_name(&f, s[i].key));
-			continue;
-		}
-		sqlite3_bind_int64(name, sqlite3_bind_parameter_index(name, ":id"), s[i].key);
-		if (sqlite3_step(name) == SQLITE_ROW)
-			v[i].name = xstrdup((const char *)sqlite3_column_text(name, 0));
-		else
-			v[i].name = xstrdup("(unknown)");
-		sqlite3_reset(name);
-	}
-	sqlite3_finalize(name);
-	free(s);
-	if (folded)
-		fold_release(&f);
-	*out = v;
-	*n = ns;
-	return 0;
-fail:
-	free(s);
-	if (folded)
-		fold_release(&f);
-	return -1;
-}
-
 int64_t kernels_total(const struct kcols *k)
 {
 	int64_t total = 0;

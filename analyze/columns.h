@@ -113,14 +113,6 @@ unsigned char *names_pass(sqlite3 *db, const struct analysis_opts *o, size_t *n)
  * *out (the caller frees it) and *n; *all is the summed total of the groups.
  */
 void kernels_stats(const struct kcols *k, const int32_t *keys, struct dstats **out, size_t *n, int64_t *all);
-/*
- * Duration statistics per kernel name (folded by --group/--short, filtered by --match/--exclude) of db's
- * session o->session, by total descending, each with its name looked up by the first statement of sql
- * (the analysis's file: `SELECT value FROM strings WHERE session_id = :session AND id = :id`). Free
- * with named_stats_free. 0, or -1 with a message.
- */
-int kernels_by_name(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
-		    size_t *n);
 /* Summed duration of every kernel. */
 int64_t kernels_total(const struct kcols *k);
 

@@ -1,5 +1,191 @@
--- compare: kernels of a baseline session against a new one, per name (statistics and verdicts in C).
--- Run once per side, each on its own connection and session (the baseline may be another database); the
--- kernels come from the shared kernel columns of kernels.sql, ranges from ranges.sql, copies from memcpy.sql.
--- Statement 1: a name by id.
-SELECT value FROM strings WHERE session_id = :session AND id = :id;
+-- compare: a baseline session against a new one (CI mode), in three tables: kernels by name (as hotspots
+-- shows them), NVTX ranges by nesting path and style (wall time, as ranges groups them: a host range and a
+-- GPU annotation of one name are two rows) and copies by kind (memcpy kinds and memsets, as memcpy labels
+-- them). The baseline is the database attached as `base` (analysis_baseline: --baseline's file, else this
+-- database again), session :base_session; the new side is main's :session. Groups are matched by their
+-- text and style (string ids are per session).
+--
+-- A group present on both sides is regressed when its median grew by more than both the relative
+-- threshold (:threshold of the base median) and the absolute minimum (:min_delta ns), improved when it
+-- shrank by more than both, else unchanged; groups with fewer than :min_calls calls on both sides are
+-- unchanged. Groups on one side only are new or gone. A table has rows only for what either side has.
+-- The first table's title carries the verdict over every row (not only the --top shown), which the
+-- --fail-on-regression gate reads.
+--
+-- Where C does the work: kernel_stats (per name, as hotspots; its header says why), kernel_columns with
+-- --short/--group, reading either database through their hidden schema column; median and stddev_samp;
+-- the range paths of views.sql.
+--
+-- Statement 1: the sides, baseline 0 and new 1.
+DROP TABLE IF EXISTS temp.cmp_sides;
+CREATE TEMP TABLE cmp_sides(side INTEGER PRIMARY KEY, schema TEXT, session INTEGER);
+INSERT INTO temp.cmp_sides VALUES (0, 'base', :base_session), (1, 'main', :session);
+
+-- Statement 2: each side's groups of the three tables (tbl 0 kernels, 1 ranges, 2 copies).
+DROP TABLE IF EXISTS temp.cmp_groups;
+CREATE TEMP TABLE cmp_groups(tbl INTEGER, side INTEGER, name TEXT, style TEXT, calls INTEGER, total_ns INTEGER,
+	avg_ns REAL, med_ns REAL, bytes INTEGER);
+
+-- Statement 3: kernels per name as hotspots shows them: names --match and --exclude let through, short
+-- with --short, then the first --group whose expression matches; a family's statistics over all its
+-- kernels (kernel_columns by family key, its first name id), else kernel_stats.
+WITH stats AS MATERIALIZED (
+	SELECT s.side, k.* FROM temp.cmp_sides s JOIN kernel_stats k ON k.session_id = s.session AND k.schema = s.schema
+),
+strs(side, id, value) AS (
+	SELECT 0, id, value FROM base.strings
+	WHERE session_id = :base_session AND id IN (SELECT name_id FROM stats WHERE side = 0)
+	UNION ALL
+	SELECT 1, id, value FROM main.strings
+	WHERE session_id = :session AND id IN (SELECT name_id FROM stats WHERE side = 1)
+),
+names(side, id, name) AS MATERIALIZED (
+	SELECT side, id, coalesce((SELECT g.name FROM temp.name_groups g WHERE n REGEXP g.pattern ORDER BY g.ord LIMIT 1), n)
+	FROM (SELECT side, id, CASE WHEN :short THEN short_name(value) ELSE value END AS n FROM strs
+	      WHERE (:match IS NULL OR value REGEXP :match) AND (:exclude IS NULL OR NOT value REGEXP :exclude))
+),
+family(side, id, key, name) AS MATERIALIZED (
+	SELECT side, id, min(id) OVER (PARTITION BY side, name), name FROM names
+)
+INSERT INTO temp.cmp_groups
+SELECT 0, k.side, n.name, NULL, k.calls, k.total_ns, k.avg_ns, k.med_ns, NULL
+FROM stats k JOIN names n ON n.side = k.side AND n.id = k.name_id
+WHERE NOT :folded
+UNION ALL
+SELECT 0, s.side, f.name, NULL, count(*), sum(k.dur_ns), 1.0 * sum(k.dur_ns) / count(*), median(k.dur_ns), NULL
+FROM temp.cmp_sides s JOIN kernel_columns k ON k.session_id = s.session AND k.schema = s.schema
+JOIN family f ON f.side = s.side AND f.id = k.name_id
+WHERE :folded
+GROUP BY s.side, f.key;
+
+-- Statement 4: the NVTX ranges of both sides, named as ranges names them, in nesting order per side.
+DELETE FROM temp.range_rows;
+WITH strs(side, id, value) AS (
+	SELECT 0, id, value FROM base.strings
+	WHERE session_id = :base_session AND id IN (SELECT name_id FROM base.ranges WHERE session_id = :base_session)
+	UNION ALL
+	SELECT 1, id, value FROM main.strings
+	WHERE session_id = :session AND id IN (SELECT name_id FROM main.ranges WHERE session_id = :session)
+),
+names(side, id, name) AS MATERIALIZED (
+	SELECT side, id, CASE WHEN :folded
+		THEN coalesce((SELECT g.name FROM temp.name_groups g WHERE n REGEXP g.pattern ORDER BY g.ord LIMIT 1), n)
+		ELSE n END
+	FROM (SELECT side, id, CASE WHEN :short THEN short_name(fold_name(value)) ELSE fold_name(value) END AS n
+	      FROM strs)
+),
+both(side, pid, thread_id, kind, start_ns, end_ns, name_id, seq) AS (
+	SELECT 0, pid, thread_id, kind, start_ns, end_ns, name_id, rowid FROM base.ranges WHERE session_id = :base_session
+	UNION ALL
+	SELECT 1, pid, thread_id, kind, start_ns, end_ns, name_id, rowid FROM main.ranges WHERE session_id = :session
+)
+INSERT INTO temp.range_rows(side, pid, thread, kind, start_ns, end_ns, open_end, name)
+SELECT r.side, r.pid, coalesce(r.thread_id, 0), r.kind, r.start_ns, r.end_ns,
+       coalesce(r.end_ns, 9223372036854775807), n.name
+FROM both r CROSS JOIN names n ON n.side = r.side AND n.id = r.name_id	-- each range looks its name up
+ORDER BY r.side, r.pid, r.kind = 3, coalesce(r.thread_id, 0), r.start_ns, 7 DESC, r.seq;
+
+-- Statement 5: their paths, those --match and --exclude let through, grouped (views.sql).
+DELETE FROM temp.range_paths;
+INSERT INTO temp.range_paths
+SELECT * FROM temp.range_walk WHERE (:match IS NULL OR path REGEXP :match) AND (:exclude IS NULL OR NOT path REGEXP :exclude);
+INSERT INTO temp.cmp_groups
+SELECT 1, side, path, style, count, total_ns, avg_ns, med_ns, NULL FROM temp.range_stats;
+
+-- Statement 6: copies per kind and memsets, as memcpy labels them (--match and --exclude on the label),
+-- with the bytes they moved.
+WITH copies(side, kind, name, dur, bytes) AS (
+	SELECT 0, c.kind, k.name, c.end_ns - c.start_ns, c.bytes
+	FROM base.memcpys c JOIN base.copy_kinds k ON k.id = c.kind WHERE c.session_id = :base_session
+	UNION ALL
+	SELECT 0, -1, 'memset', end_ns - start_ns, bytes FROM base.memsets WHERE session_id = :base_session
+	UNION ALL
+	SELECT 1, c.kind, k.name, c.end_ns - c.start_ns, c.bytes
+	FROM main.memcpys c JOIN main.copy_kinds k ON k.id = c.kind WHERE c.session_id = :session
+	UNION ALL
+	SELECT 1, -1, 'memset', end_ns - start_ns, bytes FROM main.memsets WHERE session_id = :session
+)
+INSERT INTO temp.cmp_groups
+SELECT 2, side, name, NULL, count(*), sum(dur), 1.0 * sum(dur) / count(*), median(dur), sum(bytes)
+FROM copies
+WHERE (:match IS NULL OR name REGEXP :match) AND (:exclude IS NULL OR NOT name REGEXP :exclude)
+GROUP BY side, kind;
+
+-- Statement 7: the rows of the three tables: both sides of a group matched, judged and ranked (regressed,
+-- new, gone, improved, unchanged; the largest change of total first).
+DROP TABLE IF EXISTS temp.cmp_rows;
+CREATE TEMP TABLE cmp_rows AS
+WITH keys AS (SELECT DISTINCT tbl, name, style FROM temp.cmp_groups),
+matched AS (
+	SELECT k.tbl, k.name, k.style, b.calls AS bc, b.total_ns AS bt, b.avg_ns AS ba, b.med_ns AS bm, b.bytes AS bb,
+	       n.calls AS nc, n.total_ns AS nt, n.avg_ns AS na, n.med_ns AS nm, n.bytes AS nb,
+	       CASE WHEN b.calls IS NULL THEN 'new' WHEN n.calls IS NULL THEN 'gone'
+		    WHEN b.calls < :min_calls AND n.calls < :min_calls THEN 'unchanged'
+		    WHEN n.med_ns - b.med_ns > :min_delta AND n.med_ns - b.med_ns > :threshold * b.med_ns THEN 'regressed'
+		    WHEN b.med_ns - n.med_ns > :min_delta AND b.med_ns - n.med_ns > :threshold * b.med_ns THEN 'improved'
+		    ELSE 'unchanged' END AS status
+	FROM keys k
+	LEFT JOIN temp.cmp_groups b ON b.side = 0 AND b.tbl = k.tbl AND b.name = k.name AND b.style IS k.style
+	LEFT JOIN temp.cmp_groups n ON n.side = 1 AND n.tbl = k.tbl AND n.name = k.name AND n.style IS k.style
+)
+SELECT tbl, status, CASE status WHEN 'regressed' THEN 0 WHEN 'new' THEN 1 WHEN 'gone' THEN 2 WHEN 'improved' THEN 3
+	ELSE 4 END AS rank,
+       CASE WHEN bm > 0 THEN 100.0 * (nm - bm) / bm END AS delta_pct, nm - bm AS delta_ns,
+       bm AS base_med_ns, nm AS new_med_ns, ba AS base_avg_ns, na AS new_avg_ns, bt AS base_total_ns,
+       nt AS new_total_ns, CASE WHEN bt > 0 AND nt IS NOT NULL THEN 100.0 * (nt - bt) / bt END AS total_delta_pct,
+       coalesce(bc, 0) AS base_calls, coalesce(nc, 0) AS new_calls, bb AS base_bytes, nb AS new_bytes, style, name,
+       abs(coalesce(nt, 0) - coalesce(bt, 0)) AS change
+FROM matched;
+
+-- Statement 8: the verdict line, the first table's title: "2 regressed, 1 improved, 1 new, 1 gone; total
+-- kernel time +3.2% (12.300 ms -> 12.700 ms); ranges 1 regressed, 2 new; copies unchanged: FAIL" (a part
+-- per other table that has rows, naming only the statuses that occur; FAIL when anything regressed).
+WITH counts(tbl, status, n) AS (
+	SELECT t.tbl, s.status, (SELECT count(*) FROM temp.cmp_rows r WHERE r.tbl = t.tbl AND r.status = s.status)
+	FROM (SELECT 0 AS tbl UNION ALL SELECT 1 UNION ALL SELECT 2) t,
+	     (SELECT 'regressed' AS status UNION ALL SELECT 'improved' UNION ALL SELECT 'new' UNION ALL SELECT 'gone') s
+),
+total(base, now) AS (
+	SELECT coalesce(sum(base_total_ns), 0), coalesce(sum(new_total_ns), 0) FROM temp.cmp_rows WHERE tbl = 0
+),
+fmt(base, now) AS (
+	SELECT CASE WHEN abs(base) < 1e3 THEN printf('%.0f ns', base) WHEN abs(base) < 1e6 THEN printf('%.3f us', base / 1e3)
+		    WHEN abs(base) < 1e9 THEN printf('%.3f ms', base / 1e6) ELSE printf('%.3f s', base / 1e9) END,
+	       CASE WHEN abs(now) < 1e3 THEN printf('%.0f ns', now) WHEN abs(now) < 1e6 THEN printf('%.3f us', now / 1e3)
+		    WHEN abs(now) < 1e9 THEN printf('%.3f ms', now / 1e6) ELSE printf('%.3f s', now / 1e9) END
+	FROM total
+),
+parts(tbl, text) AS (
+	SELECT tbl, coalesce(' ' || nullif(substr(
+		CASE WHEN sum(n * (status = 'regressed')) > 0 THEN ', ' || sum(n * (status = 'regressed')) || ' regressed' ELSE '' END
+		|| CASE WHEN sum(n * (status = 'improved')) > 0 THEN ', ' || sum(n * (status = 'improved')) || ' improved' ELSE '' END
+		|| CASE WHEN sum(n * (status = 'new')) > 0 THEN ', ' || sum(n * (status = 'new')) || ' new' ELSE '' END
+		|| CASE WHEN sum(n * (status = 'gone')) > 0 THEN ', ' || sum(n * (status = 'gone')) || ' gone' ELSE '' END,
+		3), ''), ' unchanged')
+	FROM counts WHERE tbl > 0 GROUP BY tbl
+)
+SELECT 'Kernels against the baseline: '
+       || printf('%d regressed, %d improved, %d new, %d gone; total kernel time %s (%s -> %s)',
+		 (SELECT n FROM counts WHERE tbl = 0 AND status = 'regressed'),
+		 (SELECT n FROM counts WHERE tbl = 0 AND status = 'improved'),
+		 (SELECT n FROM counts WHERE tbl = 0 AND status = 'new'),
+		 (SELECT n FROM counts WHERE tbl = 0 AND status = 'gone'),
+		 (SELECT CASE WHEN base > 0 THEN printf('%+.1f%%', 100.0 * (now - base) / base) ELSE 'n/a' END FROM total),
+		 (SELECT base FROM fmt), (SELECT now FROM fmt))
+       || coalesce((SELECT '; ranges' || text FROM parts WHERE tbl = 1 AND EXISTS (SELECT 1 FROM temp.cmp_rows WHERE tbl = 1)), '')
+       || coalesce((SELECT '; copies' || text FROM parts WHERE tbl = 2 AND EXISTS (SELECT 1 FROM temp.cmp_rows WHERE tbl = 2)), '')
+       || CASE WHEN EXISTS (SELECT 1 FROM temp.cmp_rows WHERE status = 'regressed') THEN ': FAIL' ELSE ': ok' END
+	AS _title;
+
+-- Statements 9 to 11: the three tables, each cut to --top.
+SELECT status, delta_pct, delta_ns, base_med_ns, new_med_ns, base_avg_ns, new_avg_ns, base_total_ns, new_total_ns,
+       total_delta_pct, base_calls, new_calls, name
+FROM temp.cmp_rows WHERE tbl = 0 ORDER BY rank, change DESC, name LIMIT :top;
+
+SELECT status, delta_pct, delta_ns, base_med_ns, new_med_ns, base_avg_ns, new_avg_ns, base_total_ns, new_total_ns,
+       total_delta_pct, base_calls, new_calls, style, name
+FROM temp.cmp_rows WHERE tbl = 1 ORDER BY rank, change DESC, name, style LIMIT :top;
+
+SELECT status, delta_pct, delta_ns, base_med_ns, new_med_ns, base_avg_ns, new_avg_ns, base_total_ns, new_total_ns,
+       total_delta_pct, base_calls, new_calls, base_bytes, new_bytes, name
+FROM temp.cmp_rows WHERE tbl = 2 ORDER BY rank, change DESC, name LIMIT :top;

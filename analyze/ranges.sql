@@ -14,13 +14,56 @@
 --     window those of any stream of its process (ranges keep no device: streams are matched by id).
 -- Every figure of a row is summed over its ranges (parents include their children; ranges of one path
 -- open at once on two threads each count a kernel). Ranges that never ended have no duration and an open
--- end. Computed in C (ranges.c) by a sweep over the shared kernel and API call columns (kernels.sql).
--- compare runs statements 1 to 3 alone, for the wall time per path and style (ranges_by_path).
--- Statement 1: every range (put in nesting order per process and thread in C).
-SELECT pid, coalesce(thread_id, 0), start_ns, end_ns, kind, name_id FROM ranges WHERE session_id = :session;
+-- end; the wall time statistics are those of the ranges that ended, the count counts every range.
+--
+-- Where C does the work:
+-- * kernel_windows (lib/sqlext_window.c) sums the kernels of a window on a thread or stream. The plain
+--   SQL (each kernel's first call by min(rowid) per process and correlation id, joined back, then a sum
+--   per range over the launches on its thread in its window; tests/vtab.py checks both agree) did not
+--   finish its first 100 ranges in 300 s on the 5M-kernel bench session: SQLite sorts and indexes the
+--   5.3M calls and then scans the launches once per range. kernel_windows joins the session once by a hash
+--   of correlation ids (about 0.3 s) and answers each window by two binary searches (0.04 s for 75,000).
+-- * fold_name, short_name and regexp name the ranges as --short and --group show them.
+-- The paths and wall time statistics are temp.range_walk and temp.range_stats (views.sql), shared with compare.
+--
+-- Statement 1: the session's ranges as side 0, named as shown (PyTorch's ", seq = N" counters folded
+-- away, then --short and --group), in nesting order. Ranges whose name is not in strings are left out.
+DELETE FROM temp.range_rows;
+WITH names(id, name) AS MATERIALIZED (
+	SELECT id, CASE WHEN :folded
+		THEN coalesce((SELECT g.name FROM temp.name_groups g WHERE n REGEXP g.pattern ORDER BY g.ord LIMIT 1), n)
+		ELSE n END
+	FROM (SELECT id, CASE WHEN :short THEN short_name(fold_name(value)) ELSE fold_name(value) END AS n
+	      FROM strings
+	      WHERE session_id = :session AND id IN (SELECT name_id FROM ranges WHERE session_id = :session))
+)
+INSERT INTO temp.range_rows(side, pid, thread, kind, start_ns, end_ns, open_end, name)
+SELECT 0, r.pid, coalesce(r.thread_id, 0), r.kind, r.start_ns, r.end_ns, coalesce(r.end_ns, 9223372036854775807),
+       n.name
+FROM ranges r CROSS JOIN names n ON n.id = r.name_id	-- each range looks its name up
+WHERE r.session_id = :session
+ORDER BY r.pid, r.kind = 3, coalesce(r.thread_id, 0), r.start_ns, 7 DESC, r.rowid;
 
--- Statement 2: a name by id.
-SELECT value FROM strings WHERE session_id = :session AND id = :id;
+-- Statement 2: the paths --match and --exclude let through.
+DELETE FROM temp.range_paths;
+INSERT INTO temp.range_paths
+SELECT * FROM temp.range_walk WHERE (:match IS NULL OR path REGEXP :match) AND (:exclude IS NULL OR NOT path REGEXP :exclude);
 
--- Statement 3: whether a path passes --match and --exclude.
-SELECT (:match IS NULL OR :path REGEXP :match) AND (:exclude IS NULL OR NOT :path REGEXP :exclude);
+-- Statement 3: per path and style, the wall time statistics and the GPU time its ranges launched
+-- (kernel_windows); the largest total first.
+SELECT s.total_ns, s.count, s.avg_ns, s.med_ns, s.min_ns, s.max_ns, s.stddev_ns,
+       g.gpu_ns, g.kernels, g.window_gpu_ns, g.window_kernels, s.style, s.name, s.path,
+       'GPU time: kernels launched by the range''s thread while it was open; Window: by any thread of its '
+       || 'process (GPU style: started on its stream; on any stream)' AS _note
+FROM temp.range_stats s JOIN (
+	SELECT p.path, p.style, sum(own.gpu_ns) AS gpu_ns, sum(own.kernels) AS kernels,
+	       sum(win.gpu_ns) AS window_gpu_ns, sum(win.kernels) AS window_kernels
+	FROM temp.range_paths p,
+	     kernel_windows(:session, p.pid, CASE p.kind WHEN 3 THEN 'stream' ELSE 'thread' END, p.thread,
+			    p.start_ns, p.end_ns) own,
+	     kernel_windows(:session, p.pid, CASE p.kind WHEN 3 THEN 'stream' ELSE 'thread' END, NULL,
+			    p.start_ns, p.end_ns) win
+	GROUP BY p.path, p.style
+) g ON g.path = s.path AND g.style = s.style
+ORDER BY s.total_ns DESC, s.path, s.style_rank
+LIMIT :top;

@@ -180,10 +180,13 @@ static void pivot_layout(struct table *t, struct table *raw, const struct table_
 	free(titles);
 }
 
-/* Result rows of st into a new table of spec; the columns' keys must be spec's (then `_note`). */
-static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, struct tables *out)
+/*
+ * Result rows of st into a new table of spec, titled title (else spec's); the columns' keys must be spec's
+ * (then `_note`).
+ */
+static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const char *title, struct tables *out)
 {
-	struct table *t = table_new(spec->name, spec->title), *raw = t;
+	struct table *t = table_new(spec->name, title ? title : spec->title), *raw = t;
 	int ncol = sqlite3_column_count(st), note = -1, c, rc, nkeys = spec->ncols + (spec->pivot ? 2 : 0);
 	static const struct colspec pivot_cols[] = { { "_pivot", "", C_TEXT, 0 }, { "_value", "", C_REAL, 0 } };
 	tables_add(out, t);
@@ -264,6 +267,7 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 	struct script sc = { db, sql, o };
 	struct buf rules;
 	const char *rules_file = NULL;
+	char *title = NULL;	/* the next table's, from a `_title` statement */
 	int made = 0, status = -1;
 	if (groups_fill(db, o))
 		return -1;
@@ -292,15 +296,33 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 				goto done;
 			}
 			sqlite3_finalize(st);
+		} else if (sqlite3_column_count(st) == 1 && !strcmp(sqlite3_column_name(st, 0), "_title")) {
+			/* A statement of one column `_title`: the next table's title. */
+			int rc = sqlite3_step(st);
+			free(title);
+			title = NULL;
+			if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+				step_error(st);
+				goto done;
+			}
+			if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+				title = xstrdup((const char *)sqlite3_column_text(st, 0));
+			sqlite3_finalize(st);
 		} else if (made == n) {
 			sqlite3_finalize(st);
 			error("internal: analysis SQL has more result statements than its %d tables", n);
 			goto done;
-		} else if (fill_table(st, &tables[made++], out))
-			goto done;
+		} else {
+			int rc = fill_table(st, &tables[made++], title, out);
+			free(title);
+			title = NULL;
+			if (rc)
+				goto done;
+		}
 	}
 	status = made == n ? 0 : error("internal: analysis SQL fills %d of its %d tables", made, n);
 done:
+	free(title);
 	buf_release(&rules);
 	return status;
 }

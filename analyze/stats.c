@@ -99,22 +99,6 @@ int stats_by_key(sqlite3_stmt *st, int64_t (*map)(void *ctx, int64_t key), void 
 	return 0;
 }
 
-int named_stats_cmp(const struct named_stats *a, const struct named_stats *b)
-{
-	int c = strcmp(a->name, b->name);
-	return c ? c : strcmp(a->style ? a->style : "", b->style ? b->style : "");
-}
-
-static int cmp_name(const void *a, const void *b)
-{
-	return named_stats_cmp(a, b);
-}
-
-void named_stats_sort(struct named_stats *v, size_t n)
-{
-	xqsort(v, n, sizeof(*v), cmp_name);
-}
-
 void named_stats_free(struct named_stats *v, size_t n)
 {
 	size_t i;

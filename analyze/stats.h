@@ -32,13 +32,8 @@ struct named_stats {
 	char *name;		/* owned */
 	struct dstats s;
 	int64_t bytes;		/* copies: bytes moved; 0 otherwise */
-	const char *style;	/* ranges: PushPop, StartEnd or GPU (static, a second key); NULL otherwise */
 };
 
-/* Order by name (strcmp), then style (NULL as ""). */
-int named_stats_cmp(const struct named_stats *a, const struct named_stats *b);
-/* Sort v by named_stats_cmp. */
-void named_stats_sort(struct named_stats *v, size_t n);
 /* Free the names and the array. */
 void named_stats_free(struct named_stats *v, size_t n);
 

@@ -72,12 +72,14 @@ extern const struct colstore_spec colstore_specs[CS_TABLES];
  */
 #define COLSTORE_COMPLETE_SQL "SELECT " COLSTORE_COMPLETE_SQL_OF("?1", "?2")
 /* The same test as an expression over session S and table T (SQL text). */
-#define COLSTORE_COMPLETE_SQL_OF(S, T) \
-	"(SELECT count(*) FROM processes WHERE session_id = " S ") = " \
-	"(SELECT count(*) FROM column_sets WHERE session_id = " S " AND tbl = " T ") AND " \
-	"EXISTS (SELECT 1 FROM column_sets WHERE session_id = " S " AND tbl = " T ") AND " \
-	"(SELECT coalesce(sum(rows), 0) FROM column_sets WHERE session_id = " S " AND tbl = " T ") = " \
-	"(SELECT coalesce(sum(rows), 0) FROM column_chunks WHERE session_id = " S " AND tbl = " T ")"
+#define COLSTORE_COMPLETE_SQL_OF(S, T) COLSTORE_COMPLETE_SQL_IN("", S, T)
+/* The same with each table's name after the prefix P ("base.": an attached database's; five times). */
+#define COLSTORE_COMPLETE_SQL_IN(P, S, T) \
+	"(SELECT count(*) FROM " P "processes WHERE session_id = " S ") = " \
+	"(SELECT count(*) FROM " P "column_sets WHERE session_id = " S " AND tbl = " T ") AND " \
+	"EXISTS (SELECT 1 FROM " P "column_sets WHERE session_id = " S " AND tbl = " T ") AND " \
+	"(SELECT coalesce(sum(rows), 0) FROM " P "column_sets WHERE session_id = " S " AND tbl = " T ") = " \
+	"(SELECT coalesce(sum(rows), 0) FROM " P "column_chunks WHERE session_id = " S " AND tbl = " T ")"
 
 /* Rows of one table not yet written as a chunk: v[row][column]. */
 struct colstore_buf {

@@ -48,6 +48,7 @@ int gpuprof_sqlite_register(sqlite3 *db);
  * rowid is the row's position among its session's rows in table order (plus the session's index in the
  * scan << 40), the same from chunks or rows. kernel_stats: per session and kernel name, calls, total_ns,
  * avg_ns, med_ns, min_ns, max_ns, stddev_ns (lib/dstats.c).
+ * Each reads the database main, or the attached one its hidden column names: `WHERE schema = 'base'`.
  *
  * GPU busy time (lib/sqlext_busy.c), eponymous and read-only likewise, per session (all, or one with
  * `WHERE session_id = S`). A device's GPU activity is its kernels (as kernel_columns reads them), copies
@@ -88,6 +89,16 @@ int gpuprof_sqlite_register(sqlite3 *db);
  *       and one (class and other_class NULL) for all classes together; device_busy_ns on each is the
  *       union of every kernel of the device. Every class of the map has its rows, kernels or not; at
  *       most 64 classes.
+ *
+ * kernel_windows (lib/sqlext_window.c), a table-valued function of one row (kernels, gpu_ns): the
+ * kernels of a time window, summed,
+ *   kernel_windows(session, pid, 'thread', thread_id, start_ns, end_ns [, schema])
+ *     those whose launching API call (the first with the kernel's process and correlation id, in table
+ *     order) started on the thread in [start_ns, end_ns): the GPU time an NVTX range launched;
+ *   kernel_windows(session, pid, 'stream', stream_id, start_ns, end_ns [, schema])
+ *     those that started on the stream in [start_ns, end_ns);
+ * a NULL thread_id (stream_id) for any of the process, a NULL end_ns for no end. The session is joined
+ * once and kept with the connection, so a window costs two binary searches.
  */
 int gpuprof_sqlite_tables(sqlite3 *db);
 

@@ -106,6 +106,19 @@ int sqlext_session_eof(sqlite3_vtab_cursor *cur);
 /* A rowid from the session's index and the row's. */
 int sqlext_session_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid);
 
+/* kernel_columns' column numbers as kernel_windows names them (api_columns': thread_id 4, correlation_id 6). */
+enum { SX_PID = KC_PID, SX_START = KC_START, SX_STREAM = KC_STREAM, SX_NAME = KC_NAME, SX_CORR = KC_CORR,
+       SX_DUR = KC_DUR, SX_THREAD = 4, SX_CALL_CORR = 6 };
+/*
+ * Session s of schema (a database name: "main", "base"; NULL for main) as kernel_columns reads it
+ * (api_columns with calls), in table order, as sqlext_kernels gives it (from the connection's kept columns
+ * for main's kernels). SQLITE_OK, each's non-zero return, or an error code with vt's message set.
+ */
+int sqlext_read(sqlite3_vtab *vt, sqlite3 *db, const char *schema, int64_t s, int calls, unsigned used,
+		sqlext_batch_fn *each, void *arg);
+/* kernel_windows (lib/sqlext_window.c), for gpuprof_sqlite_tables to register. */
+int sqlext_window_register(sqlite3 *db);
+
 /*
  * gpu_busy, gpu_stream_busy, gpu_gaps (lib/sqlext_busy.c), for gpuprof_sqlite_tables to register.
  * SQLITE_OK or SQLite's error code.

@@ -32,43 +32,47 @@ static const struct vt_def kernel_def = {
 	"CREATE TABLE x(session_id INTEGER, pid INTEGER, start_ns INTEGER, end_ns INTEGER, device_id INTEGER, "
 	"stream_id INTEGER, name_id INTEGER, correlation_id INTEGER, dur_ns INTEGER, grid_x INTEGER, "
 	"grid_y INTEGER, grid_z INTEGER, block_x INTEGER, block_y INTEGER, block_z INTEGER, registers INTEGER, "
-	"static_smem INTEGER, dynamic_smem INTEGER, shared_mem INTEGER)",
+	"static_smem INTEGER, dynamic_smem INTEGER, shared_mem INTEGER, schema TEXT HIDDEN)",
 	19, { -1, CSK_PID, CSK_START, CSK_DUR, CSK_DEV, CSK_STREAM, CSK_NAME, CSK_CORR, CSK_DUR, CSK_GRID_X,
 	      CSK_GRID_Y, CSK_GRID_Z, CSK_BLOCK_X, CSK_BLOCK_Y, CSK_BLOCK_Z, CSK_REGS, CSK_SSMEM, CSK_DSMEM,
 	      CSK_SMEM }, 3, KC_GRID_X,
 	"SELECT pid, start_ns, end_ns, device_id, coalesce(stream_id, -1), name_id, coalesce(correlation_id, 0), "
 	"end_ns - start_ns, " KV_LAUNCH("coalesce(shared_mem, static_smem + dynamic_smem)")
-	" FROM kernels WHERE session_id = ?1",
+	" FROM \"%w\".kernels WHERE session_id = ?1",
 	DB_V_SHARED_MEM,
 	/* Before kernels.shared_mem, Kineto's static_smem held the total and its dynamic_smem was NULL. */
 	"SELECT pid, start_ns, end_ns, device_id, coalesce(stream_id, -1), name_id, coalesce(correlation_id, 0), "
 	"end_ns - start_ns, " KV_LAUNCH("coalesce(static_smem + dynamic_smem, static_smem)")
-	" FROM kernels WHERE session_id = ?1"
+	" FROM \"%w\".kernels WHERE session_id = ?1"
 };
 
 static const struct vt_def call_def = {
 	CS_CALLS,
 	"CREATE TABLE x(session_id INTEGER, pid INTEGER, start_ns INTEGER, end_ns INTEGER, thread_id INTEGER, "
-	"name_id INTEGER, correlation_id INTEGER, dur_ns INTEGER)",
+	"name_id INTEGER, correlation_id INTEGER, dur_ns INTEGER, schema TEXT HIDDEN)",
 	8, { -1, CSC_PID, CSC_START, CSC_DUR, CSC_THREAD, CSC_NAME, CSC_CORR, CSC_DUR }, 3, 8,
 	"SELECT pid, start_ns, end_ns, coalesce(thread_id, 0), coalesce(name_id, 0), coalesce(correlation_id, 0), "
-	"end_ns - start_ns FROM api_calls WHERE session_id = ?1", 0, NULL
+	"end_ns - start_ns FROM \"%w\".api_calls WHERE session_id = ?1", 0, NULL
 };
 
 #define KV_SESSION 0
 
 /*
- * idxNum: bit 0 an equality on session_id (argv[0]), the other bits the columns used (colUsed << 1).
- * idxStr: the range constraints taken, one character each, their values the next arguments in order:
- * 'a' start_ns < x, 'b' start_ns <= x, 'c' end_ns > x, 'd' end_ns >= x.
+ * idxNum: bit 0 an equality on session_id (argv[0]), bit KV_SCHEMA one on the hidden schema column (the
+ * next argv), bits 1 to 20 the columns used (colUsed << 1). idxStr: the range constraints taken (tables
+ * with an end_ns column), one character each, their values the next arguments in order: 'a' start_ns < x,
+ * 'b' start_ns <= x, 'c' end_ns > x, 'd' end_ns >= x.
  */
 #define KV_EQ 1
+#define KV_SCHEMA (1 << 22)
+#define KV_USED 0xfffffu	/* the columns used, after idxNum >> 1 */
 #define KV_START 2		/* the start_ns column of kernel_def and call_def */
 
 struct kv_cursor {
 	sqlite3_vtab_cursor base;
 	sqlite3 *db;
 	const struct vt_def *def;
+	char *schema;		/* the database read ("main", an attached one's name); sqlite3_mprintf'd */
 	unsigned used;		/* bit per table column */
 	int64_t *sessions;	/* sqlite3_malloc64'd */
 	int nsessions, at;	/* at: index into sessions */
@@ -129,16 +133,27 @@ int sqlext_vt_disconnect(sqlite3_vtab *v)
  */
 int sqlext_vt_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 {
+	const struct vt_def *def = ((struct sqlext_vtab *)v)->def;
 	char ranges[9];
-	int i, eq = -1, nranges = 0, arg;
-	(void)v;
-	for (i = 0; i < ix->nConstraint; i++)
-		if (ix->aConstraint[i].usable && ix->aConstraint[i].iColumn == KV_SESSION &&
-		    ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_EQ)
+	int i, eq = -1, sch = -1, nranges = 0, arg = 1, schema_col = def->ncols > 0 ? def->ncols : -1;
+	for (i = 0; i < ix->nConstraint; i++) {
+		int col = ix->aConstraint[i].iColumn;
+		if (ix->aConstraint[i].op != SQLITE_INDEX_CONSTRAINT_EQ || (col != KV_SESSION && col != schema_col))
+			continue;
+		/*
+		 * A join on session_id or schema waits for its value (the other table outside): a plan that reads
+		 * every session of main first would miss another schema's rows.
+		 */
+		if (!ix->aConstraint[i].usable)
+			return SQLITE_CONSTRAINT;
+		if (col == KV_SESSION)
 			eq = i;
-	ix->idxNum = (int)((ix->colUsed & 0xfffff) << 1);
+		else
+			sch = i;
+	}
+	ix->idxNum = (int)((ix->colUsed & KV_USED) << 1);
 	if (eq >= 0) {
-		ix->aConstraintUsage[eq].argvIndex = 1;
+		ix->aConstraintUsage[eq].argvIndex = arg++;
 		ix->aConstraintUsage[eq].omit = 1;
 		ix->idxNum |= KV_EQ;
 		ix->estimatedCost = 1e5;
@@ -147,8 +162,12 @@ int sqlext_vt_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 		ix->estimatedCost = 1e7;
 		ix->estimatedRows = 1000000;
 	}
-	arg = eq >= 0 ? 2 : 1;
-	for (i = 0; i < ix->nConstraint && nranges < 8; i++) {
+	if (sch >= 0) {
+		ix->aConstraintUsage[sch].argvIndex = arg++;
+		ix->aConstraintUsage[sch].omit = 1;
+		ix->idxNum |= KV_SCHEMA;
+	}
+	for (i = 0; def->end && i < ix->nConstraint && nranges < 8; i++) {
 		const struct sqlite3_index_constraint *k = &ix->aConstraint[i];
 		char code = 0;
 		if (!k->usable)
@@ -199,6 +218,8 @@ static void kv_reset(struct kv_cursor *c)
 		sqlite3_free(c->col[k]);
 		c->col[k] = NULL;
 	}
+	sqlite3_free(c->schema);
+	c->schema = NULL;
 }
 
 static int kv_close(sqlite3_vtab_cursor *cur)
@@ -244,21 +265,32 @@ static int64_t vt_int(sqlite3 *db, const char *sql)
  * The database's schema version as lib/db.c finds it (user_version, else what table meta said before
  * user_version was set: 2 for version 4, 1 for versions 1 to 3, which lack version 4's kernel chunks).
  */
-static int64_t vt_version(sqlite3 *db)
+static int64_t vt_version(sqlite3 *db, const char *schema)
 {
-	int64_t v = vt_int(db, "PRAGMA main.user_version");
+	char *sql = sqlite3_mprintf("PRAGMA \"%w\".user_version", schema);
+	int64_t v = sql ? vt_int(db, sql) : 0;
+	sqlite3_free(sql);
 	if (v)
 		return v;
-	v = vt_int(db, "SELECT value FROM main.meta WHERE key = 'schema_version'");
+	sql = sqlite3_mprintf("SELECT value FROM \"%w\".meta WHERE key = 'schema_version'", schema);
+	v = sql ? vt_int(db, sql) : 0;
+	sqlite3_free(sql);
 	return v == 2 ? 4 : v;
 }
 
 /* 1 when session s's rows of table t are all in readable chunks (the test analyze/columns.c makes), else 0. */
-static int kv_complete(sqlite3 *db, int64_t s, enum colstore_table t)
+static int kv_complete(sqlite3 *db, const char *schema, int64_t s, enum colstore_table t)
 {
 	sqlite3_stmt *st;
-	int ok = vt_version(db) >= colstore_specs[t].version;
-	if (!ok || sqlite3_prepare_v2(db, COLSTORE_COMPLETE_SQL, -1, &st, NULL) != SQLITE_OK)
+	char *sql;
+	int ok = vt_version(db, schema) >= colstore_specs[t].version;
+	if (!ok)
+		return 0;
+	sql = sqlite3_mprintf("SELECT " COLSTORE_COMPLETE_SQL_IN("\"%w\".", "?1", "?2"), schema, schema, schema, schema,
+			      schema);
+	ok = sql && sqlite3_prepare_v2(db, sql, -1, &st, NULL) == SQLITE_OK;
+	sqlite3_free(sql);
+	if (!ok)
 		return 0;
 	sqlite3_bind_int64(st, 1, s);
 	sqlite3_bind_text(st, 2, colstore_specs[t].table, -1, SQLITE_STATIC);
@@ -271,11 +303,12 @@ static int kv_complete(sqlite3 *db, int64_t s, enum colstore_table t)
 static int kv_start(struct kv_cursor *c)
 {
 	int64_t s = c->sessions[c->at];
-	const char *rows_sql = c->def->rows_sql;
+	const char *rows_sql = c->def->rows_sql, *schema = c->schema ? c->schema : "main";
+	char *sql;
 	int rc;
 	sqlite3_finalize(c->st);
 	c->st = NULL;
-	c->chunked = kv_complete(c->db, s, c->def->t);
+	c->chunked = kv_complete(c->db, schema, s, c->def->t);
 	c->n = c->i = 0;
 	c->next_first = 0;
 	c->pos = -1;
@@ -284,10 +317,14 @@ static int kv_start(struct kv_cursor *c)
 		c->bounds_session = s;
 		c->nbounds = 0;
 	}
-	if (!c->chunked && c->def->old_rows_sql && vt_version(c->db) < c->def->rows_since)
+	if (!c->chunked && c->def->old_rows_sql && vt_version(c->db, schema) < c->def->rows_since)
 		rows_sql = c->def->old_rows_sql;
-	rc = sqlite3_prepare_v2(c->db, c->chunked ? "SELECT first_row, rows, base_ns, data FROM column_chunks "
-				"WHERE tbl = ?2 AND session_id = ?1 ORDER BY id" : rows_sql, -1, &c->st, NULL);
+	sql = sqlite3_mprintf(c->chunked ? "SELECT first_row, rows, base_ns, data FROM \"%w\".column_chunks "
+			      "WHERE tbl = ?2 AND session_id = ?1 ORDER BY id" : rows_sql, schema);
+	if (!sql)
+		return sqlext_vt_error(&c->base, SQLITE_NOMEM, "out of memory");
+	rc = sqlite3_prepare_v2(c->db, sql, -1, &c->st, NULL);
+	sqlite3_free(sql);
 	if (rc != SQLITE_OK)
 		return sqlext_vt_error(&c->base, rc, sqlite3_errmsg(c->db));
 	sqlite3_bind_int64(c->st, 1, s);
@@ -425,9 +462,12 @@ static int kv_advance(struct kv_cursor *c)
 	}
 }
 
-int sqlext_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq, int64_t **out, int *n)
+/* sqlext_sessions of a database: every session of schema when eq is NULL. */
+static int sessions_in(sqlite3_vtab_cursor *cur, sqlite3 *db, const char *schema, sqlite3_value *eq, int64_t **out,
+		       int *n)
 {
 	sqlite3_stmt *st;
+	char *sql;
 	int rc, alloc = 0;
 	*out = NULL;
 	*n = 0;
@@ -441,7 +481,10 @@ int sqlext_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq, in
 		*n = 1;
 		return SQLITE_OK;
 	}
-	rc = sqlite3_prepare_v2(db, "SELECT id FROM sessions ORDER BY id", -1, &st, NULL);
+	if (!(sql = sqlite3_mprintf("SELECT id FROM \"%w\".sessions ORDER BY id", schema ? schema : "main")))
+		return SQLITE_NOMEM;
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	sqlite3_free(sql);
 	if (rc != SQLITE_OK)
 		return sqlext_vt_error(cur, rc, sqlite3_errmsg(db));
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -458,6 +501,19 @@ int sqlext_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq, in
 	}
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? SQLITE_OK : sqlext_vt_error(cur, rc, sqlite3_errmsg(db));
+}
+
+int sqlext_sessions(sqlite3_vtab_cursor *cur, sqlite3 *db, sqlite3_value *eq, int64_t **out, int *n)
+{
+	return sessions_in(cur, db, "main", eq, out, n);
+}
+
+/* The schema an equality on the hidden column names (KV_SCHEMA), else "main", into *out (sqlite3_mprintf'd). */
+static int vt_schema(sqlite3_vtab_cursor *cur, int idx, sqlite3_value **argv, char **out)
+{
+	const char *s = idx & KV_SCHEMA ? (const char *)sqlite3_value_text(argv[idx & KV_EQ ? 1 : 0]) : "main";
+	*out = sqlite3_mprintf("%s", s ? s : "main");
+	return *out ? SQLITE_OK : sqlext_vt_error(cur, SQLITE_NOMEM, "out of memory");
 }
 
 /*
@@ -498,13 +554,15 @@ static int kv_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	int rc;
 	(void)argc;
 	kv_reset(c);
-	c->used = (unsigned)idx >> 1;
+	c->used = ((unsigned)idx >> 1 & KV_USED) & ((1u << c->def->ncols) - 1);
 	c->eof = 0;
-	if (kv_ranges(c, idxstr, argv + (idx & KV_EQ))) {
+	if ((rc = vt_schema(cur, idx, argv, &c->schema)) != SQLITE_OK)
+		return rc;
+	if (kv_ranges(c, idxstr, argv + (idx & KV_EQ) + (idx & KV_SCHEMA ? 1 : 0))) {
 		c->eof = 1;
 		return SQLITE_OK;
 	}
-	rc = sqlext_sessions(cur, c->db, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
+	rc = sessions_in(cur, c->db, c->schema, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
 	if (rc != SQLITE_OK || !c->nsessions) {
 		c->eof = 1;
 		return rc;
@@ -537,7 +595,12 @@ static int64_t kv_value(const struct kv_cursor *c, int k)
 static int kv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 {
 	struct kv_cursor *c = (struct kv_cursor *)cur;
-	int64_t v = kv_value(c, k);
+	int64_t v;
+	if (k == c->def->ncols) {	/* the hidden schema column */
+		sqlite3_result_text(ctx, c->schema, -1, SQLITE_TRANSIENT);
+		return SQLITE_OK;
+	}
+	v = kv_value(c, k);
 	if (k < c->def->nullable || v != INT64_MIN)
 		sqlite3_result_int64(ctx, v);
 	return SQLITE_OK;
@@ -640,12 +703,14 @@ enum { KS_SESSION, KS_NAME, KS_CALLS, KS_TOTAL, KS_AVG, KS_MED, KS_MIN, KS_MAX, 
 static const struct vt_def stats_def = {
 	.t = CS_KERNELS,
 	.schema = "CREATE TABLE x(session_id INTEGER, name_id INTEGER, calls INTEGER, total_ns INTEGER, "
-		  "avg_ns REAL, med_ns REAL, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL)",
+		  "avg_ns REAL, med_ns REAL, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL, schema TEXT HIDDEN)",
+	.ncols = KS_COUNT,
 };
 
 struct ks_cursor {
 	sqlite3_vtab_cursor base;
 	sqlite3 *db;
+	char *schema;		/* as kv_cursor's */
 	int64_t *sessions;
 	int nsessions, at;
 	struct dstats *rows;	/* the current session's names (key: name_id) */
@@ -668,6 +733,8 @@ static void ks_reset(struct ks_cursor *c)
 {
 	sqlite3_free(c->sessions);
 	sqlite3_free(c->rows);
+	sqlite3_free(c->schema);
+	c->schema = NULL;
 	c->sessions = NULL;
 	c->rows = NULL;
 	c->nsessions = c->at = 0;
@@ -681,8 +748,12 @@ static int ks_close(sqlite3_vtab_cursor *cur)
 	return SQLITE_OK;
 }
 
-/* Session s's kernels, read (sqlext_kernels without the connection's cache). */
-static int kernels_read(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqlext_batch_fn *each, void *arg)
+/*
+ * Session s of schema as the table def reads it (kernel_columns, api_columns), in batches to each: the
+ * columns `used` names (bit per column number; not session_id). sqlext_kernels without the cache.
+ */
+static int table_read(sqlite3_vtab *vt, sqlite3 *db, const struct vt_def *def, const char *schema, int64_t s,
+		      unsigned used, sqlext_batch_fn *each, void *arg)
 {
 	struct kv_cursor k;
 	int64_t *buf[KC_COUNT] = { NULL };
@@ -692,25 +763,27 @@ static int kernels_read(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used,
 	memset(&k, 0, sizeof(k));
 	k.base.pVtab = vt;
 	k.db = db;
-	k.def = &kernel_def;
-	k.used = used & ~(1u << KC_SESSION);
+	k.def = def;
+	k.used = used & ~(1u << KV_SESSION) & ((1u << def->ncols) - 1);
 	k.sessions = &s;
 	k.nsessions = 1;
+	k.schema = (char *)schema;	/* not the cursor's: put back before kv_reset */
 	for (rc = kv_advance(&k); rc == SQLITE_OK && !k.eof; rc = kv_advance(&k)) {
 		if (k.chunked) {	/* a chunk's rows at once */
 			size_t n = k.n - k.i, i;
 			for (j = 0; j < KC_COUNT; j++)
-				col[j] = k.used >> j & 1 && j != KC_END ? k.col[kernel_def.chunk_col[j]] + k.i : NULL;
-			if (k.used >> KC_END & 1) {	/* start + duration */
-				const int64_t *st = k.col[colstore_specs[CS_KERNELS].start_col] + k.i;
-				const int64_t *dur = k.col[kernel_def.chunk_col[KC_END]] + k.i;
-				if (!buf[KC_END] && !(buf[KC_END] = sqlite3_malloc64(COLSTORE_ROWS * sizeof(int64_t)))) {
+				col[j] = j < def->ncols && k.used >> j & 1 && j != def->end ? k.col[def->chunk_col[j]] + k.i
+											     : NULL;
+			if (k.used >> def->end & 1) {	/* start + duration */
+				const int64_t *st = k.col[colstore_specs[def->t].start_col] + k.i;
+				const int64_t *dur = k.col[def->chunk_col[def->end]] + k.i;
+				if (!buf[def->end] && !(buf[def->end] = sqlite3_malloc64(COLSTORE_ROWS * sizeof(int64_t)))) {
 					rc = sqlext_vt_error(&k.base, SQLITE_NOMEM, "out of memory");
 					goto out;
 				}
 				for (i = 0; i < n; i++)
-					buf[KC_END][i] = st[i] + dur[i];
-				col[KC_END] = buf[KC_END];
+					buf[def->end][i] = st[i] + dur[i];
+				col[def->end] = buf[def->end];
 			}
 			if ((rc = each(arg, col, n)))
 				break;
@@ -744,6 +817,7 @@ out:
 	for (j = 0; j < KC_COUNT; j++)
 		sqlite3_free(buf[j]);
 	k.sessions = NULL;	/* s, not the cursor's */
+	k.schema = NULL;
 	kv_reset(&k);
 	return rc;
 }
@@ -891,7 +965,7 @@ int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqle
 	int rc, j;
 	used &= ~(1u << KC_SESSION);
 	if (!c || !c->on)
-		return kernels_read(vt, db, s, used, each, arg);
+		return table_read(vt, db, &kernel_def, "main", s, used, each, arg);
 	key[0] = s;
 	key[1] = vt_int(db, "PRAGMA main.data_version");
 	key[2] = vt_int(db, "PRAGMA main.schema_version");
@@ -927,12 +1001,20 @@ int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqle
 	f.each = each;
 	f.arg = arg;
 	f.stopped = 0;
-	rc = kernels_read(vt, db, s, c->cols, kcache_take, &f);
+	rc = table_read(vt, db, &kernel_def, "main", s, c->cols, kcache_take, &f);
 	if (rc != SQLITE_OK || f.stopped)
 		kcache_empty(c);
 	if (rc == SQLITE_NOMEM && !f.stopped && !vt->zErrMsg)
 		vt->zErrMsg = sqlite3_mprintf("out of memory");
 	return rc;
+}
+
+int sqlext_read(sqlite3_vtab *vt, sqlite3 *db, const char *schema, int64_t s, int calls, unsigned used,
+		sqlext_batch_fn *each, void *arg)
+{
+	if (!calls && (!schema || !strcmp(schema, "main")))
+		return sqlext_kernels(vt, db, s, used, each, arg);	/* kept, or kept now */
+	return table_read(vt, db, calls ? &call_def : &kernel_def, schema ? schema : "main", s, used, each, arg);
 }
 
 /* Name ids and durations of a session's kernels, as kernel_stats gathers them. */
@@ -964,7 +1046,7 @@ static int ks_take(void *arg, const int64_t *const *col, size_t n)
 static int ks_load(struct ks_cursor *c, int64_t s, int64_t **name, int64_t **dur, size_t *n)
 {
 	struct ks_load l = { NULL, NULL, 0, 0 };
-	int rc = sqlext_kernels(c->base.pVtab, c->db, s, 1u << KC_NAME | 1u << KC_DUR, ks_take, &l);
+	int rc = sqlext_read(c->base.pVtab, c->db, c->schema, s, 0, 1u << KC_NAME | 1u << KC_DUR, ks_take, &l);
 	if (rc == SQLITE_NOMEM)
 		rc = sqlext_vt_error(&c->base, rc, "out of memory");
 	if (rc != SQLITE_OK) {
@@ -1091,7 +1173,9 @@ static int ks_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	(void)argc;
 	ks_reset(c);
 	c->eof = 0;
-	rc = sqlext_sessions(cur, c->db, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
+	if ((rc = vt_schema(cur, idx, argv, &c->schema)) != SQLITE_OK)
+		return rc;
+	rc = sessions_in(cur, c->db, c->schema, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
 	if (rc != SQLITE_OK || !c->nsessions) {
 		c->eof = 1;
 		return rc;
@@ -1124,7 +1208,8 @@ static int ks_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 	case KS_MED: sqlite3_result_double(ctx, r->median); break;
 	case KS_MIN: sqlite3_result_int64(ctx, r->min); break;
 	case KS_MAX: sqlite3_result_int64(ctx, r->max); break;
-	default: sqlite3_result_double(ctx, r->stddev); break;
+	case KS_STDDEV: sqlite3_result_double(ctx, r->stddev); break;
+	default: sqlite3_result_text(ctx, c->schema, -1, SQLITE_TRANSIENT); break;
 	}
 	return SQLITE_OK;
 }
@@ -1170,5 +1255,7 @@ int gpuprof_sqlite_tables(sqlite3 *db)
 		rc = sqlext_busy_tables(db);
 	if (rc == SQLITE_OK)
 		rc = gpuprof_sqlite_launches(db);
-	return rc == SQLITE_OK ? gpuprof_sqlite_classes(db) : rc;
+	if (rc == SQLITE_OK)
+		rc = gpuprof_sqlite_classes(db);
+	return rc == SQLITE_OK ? sqlext_window_register(db) : rc;
 }

@@ -30,7 +30,6 @@ EXCEPTIONS = {
     ("report/html.c", "hotspots"): "the HTML bar chart of the hotspots table, drawn after it",
     ("report/html.c", "stall_kernels"): "the HTML stacked bars of the stall_kernels table",
     ("report/html.c", "memory"): "the HTML memory chart, drawn after the memory table",
-    ("analyze/compare.c", "ranges"): "the noun of compare's ranges table in its verdict line",
 }
 
 passed = failed = 0

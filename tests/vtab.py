@@ -12,7 +12,10 @@ without them (retired with SQL), several sessions and processes, with and withou
 damaged chunks are an error while they count, not wrong rows; kernel_stats against GROUP BY over
 kernel_columns with median and stddev_samp; the hotspots view with the extension (a TEMP view over
 kernel_stats) and without it (the stored plain-SQL view) against `gpuprof-analyze hotspots --format json`
-on the demo session and Kineto traces from ../shared/traces; memory_pairs against its plain-SQL form."""
+on the demo session and Kineto traces from ../shared/traces; memory_pairs against its plain-SQL form;
+kernel_windows against the plain join of kernels
+and their first API call by correlation id (by thread, by stream, one or any of a process) over every range's
+window; the hidden schema column reading an attached copy."""
 import collections
 import json
 import os
@@ -472,6 +475,55 @@ def kernel_cache(tmp, src):
     check("kernel cache: a change is seen (the kept columns dropped)", changed[-1 - len(after):-1], after)
     check("kernel cache: the change changed something", changed[1:1 + len(after)] != after, True)
     check("kernel cache: off empties it", changed[-1], ["0"])
+# Kernels with their launching call (the first API call of the process with the correlation id, in table
+# order) and the window of every range, in plain SQL: what kernel_windows answers.
+LAUNCHED = ("WITH first AS (SELECT session_id, pid, correlation_id AS corr, min(rowid) AS rid FROM api_calls "
+          "WHERE correlation_id > 0 GROUP BY 1, 2, 3), "
+          "launch AS (SELECT k.session_id, k.pid, coalesce(c.thread_id, 0) AS key, c.start_ns AS t, "
+          "k.end_ns - k.start_ns AS dur FROM kernels k JOIN first f ON f.session_id = k.session_id "
+          "AND f.pid = k.pid AND f.corr = k.correlation_id JOIN api_calls c ON c.rowid = f.rid), "
+          "start AS (SELECT session_id, pid, coalesce(stream_id, -1) AS key, start_ns AS t, end_ns - start_ns AS dur "
+          "FROM kernels) ")
+PLAIN = ("SELECT r.rowid, coalesce(sum(l.dur), 0), count(l.dur) FROM ranges r LEFT JOIN {src} l "
+         "ON l.session_id = r.session_id AND l.pid = r.pid AND {key} AND l.t >= r.start_ns "
+         "AND (r.end_ns IS NULL OR l.t < r.end_ns) GROUP BY r.rowid ORDER BY r.rowid")
+WINDOWS = ("SELECT r.rowid, w.gpu_ns, w.kernels FROM ranges r, kernel_windows(r.session_id, r.pid, '{by}', {key}, "
+           "r.start_ns, r.end_ns{schema}) w ORDER BY r.rowid")
+
+
+def windows(tmp):
+    """kernel_windows against the plain join, and the schema column on an attached copy."""
+    db = os.path.join(tmp, "many.db")
+    n = int(sql(db, "SELECT count(*) FROM ranges", load=False)[0][0])
+    ok("windows: ranges to check", n > 0, n)
+    for by, src in (("thread", "launch"), ("stream", "start")):
+        for one in (True, False):
+            key = "coalesce(r.thread_id, 0)" if one else "NULL"
+            want = sql(db, LAUNCHED + PLAIN.format(src=src, key="l.key = coalesce(r.thread_id, 0)" if one else "1"),
+                       load=False)
+            got = sql(db, WINDOWS.format(by=by, key=key, schema=""))
+            if by == "thread" or not one:	# (the ranges here are host ranges: threads, not streams)
+                ok(f"windows: by {by}, {'its' if one else 'any'} {by}: kernels in some", any(r[2] != "0" for r in want))
+            check(f"windows: by {by}, {'its' if one else 'any'} {by} ({len(want)} ranges)", got, want)
+    # The schema column: an emptied copy as main, the database attached as base.
+    empty = os.path.join(tmp, "emptied.db")
+    shutil.copy(db, empty)
+    sql(empty, "DELETE FROM kernels; DELETE FROM api_calls; DELETE FROM column_chunks; DELETE FROM column_sets",
+        load=False)
+    attach = f"ATTACH '{db}' AS base; "
+    got = sql(empty, attach + WINDOWS.format(by="thread", key="NULL", schema=", 'base'"))
+    check("windows: schema 'base' reads the attached database", got,
+          sql(db, WINDOWS.format(by="thread", key="NULL", schema="")))
+    for t, cols in (("kernel_stats", "session_id, name_id, calls, total_ns, med_ns"), ("kernel_columns", COLUMNS[7:-19]),
+                    ("api_columns", API[7:-16])):
+        want = sql(db, f"SELECT {cols} FROM {t}")
+        ok(f"{t}: main emptied", not sql(empty, f"SELECT {cols} FROM {t}"))
+        got = sql(empty, attach + f"SELECT {cols} FROM {t} WHERE schema = 'base'")
+        check(f"{t}: schema 'base' reads the attached database ({len(want)} rows)", multiset(got), multiset(want))
+    joined = sql(empty, attach + "SELECT s.id, count(*) FROM base.sessions s JOIN kernel_stats k ON k.session_id = s.id "
+                 "AND k.schema = 'base' GROUP BY s.id ORDER BY s.id")
+    check("kernel_stats joined on session and schema", joined,
+          sql(db, "SELECT session_id, count(*) FROM kernel_stats GROUP BY 1 ORDER BY 1"))
 
 
 def main():
@@ -494,6 +546,7 @@ def main():
         kernel_busy(os.path.join(tmp, "many.db"))
         kernel_cache(tmp, os.path.join(tmp, "many.db"))
         memory_pairs(tmp)
+        windows(tmp)
         hotspots(tmp, "demo", DEMO)
         for k in kineto:
             hotspots(tmp, os.path.basename(k).split(".")[0], k)
