@@ -1,6 +1,7 @@
 /*
  * analyses: the table of analyses, and the options and gates their rows name. Adding an analysis is a row
- * here, an SQL file and a run function; adding an option of its own, a row of options here.
+ * here (its tables' titles and columns) and an SQL file; adding an option of its own, a row of options
+ * here (script_bind binds it by name).
  */
 #include "analysis.h"
 #include "db.h"
@@ -175,7 +176,6 @@ static const struct analysis_option *const compare_options[] = {
 };
 static const struct analysis_option *const trend_options[] = { &opt_threshold, NULL };
 
-#define ROW(n, file, h, fn) .name = n, .sql = "analyze/" file, .help = h, .run = fn
 /* An analysis that is its SQL file: the tables its statements fill (struct table_spec). */
 #define SQL_ROW(n, file, h, specs) .name = n, .sql = "analyze/" file, .help = h, .tables = specs, \
 	.ntables = NCOLS(specs)
@@ -659,7 +659,7 @@ int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_op
 		return error("internal: analysis '%s' has no SQL file %s", a->name, sql ? a->prelude : a->sql);
 	if (prelude && script_run(db, prelude, o, NULL, 0, out))
 		return -1;
-	return a->run ? a->run(db, sql, o, out) : script_run(db, sql, o, a->tables, a->ntables, out);
+	return script_run(db, sql, o, a->tables, a->ntables, out);
 }
 
 void tables_add(struct tables *ts, struct table *t)

@@ -1,12 +1,13 @@
 /*
- * analysis: the table of analyses. Each one is an SQL file under analyze/ (embedded at build time) plus
- * a function that runs its statements in order and fills result tables. gpuprof-analyze runs one;
- * gpuprof-report runs several and renders them together. An analysis is its row: its help, the options
- * and gate it takes, whether it needs a baseline and its place in the report are fields there, so no
- * program names an analysis (tests/rows.py checks).
+ * analysis: the table of analyses. Each one is an SQL file under analyze/ (embedded at build time) that
+ * says its whole computation, over SQLite and gpuprof's SQL functions and tables (lib/sqlext.h);
+ * script_run runs its statements in order and fills the result tables its row declares. gpuprof-analyze
+ * runs one; gpuprof-report runs several and renders them together. An analysis is its row: its help, its
+ * tables' titles and columns, the options and gate it takes, whether it needs a baseline and its place in
+ * the report are fields there, so no program names an analysis (tests/rows.py checks).
  *
- * Ownership: run() appends tables to *out; the caller frees them with tables_free. Rows, options and
- * gates are static.
+ * Ownership: analysis_run appends tables to *out; the caller frees them with tables_free. Rows, options
+ * and gates are static.
  */
 #ifndef GPUPROF_ANALYSIS_H
 #define GPUPROF_ANALYSIS_H
@@ -20,7 +21,7 @@ struct analysis_opts {
 	int top;		/* keep the first N rows of ranked tables, 0 = all */
 	const char *match;	/* PCRE2 pattern names must match, or NULL */
 	const char *exclude;	/* PCRE2 pattern names must not match, or NULL */
-	const char **groups;	/* --group NAME=RE, folding names into families (names.h) */
+	const char **groups;	/* --group NAME=RE, folding names into families (temp.name_groups) */
 	int ngroups;
 	int short_names;	/* --short: base names without return type, templates, parameters */
 	sqlite3 *base_db;	/* compare: the baseline's connection, or NULL for the same database */
@@ -99,8 +100,6 @@ struct analysis {
 	const char *help;	/* one line, for --list and --help */
 	const struct table_spec *tables;	/* what its statements fill (script_run), ntables of them */
 	int ntables;
-	/* Until every analysis is its SQL: a C function that fills the tables instead; NULL for script_run. */
-	int (*run)(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out);
 	const struct analysis_option *const *options;	/* what else it takes, NULL-ended; or NULL */
 	const struct gate *gate;	/* its gate, or NULL */
 	const char *usage;	/* --help: its options' heading after its name ("NEW.db: ..."), or NULL */
@@ -121,9 +120,6 @@ int analysis_baseline(sqlite3 *db, struct analysis_opts *o);
 /* Whether opt is one of a's options or its gate's. */
 int analysis_takes(const struct analysis *a, const struct analysis_option *opt);
 
-/* The run functions of the table, one file each. */
-
-
 /* Statements of one SQL file, prepared one after another with the options bound by name. */
 struct script {
 	sqlite3 *db;
@@ -134,9 +130,8 @@ struct script {
 /*
  * Run an analysis's SQL file: every statement in order with the options bound (script_bind), each
  * statement with result columns into the next of the n tables (struct table_spec), appended to *out.
- * Before the first, analyze/views.sql makes the shared TEMP tables and views (once per connection), and
- * the TEMP table name_groups(ord, name, pattern) holds o's --group options in order, for the SQL to fold
- * names with. 0, or -1 with a message (the tables made so far stay in *out).
+ * Before the first, the TEMP table name_groups(ord, name, pattern) holds o's --group options in order, for
+ * the SQL to fold names with. 0, or -1 with a message (the tables made so far stay in *out).
  */
 int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, const struct table_spec *tables,
 	       int n, struct tables *out);
@@ -150,45 +145,16 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 void script_bind(sqlite3_stmt *st, const struct analysis_opts *o);
 /* The next statement, with the options bound (script_bind); NULL with a message. */
 sqlite3_stmt *script_next(struct script *sc);
-/* Step past the next statement without preparing it (one a database's schema version lacks tables for). */
-void script_skip(struct script *sc);
 /* Print the statement's error, finalize it, return -1. */
 int step_error(sqlite3_stmt *st);
-void set_col_text(struct table *t, size_t r, int c, sqlite3_stmt *st, int i);
-/* The seven statistics columns set_stats fills, with the count column's key and title. */
+/* The seven statistics columns of the analyses that show Nsight's statistics, with the count column's key and title. */
 #define STATS_COLUMNS(count_key, count_title) \
 	{ "total_ns", "Total", C_NS }, { count_key, count_title, C_INT }, { "avg_ns", "Avg", C_NS }, \
 	{ "med_ns", "Med", C_NS }, { "min_ns", "Min", C_NS }, { "max_ns", "Max", C_NS }, \
 	{ "stddev_ns", "StdDev", C_NS }
 
-/*
- * A table of plain SQL: the script's statement `which` (0-based), each result row a table row in the
- * columns' order. Appends the table to *out even on error; 0, or -1 with a message.
- */
-int script_table(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out, int which,
-		 const char *name, const char *title, const struct colspec *cols, int ncols);
-
 /* Add a --group NAME=RE option; 0, or -1 with a message when it is malformed. */
 int analysis_add_group(struct analysis_opts *o, const char *arg);
-
-struct dstats;
-/*
- * Run the script's next statement, rows (key, value), through stats_by_key (map may fold keys): the
- * groups in *s and *n, their summed totals in *all unless all is NULL. 0, or -1 with a message.
- */
-int script_stats(struct script *sc, int64_t (*map)(void *ctx, int64_t key), void *ctx, struct dstats **s,
-		 size_t *n, int64_t *all);
-/*
- * The groups compare matches by name, one side at a time (o->session of db), each as its analysis shows
- * them. Sorted as noted into *out and *n; free with named_stats_free. 0, or -1 with a message.
- * memcpy_by_kind (sql: memcpy.sql): copies per kind and memsets, labelled as the memcpy analysis labels
- * them ("HtoD", "memset"), with bytes; largest total first.
- */
-struct named_stats;
-int memcpy_by_kind(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct named_stats **out,
-		   size_t *n);
-/* Statistics into seven columns from col on: total, count, avg, med, min, max, stddev. */
-void set_stats(struct table *t, size_t r, int col, const struct dstats *s);
 /*
  * Copy result columns 0..n-1 of st into row r from table column `first` on: text for text columns, else
  * the value as SQLite holds it (real or integer); NULLs stay NULL.

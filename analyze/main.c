@@ -4,7 +4,6 @@
  * the formats table.
  */
 #include "analysis.h"
-#include "columns.h"
 #include "db.h"
 #include "util.h"
 
@@ -288,11 +287,8 @@ int main(int argc, char **argv)
 			status = EXIT_GATE;
 	}
 	tables_free(&ts);
-	columns_drop(db);
-	if (o.base_db) {
-		columns_drop(o.base_db);
+	if (o.base_db)
 		db_close(o.base_db);
-	}
 	db_close(db);
 	free(o.groups);
 	return status;

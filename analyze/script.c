@@ -4,7 +4,6 @@
  */
 #include "analysis.h"
 #include "embed.h"
-#include "stats.h"
 #include "util.h"
 
 #include <errno.h>
@@ -345,35 +344,11 @@ sqlite3_stmt *script_next(struct script *sc)
 	return st;
 }
 
-void script_skip(struct script *sc)
-{
-	const char *p = sc->tail;
-	struct buf b;
-	if (!p)
-		return;
-	/* The shortest prefix that is a complete statement (sqlite3_complete knows strings and comments). */
-	buf_init(&b);
-	while ((p = strchr(p, ';'))) {
-		p++;
-		b.len = 0;
-		buf_add(&b, sc->tail, (size_t)(p - sc->tail));
-		if (sqlite3_complete(b.s))
-			break;
-	}
-	buf_release(&b);
-	sc->tail = p ? p : sc->tail + strlen(sc->tail);
-}
-
 int step_error(sqlite3_stmt *st)
 {
 	error("sqlite: %s", sqlite3_errmsg(sqlite3_db_handle(st)));
 	sqlite3_finalize(st);
 	return -1;
-}
-
-void set_col_text(struct table *t, size_t r, int c, sqlite3_stmt *st, int i)
-{
-	table_set_text(t, r, c, (const char *)sqlite3_column_text(st, i));
 }
 
 void cells_from_row(struct table *t, size_t r, int first, sqlite3_stmt *st, int n)
@@ -383,7 +358,7 @@ void cells_from_row(struct table *t, size_t r, int first, sqlite3_stmt *st, int 
 		if (sqlite3_column_type(st, c) == SQLITE_NULL)
 			continue;
 		if (t->cols[first + c].type == C_TEXT)
-			set_col_text(t, r, first + c, st, c);
+			table_set_text(t, r, first + c, (const char *)sqlite3_column_text(st, c));
 		else if (sqlite3_column_type(st, c) == SQLITE_FLOAT)
 			table_set_real(t, r, first + c, sqlite3_column_double(st, c));
 		else
@@ -391,53 +366,3 @@ void cells_from_row(struct table *t, size_t r, int first, sqlite3_stmt *st, int 
 	}
 }
 
-void set_stats(struct table *t, size_t r, int col, const struct dstats *s)
-{
-	table_set_int(t, r, col, s->total);
-	table_set_int(t, r, col + 1, s->n);
-	table_set_real(t, r, col + 2, s->mean);
-	table_set_real(t, r, col + 3, s->median);
-	table_set_int(t, r, col + 4, s->min);
-	table_set_int(t, r, col + 5, s->max);
-	table_set_real(t, r, col + 6, s->stddev);
-}
-
-int script_stats(struct script *sc, int64_t (*map)(void *ctx, int64_t key), void *ctx, struct dstats **s,
-		 size_t *n, int64_t *all)
-{
-	sqlite3_stmt *st = script_next(sc);
-	size_t i;
-	int rc;
-	if (!st)
-		return -1;
-	rc = stats_by_key(st, map, ctx, s, n);
-	sqlite3_finalize(st);
-	if (rc)
-		return -1;
-	if (all)
-		for (*all = 0, i = 0; i < *n; i++)
-			*all += (*s)[i].total;
-	return 0;
-}
-
-int script_table(sqlite3 *db, const char *sql, const struct analysis_opts *o, struct tables *out, int which,
-		 const char *name, const char *title, const struct colspec *cols, int ncols)
-{
-	struct script sc = { db, sql, o };
-	struct table *t = table_new(name, title);
-	sqlite3_stmt *st = NULL;
-	int i, rc;
-	tables_add(out, t);
-	table_cols(t, cols, ncols);
-	for (i = 0; i <= which; i++) {
-		sqlite3_finalize(st);
-		if (!(st = script_next(&sc)))
-			return -1;
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		cells_from_row(t, table_row(t), 0, st, ncols);
-	if (rc != SQLITE_DONE)
-		return step_error(st);
-	sqlite3_finalize(st);
-	return 0;
-}

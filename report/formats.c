@@ -1,7 +1,6 @@
 /*
  * formats: the report's renderer for each format, and the text, CSV, JSON and Markdown documents.
  */
-#include "columns.h"
 #include "report.h"
 #include "util.h"
 
@@ -9,15 +8,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define KC_SECTIONS (KC_ALL & ~KC_STREAM)	/* what the sections read; the HTML timeline adds streams */
-
 const struct report_renderer report_renderers[FMT_N] = {
-	[FMT_TEXT] = { report_text, KC_SECTIONS },
-	[FMT_CSV] = { report_csv, KC_SECTIONS },
-	[FMT_JSON] = { report_json, KC_SECTIONS },
-	[FMT_MD] = { report_md, KC_SECTIONS },
-	[FMT_HTML] = { report_html, KC_ALL },
-	[FMT_XLSX] = { report_xlsx, KC_SECTIONS },
+	[FMT_TEXT] = { report_text },
+	[FMT_CSV] = { report_csv },
+	[FMT_JSON] = { report_json },
+	[FMT_MD] = { report_md },
+	[FMT_HTML] = { report_html },
+	[FMT_XLSX] = { report_xlsx },
 };
 
 const struct table *report_table(const struct tables *ts, const char *name)

@@ -8,7 +8,6 @@
  * Charts that need more than the tables query d->db directly and aggregate into NB pixel-wide buckets
  * in one pass, so the file stays small and rendering fast whatever the number of events.
  */
-#include "columns.h"
 #include "report.h"
 #include "embed.h"
 #include "util.h"
@@ -381,38 +380,27 @@ static void lane_add(struct lane *l, int kind, double bw, double s, double e)
  */
 static int chart_timeline(FILE *out, const struct report_doc *d, int64_t t0, int64_t t1)
 {
+	/* Kernels (kind 0) as kernel_columns reads them (stream -1: unknown), then copies and memsets (1). */
 	static const char *sql =
-		"SELECT device_id, coalesce(stream_id, -1), start_ns, end_ns FROM memcpys WHERE session_id = ?1"
-		" UNION ALL SELECT device_id, coalesce(stream_id, -1), start_ns, end_ns FROM memsets"
+		"SELECT 0, device_id, stream_id, start_ns, end_ns FROM kernel_columns WHERE session_id = ?1"
+		" UNION ALL SELECT 1, device_id, coalesce(stream_id, -1), start_ns, end_ns FROM memcpys"
+		" WHERE session_id = ?1"
+		" UNION ALL SELECT 1, device_id, coalesce(stream_id, -1), start_ns, end_ns FROM memsets"
 		" WHERE session_id = ?1";
-	const struct kcols *kc = kernels_get(d->db, d->session, KC_SPAN | KC_STREAM);
-	struct lane **lanes = NULL, *last = NULL, **ix = NULL;
-	size_t nlanes = 0, alloc = 0, i, k, pairs;
+	struct lane **lanes = NULL, *last = NULL;
+	size_t nlanes = 0, alloc = 0, i, k;
 	double span = (double)(t1 - t0), bw = span / NB;
 	sqlite3_stmt *st;
 	int rc, ret = 0;
 	if (span <= 0)
 		return 0;
-	if (!kc)
-		return -1;
-	/* Kernels, from the shared kernel columns: (device, stream) indexes map to lanes through a table. */
-	pairs = kc->ndevices * kc->nstreams;
-	ix = xcalloc(pairs ? pairs : 1, sizeof(*ix));
-	for (i = 0; i < kc->n; i++) {
-		struct lane **l = &ix[(size_t)kc->dev[i] * kc->nstreams + (size_t)kc->stream[i]];
-		if (!*l)
-			*l = lane_get(&lanes, &nlanes, &alloc, &last, kc->devices[kc->dev[i]], kc->streams[kc->stream[i]]);
-		lane_add(*l, 0, bw, (double)(kc->start[i] - t0), (double)(kc->start[i] + kc->dur[i] - t0));
-	}
-	free(ix);
-	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		ret = error("html: %s", sqlite3_errmsg(d->db));
-		goto done;
-	}
+	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return error("html: %s", sqlite3_errmsg(d->db));
 	sqlite3_bind_int64(st, 1, d->session);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		lane_add(lane_get(&lanes, &nlanes, &alloc, &last, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1)),
-			 1, bw, (double)(sqlite3_column_int64(st, 2) - t0), (double)(sqlite3_column_int64(st, 3) - t0));
+		lane_add(lane_get(&lanes, &nlanes, &alloc, &last, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)),
+			 sqlite3_column_int(st, 0), bw, (double)(sqlite3_column_int64(st, 3) - t0),
+			 (double)(sqlite3_column_int64(st, 4) - t0));
 	if (rc != SQLITE_DONE)
 		ret = error("html: %s", sqlite3_errmsg(d->db));
 	sqlite3_finalize(st);

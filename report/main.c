@@ -5,7 +5,6 @@
  */
 #include "analysis.h"
 #include "db.h"
-#include "columns.h"
 #include "report.h"
 #include "util.h"
 
@@ -184,17 +183,6 @@ int main(int argc, char **argv)
 	for (i = 0; o.baseline && i < nsections && status == EXIT_OK; i++)
 		if (sections[i]->needs_baseline)
 			status = run_section(db, sections[i], &o, top, &ts);
-	/*
-	 * The other sections together read every call column and the kernel columns of the format's
-	 * kernel_cols (streams only for the HTML timeline).
-	 * From rows, one scan of each table for all of them costs less than one per section; from column
-	 * chunks, each section loads what it needs when it needs it, which takes as long and holds less
-	 * memory at once (505 MB against 598 at 5M kernels).
-	 */
-	if (status == EXIT_OK && !columns_chunked(db, o.session) &&
-	    (!kernels_get(db, o.session, r->kernel_cols) ||
-	     !calls_get(db, o.session, CC_ALL)))
-		status = EXIT_SYSTEM;
 	for (i = 0; i < nsections && status == EXIT_OK; i++)
 		if (!sections[i]->needs_baseline)
 			status = run_section(db, sections[i], &o, top, &ts);
@@ -220,8 +208,6 @@ int main(int argc, char **argv)
 			status = EXIT_SYSTEM;
 		}
 	}
-	columns_drop(db);
-	columns_drop(o.base_db);
 	db_close(db);
 	db_close(o.base_db);
 	tables_free(&ts);

@@ -26,7 +26,6 @@ struct report_doc {
 /* The report's renderer for one format: main opens -o PATH for it unless the format writes it itself. */
 struct report_renderer {
 	int (*render)(FILE *out, const char *path, const struct report_doc *d);
-	unsigned kernel_cols;	/* KC_* kernel columns its sections and charts read (columns.h) */
 };
 
 /* By format id; every format of formats[] that gpuprof-report takes has one (tests/rows.py runs each). */

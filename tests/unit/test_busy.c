@@ -3,7 +3,6 @@
  * (which SQLite may well allocate at the same address), each with its own.
  */
 #include "check.h"
-#include "columns.h"
 #include "db.h"
 #include "util.h"
 
@@ -67,7 +66,6 @@ int main(void)
 		else
 			expect(db, 300, 300, 100);
 		expect(db, i % 2 ? 30 : 300, i % 2 ? 20 : 300, i % 2 ? 10 : 100);	/* asked again: the same */
-		columns_drop(db);
 		db_close(db);
 	}
 	return check_done("test_busy");

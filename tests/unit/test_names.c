@@ -1,6 +1,10 @@
-/* Unit tests for analyze/names: --short base names and --group folding. */
+/*
+ * Unit tests for lib/symname: --short base names (short_name in SQL). --group folding is the analyses' SQL
+ * (hotspots.sql), checked by tests/analyses.py and tests/cases/analyze-group-short.case.
+ */
 #include "check.h"
-#include "names.h"
+#include "symname.h"
+#include "util.h"
 
 int main(void)
 {
@@ -20,29 +24,15 @@ int main(void)
 		{ "saxpy(int, float, float const*, float*)", "saxpy" },
 		{ "std::enable_if<!(false), void>::type internal::gemvx::kernel<int, int, float>(float)", "kernel" },
 	};
-	struct analysis_opts o;
-	const char *groups[] = { "gemm=gemm|Kernel2", "nccl=^nccl" };
 	struct buf b;
 	size_t i;
 
 	util_init("test_names");
-	analysis_opts_init(&o);
 	buf_init(&b);
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		name_short(cases[i].in, &b);
 		CHECK_EQ_STR(b.s, cases[i].want);
 	}
-	o.groups = groups;
-	o.ngroups = 2;
-	CHECK(name_fold(&o, "ampere_sgemm_128x64_nn", &b) == 0);
-	CHECK_EQ_STR(b.s, "gemm");
-	CHECK(name_fold(&o, "ncclDevKernel_AllReduce_Sum_f32_RING_LL(x)", &b) == 0);
-	CHECK_EQ_STR(b.s, "nccl");
-	CHECK(name_fold(&o, "softmax_warp_forward", &b) == 0);
-	CHECK_EQ_STR(b.s, "softmax_warp_forward");
-	o.short_names = 1;	/* groups see the short name */
-	CHECK(name_fold(&o, cases[1].in, &b) == 0);
-	CHECK_EQ_STR(b.s, "gemm");
 	buf_release(&b);
 	return check_done("test_names");
 }

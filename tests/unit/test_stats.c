@@ -1,6 +1,7 @@
-/* Unit tests for analyze/stats: nsys-convention statistics and interval unions. */
+/* Unit tests for lib/dstats and lib/spans: nsys-convention statistics and interval unions. */
 #include "check.h"
-#include "stats.h"
+#include "dstats.h"
+#include "spans.h"
 #include "util.h"
 
 #include <math.h>
