@@ -58,17 +58,59 @@ static int groups_fill(sqlite3 *db, const struct analysis_opts *o)
 	return rc == SQLITE_DONE ? 0 : error("sqlite: %s", sqlite3_errmsg(db));
 }
 
-/*
- * Result rows of st into a new table of spec, titled title (else spec's); the columns' keys must be spec's
- * (then `_note`).
- */
-static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const char *title, struct tables *out)
+/* What a heading statement (result columns `_title`, `_note`) gives the next table; owned. */
+struct heading {
+	char *title, *note;
+};
+
+static void heading_release(struct heading *h)
 {
-	struct table *t = table_new(spec->name, title ? title : spec->title);
+	free(h->title);
+	free(h->note);
+	h->title = h->note = NULL;
+}
+
+/* Whether st is a heading statement: every result column is `_title` or `_note`. */
+static int is_heading(sqlite3_stmt *st)
+{
+	int c;
+	for (c = 0; c < sqlite3_column_count(st); c++)
+		if (strcmp(sqlite3_column_name(st, c), "_title") && strcmp(sqlite3_column_name(st, c), "_note"))
+			return 0;
+	return 1;
+}
+
+/* Step heading statement st into *h (its first row; NULLs leave a part unset) and finalize it. */
+static int heading_read(sqlite3_stmt *st, struct heading *h)
+{
+	int rc = sqlite3_step(st), c;
+	heading_release(h);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return step_error(st);
+	for (c = 0; rc == SQLITE_ROW && c < sqlite3_column_count(st); c++) {
+		char **to = strcmp(sqlite3_column_name(st, c), "_title") ? &h->note : &h->title;
+		if (sqlite3_column_type(st, c) != SQLITE_NULL) {
+			free(*to);
+			*to = xstrdup((const char *)sqlite3_column_text(st, c));
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/*
+ * Result rows of st into a new table of spec, with h's title and note (else spec's title, and the note of
+ * the rows' `_note` column); the columns' keys must be spec's (then `_note`).
+ */
+static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const struct heading *h, struct tables *out)
+{
+	struct table *t = table_new(spec->name, h->title ? h->title : spec->title);
 	int ncol = sqlite3_column_count(st), note = -1, c, rc;
 	tables_add(out, t);
 	table_cols(t, spec->cols, spec->ncols);
 	t->vertical = spec->vertical;
+	if (h->note)
+		t->note = xstrdup(h->note);
 	for (c = 0; c < ncol; c++) {
 		const char *key = sqlite3_column_name(st, c);
 		if (c == spec->ncols && !strcmp(key, "_note"))
@@ -108,7 +150,7 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 {
 	struct script sc = { db, sql, o };
 	const char *views = embed_get("analyze/views.sql");
-	char *title = NULL;	/* the next table's, from a `_title` statement */
+	struct heading h = { NULL, NULL };	/* the next table's */
 	int made = 0;
 	if (!views)
 		return error("internal: no analyze/views.sql");
@@ -120,7 +162,7 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 		sqlite3_stmt *st = NULL;
 		while (!st && sc.tail && *sc.tail)
 			if (sqlite3_prepare_v2(db, sc.tail, -1, &st, &sc.tail) != SQLITE_OK) {
-				free(title);
+				heading_release(&h);
 				return error("sqlite: %s", sqlite3_errmsg(db));
 			}
 		if (!st)
@@ -129,33 +171,25 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 		if (!sqlite3_column_count(st)) {
 			int rc = sqlite3_step(st);
 			if (rc != SQLITE_DONE) {
-				free(title);
+				heading_release(&h);
 				return step_error(st);
 			}
 			sqlite3_finalize(st);
-		} else if (sqlite3_column_count(st) == 1 && !strcmp(sqlite3_column_name(st, 0), "_title")) {
-			/* A statement of one column `_title`: the next table's title. */
-			int rc = sqlite3_step(st);
-			free(title);
-			title = NULL;
-			if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-				return step_error(st);
-			title = rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL
-				? xstrdup((const char *)sqlite3_column_text(st, 0)) : NULL;
-			sqlite3_finalize(st);
+		} else if (is_heading(st)) {
+			if (heading_read(st, &h))
+				return -1;
 		} else if (made == n) {
 			sqlite3_finalize(st);
-			free(title);
+			heading_release(&h);
 			return error("internal: analysis SQL has more result statements than its %d tables", n);
 		} else {
-			int rc = fill_table(st, &tables[made++], title, out);
-			free(title);
-			title = NULL;
+			int rc = fill_table(st, &tables[made++], &h, out);
+			heading_release(&h);
 			if (rc)
 				return -1;
 		}
 	}
-	free(title);
+	heading_release(&h);
 	return made == n ? 0 : error("internal: analysis SQL fills %d of its %d tables", made, n);
 }
 
