@@ -72,8 +72,9 @@ struct gate {
  * result columns fills the next table its row declares, one table row per result row. The result columns
  * are the declared columns' keys, in their order (script_run checks); a further result column `_note`, if
  * any, gives the table's note (its first non-NULL value), and columns flagged C_HIDE_NULL are left out
- * when NULL in every row. A statement whose one result column is `_note` sets the note of the table
- * filled last (also when it has no rows). Statements without result columns (CREATE TEMP ...) just run.
+ * when NULL in every row. A heading statement, whose result columns are `_title` and/or `_note`, gives
+ * the next table its title and note (its first row's non-NULL values), also when that table has no rows.
+ * Statements without result columns (CREATE TEMP ...) just run.
  */
 struct table_spec {
 	const char *name, *title;

@@ -137,7 +137,7 @@ SELECT tbl, status, CASE status WHEN 'regressed' THEN 0 WHEN 'new' THEN 1 WHEN '
        abs(coalesce(nt, 0) - coalesce(bt, 0)) AS change
 FROM matched;
 
--- Statement 8: the verdict line, the first table's title: "2 regressed, 1 improved, 1 new, 1 gone; total
+-- Statement 8: the verdict line, the first table's title (a heading statement): "2 regressed, 1 improved, 1 new, 1 gone; total
 -- kernel time +3.2% (12.300 ms -> 12.700 ms); ranges 1 regressed, 2 new; copies unchanged: FAIL" (a part
 -- per other table that has rows, naming only the statuses that occur; FAIL when anything regressed).
 WITH counts(tbl, status, n) AS (

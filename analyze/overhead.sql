@@ -3,6 +3,11 @@
 -- `count` and in `untimed` and add no time. wall_pct is the kind's time as a share of the session's wall
 -- span; overheads on several threads at once add up, so the shares may sum past 100. A database from
 -- before version 3 has no overheads (lib/db.c gives its reader empty ones, schemas/read-3.sql).
+-- The note of a database from before overheads (a heading: it notes the table after it).
+SELECT 'none recorded: schema version ' || gpuprof_schema_version() || ' is from before gpuprof recorded overheads'
+	 AS _note
+WHERE gpuprof_schema_version() < 3;
+
 WITH o AS (
 	SELECT coalesce((SELECT name FROM overhead_kinds WHERE id = kind), 'kind ' || kind) AS name,
 	       end_ns - start_ns AS dur
@@ -15,7 +20,3 @@ SELECT 100.0 * coalesce(sum(dur), 0) / nullif((SELECT end_ns - start_ns FROM ses
 FROM o
 WHERE (:match IS NULL OR name REGEXP :match) AND (:exclude IS NULL OR NOT name REGEXP :exclude)
 GROUP BY name ORDER BY total_ns DESC, name LIMIT :top;
-
-SELECT 'none recorded: schema version ' || gpuprof_schema_version() || ' is from before gpuprof recorded overheads'
-	 AS _note
-WHERE gpuprof_schema_version() < 3;

@@ -49,12 +49,14 @@ DELETE FROM temp.range_paths;
 INSERT INTO temp.range_paths
 SELECT * FROM temp.range_walk WHERE (:match IS NULL OR path REGEXP :match) AND (:exclude IS NULL OR NOT path REGEXP :exclude);
 
+-- The table's note, also when it has no rows.
+SELECT 'GPU time: kernels launched by the range''s thread while it was open; Window: by any thread of its '
+       || 'process (GPU style: started on its stream; on any stream)' AS _note;
+
 -- Statement 3: per path and style, the wall time statistics and the GPU time its ranges launched
 -- (kernel_windows); the largest total first.
 SELECT s.total_ns, s.count, s.avg_ns, s.med_ns, s.min_ns, s.max_ns, s.stddev_ns,
-       g.gpu_ns, g.kernels, g.window_gpu_ns, g.window_kernels, s.style, s.name, s.path,
-       'GPU time: kernels launched by the range''s thread while it was open; Window: by any thread of its '
-       || 'process (GPU style: started on its stream; on any stream)' AS _note
+       g.gpu_ns, g.kernels, g.window_gpu_ns, g.window_kernels, s.style, s.name, s.path
 FROM temp.range_stats s JOIN (
 	SELECT p.path, p.style, sum(own.gpu_ns) AS gpu_ns, sum(own.kernels) AS kernels,
 	       sum(win.gpu_ns) AS window_gpu_ns, sum(win.kernels) AS window_kernels

@@ -179,13 +179,53 @@ static void pivot_layout(struct table *t, struct table *raw, const struct table_
 	free(titles);
 }
 
-/*
- * Result rows of st into a new table of spec, titled title (else spec's); the columns' keys must be spec's
- * (then `_note`).
- */
-static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const char *title, struct tables *out)
+/* What a heading statement (result columns `_title`, `_note`) gives the next table; owned. */
+struct heading {
+	char *title, *note;
+};
+
+static void heading_release(struct heading *h)
 {
-	struct table *t = table_new(spec->name, title ? title : spec->title), *raw = t;
+	free(h->title);
+	free(h->note);
+	h->title = h->note = NULL;
+}
+
+/* Whether st is a heading statement: every result column is `_title` or `_note`. */
+static int is_heading(sqlite3_stmt *st)
+{
+	int c;
+	for (c = 0; c < sqlite3_column_count(st); c++)
+		if (strcmp(sqlite3_column_name(st, c), "_title") && strcmp(sqlite3_column_name(st, c), "_note"))
+			return 0;
+	return 1;
+}
+
+/* Step heading statement st into *h (its first row; NULLs leave a part unset) and finalize it. */
+static int heading_read(sqlite3_stmt *st, struct heading *h)
+{
+	int rc = sqlite3_step(st), c;
+	heading_release(h);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return step_error(st);
+	for (c = 0; rc == SQLITE_ROW && c < sqlite3_column_count(st); c++) {
+		char **to = strcmp(sqlite3_column_name(st, c), "_title") ? &h->note : &h->title;
+		if (sqlite3_column_type(st, c) != SQLITE_NULL) {
+			free(*to);
+			*to = xstrdup((const char *)sqlite3_column_text(st, c));
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/*
+ * Result rows of st into a new table of spec, with h's title and note (else spec's title, and the note of
+ * the rows' `_note` column); the columns' keys must be spec's (then `_note`).
+ */
+static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const struct heading *h, struct tables *out)
+{
+	struct table *t = table_new(spec->name, h->title ? h->title : spec->title), *raw = t;
 	int ncol = sqlite3_column_count(st), note = -1, c, rc, nkeys = spec->ncols + (spec->pivot ? 2 : 0);
 	static const struct colspec pivot_cols[] = { { "_pivot", "", C_TEXT, 0 }, { "_value", "", C_REAL, 0 } };
 	tables_add(out, t);
@@ -198,6 +238,8 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const cha
 		table_cols(t, spec->cols, spec->ncols);
 	}
 	t->vertical = spec->vertical;
+	if (h->note)
+		t->note = xstrdup(h->note);
 	for (c = 0; c < ncol; c++) {
 		const char *key = sqlite3_column_name(st, c);
 		const char *want = c < spec->ncols ? spec->cols[c].key : c < nkeys ? pivot_cols[c - spec->ncols].key : "_note";
@@ -243,30 +285,13 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const cha
 	return 0;
 }
 
-/* A statement of one column `_note`: its first non-NULL value is the note of t, the table filled last. */
-static int set_note(sqlite3_stmt *st, struct table *t)
-{
-	int rc;
-	if (!t) {
-		sqlite3_finalize(st);
-		return error("internal: a _note statement before any table");
-	}
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		if (!t->note && sqlite3_column_type(st, 0) != SQLITE_NULL)
-			t->note = xstrdup((const char *)sqlite3_column_text(st, 0));
-	if (rc != SQLITE_DONE)
-		return step_error(st);
-	sqlite3_finalize(st);
-	return 0;
-}
-
 int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, const struct table_spec *tables,
 	       int n, struct tables *out)
 {
 	struct script sc = { db, sql, o };
 	struct buf rules;
 	const char *rules_file = NULL;
-	char *title = NULL;	/* the next table's, from a `_title` statement */
+	struct heading h = { NULL, NULL };	/* the next table's */
 	int made = 0, status = -1;
 	if (groups_fill(db, o))
 		return -1;
@@ -285,43 +310,30 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 			sqlite3_finalize(st);
 			goto done;
 		}
-		if (sqlite3_column_count(st) == 1 && !strcmp(sqlite3_column_name(st, 0), "_note")) {
-			if (set_note(st, made ? out->v[out->n - 1] : NULL))
-				goto done;
-		} else if (!sqlite3_column_count(st)) {
+		if (!sqlite3_column_count(st)) {
 			int rc = sqlite3_step(st);
 			if (rc != SQLITE_DONE) {
 				step_error(st);
 				goto done;
 			}
 			sqlite3_finalize(st);
-		} else if (sqlite3_column_count(st) == 1 && !strcmp(sqlite3_column_name(st, 0), "_title")) {
-			/* A statement of one column `_title`: the next table's title. */
-			int rc = sqlite3_step(st);
-			free(title);
-			title = NULL;
-			if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-				step_error(st);
+		} else if (is_heading(st)) {
+			if (heading_read(st, &h))
 				goto done;
-			}
-			if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-				title = xstrdup((const char *)sqlite3_column_text(st, 0));
-			sqlite3_finalize(st);
 		} else if (made == n) {
 			sqlite3_finalize(st);
 			error("internal: analysis SQL has more result statements than its %d tables", n);
 			goto done;
 		} else {
-			int rc = fill_table(st, &tables[made++], title, out);
-			free(title);
-			title = NULL;
+			int rc = fill_table(st, &tables[made++], &h, out);
+			heading_release(&h);
 			if (rc)
 				goto done;
 		}
 	}
 	status = made == n ? 0 : error("internal: analysis SQL fills %d of its %d tables", made, n);
 done:
-	free(title);
+	heading_release(&h);
 	buf_release(&rules);
 	return status;
 }

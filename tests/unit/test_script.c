@@ -1,6 +1,6 @@
 /*
  * Unit tests for script_run (analyze/script.c): how an analysis's SQL statements fill the tables its row
- * declares, on an in-memory database.
+ * declares (headings, _note, C_HIDE_NULL, checked keys, bound options), on an in-memory database.
  */
 #include "check.h"
 #include "analysis.h"
@@ -41,8 +41,8 @@ int main(void)
 
 	/* Statements without results run; each with results fills the next table; _note notes tables. */
 	CHECK_EQ_I64(run(db, "CREATE TEMP TABLE x(a, b); INSERT INTO x VALUES (2, NULL), (1, NULL);\n"
+			 "SELECT 'noted' AS _note, 'Retitled' AS _title;\n"
 			 "SELECT a AS k, b AS h, 'row' || a AS s FROM x ORDER BY a;\n"
-			 "SELECT 'noted' AS _note;\n"
 			 "SELECT 0.5 AS v, NULL AS _note UNION ALL SELECT 1.5, 'from a row';", &o, 2, &ts), 0);
 	CHECK_EQ_I64(ts.n, 2);
 	CHECK_EQ_STR(ts.v[0]->name, "first");
@@ -52,6 +52,8 @@ int main(void)
 	CHECK_EQ_I64(table_cell(ts.v[0], 0, 0)->i, 1);
 	CHECK_EQ_STR(table_cell(ts.v[0], 1, 1)->s, "row2");
 	CHECK_EQ_STR(ts.v[0]->note, "noted");
+	CHECK_EQ_STR(ts.v[0]->title, "Retitled");
+	CHECK_EQ_STR(ts.v[1]->title, "Second");	/* a heading is for the next table only */
 	CHECK_EQ_I64(ts.v[1]->vertical, 1);
 	CHECK_EQ_STR(ts.v[1]->note, "from a row");
 	CHECK(table_cell(ts.v[1], 1, 0)->d == 1.5);
@@ -67,7 +69,9 @@ int main(void)
 	/* As many result statements as tables. */
 	CHECK_EQ_I64(run(db, "SELECT 1 AS k, 2 AS h, 3 AS s;", &o, 2, &ts), -1);
 	CHECK_EQ_I64(run(db, "SELECT 1 AS k, 2 AS h, 3 AS s; SELECT 1 AS v; SELECT 2 AS v;", &o, 2, &ts), -1);
-	CHECK_EQ_I64(run(db, "SELECT 'early' AS _note; SELECT 1 AS k, 2 AS h, 3 AS s;", &o, 1, &ts), -1);
+	/* A heading notes its table even when it has no rows. */
+	CHECK_EQ_I64(run(db, "SELECT 'empty' AS _note; SELECT 1 AS k, 2 AS h, 3 AS s WHERE 0;", &o, 1, &ts), 0);
+	CHECK_EQ_STR(ts.v[0]->note, "empty");
 	CHECK_EQ_I64(run(db, "SELECT * FROM no_such_table;", &o, 1, &ts), -1);
 
 	/* Options bound by name; --group in temp.name_groups, in order. */
