@@ -144,8 +144,6 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
  * of analyze/kernel-classes.rules (a file it cannot read fails the run).
  */
 void script_bind(sqlite3_stmt *st, const struct analysis_opts *o);
-/* The next statement, with the options bound (script_bind); NULL with a message. */
-sqlite3_stmt *script_next(struct script *sc);
 /* Print the statement's error, finalize it, return -1. */
 int step_error(sqlite3_stmt *st);
 /* The seven statistics columns of the analyses that show Nsight's statistics, with the count column's key and title. */

@@ -338,24 +338,6 @@ done:
 	return status;
 }
 
-/* The next statement of the script, bound; NULL with a message when there is none or it fails. */
-sqlite3_stmt *script_next(struct script *sc)
-{
-	sqlite3_stmt *st = NULL;
-	while (!st) {
-		if (!sc->tail || !*sc->tail) {
-			error("internal: analysis script has too few statements");
-			return NULL;
-		}
-		if (sqlite3_prepare_v2(sc->db, sc->tail, -1, &st, &sc->tail) != SQLITE_OK) {
-			error("sqlite: %s", sqlite3_errmsg(sc->db));
-			return NULL;
-		}
-	}
-	script_bind(st, sc->o);
-	return st;
-}
-
 int step_error(sqlite3_stmt *st)
 {
 	error("sqlite: %s", sqlite3_errmsg(sqlite3_db_handle(st)));

@@ -290,28 +290,12 @@ struct cr_cursor {
 
 static int cr_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
 {
-	sqlite3_vtab *v;
-	int rc;
 	(void)aux;
 	(void)argc;
 	(void)argv;
 	(void)err;
-	rc = sqlite3_declare_vtab(db, "CREATE TABLE x(ord INTEGER, line INTEGER, class TEXT, class_ord INTEGER, "
-				  "pattern TEXT, text HIDDEN, file HIDDEN)");
-	if (rc != SQLITE_OK)
-		return rc;
-	if (!(v = sqlite3_malloc(sizeof(*v))))
-		return SQLITE_NOMEM;
-	memset(v, 0, sizeof(*v));
-	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-	*out = v;
-	return SQLITE_OK;
-}
-
-static int cr_disconnect(sqlite3_vtab *v)
-{
-	sqlite3_free(v);
-	return SQLITE_OK;
+	return sqlext_connect(db, "CREATE TABLE x(ord INTEGER, line INTEGER, class TEXT, class_ord INTEGER, "
+			      "pattern TEXT, text HIDDEN, file HIDDEN)", NULL, out);
 }
 
 /* Equalities on the hidden columns from first on are the arguments, in column order; bit k of idxNum
@@ -423,8 +407,8 @@ static sqlite3_module cr_module = {
 	.iVersion = 0,
 	.xConnect = cr_connect,
 	.xBestIndex = cr_best_index,
-	.xDisconnect = cr_disconnect,
-	.xDestroy = cr_disconnect,
+	.xDisconnect = sqlext_vt_disconnect,
+	.xDestroy = sqlext_vt_disconnect,
 	.xOpen = cr_open,
 	.xClose = cr_close,
 	.xFilter = cr_filter,

@@ -15,6 +15,7 @@ SQLITE_EXTENSION_INIT3
 #endif
 
 #include "sqlext.h"
+#include "sqlext_int.h"
 #include "intmap.h"
 
 #include <stdint.h>
@@ -38,11 +39,6 @@ struct mp_device {
 	int64_t device, live, sum, total;
 	int64_t *pids, *totals;
 	size_t npids;
-};
-
-struct mp_vtab {
-	sqlite3_vtab base;
-	sqlite3 *db;
 };
 
 struct mp_cursor {
@@ -224,29 +220,12 @@ nomem:
 
 static int mp_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
 {
-	struct mp_vtab *v;
-	int rc;
 	(void)aux;
 	(void)argc;
 	(void)argv;
 	(void)err;
-	rc = sqlite3_declare_vtab(db, "CREATE TABLE x(session_id INTEGER, event INTEGER, seq INTEGER, pair INTEGER, "
-				  "live_bytes INTEGER, sum_bytes INTEGER, total_bytes INTEGER)");
-	if (rc != SQLITE_OK)
-		return rc;
-	if (!(v = sqlite3_malloc(sizeof(*v))))
-		return SQLITE_NOMEM;
-	memset(v, 0, sizeof(*v));
-	v->db = db;
-	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-	*out = &v->base;
-	return SQLITE_OK;
-}
-
-static int mp_disconnect(sqlite3_vtab *v)
-{
-	sqlite3_free(v);
-	return SQLITE_OK;
+	return sqlext_connect(db, "CREATE TABLE x(session_id INTEGER, event INTEGER, seq INTEGER, pair INTEGER, "
+			      "live_bytes INTEGER, sum_bytes INTEGER, total_bytes INTEGER)", NULL, out);
 }
 
 /* An equality on session_id is used (idxNum 1); without one, every session. */
@@ -274,7 +253,7 @@ static int mp_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 	if (!c)
 		return SQLITE_NOMEM;
 	memset(c, 0, sizeof(*c));
-	c->db = ((struct mp_vtab *)v)->db;
+	c->db = ((struct sqlext_vtab *)v)->db;
 	*out = &c->base;
 	return SQLITE_OK;
 }
@@ -343,8 +322,8 @@ static sqlite3_module mp_module = {
 	.xCreate = NULL,	/* eponymous only: CREATE VIRTUAL TABLE is refused */
 	.xConnect = mp_connect,
 	.xBestIndex = mp_best_index,
-	.xDisconnect = mp_disconnect,
-	.xDestroy = mp_disconnect,
+	.xDisconnect = sqlext_vt_disconnect,
+	.xDestroy = sqlext_vt_disconnect,
 	.xOpen = mp_open,
 	.xClose = mp_close,
 	.xFilter = mp_filter,
