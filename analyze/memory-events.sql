@@ -44,7 +44,8 @@ SELECT p.seq, e.session_id, e.pid, coalesce(e.device_id, -1), e.address, e.ts_ns
        CASE WHEN e.op = 1 THEN (SELECT f.ts_ns FROM memory_events f WHERE f.rowid = p.pair) END,
        p.live_bytes, p.sum_bytes, p.total_bytes
 FROM memory_pairs p JOIN memory_events e ON e.rowid = p.event
-WHERE p.session_id = :session AND NOT (SELECT valid FROM mem_key);
+WHERE p.session_id = :session
+LIMIT (SELECT CASE WHEN valid THEN 0 ELSE -1 END FROM mem_key);	-- kept: not even read (LIMIT 0 reads nothing)
 
 -- Per device: its counts, whether it pairs and where its peak comes from (peak_from), the peak and when
 -- (peak_ns 0: never above zero), the paired blocks' peak time (what peak lists), live bytes at the end by
@@ -91,7 +92,7 @@ SELECT device, events, allocs, frees, alloc_bytes, paired, peak_from, live_peak_
        CASE WHEN paired THEN NULL WHEN addressed = 0 THEN 'unknown: the trace has no addresses'
 	    ELSE printf('unknown: %d of %d events have no address', events - addressed, events) END AS unknown
 FROM k
-WHERE NOT (SELECT valid FROM mem_key);
+LIMIT (SELECT CASE WHEN valid THEN 0 ELSE -1 END FROM mem_key);
 
 -- The allocations of the devices that pair, with their memory kind's name and where they were made: the
 -- site's string, else its PC, else the innermost range open in its process then (not a GPU-side

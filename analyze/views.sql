@@ -9,41 +9,18 @@
 CREATE TEMP TABLE IF NOT EXISTS range_rows(rn INTEGER PRIMARY KEY, side INTEGER, pid INTEGER, thread INTEGER,
 	kind INTEGER, start_ns INTEGER, end_ns INTEGER, open_end INTEGER, name TEXT);
 
--- Each range's path, walking the ranges in nesting order with the stack of the open ones per side,
--- process, thread and host-or-GPU: a range closes the stack's ranges that ended before it starts or that
--- do not contain it (the stack's ends never grow upwards, so those are its top), sits under the one left
--- on top, and is pushed. Start/end ranges (kind 2) neither nest nor close anything: one may outlive the
--- push/pop range it began in. The stack is a JSON array of [end, path], bottom first. (ranges.c did this
--- walk in C; SQLite's recursive CTE walks 75,000 ranges in about 0.25 s.)
+-- Each range's path: range_path (lib/sqlext_nest.c) walks the ranges in nesting order with the stack of
+-- the open ones per side, process, thread and host-or-GPU. A range closes the stack's ranges that ended
+-- before it starts or that do not contain it, sits under the one left on top, and is pushed; start/end
+-- ranges (kind 2) neither nest nor close anything: one may outlive the push/pop range it began in. (In
+-- SQL the walk is a recursive CTE carrying the stack as text, tests/vtab.py's reference: about 0.5 s for
+-- the 75,000 ranges of the 5M-kernel bench session, where the window function takes milliseconds.)
 CREATE TEMP VIEW IF NOT EXISTS range_walk AS
-WITH RECURSIVE walk(rn, side, pid, thread, gpu, stack) AS (
-	SELECT 0, NULL, NULL, NULL, NULL, '[]'
-	UNION ALL
-	-- The stack after r: what contains r (end >= r's end and > its start), r pushed on top; unchanged by
-	-- kind 2.
-	SELECT r.rn, r.side, r.pid, r.thread, r.kind = 3,
-	       (SELECT CASE WHEN r.kind = 2 THEN kept ELSE substr(kept, 1, length(kept) - 1) || CASE WHEN kept = '[]' THEN '' ELSE ',' END ||
-			json_array(r.open_end, coalesce((kept ->> '$[#-1][1]') || '/', '') || r.name) || ']' END
-		FROM (SELECT CASE
-			WHEN r.side IS NOT w.side OR r.pid IS NOT w.pid OR r.thread IS NOT w.thread OR (r.kind = 3) IS NOT w.gpu THEN '[]'
-			WHEN r.kind = 2 OR w.stack ->> '$[#-1][0]' >= max(r.open_end, r.start_ns + 1) THEN w.stack
-			-- Closing one or two, the usual cases, without reading the whole stack.
-			WHEN w.stack ->> '$[#-2][0]' >= max(r.open_end, r.start_ns + 1) THEN json_remove(w.stack, '$[#-1]')
-			WHEN w.stack ->> '$[#-3][0]' >= max(r.open_end, r.start_ns + 1)
-				THEN json_remove(w.stack, '$[#-1]', '$[#-1]')
-			WHEN coalesce(w.stack ->> '$[0][0]' < max(r.open_end, r.start_ns + 1), 1) THEN '[]'
-			ELSE (SELECT json_group_array(json(value)) FROM json_each(w.stack)
-			      WHERE value ->> 0 >= max(r.open_end, r.start_ns + 1))
-			END AS kept))
-	FROM walk w JOIN temp.range_rows r ON r.rn = w.rn + 1
-),
-paths(rn, path) AS (
-	SELECT w.rn, CASE WHEN r.kind = 2 THEN r.name ELSE w.stack ->> '$[#-1][1]' END
-	FROM walk w JOIN temp.range_rows r ON r.rn = w.rn
-)
-SELECT r.side, r.rn, r.pid, r.thread, r.kind, r.start_ns, r.end_ns, r.name, p.path,
-       CASE r.kind WHEN 1 THEN 'PushPop' WHEN 2 THEN 'StartEnd' WHEN 3 THEN 'GPU' ELSE '' END AS style
-FROM paths p JOIN temp.range_rows r ON r.rn = p.rn;
+SELECT side, rn, pid, thread, kind, start_ns, end_ns, name,
+       range_path(start_ns, end_ns, kind, name)
+	       OVER (PARTITION BY side, pid, thread, kind = 3 ORDER BY rn ROWS UNBOUNDED PRECEDING) AS path,
+       CASE kind WHEN 1 THEN 'PushPop' WHEN 2 THEN 'StartEnd' WHEN 3 THEN 'GPU' ELSE '' END AS style
+FROM temp.range_rows;
 
 CREATE TEMP TABLE IF NOT EXISTS range_paths(side INTEGER, rn INTEGER, pid INTEGER, thread INTEGER, kind INTEGER,
 	start_ns INTEGER, end_ns INTEGER, name TEXT, path TEXT, style TEXT);

@@ -182,6 +182,23 @@ static int upgrade(sqlite3 *db, const char *path, int64_t from)
 	return db_exec(db, embed_get("schemas/session.sql")) || db_exec(db, embed_get("schemas/views.sql")) ? -1 : 0;
 }
 
+/*
+ * GPUPROF_PROFILE_SQL set: each statement's run time and its first line that is not a comment to stderr, when it ends
+ * (sqlite3_trace_v2 profile events; a statement run through a trigger or view is one statement).
+ */
+static int profile_statement(unsigned type, void *ctx, void *p, void *x)
+{
+	const char *sql = sqlite3_sql(p);
+	int len;
+	(void)type, (void)ctx;
+	while (sql && (*sql == ' ' || *sql == '\t' || *sql == '\n' || !strncmp(sql, "--", 2)))
+		sql += strncmp(sql, "--", 2) ? 1 : strcspn(sql, "\n");
+	len = sql ? (int)strcspn(sql, "\n") : 0;
+	fprintf(stderr, "gpuprof: sql: %9.3f ms  %.*s\n", *(sqlite3_int64 *)x / 1e6, len > 100 ? 100 : len,
+		sql ? sql : "");
+	return 0;
+}
+
 /* A connection to path with what every connection has: a busy timeout and gpuprof's SQL functions; NULL, or a message. */
 static sqlite3 *open_conn(const char *path, int flags)
 {
@@ -192,6 +209,8 @@ static sqlite3 *open_conn(const char *path, int flags)
 		return NULL;
 	}
 	sqlite3_busy_timeout(db, 5000);
+	if (getenv("GPUPROF_PROFILE_SQL"))
+		sqlite3_trace_v2(db, SQLITE_TRACE_PROFILE, profile_statement, NULL);
 	if (gpuprof_sqlite_register(db) != SQLITE_OK) {
 		error("%s: cannot register the SQL functions: %s", path, sqlite3_errmsg(db));
 		sqlite3_close(db);

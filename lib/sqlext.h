@@ -102,6 +102,16 @@ int gpuprof_sqlite_register(sqlite3 *db);
  */
 int gpuprof_sqlite_tables(sqlite3 *db);
 
+/*
+ * range_path(start_ns, end_ns, kind, name) OVER (PARTITION BY side, pid, thread, kind = 3 ORDER BY n
+ * ROWS UNBOUNDED PRECEDING) (lib/sqlext_nest.c): each NVTX range's nesting path (step/forward/attention)
+ * when a partition's rows come in nesting order (start, then the longest first). A range sits under the
+ * innermost open one that contains it (ends at or after its end, and after its start; a NULL end_ns never
+ * ended), and its path is that one's, '/', its name; start/end ranges (kind 2) neither nest nor hold
+ * others: their path is their name. A frame that drops rows is an error.
+ */
+int gpuprof_sqlite_nest(sqlite3 *db);
+
 /* Register fmt_fixed (lib/sqlext_fmt.c) on db. SQLITE_OK or SQLite's error code. */
 int gpuprof_sqlite_fmt(sqlite3 *db);
 

@@ -827,8 +827,11 @@ out:
  *
  * A report asks kernel_stats, gpu_busy, kernel_busy and the ranges' windows of one session: each would
  * decode the millions of kernels of the column chunks again. With gpuprof_kernel_cache(1) a connection
- * keeps the columns it read (those asked, and KC_KEPT) while the database stays as it was: the same
- * session, PRAGMA data_version (other connections' commits), schema_version and total changes (its own).
+ * keeps the columns it read (those asked, and KC_KEPT; a later read that asks for more decodes only
+ * those) while the session's kernels stay as they were: the same session, PRAGMA data_version (other
+ * connections' commits), schema_version, and the session's kernel chunks (count and last id: changing a
+ * kernel row retires its session's chunks, schemas/session.sql) or, for kernels kept as rows, the
+ * connection's total changes (so writing TEMP tables, as the analyses do, keeps chunked kernels kept).
  * Off by default: it holds 8 bytes per kernel and column (200 MB for 5M kernels).
  */
 #define KC_KEPT (1u << KC_DEV | 1u << KC_STREAM | 1u << KC_NAME | 1u << KC_START | 1u << KC_DUR)
@@ -836,7 +839,7 @@ out:
 struct kcache {
 	sqlite3 *db;
 	int on;			/* gpuprof_kernel_cache(1) */
-	int64_t key[4];		/* session, data_version, schema_version, total changes */
+	int64_t key[5];		/* session, data_version, schema_version, chunks, last chunk id or changes */
 	unsigned cols;		/* the columns held (bit 1 << KC_*); 0: nothing held */
 	size_t n, alloc;
 	int64_t *col[KC_COUNT];	/* sqlite3_realloc64'd */
@@ -927,13 +930,30 @@ struct kcache_fill {
 	sqlext_batch_fn *each;
 	void *arg;
 	int stopped;		/* the caller stopped: what is kept is partial */
+	unsigned adding;	/* columns read into the kept rows (each is NULL); 0: rows appended */
+	size_t at;		/* the next kept row that adding fills */
 };
+
+/* Adding columns to the kept rows: batch n's values into rows at...; SQLITE_ERROR if there are more rows. */
+static int kcache_add(struct kcache_fill *f, const int64_t *const *col, size_t n)
+{
+	int j;
+	if (f->at + n > f->c->n)
+		return SQLITE_ERROR;
+	for (j = 0; j < KC_COUNT; j++)
+		if (f->adding >> j & 1)
+			memcpy(f->c->col[j] + f->at, col[j], n * sizeof(int64_t));
+	f->at += n;
+	return SQLITE_OK;
+}
 
 static int kcache_take(void *arg, const int64_t *const *col, size_t n)
 {
 	struct kcache_fill *f = arg;
 	struct kcache *c = f->c;
 	int j, rc;
+	if (f->adding)
+		return kcache_add(f, col, n);
 	if (c->n + n > c->alloc) {
 		size_t alloc = 2 * (c->n + n) + COLSTORE_ROWS;
 		for (j = 0; j < KC_COUNT; j++) {
@@ -955,30 +975,89 @@ static int kcache_take(void *arg, const int64_t *const *col, size_t n)
 	return rc;
 }
 
+/* The kept columns' key for session s now (struct kcache). */
+static void kcache_key(sqlite3 *db, int64_t s, int64_t key[5])
+{
+	char *sql;
+	key[0] = s;
+	key[1] = vt_int(db, "PRAGMA main.data_version");
+	key[2] = vt_int(db, "PRAGMA main.schema_version");
+	key[3] = key[4] = -1;
+	if ((sql = sqlite3_mprintf("SELECT count(*) FROM main.column_chunks WHERE tbl = 'kernels' AND session_id = %lld",
+				   (long long)s))) {
+		key[3] = vt_int(db, sql);
+		sqlite3_free(sql);
+	}
+	if (key[3] > 0 && (sql = sqlite3_mprintf("SELECT max(id) FROM main.column_chunks WHERE tbl = 'kernels' "
+						 "AND session_id = %lld", (long long)s))) {
+		key[4] = vt_int(db, sql);
+		sqlite3_free(sql);
+	} else if (key[3] == 0) {
+		key[4] = sqlite3_total_changes64(db);
+	}
+}
+
+/* The kept rows' columns `used` names, in batches of a chunk to each. */
+static int kcache_give(struct kcache *c, unsigned used, sqlext_batch_fn *each, void *arg)
+{
+	const int64_t *col[KC_COUNT];
+	size_t at;
+	int rc = SQLITE_OK, j;
+	for (at = 0; rc == SQLITE_OK && at < c->n; at += COLSTORE_ROWS) {
+		size_t n = c->n - at < COLSTORE_ROWS ? c->n - at : COLSTORE_ROWS;
+		for (j = 0; j < KC_COUNT; j++)
+			col[j] = used >> j & 1 ? c->col[j] + at : NULL;
+		rc = each(arg, col, n);
+	}
+	return rc;
+}
+
+/* rc, with what on vt. */
+static int kcache_fail(sqlite3_vtab *vt, int rc, const char *what)
+{
+	sqlite3_free(vt->zErrMsg);
+	vt->zErrMsg = sqlite3_mprintf("%s", what);
+	return rc;
+}
+
+/* Nothing to do with a batch (reading columns into the kept rows). */
+static int batch_ignore(void *arg, const int64_t *const *col, size_t n)
+{
+	(void)arg, (void)col, (void)n;
+	return SQLITE_OK;
+}
+
 int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqlext_batch_fn *each, void *arg)
 {
 	struct kcache *c = kcache_find(db);
 	struct kcache_fill f;
-	int64_t key[4];
+	int64_t key[5];
 	char *sql;
-	size_t at;
 	int rc, j;
 	used &= ~(1u << KC_SESSION);
 	if (!c || !c->on)
 		return table_read(vt, db, &kernel_def, "main", s, used, each, arg);
-	key[0] = s;
-	key[1] = vt_int(db, "PRAGMA main.data_version");
-	key[2] = vt_int(db, "PRAGMA main.schema_version");
-	key[3] = sqlite3_total_changes64(db);
-	if (c->cols && !memcmp(key, c->key, sizeof(key)) && (used & c->cols) == used) {
-		const int64_t *col[KC_COUNT];
-		for (at = 0, rc = SQLITE_OK; rc == SQLITE_OK && at < c->n; at += COLSTORE_ROWS) {
-			size_t n = c->n - at < COLSTORE_ROWS ? c->n - at : COLSTORE_ROWS;
-			for (j = 0; j < KC_COUNT; j++)
-				col[j] = used >> j & 1 ? c->col[j] + at : NULL;
-			rc = each(arg, col, n);
+	kcache_key(db, s, key);
+	memset(&f, 0, sizeof(f));
+	f.c = c;
+	if (c->cols && !memcmp(key, c->key, sizeof(key))) {
+		/* Kept: decode only the columns that are not (a read of those alone), then give them. */
+		f.adding = used & ~c->cols;
+		for (j = 0; f.adding && j < KC_COUNT; j++)
+			if (f.adding >> j & 1 && c->n && !(c->col[j] = sqlite3_malloc64(c->n * sizeof(int64_t)))) {
+				kcache_empty(c);
+				return kcache_fail(vt, SQLITE_NOMEM, "out of memory");
+			}
+		if (f.adding) {
+			f.each = batch_ignore;
+			rc = table_read(vt, db, &kernel_def, "main", s, f.adding, kcache_take, &f);
+			if (rc != SQLITE_OK || f.at != c->n) {
+				kcache_empty(c);
+				return rc != SQLITE_OK ? rc : kcache_fail(vt, SQLITE_ERROR, "kernel rows changed while read");
+			}
+			c->cols |= f.adding;
 		}
-		return rc;
+		return kcache_give(c, used, each, arg);
 	}
 	kcache_empty(c);
 	memcpy(c->key, key, sizeof(key));
@@ -997,10 +1076,8 @@ int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqle
 				break;
 			}
 	}
-	f.c = c;
 	f.each = each;
 	f.arg = arg;
-	f.stopped = 0;
 	rc = table_read(vt, db, &kernel_def, "main", s, c->cols, kcache_take, &f);
 	if (rc != SQLITE_OK || f.stopped)
 		kcache_empty(c);

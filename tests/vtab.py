@@ -12,7 +12,8 @@ without them (retired with SQL), several sessions and processes, with and withou
 damaged chunks are an error while they count, not wrong rows; kernel_stats against GROUP BY over
 kernel_columns with median and stddev_samp; the hotspots view with the extension (a TEMP view over
 kernel_stats) and without it (the stored plain-SQL view) against `gpuprof-analyze hotspots --format json`
-on the demo session and Kineto traces from ../shared/traces; memory_pairs against its plain-SQL form;
+on the demo session and Kineto traces from ../shared/traces; memory_pairs and range_path against their
+plain-SQL forms; the kernel cache reading more columns and kept across TEMP writes;
 kernel_windows against the plain join of kernels
 and their first API call by correlation id (by thread, by stream, one or any of a process) over every range's
 window; the hidden schema column reading an attached copy."""
@@ -475,6 +476,75 @@ def kernel_cache(tmp, src):
     check("kernel cache: a change is seen (the kept columns dropped)", changed[-1 - len(after):-1], after)
     check("kernel cache: the change changed something", changed[1:1 + len(after)] != after, True)
     check("kernel cache: off empties it", changed[-1], ["0"])
+    # A read that needs columns not kept (kernel_windows: correlation ids) after one that kept others, and
+    # reads after a TEMP table's write (which leaves the kernels kept): all as without the cache.
+    win = (f"SELECT w.gpu_ns, w.kernels FROM (SELECT DISTINCT pid FROM kernels WHERE session_id = {s}) p, "
+           f"kernel_windows({s}, p.pid, 'thread', NULL, 0, NULL) w;")
+    temp = "CREATE TEMP TABLE IF NOT EXISTS t(x); INSERT INTO t VALUES (1);"
+    plain = sql(db, reads(s) + win + temp + reads(s))
+    kept = sql(db, "SELECT gpuprof_kernel_cache(1);" + reads(s) + win + temp + reads(s) + "SELECT gpuprof_kernel_cache();")
+    check("kernel cache: more columns, then a TEMP write: as without it", kept[1:-1], plain)
+    check("kernel cache: still holds the session after the TEMP write", kept[-1],
+          sql(db, f"SELECT count(*) FROM kernels WHERE session_id = {s}", load=False)[0])
+
+
+# The ranges' nesting walk as a recursive CTE carrying the stack as a JSON array of [end, path] (what
+# gpuprof ran before range_path): per partition (side, pid, thread, kind = 3) in rn order, a range pops the
+# entries that do not contain it (end < max(its end, start + 1)) and is pushed; kind 2 touches nothing.
+NEST_ROWS = ("CREATE TABLE rr(rn INTEGER PRIMARY KEY, side INTEGER, pid INTEGER, thread INTEGER, kind INTEGER, "
+             "start_ns INTEGER, end_ns INTEGER, open_end INTEGER, name TEXT);")
+NEST_SQL = """
+WITH RECURSIVE walk(rn, side, pid, thread, gpu, stack) AS (
+  SELECT 0, NULL, NULL, NULL, NULL, '[]'
+  UNION ALL
+  SELECT r.rn, r.side, r.pid, r.thread, r.kind = 3,
+         (SELECT CASE WHEN r.kind = 2 THEN kept ELSE json_insert(kept, '$[#]',
+                 json_array(r.open_end, coalesce((kept ->> '$[#-1][1]') || '/', '') || r.name)) END
+          FROM (SELECT CASE WHEN r.side IS NOT w.side OR r.pid IS NOT w.pid OR r.thread IS NOT w.thread
+                                 OR (r.kind = 3) IS NOT w.gpu THEN '[]'
+                            WHEN r.kind = 2 THEN w.stack
+                            ELSE (SELECT json_group_array(json(value)) FROM json_each(w.stack)
+                                  WHERE value ->> 0 >= max(r.open_end, r.start_ns + 1)) END AS kept))
+  FROM walk w JOIN rr r ON r.rn = w.rn + 1
+)
+SELECT r.rn, CASE WHEN r.kind = 2 THEN r.name ELSE w.stack ->> '$[#-1][1]' END FROM walk w JOIN rr r ON r.rn = w.rn
+ORDER BY 1
+"""
+NEST = ("SELECT rn, range_path(start_ns, end_ns, kind, name) OVER (PARTITION BY side, pid, thread, kind = 3 "
+        "ORDER BY rn ROWS UNBOUNDED PRECEDING) FROM rr ORDER BY rn")
+
+
+def range_path(tmp):
+    """range_path against the recursive walk: random ranges in nesting order (two sides, processes, threads,
+    host and GPU kinds, start/end ranges, equal starts, ranges that cross instead of nesting, zero-length and
+    never-ended ones, names with '/' and non-ASCII); a sliding frame is an error."""
+    import random
+    import sqlite3
+    db = os.path.join(tmp, "nest.db")
+    r = random.Random(17)
+    rows = []
+    for _ in range(3000):
+        start = r.randint(0, 2000)
+        end = None if r.random() < 0.05 else start + r.choice([0, 1, r.randint(0, 400), r.randint(0, 40)])
+        rows.append((r.choice([0, 1]), r.choice([1, 2]), r.choice([7, 8]), r.choice([1, 1, 1, 2, 3]), start, end,
+                     end if end is not None else 2**63 - 1, r.choice(["step", "fwd", "a/b", "ß", "x" * 40])))
+    rows.sort(key=lambda x: (x[0], x[1], x[3] == 3, x[2], x[4], -x[6]))
+    con = sqlite3.connect(db)
+    con.execute(NEST_ROWS)
+    con.executemany("INSERT INTO rr(side, pid, thread, kind, start_ns, end_ns, open_end, name) VALUES (?,?,?,?,?,?,?,?)",
+                    rows)
+    con.commit()
+    con.close()
+    want = sql(db, NEST_SQL, load=False)
+    got = sql(db, NEST)
+    check(f"range_path = the recursive walk ({len(want)} ranges)", got, want)
+    ok("range_path: some ranges nest four deep", max(w[1].count("/") for w in want) >= 4)
+    ok("range_path: some are popped by a range that crosses them",
+       any(a[5] is not None and b[5] is not None and a[4] < b[4] < a[5] < b[5] for a, b in zip(rows, rows[1:])))
+    err = sql(db, "SELECT range_path(start_ns, end_ns, kind, name) OVER (ORDER BY rn ROWS BETWEEN 1 PRECEDING "
+              "AND CURRENT ROW) FROM rr", expect_ok=False)
+    ok("range_path: a sliding frame is an error", err.returncode != 0 and "UNBOUNDED PRECEDING" in err.stderr,
+       err.stderr)
 # Kernels with their launching call (the first API call of the process with the correlation id, in table
 # order) and the window of every range, in plain SQL: what kernel_windows answers.
 LAUNCHED = ("WITH first AS (SELECT session_id, pid, correlation_id AS corr, min(rowid) AS rid FROM api_calls "
@@ -546,6 +616,7 @@ def main():
         kernel_busy(os.path.join(tmp, "many.db"))
         kernel_cache(tmp, os.path.join(tmp, "many.db"))
         memory_pairs(tmp)
+        range_path(tmp)
         windows(tmp)
         hotspots(tmp, "demo", DEMO)
         for k in kineto:
