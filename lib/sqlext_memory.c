@@ -57,22 +57,6 @@ struct mp_state {		/* one session's pairing */
 	size_t ndevs, adevs;
 };
 
-/* Grow *p (of *cap elements of size sz) to hold n; 0, or -1 when out of memory. */
-static int mp_grow(void **p, size_t *cap, size_t n, size_t sz)
-{
-	void *q;
-	size_t c = *cap ? *cap : 16;
-	if (n <= *cap)
-		return 0;
-	while (c < n)
-		c *= 2;
-	if (!(q = sqlite3_realloc64(*p, (sqlite3_uint64)(c * sz))))
-		return -1;
-	*p = q;
-	*cap = c;
-	return 0;
-}
-
 static void mp_state_release(struct mp_state *s)
 {
 	size_t i;
@@ -92,7 +76,7 @@ static struct mp_device *mp_device(struct mp_state *s, int64_t device)
 	for (i = 0; i < s->ndevs; i++)
 		if (s->devs[i].device == device)
 			return &s->devs[i];
-	if (mp_grow((void **)&s->devs, &s->adevs, s->ndevs + 1, sizeof(*s->devs)))
+	if (sqlext_grow((void **)&s->devs, &s->adevs, s->ndevs + 1, sizeof(*s->devs)))
 		return NULL;
 	memset(&s->devs[s->ndevs], 0, sizeof(*s->devs));
 	s->devs[s->ndevs].device = device;
@@ -106,7 +90,7 @@ static int mp_total(struct mp_device *d, int64_t pid, int64_t total)
 	for (i = 0; i < d->npids && d->pids[i] != pid; i++)
 		;
 	if (i == d->npids) {
-		if (mp_grow((void **)&d->pids, &cap, d->npids + 1, sizeof(*d->pids)) ||
+		if (sqlext_grow((void **)&d->pids, &cap, d->npids + 1, sizeof(*d->pids)) ||
 		    !(d->totals = sqlite3_realloc64(d->totals, (sqlite3_uint64)(cap * sizeof(*d->totals)))))
 			return -1;
 		d->pids[i] = pid;
@@ -146,7 +130,7 @@ static int mp_pair(struct mp_cursor *c, struct mp_state *s, struct mp_device *d,
 	int64_t bytes = sqlite3_column_int64(st, 6), i = mp_head(s, address) - 1, prev = -1;
 	struct mp_block *b;
 	if (sqlite3_column_int(st, 5)) {
-		if (mp_grow((void **)&s->blocks, &s->ablocks, s->nblocks + 1, sizeof(*s->blocks)))
+		if (sqlext_grow((void **)&s->blocks, &s->ablocks, s->nblocks + 1, sizeof(*s->blocks)))
 			return -1;
 		b = &s->blocks[s->nblocks];
 		b->pid = pid;
@@ -192,7 +176,7 @@ static int mp_load(struct mp_cursor *c, sqlite3_stmt *st)
 			session = sqlite3_column_int64(st, 0);
 			seq = 0;
 		}
-		if (mp_grow((void **)&c->rows, &c->alloc, c->n + 1, sizeof(*c->rows)) ||
+		if (sqlext_grow((void **)&c->rows, &c->alloc, c->n + 1, sizeof(*c->rows)) ||
 		    !(d = mp_device(&s, sqlite3_column_int64(st, 3))))
 			goto nomem;
 		row = &c->rows[c->n];

@@ -15,6 +15,7 @@ SQLITE_EXTENSION_INIT3
 #endif
 
 #include "sqlext.h"
+#include "sqlext_int.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -34,22 +35,6 @@ struct nest {
 	int row_is_top;		/* the current row's path is path (kind 1, 3); else row (kind 2) */
 };
 
-/* Room for need bytes in *p (capacity *cap); 0, or -1 out of memory. */
-static int grow(char **p, size_t *cap, size_t need)
-{
-	size_t n = *cap ? *cap : 64;
-	char *q;
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	if (!(q = sqlite3_realloc64(*p, n)))
-		return -1;
-	*p = q;
-	*cap = n;
-	return 0;
-}
-
 /* range_path(start_ns, end_ns, kind, name) OVER (PARTITION BY ... ORDER BY nesting order): one row. */
 static void nest_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
@@ -65,7 +50,7 @@ static void nest_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	if (!name)
 		name = "", name_len = 0;
 	if (sqlite3_value_int(argv[2]) == 2) {	/* start/end: neither nests nor closes anything */
-		if (grow(&n->row, &n->row_cap, name_len + 1))
+		if (sqlext_grow((void **)&n->row, &n->row_cap, name_len + 1, 1))
 			goto nomem;
 		memcpy(n->row, name, name_len + 1);
 		n->row_len = name_len;
@@ -75,15 +60,8 @@ static void nest_step(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	while (n->depth && n->stack[n->depth - 1].end < bound)
 		n->depth--;
 	at = n->depth ? n->stack[n->depth - 1].len + 1 : 0;	/* the parent's path and a '/' */
-	if (n->depth == n->cap) {
-		size_t cap = n->cap ? 2 * n->cap : 16;
-		struct nest_open *s = sqlite3_realloc64(n->stack, cap * sizeof(*s));
-		if (!s)
-			goto nomem;
-		n->stack = s;
-		n->cap = cap;
-	}
-	if (grow(&n->path, &n->path_cap, at + name_len + 1))
+	if (sqlext_grow((void **)&n->stack, &n->cap, n->depth + 1, sizeof(*n->stack)) ||
+	    sqlext_grow((void **)&n->path, &n->path_cap, at + name_len + 1, 1))
 		goto nomem;
 	if (at)
 		n->path[at - 1] = '/';

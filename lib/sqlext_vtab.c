@@ -249,6 +249,21 @@ int sqlext_vt_error(sqlite3_vtab_cursor *cur, int rc, const char *what)
 }
 
 /* One integer from sql, or 0 when it fails. */
+int sqlext_grow(void **p, size_t *cap, size_t n, size_t sz)
+{
+	void *q;
+	size_t c = *cap ? *cap : 16;
+	if (n <= *cap)
+		return 0;
+	while (c < n)
+		c *= 2;
+	if (!(q = sqlite3_realloc64(*p, (sqlite3_uint64)(c * sz))))
+		return -1;
+	*p = q;
+	*cap = c;
+	return 0;
+}
+
 static int64_t vt_int(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st;
