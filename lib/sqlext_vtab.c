@@ -141,11 +141,16 @@ int sqlext_vt_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 		if (ix->aConstraint[i].op != SQLITE_INDEX_CONSTRAINT_EQ || (col != KV_SESSION && col != schema_col))
 			continue;
 		/*
-		 * A join on session_id or schema waits for its value (the other table outside): a plan that reads
-		 * every session of main first would miss another schema's rows.
+		 * A join on schema waits for its value (the other table outside): a plan that reads every session
+		 * of main first would miss another schema's rows. A join on session_id need not: reading every
+		 * session once and joining costs what one session costs, where waiting reads the whole session
+		 * again for each row outside (the hotspots view's strings: 321 reads, 160 s on the bench session).
 		 */
-		if (!ix->aConstraint[i].usable)
-			return SQLITE_CONSTRAINT;
+		if (!ix->aConstraint[i].usable) {
+			if (col == schema_col)
+				return SQLITE_CONSTRAINT;
+			continue;
+		}
 		if (col == KV_SESSION)
 			eq = i;
 		else

@@ -5,6 +5,7 @@ Measures (wall time, and peak RSS of each child process from getrusage):
   ingest of a 5M-kernel session: events/s (every record: kernels, launch calls, copies, ranges...)
   every gpuprof-analyze analysis on the resulting database (target: each under 1 s)
   gpuprof-report (text, target under 2 s)
+  the hotspots view in sqlite3 with the extension loaded (target: at most twice gpuprof-analyze hotspots)
 BENCH_KERNELS overrides the size (default 5,000,000). The session is cached in build/bench/.
 Ingest, analyses and reports are timed as the best of BENCH_REPEAT runs (default 3).
 """
@@ -79,7 +80,22 @@ def main():
         ok = target is None or t < target
         goal = f"(target: < {target} s)" if target else ""
         print(f"{verdict(ok)} {name:<11} {t:6.2f} s  peak RSS {rss:6.1f} MiB   {goal}")
+    view(db)
     kineto()
+
+
+def view(db):
+    """The hotspots view in the sqlite3 shell with the extension loaded, against gpuprof-analyze hotspots on
+    the same session (target: at most twice its time)."""
+    shell = "/usr/bin/sqlite3"
+    if not os.path.exists(shell):
+        print("skip view        no sqlite3 shell")
+        return
+    ext = os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "lib", "gpuprof_sqlite")
+    t_view, rss = min(run_measured([shell, "-cmd", f".load {ext}", db, "SELECT * FROM hotspots"]) for _ in range(REPEAT))
+    t_an, _ = min(run_measured([os.path.join(BIN, "gpuprof-analyze"), "hotspots", db]) for _ in range(REPEAT))
+    print(f"{verdict(t_view <= 2 * t_an)} view        {t_view:6.2f} s  peak RSS {rss:6.1f} MiB   "
+          f"(sqlite3 'SELECT * FROM hotspots' with .load; target: <= 2x gpuprof-analyze hotspots, {t_an:.2f} s)")
 
 
 def kineto():
