@@ -995,6 +995,16 @@ static int kcache_take(void *arg, const int64_t *const *col, size_t n)
 	return rc;
 }
 
+/* How many rows of table tbl session s has in schema's column chunks (0 where it has none). */
+static int64_t chunked_rows(sqlite3 *db, const char *schema, const char *tbl, int64_t s)
+{
+	char *sql = sqlite3_mprintf("SELECT coalesce(sum(rows), 0) FROM \"%w\".column_sets WHERE tbl = %Q "
+				    "AND session_id = %lld", schema ? schema : "main", tbl, (long long)s);
+	int64_t rows = sql ? vt_int(db, sql) : 0;
+	sqlite3_free(sql);
+	return rows;
+}
+
 /* The kept columns' key for session s now (struct kcache). */
 static void kcache_key(sqlite3 *db, int64_t s, int64_t key[5])
 {
@@ -1052,7 +1062,6 @@ int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqle
 	struct kcache *c = kcache_find(db);
 	struct kcache_fill f;
 	int64_t key[5];
-	char *sql;
 	int rc, j;
 	used &= ~(1u << KC_SESSION);
 	if (!c || !c->on)
@@ -1083,10 +1092,8 @@ int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqle
 	memcpy(c->key, key, sizeof(key));
 	c->cols = used | KC_KEPT;
 	/* Sized once when the chunks say how many kernels there are (growing 40 MB arrays costs more). */
-	if ((sql = sqlite3_mprintf("SELECT coalesce(sum(rows), 0) FROM column_sets WHERE tbl = 'kernels' "
-				   "AND session_id = %lld", (long long)s))) {
-		int64_t rows = vt_int(db, sql);
-		sqlite3_free(sql);
+	{
+		int64_t rows = chunked_rows(db, "main", "kernels", s);
 		for (j = 0; rows > 0 && j < KC_COUNT; j++)
 			if (c->cols >> j & 1 && (c->col[j] = sqlite3_malloc64((size_t)rows * sizeof(int64_t))))
 				c->alloc = (size_t)rows;
@@ -1143,7 +1150,13 @@ static int ks_take(void *arg, const int64_t *const *col, size_t n)
 static int ks_load(struct ks_cursor *c, int64_t s, int64_t **name, int64_t **dur, size_t *n)
 {
 	struct ks_load l = { NULL, NULL, 0, 0 };
-	int rc = sqlext_read(c->base.pVtab, c->db, c->schema, s, 0, 1u << KC_NAME | 1u << KC_DUR, ks_take, &l);
+	int64_t rows = chunked_rows(c->db, c->schema, "kernels", s);
+	int rc;
+	/* Sized once when the chunks say how many kernels there are (growing 40 MB arrays costs more). */
+	if (rows > 0 && (l.name = sqlite3_malloc64((size_t)rows * sizeof(int64_t))) &&
+	    (l.dur = sqlite3_malloc64((size_t)rows * sizeof(int64_t))))
+		l.alloc = (size_t)rows;
+	rc = sqlext_read(c->base.pVtab, c->db, c->schema, s, 0, 1u << KC_NAME | 1u << KC_DUR, ks_take, &l);
 	if (rc == SQLITE_NOMEM)
 		rc = sqlext_vt_error(&c->base, rc, "out of memory");
 	if (rc != SQLITE_OK) {
