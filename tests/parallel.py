@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
-"""Analyses read big tables in rowid slices on several connections at once (analyze/scan.c), share the
-kernel columns (analyze/columns.c) and load them from the column chunks ingest writes (lib/colstore.h)
-when a session has them. Every slicing must give the same bytes as one slice, and the chunks the same
-bytes as the rows:
+"""Analyses read the kernel and API call columns from the column chunks ingest writes (lib/colstore.h) when
+a session has them, else from the rows; gpuprof-report runs its sections on one connection that keeps
+the decoded kernel columns (gpuprof_kernel_cache) and the shared TEMP tables (memory events, range paths)
+from one section to the next. The chunks must give the bytes of the rows, and the report's sections the
+bytes of each analysis run alone:
 
-- a database holding two synthetic sessions (the first session's rows lie before the second's, so the
-  slices of either cross rows of the other), every analysis and the whole report, on both sessions,
-  with 1, 2, 3 and 5 slices (GPUPROF_THREADS), with and without name filters and folding;
+- a database holding two synthetic sessions (the first session's rows lie before the second's): every
+  analysis on both sessions, with and without name filters and folding, and the whole report, whose JSON
+  sections are each analysis's JSON (the report's connection keeping what the analyses share);
 - the same database with real Kineto (its time base comes after its events, so ingest shifts the
   chunks it already wrote; and one without a single kernel) and nsys traces added: every analysis from
   the chunks and from the rows (column_chunks dropped) gives the same bytes;
@@ -15,8 +16,8 @@ bytes as the rows:
   an error, not a wrong answer;
 - `gpuprof-ingest --reindex` rebuilds what edits retired, heals a damaged database once its sets are
   retired, and gives a database from before chunks its chunks, each with the answers of the rows;
-- "the first call with a kernel's correlation id launched it" when the two calls fall in different
-  slices, and a graph launch's kernels sharing one id all count, checked against the planted answer.
+- "the first call with a kernel's correlation id launched it" when a later call of another thread
+  carries the same id, and a graph launch's kernels sharing one id all count, against the planted answer.
 """
 import json
 import os
@@ -30,18 +31,28 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import BIN, TRACES, check, ok, summary  # noqa: E402
 
 
-def run(args, threads, expect=0):
-    env = dict(os.environ, GPUPROF_THREADS=str(threads))
-    p = subprocess.run([os.path.join(BIN, args[0])] + args[1:], capture_output=True, env=env)
-    ok(f"{' '.join(args)} (threads {threads}) exits {expect}", p.returncode == expect,
-       p.stderr.decode(errors="replace")[:500])
+def run(args, expect=0):
+    """args' output, checked to exit expect."""
+    p = subprocess.run([os.path.join(BIN, args[0])] + args[1:], capture_output=True)
+    ok(f"{' '.join(args)} exits {expect}", p.returncode == expect, p.stderr.decode(errors="replace")[:500])
     return p.stdout
 
 
-def same_for_every_slicing(what, args):
-    base = run(args, 1)
-    for threads in (2, 3, 5):
-        check(f"{what}: {threads} slices give the bytes of one", run(args, threads), base)
+def report_matches_analyses(what, db, session, extra):
+    """The report's JSON sections against each analysis run alone (its own connection, nothing kept)."""
+    out = run(["gpuprof-report", db, "--session", session, "-f", "json", "-n", "0"])
+    report = json.loads(out)["tables"] if out else {}
+    ok(f"{what}: the report has sections", len(report) > 5, list(report))
+    seen = set()
+    for name in analysis_names():
+        out = run(["gpuprof-analyze", name, db, "--session", session, "-f", "json", "-n", "0"] + extra.get(name, []))
+        alone = json.loads(out) if out else []
+        tables = alone if isinstance(alone, dict) else {name: alone}
+        for t, rows in tables.items():
+            if t in report:
+                seen.add(t)
+                check(f"{what}: report section {t} = gpuprof-analyze {name}", report[t], rows)
+    check(f"{what}: every report section compared", sorted(seen), sorted(report))
 
 
 def two_sessions(tmp):
@@ -64,23 +75,18 @@ def check_analyses(db):
     for session in ("1", "2"):
         for name in names:
             extra = ["--base-session", "1"] if name == "compare" else []
-            same_for_every_slicing(f"{name} session {session}",
-                                   ["gpuprof-analyze", name, db, "--session", session, "-f", "json", "-n", "0"]
-                                   + extra)
+            run(["gpuprof-analyze", name, db, "--session", session, "-f", "json", "-n", "0"] + extra)
         for opts in (["--match", "gemm|elementwise"], ["--exclude", "nccl"], ["--short"],
                      ["--group", "gemm=gemm|sgemm"]):
             for name in ("hotspots", "classes", "launch", "ranges"):
-                same_for_every_slicing(f"{name} {' '.join(opts)} session {session}",
-                                       ["gpuprof-analyze", name, db, "--session", session, "-f", "json"] + opts)
-        same_for_every_slicing(f"report json session {session}",
-                               ["gpuprof-report", db, "--session", session, "-f", "json", "-n", "0"])
-        same_for_every_slicing(f"report html session {session}",
-                               ["gpuprof-report", db, "--session", session, "-f", "html"])
+                run(["gpuprof-analyze", name, db, "--session", session, "-f", "json"] + opts)
+        report_matches_analyses(f"session {session}", db, session, {"compare": ["--base-session", "1"]})
+        run(["gpuprof-report", db, "--session", session, "-f", "html"])
 
 
 def contested(tmp):
-    """Ten launch calls on two threads; calls 5 and 6 carry the same correlation id (5). With two slices
-    over the ten rows they land in different slices; call 5 (thread 1, inside range A) launched it.
+    """Ten launch calls on two threads; calls 5 and 6 carry the same correlation id (5): call 5 (thread 1,
+    inside range A), the first, launched it.
     A kernel and a call without a correlation id (0) do not match each other."""
     n = 10
     # An eleventh kernel shares id 1, as the kernels of a CUDA graph launch share the launch's id; the
@@ -118,10 +124,9 @@ def contested(tmp):
     # id 5) and the graph kernel of id 1; thread 2 launched 7..10 (its call with id 5 came second, and
     # id 6 launched nothing).
     want = {"A": (sum(100 * i for i in range(1, 6)) + 777, 6), "B": (sum(100 * i for i in range(7, 11)), 4)}
-    for threads in (1, 2):
-        rows = json.loads(run(["gpuprof-analyze", "ranges", db, "-f", "json"], threads))
-        got = {r["name"]: (r["gpu_ns"], r["kernels"]) for r in rows}
-        check(f"contested correlation id, {threads} slices", got, want)
+    rows = json.loads(run(["gpuprof-analyze", "ranges", db, "-f", "json"]))
+    got = {r["name"]: (r["gpu_ns"], r["kernels"]) for r in rows}
+    check("contested correlation id", got, want)
 
 
 def analysis_names():
@@ -165,16 +170,16 @@ def chunks_and_rows(tmp, db):
             extra = ["--base-session", "1"] if name == "compare" else []
             args = [name, "--session", session, "-f", "json", "-n", "0"] + extra
             check(f"{name} session {session}: chunks give the bytes of rows",
-                  run(["gpuprof-analyze", name, db] + args[1:], 2),
-                  run(["gpuprof-analyze", name, rows_db] + args[1:], 2))
+                  run(["gpuprof-analyze", name, db] + args[1:]),
+                  run(["gpuprof-analyze", name, rows_db] + args[1:]))
         for opts in (["--match", "gemm|nccl"], ["--short"]):
             for name in ("hotspots", "launch", "ranges"):
                 check(f"{name} {' '.join(opts)} session {session}: chunks give the bytes of rows",
-                      run(["gpuprof-analyze", name, db, "--session", session, "-f", "json"] + opts, 2),
-                      run(["gpuprof-analyze", name, rows_db, "--session", session, "-f", "json"] + opts, 2))
+                      run(["gpuprof-analyze", name, db, "--session", session, "-f", "json"] + opts),
+                      run(["gpuprof-analyze", name, rows_db, "--session", session, "-f", "json"] + opts))
         check(f"report json session {session}: chunks give the bytes of rows",
-              run(["gpuprof-report", db, "--session", session, "-f", "json", "-n", "0"], 2),
-              run(["gpuprof-report", rows_db, "--session", session, "-f", "json", "-n", "0"], 2))
+              run(["gpuprof-report", db, "--session", session, "-f", "json", "-n", "0"]),
+              run(["gpuprof-report", rows_db, "--session", session, "-f", "json", "-n", "0"]))
     # A database without chunks gets them from --reindex, with the same answers.
     reindexed = os.path.join(tmp, "reindexed.db")
     shutil.copyfile(rows_db, reindexed)
@@ -184,8 +189,8 @@ def chunks_and_rows(tmp, db):
           2 * query(reindexed, "SELECT count(*) FROM processes")[0][0])
     for session in sessions:
         check(f"after --reindex, report json session {session}: the bytes of the chunks ingest wrote",
-              run(["gpuprof-report", reindexed, "--session", session, "-f", "json", "-n", "0"], 2),
-              run(["gpuprof-report", db, "--session", session, "-f", "json", "-n", "0"], 2))
+              run(["gpuprof-report", reindexed, "--session", session, "-f", "json", "-n", "0"]),
+              run(["gpuprof-report", db, "--session", session, "-f", "json", "-n", "0"]))
     chunks = ("SELECT tbl, session_id, pid, first_row, rows, base_ns, hex(data) FROM column_chunks "
               "ORDER BY tbl, session_id, first_row")
     check("--reindex writes the chunks ingest wrote", query(reindexed, chunks), query(db, chunks))
@@ -198,9 +203,8 @@ def reindex(db):
     return p.stderr
 
 
-def hotspot_total(db, session, threads=1):
-    rows = json.loads(run(["gpuprof-analyze", "hotspots", db, "--session", session, "-f", "json", "-n", "0"],
-                          threads))
+def hotspot_total(db, session):
+    rows = json.loads(run(["gpuprof-analyze", "hotspots", db, "--session", session, "-f", "json", "-n", "0"]))
     return sum(r["total_ns"] for r in rows), sum(r["calls"] for r in rows)
 
 
@@ -224,9 +228,8 @@ def triggers(tmp, db):
                "ORDER BY 1, 2")
     check("an UPDATE of a kernel of session 1 retires session 1's kernel chunks only", query(edited, chunked),
           [("api_calls", 1), ("api_calls", 2), ("kernels", 2)])
-    for threads in (1, 3):
-        check(f"hotspots after the UPDATE ({threads} slices): one kernel 1 ms longer",
-              hotspot_total(edited, "1", threads), (before[0] + 1000000, before[1]))
+    check("hotspots after the UPDATE: one kernel 1 ms longer", hotspot_total(edited, "1"),
+          (before[0] + 1000000, before[1]))
     edit(edited, "DELETE FROM kernels WHERE rowid = (SELECT max(rowid) FROM kernels WHERE session_id = 1)")
     ok("a DELETE too", hotspot_total(edited, "1")[1] == before[1] - 1)
     edit(edited, "DELETE FROM api_calls WHERE rowid = (SELECT max(rowid) FROM api_calls WHERE session_id = 2)")
@@ -246,8 +249,8 @@ def triggers(tmp, db):
         for name in ("hotspots", "streams", "launch", "ranges", "trend"):
             args = [name, "--session", session, "-f", "json", "-n", "0"]
             check(f"after edits, {name} session {session}: chunks give the bytes of rows",
-                  run(["gpuprof-analyze", name, edited] + args[1:], 2),
-                  run(["gpuprof-analyze", name, rows_db] + args[1:], 2))
+                  run(["gpuprof-analyze", name, edited] + args[1:]),
+                  run(["gpuprof-analyze", name, rows_db] + args[1:]))
     # Ingest put its triggers back: an INSERT retires the new session's chunks too.
     edit(edited, "INSERT INTO kernels (session_id, pid, start_ns, end_ns, device_id, name_id) "
          f"SELECT session_id, pid, start_ns, end_ns, device_id, name_id FROM kernels WHERE session_id = {new} LIMIT 1")
@@ -265,8 +268,8 @@ def triggers(tmp, db):
         for name in ("hotspots", "streams", "launch", "ranges", "gaps", "trend"):
             args = [name, "--session", session, "-f", "json", "-n", "0"]
             check(f"after --reindex, {name} session {session}: chunks give the bytes of rows",
-                  run(["gpuprof-analyze", name, edited] + args[1:], 2),
-                  run(["gpuprof-analyze", name, rows_db] + args[1:], 2))
+                  run(["gpuprof-analyze", name, edited] + args[1:]),
+                  run(["gpuprof-analyze", name, rows_db] + args[1:]))
     # A damaged chunk is refused with a message that says what to do.
     damaged = edit(os.path.join(tmp, "damaged.db"), "UPDATE column_chunks SET data = x'FFFFFF7F' || "
                    "substr(data, 5) WHERE id = (SELECT max(id) FROM column_chunks WHERE tbl = 'api_calls' AND "
@@ -280,8 +283,8 @@ def triggers(tmp, db):
     reindex(edit(damaged, "DELETE FROM column_sets"))
     for name in ("ranges", "gaps"):
         check(f"{name} after retiring the damaged chunks and --reindex",
-              run(["gpuprof-analyze", name, damaged, "--session", "1", "-f", "json"], 2),
-              run(["gpuprof-analyze", name, db, "--session", "1", "-f", "json"], 2))
+              run(["gpuprof-analyze", name, damaged, "--session", "1", "-f", "json"]),
+              run(["gpuprof-analyze", name, db, "--session", "1", "-f", "json"]))
 
 
 def main():
