@@ -192,11 +192,11 @@ struct dev_busy {
 
 /*
  * A report asks summary, devices, idle and gaps of one session: each would read its millions of kernels
- * again. So a connection keeps the last session's figures while the database stays as it was: the same
- * PRAGMA data_version (other connections' commits), schema_version and sqlite3_total_changes64 (its own).
+ * again. So a connection keeps the last session's figures while the database file stays as it was: the
+ * same sqlext_data_version (any commit to main; the analyses' TEMP tables leave it).
  */
 struct busy_cache {
-	int64_t key[4];		/* session, data_version, schema_version, total changes */
+	int64_t key[2];		/* session, sqlext_data_version of main */
 	struct dev_busy *dev;	/* per device, by id; NULL until asked (sqlite3_malloc64'd) */
 	size_t ndev;
 	int64_t *str;		/* gpu_stream_busy's rows, GS_COUNT values each; NULL until asked */
@@ -227,28 +227,13 @@ static void cache_drop(struct busy_cache *k)
 	memset(k, 0, sizeof(*k));
 }
 
-/* One integer from a PRAGMA; -1 when it fails. */
-static int64_t pragma_int(sqlite3 *db, const char *sql)
-{
-	sqlite3_stmt *st;
-	int64_t v = -1;
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-		return -1;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		v = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return v;
-}
-
 /* The cache for session s as the database is now: kept, or emptied when anything changed. */
 static void cache_check(struct busy_cache *k, sqlite3 *db, int64_t s)
 {
-	int64_t key[4];
+	int64_t key[2];
 	key[0] = s;
-	key[1] = pragma_int(db, "PRAGMA main.data_version");
-	key[2] = pragma_int(db, "PRAGMA main.schema_version");
-	key[3] = sqlite3_total_changes64(db);
-	if (memcmp(key, k->key, sizeof(key)) || key[1] < 0 || key[2] < 0) {
+	key[1] = sqlext_data_version(db, "main");
+	if (memcmp(key, k->key, sizeof(key)) || key[1] < 0) {
 		cache_drop(k);
 		memcpy(k->key, key, sizeof(key));
 	}

@@ -116,6 +116,12 @@ enum { SX_PID = KC_PID, SX_START = KC_START, SX_STREAM = KC_STREAM, SX_NAME = KC
  */
 int sqlext_read(sqlite3_vtab *vt, sqlite3 *db, const char *schema, int64_t s, int calls, unsigned used,
 		sqlext_batch_fn *each, void *arg);
+/*
+ * The data version of schema's file (SQLITE_FCNTL_DATA_VERSION): it changes with every commit to that
+ * file, this connection's and others', and not with writes to TEMP tables; -1 when unknown. What the
+ * per-connection caches (kept kernel columns, gpu_busy's figures, kernel_windows' joins) are keyed by.
+ */
+int64_t sqlext_data_version(sqlite3 *db, const char *schema);
 /* Grow *p (of *cap elements of size sz; sqlite3_realloc64'd) to hold n; 0, or -1 when out of memory. */
 int sqlext_grow(void **p, size_t *cap, size_t n, size_t sz);
 /* kernel_windows (lib/sqlext_window.c), for gpuprof_sqlite_tables to register. */

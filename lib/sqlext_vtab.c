@@ -253,7 +253,13 @@ int sqlext_vt_error(sqlite3_vtab_cursor *cur, int rc, const char *what)
 	return rc;
 }
 
-/* One integer from sql, or 0 when it fails. */
+int64_t sqlext_data_version(sqlite3 *db, const char *schema)
+{
+	unsigned v = 0;
+	return sqlite3_file_control(db, schema ? schema : "main", SQLITE_FCNTL_DATA_VERSION, &v) == SQLITE_OK
+		       ? (int64_t)v : -1;
+}
+
 int sqlext_grow(void **p, size_t *cap, size_t n, size_t sz)
 {
 	void *q;
@@ -269,6 +275,7 @@ int sqlext_grow(void **p, size_t *cap, size_t n, size_t sz)
 	return 0;
 }
 
+/* One integer from sql, or 0 when it fails. */
 static int64_t vt_int(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st;
@@ -848,10 +855,8 @@ out:
  * A report asks kernel_stats, gpu_busy, kernel_busy and the ranges' windows of one session: each would
  * decode the millions of kernels of the column chunks again. With gpuprof_kernel_cache(1) a connection
  * keeps the columns it read (those asked, and KC_KEPT; a later read that asks for more decodes only
- * those) while the session's kernels stay as they were: the same session, PRAGMA data_version (other
- * connections' commits), schema_version, and the session's kernel chunks (count and last id: changing a
- * kernel row retires its session's chunks, schemas/session.sql) or, for kernels kept as rows, the
- * connection's total changes (so writing TEMP tables, as the analyses do, keeps chunked kernels kept).
+ * those) while the database file stays as it was: the same session and sqlext_data_version (any commit
+ * to main, this connection's or another's; the TEMP tables the analyses write leave it).
  * Off by default: it holds 8 bytes per kernel and column (200 MB for 5M kernels).
  */
 #define KC_KEPT (1u << KC_DEV | 1u << KC_STREAM | 1u << KC_NAME | 1u << KC_START | 1u << KC_DUR)
@@ -859,7 +864,7 @@ out:
 struct kcache {
 	sqlite3 *db;
 	int on;			/* gpuprof_kernel_cache(1) */
-	int64_t key[5];		/* session, data_version, schema_version, chunks, last chunk id or changes */
+	int64_t key[2];		/* session, sqlext_data_version of main */
 	unsigned cols;		/* the columns held (bit 1 << KC_*); 0: nothing held */
 	size_t n, alloc;
 	int64_t *col[KC_COUNT];	/* sqlite3_realloc64'd */
@@ -1005,28 +1010,6 @@ static int64_t chunked_rows(sqlite3 *db, const char *schema, const char *tbl, in
 	return rows;
 }
 
-/* The kept columns' key for session s now (struct kcache). */
-static void kcache_key(sqlite3 *db, int64_t s, int64_t key[5])
-{
-	char *sql;
-	key[0] = s;
-	key[1] = vt_int(db, "PRAGMA main.data_version");
-	key[2] = vt_int(db, "PRAGMA main.schema_version");
-	key[3] = key[4] = -1;
-	if ((sql = sqlite3_mprintf("SELECT count(*) FROM main.column_chunks WHERE tbl = 'kernels' AND session_id = %lld",
-				   (long long)s))) {
-		key[3] = vt_int(db, sql);
-		sqlite3_free(sql);
-	}
-	if (key[3] > 0 && (sql = sqlite3_mprintf("SELECT max(id) FROM main.column_chunks WHERE tbl = 'kernels' "
-						 "AND session_id = %lld", (long long)s))) {
-		key[4] = vt_int(db, sql);
-		sqlite3_free(sql);
-	} else if (key[3] == 0) {
-		key[4] = sqlite3_total_changes64(db);
-	}
-}
-
 /* The kept rows' columns `used` names, in batches of a chunk to each. */
 static int kcache_give(struct kcache *c, unsigned used, sqlext_batch_fn *each, void *arg)
 {
@@ -1061,15 +1044,16 @@ int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqle
 {
 	struct kcache *c = kcache_find(db);
 	struct kcache_fill f;
-	int64_t key[5];
+	int64_t key[2];
 	int rc, j;
 	used &= ~(1u << KC_SESSION);
 	if (!c || !c->on)
 		return table_read(vt, db, &kernel_def, "main", s, used, each, arg);
-	kcache_key(db, s, key);
+	key[0] = s;
+	key[1] = sqlext_data_version(db, "main");
 	memset(&f, 0, sizeof(f));
 	f.c = c;
-	if (c->cols && !memcmp(key, c->key, sizeof(key))) {
+	if (c->cols && !memcmp(key, c->key, sizeof(key)) && key[1] >= 0) {
 		/* Kept: decode only the columns that are not (a read of those alone), then give them. */
 		f.adding = used & ~c->cols;
 		for (j = 0; f.adding && j < KC_COUNT; j++)

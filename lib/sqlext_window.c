@@ -381,17 +381,10 @@ static int mode_get(struct kw_vtab *vt, int stream, int64_t s, const struct kw_m
 	return rc;
 }
 
-/* The data version of schema (SQLITE_FCNTL_DATA_VERSION), so that a cached session is rebuilt once it changed. */
-static int64_t data_version(sqlite3 *db, const char *schema)
-{
-	unsigned v = 0;
-	return sqlite3_file_control(db, schema, SQLITE_FCNTL_DATA_VERSION, &v) == SQLITE_OK ? (int64_t)v : -1;
-}
-
 /* Point vt's cache at session s of schema: kept when it holds it already, else emptied. */
 static int cache_for(struct kw_vtab *vt, const char *schema, int64_t s)
 {
-	int64_t dv = data_version(vt->db, schema);
+	int64_t dv = sqlext_data_version(vt->db, schema);
 	if (vt->schema && !strcmp(vt->schema, schema) && vt->session == s && vt->data_version == dv && dv >= 0)
 		return SQLITE_OK;
 	mode_free(&vt->modes[0]);
