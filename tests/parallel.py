@@ -38,14 +38,17 @@ def run(args, expect=0):
     return p.stdout
 
 
-def report_matches_analyses(what, db, session, extra):
-    """The report's JSON sections against each analysis run alone (its own connection, nothing kept)."""
-    out = run(["gpuprof-report", db, "--session", session, "-f", "json", "-n", "0"])
+def report_matches_analyses(what, db, session, extra, opts=()):
+    """The report's JSON sections against each analysis run alone (its own connection, nothing kept), both
+    with opts (--short, --group: options the report takes too)."""
+    opts = list(opts)
+    out = run(["gpuprof-report", db, "--session", session, "-f", "json", "-n", "0"] + opts)
     report = json.loads(out)["tables"] if out else {}
     ok(f"{what}: the report has sections", len(report) > 5, list(report))
     seen = set()
     for name in analysis_names():
-        out = run(["gpuprof-analyze", name, db, "--session", session, "-f", "json", "-n", "0"] + extra.get(name, []))
+        out = run(["gpuprof-analyze", name, db, "--session", session, "-f", "json", "-n", "0"] + opts
+                  + extra.get(name, []))
         alone = json.loads(out) if out else []
         tables = alone if isinstance(alone, dict) else {name: alone}
         for t, rows in tables.items():
@@ -68,20 +71,17 @@ def two_sessions(tmp):
 
 
 def check_analyses(db):
-    names = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "--list"], capture_output=True, text=True,
-                           check=True).stdout.split("\n")
-    names = [n.split()[0] for n in names if n.strip()]
+    names = analysis_names()
     ok("the analyses are listed", "hotspots" in names and "ranges" in names, names)
     for session in ("1", "2"):
-        for name in names:
-            extra = ["--base-session", "1"] if name == "compare" else []
-            run(["gpuprof-analyze", name, db, "--session", session, "-f", "json", "-n", "0"] + extra)
         for opts in (["--match", "gemm|elementwise"], ["--exclude", "nccl"], ["--short"],
                      ["--group", "gemm=gemm|sgemm"]):
             for name in ("hotspots", "classes", "launch", "ranges"):
                 run(["gpuprof-analyze", name, db, "--session", session, "-f", "json"] + opts)
         report_matches_analyses(f"session {session}", db, session, {"compare": ["--base-session", "1"]})
         run(["gpuprof-report", db, "--session", session, "-f", "html"])
+    for opts in (["--short"], ["--group", "gemm=gemm|sgemm"]):
+        report_matches_analyses(f"session 1 {' '.join(opts)}", db, "1", {"compare": ["--base-session", "1"]}, opts)
 
 
 def contested(tmp):
