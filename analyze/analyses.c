@@ -42,6 +42,7 @@ static int take_threshold(struct analysis_opts *o, const char *arg)
 	if (end == arg || v < 0 || !isfinite(v) || (*end && strcmp(end, "%")))
 		return -1;
 	o->threshold = v / 100.0;
+	o->threshold_given = 1;
 	return 0;
 }
 
@@ -175,8 +176,12 @@ static const struct analysis_option *const compare_options[] = {
 	&opt_baseline, &opt_base_session, &opt_threshold, &opt_min_delta, &opt_min_calls, NULL
 };
 static const struct analysis_option *const trend_options[] = { &opt_threshold, NULL };
+static const struct analysis_option *const ranks_options[] = { &opt_threshold, NULL };
 
 /* An analysis that is its SQL file: the tables its statements fill (struct table_spec). */
+/* A GPU's identity beside its device number: left out in a session of one node (lib/sqlext_nodes.c). */
+#define GPU_COLUMNS { "rank", "Rank", C_INT, C_HIDE_NULL }, { "host", "Host", C_TEXT, C_HIDE_NULL }
+
 #define SQL_ROW(n, file, h, specs) .name = n, .sql = "analyze/" file, .help = h, .tables = specs, \
 	.ntables = NCOLS(specs)
 
@@ -212,6 +217,7 @@ static const struct table_spec sync_tables[] = {
 };
 
 static const struct colspec metrics_cols[] = {
+	GPU_COLUMNS,
 	{ "device", "Device", C_INT },
 	{ "samples", "Samples", C_INT },
 	{ "gpu_util_avg", "GPU util avg %", C_PCT },
@@ -289,6 +295,7 @@ static const struct table_spec summary_tables[] = {
 };
 
 static const struct colspec devices_cols[] = {
+	GPU_COLUMNS,
 	{ "device", "Device", C_INT },
 	{ "kernels", "Kernels", C_INT },
 	{ "kernel_ns", "Kernel time (sum)", C_NS },
@@ -307,6 +314,7 @@ static const struct table_spec devices_tables[] = {
 };
 
 static const struct colspec idle_cols[] = {
+	GPU_COLUMNS,
 	{ "device", "Device", C_INT },
 	{ "span_ns", "GPU span", C_NS },
 	{ "busy_ns", "GPU busy", C_NS },
@@ -322,6 +330,7 @@ static const struct table_spec idle_tables[] = {
 };
 
 static const struct colspec streams_cols[] = {
+	GPU_COLUMNS,
 	{ "device", "Device", C_INT },
 	{ "stream", "Stream", C_INT },
 	{ "busy_ns", "Busy", C_NS },
@@ -332,7 +341,10 @@ static const struct table_spec streams_tables[] = {
 	{ "streams", "Busy time per stream", streams_cols, NCOLS(streams_cols) },
 };
 
+/* The GPU's host is "hostname" here: "host" has always been the host calls. */
 static const struct colspec gaps_cols[] = {
+	{ "rank", "Rank", C_INT, C_HIDE_NULL },
+	{ "hostname", "Host", C_TEXT, C_HIDE_NULL },
 	{ "device", "Device", C_INT },
 	{ "start_ns", "Start", C_TIME },
 	{ "gap_ns", "Idle for", C_NS },
@@ -409,6 +421,7 @@ static const struct table_spec stall_pcs_tables[] = {
 };
 
 static const struct colspec memory_cols[] = {
+	GPU_COLUMNS,
 	{ "device", "Device", C_INT },
 	{ "allocs", "Allocations", C_INT },
 	{ "frees", "Frees", C_INT },
@@ -430,6 +443,7 @@ static const struct colspec leaks_cols[] = {
 	{ "count", "Blocks", C_INT },
 	{ "first_ns", "First", C_TIME },
 	{ "last_ns", "Last", C_TIME },
+	GPU_COLUMNS,
 	{ "device", "Device", C_INT },
 	{ "mem_kind", "Kind", C_TEXT },
 	{ "status", "Status", C_TEXT },
@@ -440,6 +454,7 @@ static const struct table_spec leaks_tables[] = {
 };
 
 static const struct colspec peak_cols[] = {
+	GPU_COLUMNS,
 	{ "device", "Device", C_INT },
 	{ "bytes", "Bytes", C_BYTES },
 	{ "alloc_ns", "Allocated at", C_TIME },
@@ -452,6 +467,7 @@ static const struct table_spec peak_tables[] = {
 };
 
 static const struct colspec growth_cols[] = {
+	GPU_COLUMNS,
 	{ "device", "Device", C_INT },
 	{ "source", "From", C_TEXT },
 	{ "points", "Points", C_INT },
@@ -468,6 +484,45 @@ static const struct table_spec growth_tables[] = {
 	{ "growth", "Memory growth per iteration (catches leaks freed only at exit)", growth_cols,
 	  NCOLS(growth_cols) },
 };
+
+static const struct colspec ranks_cols[] = {
+	{ "rank", "Rank", C_INT },
+	{ "host", "Host", C_TEXT },
+	{ "device", "Device", C_INT },
+	{ "span_ns", "GPU span", C_NS },
+	{ "busy_ns", "GPU busy", C_NS },
+	{ "compute_ns", "Compute", C_NS },
+	{ "comm_ns", "Comm", C_NS },
+	{ "exposed_comm_ns", "Exposed comm", C_NS },
+	{ "idle_ns", "Idle", C_NS },
+	{ "steps", "Steps", C_INT },
+	{ "step_med_ns", "Step med", C_NS },
+	{ "step_max_ns", "Step max", C_NS },
+	{ "wait_ns", "Waited", C_NS },
+	{ "last_arrivals", "Last", C_INT },
+	{ "straggler", "Straggler", C_INT },
+};
+static const struct table_spec ranks_tables[] = {
+	{ "ranks", "Per rank (GPU): compute, communication, idle, steps and time waited at collectives", ranks_cols,
+	  NCOLS(ranks_cols) },
+};
+
+static const struct colspec collectives_cols[] = {
+	{ "name", "Collective", C_TEXT },
+	{ "ops", "Ops", C_INT },
+	{ "ranks", "Ranks", C_INT },
+	{ "total_ns", "Total", C_NS },
+	{ "med_ns", "Med", C_NS },
+	{ "max_skew_ns", "Max skew", C_NS },
+	{ "matched", "Matched ops", C_INT },
+	{ "wait_ns", "Waited", C_NS },
+};
+static const struct table_spec collectives_tables[] = {
+	{ "collectives", "Collectives matched across ranks: operations, time and start skew", collectives_cols,
+	  NCOLS(collectives_cols) },
+};
+/* The TEMP tables ranks and collectives read: communication kernels matched across GPUs. */
+#define COMM_MATCH .prelude = "analyze/comm.sql"
 
 /* The TEMP tables memory, leaks, peak and growth read: the events paired, per device how memory is known. */
 #define MEMORY_EVENTS .prelude = "analyze/memory-events.sql"
@@ -519,8 +574,6 @@ static const struct colspec trend_cols[] = {
 	{ "calls", "Calls", C_INT },
 	{ "step", "Step", C_TEXT },
 };
-/* The TEMP views ranges and compare read: the ranges' nesting walk and their statistics by path. */
-#define RANGE_VIEWS .prelude = "analyze/views.sql"
 
 static const struct table_spec trend_tables[] = {
 	{ "trend", "Kernel time across sessions, with step changes", trend_cols, NCOLS(trend_cols) },
@@ -544,7 +597,7 @@ const struct analysis analyses[] = {
 	{ SQL_ROW("sync", "sync.sql", "Host time blocked in synchronization, by type and stream", sync_tables),
 	  .section = 9, .section_top = 10 },
 	{ SQL_ROW("ranges", "ranges.sql", "NVTX ranges by nesting path: wall time and the GPU time they launched",
-		  ranges_tables), RANGE_VIEWS, .section = 10, .section_top = 10 },
+		  ranges_tables), .section = 10, .section_top = 10 },
 	{ SQL_ROW("idle", "idle.sql", "GPU idle time per device; kernel and copy busy time and their overlap",
 		  idle_tables), .section = 14 },
 	{ SQL_ROW("streams", "streams.sql", "Busy time per stream", streams_tables) },
@@ -564,6 +617,12 @@ const struct analysis analyses[] = {
 		  stall_kernels_tables), .prelude = STALL_SAMPLES, .section = 7, .section_top = 10 },
 	{ SQL_ROW("stall_pcs", "stall_pcs.sql", "Most sampled instructions with source line and dominant reason",
 		  stall_pcs_tables), .prelude = STALL_SAMPLES },
+	{ SQL_ROW("ranks", "ranks.sql",
+		  "Per rank: compute, exposed communication, idle, steps, wait at collectives, stragglers (--threshold)",
+		  ranks_tables), COMM_MATCH, .options = ranks_options, .section = 19, .multi_gpu = 1 },
+	{ SQL_ROW("collectives", "collectives.sql",
+		  "NCCL/RCCL collectives matched across ranks: operations, time, start skew", collectives_tables),
+	  COMM_MATCH, .section = 20, .section_top = 20, .multi_gpu = 1 },
 	{ SQL_ROW("metrics", "metrics.sql", "Device metrics (NVML): utilisation, memory, power, temperature, clocks",
 		  metrics_tables), .section = 16 },
 	{ SQL_ROW("host", "host.sql", "Host metrics: CPU and memory of the program's process tree, system memory",
@@ -573,7 +632,7 @@ const struct analysis analyses[] = {
 		  overhead_tables), .section = 18 },
 	{ SQL_ROW("compare", "compare.sql",
 		  "Kernels, NVTX ranges and copies against a baseline: regressed, improved, new, gone (CI gate)",
-		  compare_tables), RANGE_VIEWS,
+		  compare_tables),
 	  .options = compare_options, .gate = &regression_gate, .needs_baseline = 1, .section = 1, .section_top = 20,
 	  .usage = "NEW.db (and trend): three tables, kernels by name, NVTX ranges by path and\n"
 		   "copies by kind (each as hotspots, ranges and memcpy show them)" },
@@ -655,8 +714,12 @@ const struct analysis *analysis_find(const char *name)
 int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_opts *o, struct tables *out)
 {
 	const char *sql = embed_get(a->sql), *prelude = a->prelude ? embed_get(a->prelude) : NULL;
-	if (!sql || (a->prelude && !prelude))
+	const char *views = embed_get("analyze/views.sql");
+	if (!sql || (a->prelude && !prelude) || !views)
 		return error("internal: analysis '%s' has no SQL file %s", a->name, sql ? a->prelude : a->sql);
+	/* The TEMP views every analysis may read (made once per connection: IF NOT EXISTS). */
+	if (script_run(db, views, o, NULL, 0, out))
+		return -1;
 	if (prelude && script_run(db, prelude, o, NULL, 0, out))
 		return -1;
 	return script_run(db, sql, o, a->tables, a->ntables, out);

@@ -27,6 +27,7 @@ struct analysis_opts {
 	sqlite3 *base_db;	/* compare: the baseline's connection, or NULL for the same database */
 	int64_t base_session;	/* compare: the baseline's sessions.id */
 	double threshold;	/* compare, trend: relative change that counts, 0.05 = 5% */
+	int threshold_given;	/* --threshold was given (ranks' default is 10%) */
 	int64_t min_delta;	/* compare: absolute change of the median that counts, ns */
 	int64_t min_calls;	/* compare: names with fewer calls on both sides are unchanged */
 	const char *baseline;	/* --baseline BASE.db, or NULL (analysis_baseline opens it) */
@@ -71,7 +72,8 @@ struct gate {
  * A result table an analysis declares: statement by statement, each statement of its SQL file that has
  * result columns fills the next table its row declares, one table row per result row. The result columns
  * are the declared columns' keys, in their order (script_run checks); a further result column `_note`, if
- * any, gives the table's note (its first non-NULL value), and columns flagged C_HIDE_NULL are left out
+ * any, gives the table's note (its first non-NULL value), a column `_footer` after it (or in its place) the
+ * line after the rows (a verdict), and columns flagged C_HIDE_NULL are left out
  * when NULL in every row. A heading statement, whose result columns are `_title` and/or `_note`, gives
  * the next table its title and note (its first row's non-NULL values), also when that table has no rows.
  * Statements without result columns (CREATE TEMP ...) just run.
@@ -108,6 +110,7 @@ struct analysis {
 	int section;		/* its place in gpuprof-report, 1 first; 0 none. With needs_baseline, only with
 				   --baseline, and before every section without */
 	int section_top;	/* rows its report section shows by default, 0 all */
+	int multi_gpu;		/* its report section only for a session with GPUs to compare (two or more) */
 };
 
 extern const struct analysis analyses[];	/* ended by a row with name NULL */

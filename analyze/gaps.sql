@@ -16,20 +16,24 @@
 -- * fmt_ns writes a time as the tables do (C's printf): SQLite's printf('%.3f') rounds some halves the
 --   other way (566141725500 ns: SQLite 566141.726 ms, C 566141.725 ms).
 WITH longest AS MATERIALIZED (
-	SELECT device_id, start_ns, end_ns, gap_ns FROM gpu_gaps
+	SELECT device_id, start_ns, end_ns, gap_ns, node FROM gpu_gaps
 	WHERE session_id = :session
-	ORDER BY gap_ns DESC, start_ns, device_id
+	ORDER BY gap_ns DESC, start_ns, device_id, node
 	LIMIT CASE WHEN :top > 0 THEN min(:top, 100000) ELSE 10 END
 ),
+nodes(multi) AS MATERIALIZED (SELECT count(DISTINCT node) > 1 FROM temp.gpu_nodes WHERE session_id = :session),
 gap AS MATERIALIZED (
-	SELECT row_number() OVER (ORDER BY gap_ns DESC, start_ns, device_id) AS ord, * FROM longest
+	SELECT row_number() OVER (ORDER BY gap_ns DESC, start_ns, device_id, node) AS ord, * FROM longest
 ),
--- Per gap and call name: the time inside the gap, and the first call (its position among the calls).
+-- Per gap and call name: the time inside the gap, and the first call (its position among the calls); the
+-- calls of the gap's node's processes (another rank's calls say nothing about this GPU).
 inside AS (
 	SELECT g.ord, a.name_id, sum(min(a.end_ns, g.end_ns) - max(a.start_ns, g.start_ns)) AS ns, min(a.rowid) AS first
 	FROM gap g CROSS JOIN api_columns a
 	WHERE a.session_id = :session AND a.start_ns < g.end_ns AND a.end_ns > g.start_ns
 	  AND min(a.end_ns, g.end_ns) > max(a.start_ns, g.start_ns)
+	  AND (NOT (SELECT multi FROM nodes) OR a.pid IN (SELECT pid FROM temp.gpu_nodes n
+							 WHERE n.session_id = :session AND n.node = g.node))
 	GROUP BY g.ord, a.name_id
 ),
 ranked AS (
@@ -42,6 +46,8 @@ host AS (
 		    || coalesce(', ' || max(CASE nth WHEN 3 THEN call END), '') AS calls
 	FROM ranked WHERE nth <= 3 GROUP BY ord
 )
-SELECT g.device_id AS device, g.start_ns, g.gap_ns, coalesce(h.calls, '(no host calls recorded)') AS host
+SELECT n.rank, n.host AS hostname, g.device_id AS device, g.start_ns, g.gap_ns,
+       coalesce(h.calls, '(no host calls recorded)') AS host
 FROM gap g LEFT JOIN host h ON h.ord = g.ord
+LEFT JOIN temp.gpu_node_names n ON n.session_id = :session AND n.node = g.node
 ORDER BY g.ord;

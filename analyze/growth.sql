@@ -13,66 +13,73 @@
 -- C does one thing here, fmt_fixed (lib/sqlext_fmt.c): the verdict's numbers are printed as C's
 -- printf("%.2f") prints them, the binary value rounded; SQLite 3.40's printf('%.2f') rounds the decimal
 -- digits it makes, so 2675 bytes would read 2.68 kB beside gpuprof's 2.67 kB elsewhere.
-CREATE INDEX IF NOT EXISTS temp.mem_events_at ON mem_events(device, ts);
+CREATE INDEX IF NOT EXISTS temp.mem_events_at ON mem_events(node, device, ts);
 
-WITH ends(j, end_ns) AS MATERIALIZED (
-	SELECT row_number() OVER (ORDER BY end_ns) - 1, end_ns
-	FROM ranges
-	WHERE session_id = :session AND end_ns IS NOT NULL AND kind <> 3
-	  AND name_id IN (SELECT id FROM strings WHERE session_id = :session
-			  AND value REGEXP '^(ProfilerStep#\d+|step|iteration|train_step|Step \d+)$')
+-- The iteration ends of each node (a rank's steps are its own).
+WITH ends(node, j, end_ns) AS MATERIALIZED (
+	SELECT node, row_number() OVER (PARTITION BY node ORDER BY end_ns) - 1, end_ns
+	FROM (SELECT coalesce(g.node, 0) AS node, r.end_ns
+	      FROM ranges r LEFT JOIN temp.gpu_nodes g ON g.session_id = r.session_id AND g.pid = r.pid
+	      WHERE r.session_id = :session AND r.end_ns IS NOT NULL AND r.kind <> 3
+		AND r.name_id IN (SELECT id FROM strings WHERE session_id = :session
+				  AND value REGEXP '^(ProfilerStep#\d+|step|iteration|train_step|Step \d+)$'))
 ),
--- The series: (device, x, y), y the device's live bytes by its rule at its last event at or before the
--- x-th iteration end (0 before its first); else each device's used-memory samples.
-series(device, x, y) AS MATERIALIZED (
-	SELECT d.device, x.j,
+-- The device metrics' samples with their GPU's node.
+samples AS (
+	SELECT coalesce(g.node, 0) AS node, m.device_id, m.ts_ns, m.rowid AS n, m.mem_used
+	FROM device_metrics m LEFT JOIN temp.gpu_nodes g ON g.session_id = m.session_id AND g.pid = m.pid
+	WHERE m.session_id = :session AND m.mem_used IS NOT NULL AND NOT EXISTS (SELECT 1 FROM mem_devices)
+),
+-- The series: (GPU, x, y), y the GPU's live bytes by its rule at its last event at or before its node's
+-- x-th iteration end (0 before its first); else each GPU's used-memory samples.
+series(node, device, x, y) AS MATERIALIZED (
+	SELECT d.node, d.device, x.j,
 	       coalesce((SELECT CASE WHEN d.paired THEN e.live_now WHEN d.peak_from = 'total_allocated' THEN e.total_now
 				     ELSE e.sum_now END
-			 FROM mem_events e WHERE e.device = d.device AND e.ts <= x.end_ns
+			 FROM mem_events e WHERE e.node = d.node AND e.device = d.device AND e.ts <= x.end_ns
 			 ORDER BY e.ts DESC, e.n DESC LIMIT 1), 0)
-	FROM mem_devices d, ends x
+	FROM mem_devices d JOIN ends x ON x.node = d.node
 	UNION ALL
-	SELECT device_id, row_number() OVER (PARTITION BY device_id ORDER BY ts_ns, rowid) - 1, mem_used
-	FROM device_metrics
-	WHERE session_id = :session AND mem_used IS NOT NULL AND NOT EXISTS (SELECT 1 FROM mem_devices)
+	SELECT node, device_id, row_number() OVER (PARTITION BY node, device_id ORDER BY ts_ns, n) - 1, mem_used
+	FROM samples
 ),
 -- Each series: its points, what it is, and what a point is worth (per_point: seconds between samples).
-info(device, points, source, per, per_point, leaked) AS (
-	SELECT device, (SELECT count(*) FROM ends),
-	       CASE WHEN EXISTS (SELECT 1 FROM ends)
+info(node, device, points, source, per, per_point, leaked) AS (
+	SELECT node, device, (SELECT count(*) FROM ends x WHERE x.node = d.node),
+	       CASE WHEN EXISTS (SELECT 1 FROM ends x WHERE x.node = d.node)
 		    THEN CASE WHEN paired THEN 'allocations' ELSE peak_from END || ' at iteration ends'
 		    ELSE 'no iterations found' END,
 	       'step', 1.0, CASE WHEN paired THEN live_end_bytes END
-	FROM mem_devices
+	FROM mem_devices d
 	UNION ALL
-	SELECT device_id, count(*), 'device memory samples', 's',
+	SELECT node, device_id, count(*), 'device memory samples', 's',
 	       CASE WHEN count(*) > 1 THEN (max(ts_ns) - min(ts_ns)) / 1e9 / (count(*) - 1) ELSE 1.0 END, 0
-	FROM device_metrics
-	WHERE session_id = :session AND mem_used IS NOT NULL AND NOT EXISTS (SELECT 1 FROM mem_devices)
-	GROUP BY device_id
+	FROM samples
+	GROUP BY node, device_id
 ),
 -- Each series' mean point, and its first y.
 mean AS MATERIALIZED (
 	SELECT i.*, (i.points - 1) / 2.0 AS mx, t.sy * 1.0 / i.points AS my, t.first_y
 	FROM info i
-	LEFT JOIN (SELECT device, sum(y) AS sy, max(CASE WHEN x = 0 THEN y END) AS first_y FROM series GROUP BY device) t
-	       ON t.device = i.device
+	LEFT JOIN (SELECT node, device, sum(y) AS sy, max(CASE WHEN x = 0 THEN y END) AS first_y FROM series
+		   GROUP BY node, device) t
+	       ON t.node = i.node AND t.device = i.device
 ),
 -- The deviations' sums, one after another in x order, as of the last point.
 sums AS MATERIALIZED (
 	SELECT * FROM (
-		SELECT s.device, s.x, s.y, m.points,
+		SELECT s.node, s.device, s.x, s.y, m.points,
 		       sum((s.x - m.mx) * (s.y - m.my)) OVER w AS sxy, sum((s.x - m.mx) * (s.x - m.mx)) OVER w AS sxx,
 		       sum((s.y - m.my) * (s.y - m.my)) OVER w AS syy
-		FROM series s JOIN mean m ON m.device = s.device
-		WINDOW w AS (PARTITION BY s.device ORDER BY s.x ROWS UNBOUNDED PRECEDING))
+		FROM series s JOIN mean m ON m.node = s.node AND m.device = s.device
+		WINDOW w AS (PARTITION BY s.node, s.device ORDER BY s.x ROWS UNBOUNDED PRECEDING))
 	WHERE x = points - 1
 ),
 fit AS (
 	SELECT m.*, m.first_y AS first_bytes, f.y AS last_bytes,
 	       CASE WHEN m.points >= 2 THEN f.sxy / f.sxx / m.per_point ELSE 0.0 END AS slope,
 	       CASE WHEN m.points < 2 THEN 0.0 WHEN f.syy > 0 THEN f.sxy * f.sxy / (f.sxx * f.syy) ELSE 1.0 END AS r2
-	FROM mean m LEFT JOIN sums f ON f.device = m.device
+	FROM mean m LEFT JOIN sums f ON f.node = m.node AND f.device = m.device
 ),
 judged AS (
 	SELECT *, CASE WHEN leaked > at_stake THEN leaked ELSE at_stake END AS worth
@@ -94,7 +101,7 @@ rated AS (
 		    ELSE fmt_fixed(abs(slope) / 1e3 / 1e3 / 1e3 / 1e3 / 1e3, 2) || ' PB' END AS amount
 	FROM judged
 )
-SELECT device, source, points, first_bytes, last_bytes, slope AS slope_bytes, r2, leaked AS leaked_bytes, severity,
+SELECT g.rank, g.host, device, source, points, first_bytes, last_bytes, slope AS slope_bytes, r2, leaked AS leaked_bytes, severity,
        CASE WHEN points < 4 THEN 'too few points (' || points || ') for a trend'
 	    ELSE CASE WHEN growing THEN 'growing ' ELSE 'no steady growth: ' END || amount || ' per ' || per ||
 		 ', R^2 ' || fmt_fixed(r2, 2) END AS verdict,
@@ -103,5 +110,5 @@ SELECT device, source, points, first_bytes, last_bytes, slope AS slope_bytes, r2
 			      || 'kept across iterations (caches, lists of outputs, graphs retained by '
 			      || 'loss.backward(retain_graph=True))'
 	    ELSE 'free these blocks, or check that they are meant to live for the whole run' END AS suggestion
-FROM rated
-ORDER BY device;
+FROM rated r LEFT JOIN temp.gpu_node_names g ON g.session_id = :session AND g.node = r.node
+ORDER BY r.node, device;

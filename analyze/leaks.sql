@@ -3,19 +3,19 @@
 -- the groups' first blocks came. First, one row per device whose events lack addresses: what it leaked is
 -- unknown (status says why), never guessed. Those rows always show and count towards --top, which keeps
 -- groups while the table has fewer rows (the leak gate, analyses.c's judge_leaks, reads bytes and status).
-SELECT bytes, count, first_ns, last_ns, device, mem_kind, status, site
+SELECT bytes, count, first_ns, last_ns, g.rank, g.host, device, mem_kind, status, site
 FROM (
-	SELECT *, row_number() OVER (ORDER BY known, CASE WHEN known THEN -bytes ELSE device END, site, first_n)
-		AS k
+	SELECT *, row_number() OVER (ORDER BY known, CASE WHEN known THEN -bytes ELSE node END,
+					      CASE WHEN known THEN 0 ELSE device END, site, first_n) AS k
 	FROM (
-		SELECT NULL AS bytes, NULL AS count, NULL AS first_ns, NULL AS last_ns, device, NULL AS mem_kind,
-		       unknown AS status, NULL AS site, 0 AS known, NULL AS first_n
+		SELECT NULL AS bytes, NULL AS count, NULL AS first_ns, NULL AS last_ns, node, device,
+		       NULL AS mem_kind, unknown AS status, NULL AS site, 0 AS known, NULL AS first_n
 		FROM mem_devices WHERE NOT paired
 		UNION ALL
-		SELECT sum(bytes), count(*), min(ts), max(ts), device, mem_kind, 'unfreed', site, 1, min(n)
+		SELECT sum(bytes), count(*), min(ts), max(ts), node, device, mem_kind, 'unfreed', site, 1, min(n)
 		FROM mem_blocks WHERE freed_ns IS NULL
-		GROUP BY device, kind, site
+		GROUP BY node, device, kind, site
 	)
-)
+) l LEFT JOIN temp.gpu_node_names g ON g.session_id = :session AND g.node = l.node
 WHERE NOT known OR :top < 0 OR k <= :top
 ORDER BY k;

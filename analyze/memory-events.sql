@@ -29,42 +29,44 @@ SET valid = mem_key.session_id IS :session AND mem_key.events IS now.events AND 
     session_id = :session, events = now.events, last = now.last
 FROM (SELECT count(*) AS events, max(rowid) AS last FROM memory_events WHERE session_id = :session) AS now;
 
--- Every event: n its place in time; prior a free of a block allocated before the capture; freed_ns an
+-- Every event: n its place in time; node and device its GPU (views.sql); prior a free of a block allocated before the capture; freed_ns an
 -- allocation's free (NULL while live at the end); live_now, sum_now, total_now the device's paired live
 -- bytes, running sum of signed bytes and running source total after it.
-CREATE TEMP TABLE IF NOT EXISTS mem_events(n INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, device INTEGER,
+CREATE TEMP TABLE IF NOT EXISTS mem_events(n INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, node INTEGER,
+					   device INTEGER,
 					   address INTEGER, ts INTEGER, alloc INTEGER, bytes INTEGER, site_id INTEGER,
 					   kind INTEGER, pc INTEGER, total INTEGER, prior INTEGER, freed_ns INTEGER,
 					   live_now INTEGER, sum_now INTEGER, total_now INTEGER);
 DELETE FROM mem_events WHERE NOT (SELECT valid FROM mem_key);
 INSERT INTO mem_events
-SELECT p.seq, e.session_id, e.pid, coalesce(e.device_id, -1), e.address, e.ts_ns, e.op = 1, e.bytes, e.site_id,
+SELECT p.seq, e.session_id, e.pid, coalesce(g.node, 0), coalesce(e.device_id, -1), e.address, e.ts_ns, e.op = 1, e.bytes, e.site_id,
        coalesce(e.mem_kind, 0), coalesce(e.pc, 0), e.total_allocated,
        e.op <> 1 AND e.address IS NOT NULL AND p.pair IS NULL,
        CASE WHEN e.op = 1 THEN (SELECT f.ts_ns FROM memory_events f WHERE f.rowid = p.pair) END,
        p.live_bytes, p.sum_bytes, p.total_bytes
 FROM memory_pairs p JOIN memory_events e ON e.rowid = p.event
+LEFT JOIN temp.gpu_nodes g ON g.session_id = e.session_id AND g.pid = e.pid
 WHERE p.session_id = :session
 LIMIT (SELECT CASE WHEN valid THEN 0 ELSE -1 END FROM mem_key);	-- kept: not even read (LIMIT 0 reads nothing)
 
--- Per device: its counts, whether it pairs and where its peak comes from (peak_from), the peak and when
+-- Per GPU (node, device): its counts, whether it pairs and where its peak comes from (peak_from), the peak and when
 -- (peak_ns 0: never above zero), the paired blocks' peak time (what peak lists), live bytes at the end by
 -- its rule, frees of earlier blocks (NULL where it does not pair), and why its leaks are unknown (NULL
 -- where known).
-CREATE TEMP TABLE IF NOT EXISTS mem_devices(device INTEGER, events INTEGER, allocs INTEGER, frees INTEGER,
+CREATE TEMP TABLE IF NOT EXISTS mem_devices(node INTEGER, device INTEGER, events INTEGER, allocs INTEGER, frees INTEGER,
 					    alloc_bytes INTEGER, paired INTEGER, peak_from TEXT, live_peak_ns INTEGER,
 					    peak INTEGER, peak_ns INTEGER, live_end_bytes INTEGER, prior_frees INTEGER,
 					    prior_free_bytes INTEGER, unknown TEXT);
 DELETE FROM mem_devices WHERE NOT (SELECT valid FROM mem_key);
 INSERT INTO mem_devices
 WITH d AS MATERIALIZED (
-	SELECT device, count(*) AS events, count(address) AS addressed, sum(alloc) AS allocs,
+	SELECT node, device, count(*) AS events, count(address) AS addressed, sum(alloc) AS allocs,
 	       count(*) - sum(alloc) AS frees, sum(CASE WHEN alloc THEN bytes ELSE 0 END) AS alloc_bytes,
 	       count(address) = count(*) AS paired, count(total) = count(*) AS totals,
 	       max(coalesce(max(CASE WHEN alloc THEN live_now END), 0), 0) AS live_peak,
 	       max(max(sum_now), 0) AS sum_peak, max(CASE WHEN total IS NOT NULL THEN total_now END) AS total_peak,
 	       max(n) AS last, sum(prior) AS prior_frees, sum(CASE WHEN prior THEN bytes ELSE 0 END) AS prior_bytes
-	FROM mem_events GROUP BY device
+	FROM mem_events GROUP BY node, device
 ),
 k AS MATERIALIZED (
 	SELECT d.*,
@@ -72,19 +74,21 @@ k AS MATERIALIZED (
 					 ELSE 'addresses' END
 		    WHEN totals THEN 'total_allocated' ELSE 'bytes' END AS peak_from,
 	       CASE WHEN paired AND live_peak > 0
-		    THEN (SELECT ts FROM mem_events e WHERE e.device = d.device AND e.alloc AND e.live_now = d.live_peak
+		    THEN (SELECT ts FROM mem_events e WHERE e.node = d.node AND e.device = d.device AND e.alloc
+			  AND e.live_now = d.live_peak
 			  ORDER BY n LIMIT 1) ELSE 0 END AS live_peak_ns
 	FROM d
 )
-SELECT device, events, allocs, frees, alloc_bytes, paired, peak_from, live_peak_ns,
+SELECT node, device, events, allocs, frees, alloc_bytes, paired, peak_from, live_peak_ns,
        CASE peak_from WHEN 'addresses' THEN live_peak WHEN 'total_allocated' THEN total_peak ELSE sum_peak END
 	       AS peak,
        CASE WHEN peak_from = 'addresses' THEN live_peak_ns
 	    WHEN peak_from = 'total_allocated'
-	    THEN (SELECT ts FROM mem_events e WHERE e.device = k.device AND e.total IS NOT NULL
+	    THEN (SELECT ts FROM mem_events e WHERE e.node = k.node AND e.device = k.device AND e.total IS NOT NULL
 		  AND e.total_now = k.total_peak ORDER BY n LIMIT 1)
 	    WHEN sum_peak > 0
-	    THEN (SELECT ts FROM mem_events e WHERE e.device = k.device AND e.sum_now = k.sum_peak ORDER BY n LIMIT 1)
+	    THEN (SELECT ts FROM mem_events e WHERE e.node = k.node AND e.device = k.device AND e.sum_now = k.sum_peak
+		  ORDER BY n LIMIT 1)
 	    ELSE 0 END AS peak_ns,
        (SELECT CASE WHEN k.paired THEN live_now WHEN k.peak_from = 'total_allocated' THEN total_now ELSE sum_now END
 	FROM mem_events e WHERE e.n = k.last) AS live_end_bytes,
@@ -99,7 +103,7 @@ LIMIT (SELECT CASE WHEN valid THEN 0 ELSE -1 END FROM mem_key);
 -- annotation; of two that opened at once, the first stored), else its size. A view: the site is worked
 -- out only for the rows a query keeps.
 CREATE TEMP VIEW IF NOT EXISTS mem_blocks AS
-SELECT b.n, b.pid, b.device, b.address, b.ts, b.bytes, b.kind, b.freed_ns,
+SELECT b.n, b.pid, b.node, b.device, b.address, b.ts, b.bytes, b.kind, b.freed_ns,
        coalesce((SELECT name FROM memory_kinds WHERE id = b.kind), 'kind ' || b.kind) AS mem_kind,
        CASE WHEN b.site_id <> 0 AND (SELECT value FROM strings s WHERE s.session_id = b.session_id
 				      AND s.id = b.site_id) <> ''
@@ -112,4 +116,4 @@ SELECT b.n, b.pid, b.device, b.address, b.ts, b.bytes, b.kind, b.freed_ns,
 				    ORDER BY r.start_ns DESC, r.rowid LIMIT 1),
 			  b.bytes || '-byte blocks') END AS site
 FROM mem_events b
-WHERE b.alloc AND b.device IN (SELECT device FROM mem_devices WHERE paired);
+WHERE b.alloc AND (b.node, b.device) IN (SELECT node, device FROM mem_devices WHERE paired);

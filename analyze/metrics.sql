@@ -1,6 +1,9 @@
 -- metrics: what NVML sampled on each device during the session, summarised: one row per device.
-SELECT device_id AS device, count(*) AS samples, avg(gpu_util) AS gpu_util_avg, max(gpu_util) AS gpu_util_max,
+SELECT g.rank, g.host, device_id AS device, count(*) AS samples, avg(gpu_util) AS gpu_util_avg, max(gpu_util) AS gpu_util_max,
        avg(mem_util) AS mem_util_avg, max(mem_used) AS mem_used_max, max(mem_total) AS mem_total,
        avg(power_mw) / 1000.0 AS power_avg_w, max(power_mw) / 1000.0 AS power_max_w, max(temp_c) AS temp_max_c,
        avg(sm_clock_mhz) AS sm_clock_avg_mhz, max(energy_mj) - min(energy_mj) AS energy_mj
-FROM device_metrics WHERE session_id = :session GROUP BY device_id ORDER BY device_id;
+FROM device_metrics m LEFT JOIN temp.gpu_nodes p ON p.session_id = m.session_id AND p.pid = m.pid
+LEFT JOIN temp.gpu_node_names g ON g.session_id = m.session_id AND g.node = coalesce(p.node, 0)
+WHERE m.session_id = :session
+GROUP BY coalesce(p.node, 0), device_id ORDER BY coalesce(p.node, 0), device_id;

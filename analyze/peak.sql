@@ -2,17 +2,18 @@
 -- the blocks allocated at or before the paired blocks' peak and freed after it, largest first, then as
 -- they came; --top of them per device (their sites worked out for those only). A device whose events lack
 -- addresses has one row, its peak by its rule, with why which blocks made it is unknown in site.
-SELECT device, bytes, alloc_ns, address, mem_kind, site
+SELECT g.rank, g.host, device, bytes, alloc_ns, address, mem_kind, site
 FROM (
-	SELECT device, peak AS bytes, NULL AS alloc_ns, NULL AS address, NULL AS mem_kind, unknown AS site, 0 AS k
+	SELECT node, device, peak AS bytes, NULL AS alloc_ns, NULL AS address, NULL AS mem_kind, unknown AS site,
+	       0 AS k
 	FROM mem_devices WHERE NOT paired
 	UNION ALL
-	SELECT b.device, b.bytes, b.ts, b.address, b.mem_kind, b.site, l.k
-	FROM (SELECT e.n, row_number() OVER (PARTITION BY e.device ORDER BY e.bytes DESC, e.ts, e.n) AS k
-	      FROM mem_events e JOIN mem_devices d ON d.device = e.device
+	SELECT b.node, b.device, b.bytes, b.ts, b.address, b.mem_kind, b.site, l.k
+	FROM (SELECT e.n, row_number() OVER (PARTITION BY e.node, e.device ORDER BY e.bytes DESC, e.ts, e.n) AS k
+	      FROM mem_events e JOIN mem_devices d ON d.node = e.node AND d.device = e.device
 	      WHERE d.paired AND e.alloc AND e.ts <= d.live_peak_ns
 		AND (e.freed_ns IS NULL OR e.freed_ns > d.live_peak_ns)) l
 	JOIN mem_blocks b ON b.n = l.n
 	WHERE :top < 0 OR l.k <= :top
-)
-ORDER BY device, k;
+) p LEFT JOIN temp.gpu_node_names g ON g.session_id = :session AND g.node = p.node
+ORDER BY p.node, device, k;

@@ -30,6 +30,8 @@ void script_bind(sqlite3_stmt *st, const struct analysis_opts *o)
 		sqlite3_bind_int64(st, i, o->base_session);
 	if ((i = sqlite3_bind_parameter_index(st, ":threshold")))
 		sqlite3_bind_double(st, i, o->threshold);
+	if ((i = sqlite3_bind_parameter_index(st, ":threshold_given")))
+		sqlite3_bind_int(st, i, o->threshold_given);
 	if ((i = sqlite3_bind_parameter_index(st, ":min_delta")))
 		sqlite3_bind_int64(st, i, o->min_delta);
 	if ((i = sqlite3_bind_parameter_index(st, ":min_calls")))
@@ -226,7 +228,7 @@ static int heading_read(sqlite3_stmt *st, struct heading *h)
 static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const struct heading *h, struct tables *out)
 {
 	struct table *t = table_new(spec->name, h->title ? h->title : spec->title), *raw = t;
-	int ncol = sqlite3_column_count(st), note = -1, c, rc, nkeys = spec->ncols + (spec->pivot ? 2 : 0);
+	int ncol = sqlite3_column_count(st), note = -1, footer = -1, c, rc, nkeys = spec->ncols + (spec->pivot ? 2 : 0);
 	static const struct colspec pivot_cols[] = { { "_pivot", "", C_TEXT, 0 }, { "_value", "", C_REAL, 0 } };
 	tables_add(out, t);
 	if (spec->pivot) {
@@ -245,6 +247,8 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const str
 		const char *want = c < spec->ncols ? spec->cols[c].key : c < nkeys ? pivot_cols[c - spec->ncols].key : "_note";
 		if (c == nkeys && !strcmp(key, "_note"))
 			note = c;
+		else if (c >= nkeys && c <= nkeys + 1 && !strcmp(key, "_footer"))
+			footer = c;
 		else if (c >= nkeys || strcmp(key, want)) {
 			error("internal: %s: result column %d is '%s', not '%s'", spec->name, c + 1, key, want);
 			sqlite3_finalize(st);
@@ -263,6 +267,8 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const str
 		cells_from_row(raw, table_row(raw), 0, st, nkeys);
 		if (note >= 0 && !t->note && sqlite3_column_type(st, note) != SQLITE_NULL)
 			t->note = xstrdup((const char *)sqlite3_column_text(st, note));
+		if (footer >= 0 && !t->footer && sqlite3_column_type(st, footer) != SQLITE_NULL)
+			t->footer = xstrdup((const char *)sqlite3_column_text(st, footer));
 	}
 	if (raw != t) {
 		pivot_layout(t, raw, spec);

@@ -8,13 +8,13 @@
 -- (tests/vtab.py checks both agree) sorts every kernel: 4.7 s of CPU on the 5M-kernel bench session,
 -- gpu_stream_busy 0.3 s.
 WITH s AS (
-	SELECT device_id, stream_id, busy_ns, ops,
+	SELECT node, device_id, stream_id, busy_ns, ops,
 	       max(last_ns) OVER dev - min(first_ns) OVER dev AS span_ns
 	FROM gpu_stream_busy WHERE session_id = :session
-	WINDOW dev AS (PARTITION BY device_id)
+	WINDOW dev AS (PARTITION BY node, device_id)
 )
-SELECT device_id AS device, stream_id AS stream, busy_ns, ops,
+SELECT g.rank, g.host, device_id AS device, stream_id AS stream, busy_ns, ops,
        CASE WHEN span_ns > 0 THEN 100.0 * busy_ns / span_ns END AS busy_pct
-FROM s
-ORDER BY busy_ns DESC, stream_id, device_id
+FROM s LEFT JOIN temp.gpu_node_names g ON g.session_id = :session AND g.node = s.node
+ORDER BY busy_ns DESC, stream_id, device_id, s.node
 LIMIT :top;

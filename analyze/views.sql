@@ -37,3 +37,20 @@ SELECT side, path, style, CASE style WHEN 'PushPop' THEN 1 WHEN 'StartEnd' THEN 
        coalesce(stddev_samp(end_ns - start_ns), 0.0) AS stddev_ns, min(name) AS name
 FROM temp.range_paths
 GROUP BY side, path, style;
+
+-- GPU identity. A GPU is (node, device): a node is one (host, rank) of the session's processes, numbered
+-- from 0 in that order (lib/sqlext_nodes.c says the same in C for gpu_busy and the other tables, which
+-- give each row's node; tests/vtab.py checks they agree). gpuprof and Nsight Systems sessions name hosts,
+-- Kineto traces ranks. Per process: its node, and the node's host and rank to show, NULL in a session of
+-- one node (whose outputs leave the columns out: C_HIDE_NULL) or where the source does not say; node_host
+-- and node_rank are the node's host and rank whatever the number of nodes (ranks shows them always).
+CREATE TEMP VIEW IF NOT EXISTS gpu_nodes AS
+SELECT session_id, pid, node, CASE WHEN nodes > 1 THEN host END AS host, CASE WHEN nodes > 1 THEN rank END AS rank,
+       host AS node_host, rank AS node_rank
+FROM (SELECT *, max(node) OVER (PARTITION BY session_id) + 1 AS nodes
+      FROM (SELECT session_id, pid, nullif(hostname, '') AS host, rank,
+		   dense_rank() OVER (PARTITION BY session_id ORDER BY hostname, rank) - 1 AS node
+	    FROM main.processes));
+-- Per node: its host and rank as gpu_nodes shows them.
+CREATE TEMP VIEW IF NOT EXISTS gpu_node_names AS
+SELECT DISTINCT session_id, node, host, rank, node_host, node_rank FROM temp.gpu_nodes;

@@ -125,6 +125,38 @@ static void bind_opt_text(sqlite3_stmt *st, int i, const char *v)
 		sqlite3_bind_null(st, i);
 }
 
+/*
+ * The pid the current process is stored under in session s->session_id. Event rows carry a pid, not a
+ * host, so pids are unique in a session: when another host's process of the session has the OS pid
+ * already (two hosts' ranks merged with --session), this one is stored as pid + k * 2^32, the least k
+ * that is free: the OS pid is pid % 2^32.
+ */
+static int session_pid(struct sink *s, int64_t pid)
+{
+	const int64_t step = pid >= 0 && pid < ((int64_t)1 << 32) ? (int64_t)1 << 32 : 0;
+	sqlite3_stmt *st = db_prepare(s->db, "SELECT 1 FROM processes WHERE session_id = ? AND pid = ?");
+	int rc;
+	if (!st)
+		return -1;
+	for (s->pid = pid;; s->pid += step) {
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, s->session_id);
+		sqlite3_bind_int64(st, 2, s->pid);
+		if ((rc = sqlite3_step(st)) != SQLITE_ROW || !step || s->pid > INT64_MAX - step)
+			break;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_ROW)
+		return error("%s: pid %lld is taken in the session by another host's process", s->hostname,
+			     (long long)pid);
+	if (rc != SQLITE_DONE)
+		return error("sqlite: %s", sqlite3_errmsg(s->db));
+	if (s->pid != pid)
+		info("%s: pid %lld of this host is stored as pid %lld: another host's process in the session "
+		     "has that pid", s->hostname[0] ? s->hostname : "(no host)", (long long)pid, (long long)s->pid);
+	return 0;
+}
+
 int sink_process_begin(struct sink *s, const struct sink_process *p)
 {
 	sqlite3_stmt *st;
@@ -144,8 +176,9 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 	if (rc < 0)
 		return -1;
 	if (rc == 1) {
+		/* The same process: the same host and OS pid, however stored (see below). */
 		st = db_prepare(s->db, "SELECT count(*) FROM processes WHERE session_id = ? AND hostname = ? "
-				"AND pid = ?");
+				"AND pid % 4294967296 = ?");
 		if (!st)
 			return -1;
 		sqlite3_bind_int64(st, 1, sid);
@@ -184,9 +217,11 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 		s->session_is_new = 1;
 	}
 	s->session_id = sid;
+	if (!s->session_is_new && session_pid(s, p->pid) < 0)
+		return -1;
 	for (t = 0; t < R_COUNT; t++) {
 		sqlite3_bind_int64(s->insert[t], 1, sid);
-		sqlite3_bind_int64(s->insert[t], 2, p->pid);
+		sqlite3_bind_int64(s->insert[t], 2, s->pid);
 		s->bound_valid[t] = 0;
 	}
 	if (sink_query_i64(s, "SELECT coalesce(max(id), 0) + 1 FROM strings WHERE session_id = ?", NULL, sid,
@@ -209,7 +244,7 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, sid);
-	sqlite3_bind_int64(st, 2, p->pid);
+	sqlite3_bind_int64(st, 2, s->pid);
 	sqlite3_bind_int64(st, 3, p->ppid);
 	sqlite3_bind_text(st, 4, s->hostname, -1, SQLITE_TRANSIENT);
 	bind_opt_text(st, 5, p->program);

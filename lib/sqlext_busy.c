@@ -23,7 +23,7 @@ SQLITE_EXTENSION_INIT3
 
 /* The activity of one device, or of one stream of it. */
 struct act {
-	int64_t device, stream;	/* stream -1: unknown; 0 when read per device */
+	int64_t node, device, stream;	/* node: see lib/sqlext_nodes.c; stream -1: unknown, 0 when read per device */
 	int active;		/* ran a kernel, copy or memset (a declared device may not have) */
 	int64_t first, last;	/* first start, last end of all of it */
 	int64_t ops, kernels, kernel_ns;	/* intervals; kernels: count, summed duration */
@@ -36,6 +36,7 @@ struct load {
 	struct act *v;		/* sqlite3_realloc64'd */
 	size_t n, alloc, hit;	/* hit: the entry found last */
 	int streams;
+	struct sqlext_nodes nodes;	/* the session's */
 };
 
 static void load_free(struct load *g)
@@ -46,16 +47,19 @@ static void load_free(struct load *g)
 		ivlist_release(&g->v[i].copy);
 	}
 	sqlite3_free(g->v);
+	sqlext_nodes_free(&g->nodes);
 	memset(g, 0, sizeof(*g));
 }
 
-/* The entry of (device, stream), added (inactive) if new; NULL when out of memory. */
-static struct act *load_get(struct load *g, int64_t device, int64_t stream)
+/* The entry of process pid's (device, stream), added (inactive) if new; NULL when out of memory. */
+static struct act *load_get(struct load *g, int64_t pid, int64_t device, int64_t stream)
 {
+	int64_t node = sqlext_node(&g->nodes, pid);
 	size_t i;
-	if (g->hit < g->n && g->v[g->hit].device == device && g->v[g->hit].stream == stream)
+	if (g->hit < g->n && g->v[g->hit].device == device && g->v[g->hit].stream == stream &&
+	    g->v[g->hit].node == node)
 		return &g->v[g->hit];
-	for (i = 0; i < g->n && (g->v[i].device != device || g->v[i].stream != stream); i++)
+	for (i = 0; i < g->n && (g->v[i].device != device || g->v[i].stream != stream || g->v[i].node != node); i++)
 		;
 	if (i == g->n) {
 		if (g->n == g->alloc) {
@@ -67,6 +71,7 @@ static struct act *load_get(struct load *g, int64_t device, int64_t stream)
 			g->alloc = alloc;
 		}
 		memset(&g->v[i], 0, sizeof(g->v[i]));
+		g->v[i].node = node;
 		g->v[i].device = device;
 		g->v[i].stream = stream;
 		g->v[i].first = INT64_MAX;
@@ -97,7 +102,7 @@ static int take_kernels(void *arg, const int64_t *const *col, size_t n)
 	struct load *g = arg;
 	size_t i;
 	for (i = 0; i < n; i++) {
-		struct act *a = load_get(g, col[KC_DEV][i], g->streams ? col[KC_STREAM][i] : 0);
+		struct act *a = load_get(g, col[KC_PID][i], col[KC_DEV][i], g->streams ? col[KC_STREAM][i] : 0);
 		if (!a)
 			return SQLITE_NOMEM;
 		act_add(a, &a->kern, col[KC_START][i], col[KC_START][i] + col[KC_DUR][i]);
@@ -110,6 +115,8 @@ static int take_kernels(void *arg, const int64_t *const *col, size_t n)
 static int cmp_act(const void *a, const void *b)
 {
 	const struct act *x = a, *y = b;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
 	if (x->device != y->device)
 		return x->device < y->device ? -1 : 1;
 	return x->stream < y->stream ? -1 : x->stream > y->stream;
@@ -131,26 +138,31 @@ static int db_error(sqlite3_vtab *vt, sqlite3 *db, int rc)
 static int load_read(sqlite3_vtab *vt, sqlite3 *db, int64_t s, int streams, struct load *g)
 {
 	static const char copies_sql[] =
-		"SELECT device_id, coalesce(stream_id, -1), start_ns, end_ns FROM memcpys WHERE session_id = ?1 "
-		"UNION ALL SELECT device_id, coalesce(stream_id, -1), start_ns, end_ns FROM memsets WHERE session_id = ?1";
-	static const char declared_sql[] = "SELECT DISTINCT id FROM devices WHERE session_id = ?1";
+		"SELECT pid, device_id, coalesce(stream_id, -1), start_ns, end_ns FROM memcpys WHERE session_id = ?1 "
+		"UNION ALL SELECT pid, device_id, coalesce(stream_id, -1), start_ns, end_ns FROM memsets "
+		"WHERE session_id = ?1";
+	static const char declared_sql[] = "SELECT pid, id FROM devices WHERE session_id = ?1";
 	sqlite3_stmt *st;
 	int rc;
 	memset(g, 0, sizeof(*g));
 	g->streams = streams;
-	rc = sqlext_kernels(vt, db, s, 1u << KC_DEV | 1u << KC_STREAM | 1u << KC_START | 1u << KC_DUR, take_kernels, g);
+	if ((rc = sqlext_nodes_read(db, NULL, s, &g->nodes)) != SQLITE_OK)
+		return db_error(vt, db, rc);
+	rc = sqlext_kernels(vt, db, s, 1u << KC_PID | 1u << KC_DEV | 1u << KC_STREAM | 1u << KC_START | 1u << KC_DUR,
+			    take_kernels, g);
 	if (rc != SQLITE_OK)
 		return rc == SQLITE_NOMEM ? db_error(vt, db, rc) : rc;
 	if ((rc = sqlite3_prepare_v2(db, copies_sql, -1, &st, NULL)) != SQLITE_OK)
 		return db_error(vt, db, rc);
 	sqlite3_bind_int64(st, 1, s);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct act *a = load_get(g, sqlite3_column_int64(st, 0), streams ? sqlite3_column_int64(st, 1) : 0);
+		struct act *a = load_get(g, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1),
+					 streams ? sqlite3_column_int64(st, 2) : 0);
 		if (!a) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
-		act_add(a, &a->copy, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
+		act_add(a, &a->copy, sqlite3_column_int64(st, 3), sqlite3_column_int64(st, 4));
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -160,7 +172,7 @@ static int load_read(sqlite3_vtab *vt, sqlite3 *db, int64_t s, int streams, stru
 			return db_error(vt, db, rc);
 		sqlite3_bind_int64(st, 1, s);
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-			if (!load_get(g, sqlite3_column_int64(st, 0), 0)) {
+			if (!load_get(g, sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), 0)) {
 				rc = SQLITE_NOMEM;
 				break;
 			}
@@ -178,11 +190,11 @@ static int load_read(sqlite3_vtab *vt, sqlite3 *db, int64_t s, int streams, stru
 
 /* gpu_busy's columns after session_id. */
 enum { GB_DEVICE, GB_FIRST, GB_LAST, GB_SPAN, GB_BUSY, GB_IDLE, GB_KERNELS, GB_KERNEL_NS, GB_KERNEL_BUSY, GB_COPY_BUSY,
-       GB_OVERLAP, GB_COUNT };
+       GB_OVERLAP, GB_NODE, GB_COUNT };
 /* gpu_stream_busy's. */
-enum { GS_DEVICE, GS_STREAM, GS_OPS, GS_KERNELS, GS_KERNEL_NS, GS_FIRST, GS_LAST, GS_BUSY, GS_COUNT };
+enum { GS_DEVICE, GS_STREAM, GS_OPS, GS_KERNELS, GS_KERNEL_NS, GS_FIRST, GS_LAST, GS_BUSY, GS_NODE, GS_COUNT };
 /* gpu_gaps'. */
-enum { GG_DEVICE, GG_START, GG_END, GG_GAP, GG_COUNT };
+enum { GG_DEVICE, GG_START, GG_END, GG_GAP, GG_NODE, GG_COUNT };
 
 /* One device: its gpu_busy row, and its kernels' and copies' spans (merged; for its gaps). */
 struct dev_busy {
@@ -257,6 +269,7 @@ static void dev_fill(struct dev_busy *d, struct act *a)
 	int64_t *r = d->row;
 	memset(r, 0, GB_COUNT * sizeof(*r));
 	r[GB_DEVICE] = a->device;
+	r[GB_NODE] = a->node;
 	r[GB_FIRST] = r[GB_LAST] = NONE;
 	if (!a->active)
 		return;
@@ -318,6 +331,7 @@ static int cache_streams(struct busy_cache *k, sqlite3_vtab *vt, sqlite3 *db, in
 		int64_t *r = &k->str[GS_COUNT * i];
 		struct act *a = &g.v[i];
 		r[GS_DEVICE] = a->device;
+		r[GS_NODE] = a->node;
 		r[GS_STREAM] = a->stream;
 		r[GS_OPS] = a->ops;
 		r[GS_KERNELS] = a->kernels;
@@ -402,14 +416,16 @@ static int stream_fill(struct bt_cursor *c, int64_t s)
 	return rc == SQLITE_OK ? bt_rows(c, c->cache->str, c->cache->nstr, GS_COUNT) : rc;
 }
 
-/* Whether gap a ranks before gap b: longer, then earlier, then of a lower device. */
+/* Whether gap a ranks before gap b: longer, then earlier, then of a lower device, then node. */
 static int gap_before(const int64_t *a, const int64_t *b)
 {
 	if (a[GG_GAP] != b[GG_GAP])
 		return a[GG_GAP] > b[GG_GAP];
 	if (a[GG_START] != b[GG_START])
 		return a[GG_START] < b[GG_START];
-	return a[GG_DEVICE] < b[GG_DEVICE];
+	if (a[GG_DEVICE] != b[GG_DEVICE])
+		return a[GG_DEVICE] < b[GG_DEVICE];
+	return a[GG_NODE] < b[GG_NODE];
 }
 
 static int cmp_gap(const void *a, const void *b)
@@ -460,7 +476,7 @@ static int gap_keep(struct bt_cursor *c, const int64_t *gap)
 /* A device's gaps as spans_union hands the spans of its busy time over: the holes between them. */
 struct holes {
 	struct bt_cursor *c;
-	int64_t device;
+	int64_t device, node;
 	int any;		/* a span was seen: end is the last one's end */
 	int64_t end;
 	int rc;
@@ -470,7 +486,7 @@ static void hole_each(void *arg, int64_t start, int64_t end)
 {
 	struct holes *h = arg;
 	if (h->any && h->rc == SQLITE_OK) {
-		int64_t gap[GG_COUNT] = { h->device, h->end, start, start - h->end };
+		int64_t gap[GG_COUNT] = { h->device, h->end, start, start - h->end, h->node };
 		int64_t *r;
 		if (h->c->limit >= 0)
 			h->rc = gap_keep(h->c, gap);
@@ -489,7 +505,7 @@ static int gaps_fill(struct bt_cursor *c, int64_t s)
 	int rc = cache_devices(c->cache, c->base.pVtab, c->db, s);
 	for (i = 0; rc == SQLITE_OK && i < c->cache->ndev; i++) {
 		const struct dev_busy *d = &c->cache->dev[i];
-		struct holes h = { c, d->row[GB_DEVICE], 0, 0, SQLITE_OK };
+		struct holes h = { c, d->row[GB_DEVICE], d->row[GB_NODE], 0, 0, SQLITE_OK };
 		struct ivlist both[2];
 		both[0] = d->kern;
 		both[1] = d->copy;
@@ -505,19 +521,20 @@ static int gaps_fill(struct bt_cursor *c, int64_t s)
 static const struct bt_def busy_def = {
 	"CREATE TABLE x(session_id INTEGER, device_id INTEGER, first_ns INTEGER, last_ns INTEGER, span_ns INTEGER, "
 	"busy_ns INTEGER, idle_ns INTEGER, kernels INTEGER, kernel_ns INTEGER, kernel_busy_ns INTEGER, "
-	"copy_busy_ns INTEGER, overlap_ns INTEGER)",
-	GB_COUNT, busy_fill, { GB_DEVICE, -1 }, 0
+	"copy_busy_ns INTEGER, overlap_ns INTEGER, node INTEGER)",
+	GB_COUNT, busy_fill, { GB_NODE, GB_DEVICE, -1 }, 0
 };
 
 static const struct bt_def stream_def = {
 	"CREATE TABLE x(session_id INTEGER, device_id INTEGER, stream_id INTEGER, ops INTEGER, kernels INTEGER, "
-	"kernel_ns INTEGER, first_ns INTEGER, last_ns INTEGER, busy_ns INTEGER)",
-	GS_COUNT, stream_fill, { GS_DEVICE, GS_STREAM, -1 }, 0
+	"kernel_ns INTEGER, first_ns INTEGER, last_ns INTEGER, busy_ns INTEGER, node INTEGER)",
+	GS_COUNT, stream_fill, { GS_NODE, GS_DEVICE, GS_STREAM }, 0
 };
 
 static const struct bt_def gaps_def = {
-	"CREATE TABLE x(session_id INTEGER, device_id INTEGER, start_ns INTEGER, end_ns INTEGER, gap_ns INTEGER)",
-	GG_COUNT, gaps_fill, { GG_DEVICE, GG_START, -1 }, 1
+	"CREATE TABLE x(session_id INTEGER, device_id INTEGER, start_ns INTEGER, end_ns INTEGER, gap_ns INTEGER, "
+	"node INTEGER)",
+	GG_COUNT, gaps_fill, { GG_NODE, GG_DEVICE, GG_START }, 1
 };
 
 /* ---- the module ---- */
@@ -559,7 +576,7 @@ static int order_is(const sqlite3_index_info *ix, const int *cols, const int *de
 static int bt_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 {
 	const struct bt_def *def = ((const struct bt_aux *)((struct sqlext_vtab *)v)->def)->def;
-	static const int rank_cols[] = { 1 + GG_GAP, 1 + GG_START, 1 + GG_DEVICE }, rank_desc[] = { 1, 0, 0 };
+	static const int rank_cols[] = { 1 + GG_GAP, 1 + GG_START, 1 + GG_DEVICE, 1 + GG_NODE }, rank_desc[4] = { 1 };
 	static const int zero[4];
 	int cols[4], i, n = 0, eq = -1, limit = -1, offset = 0;
 	for (i = 0; i < ix->nConstraint; i++) {
@@ -589,7 +606,7 @@ static int bt_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 		cols[n++] = 1 + def->order[i];
 	if (order_is(ix, cols, zero, n))
 		ix->orderByConsumed = 1;
-	else if (def->ranked && eq >= 0 && order_is(ix, rank_cols, rank_desc, 3)) {
+	else if (def->ranked && eq >= 0 && order_is(ix, rank_cols, rank_desc, 4)) {
 		ix->orderByConsumed = 1;
 		ix->idxNum |= BT_RANKED;
 		if (limit >= 0 && !offset) {

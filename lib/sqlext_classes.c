@@ -422,7 +422,7 @@ static sqlite3_module cr_module = {
 
 #define MAX_BUSY_CLASSES 64
 
-enum { KB_SESSION, KB_DEV, KB_CLASS, KB_OTHER, KB_KERNELS, KB_TOTAL, KB_BUSY, KB_DEVICE_BUSY, KB_CLASSES,
+enum { KB_SESSION, KB_DEV, KB_CLASS, KB_OTHER, KB_KERNELS, KB_TOTAL, KB_BUSY, KB_DEVICE_BUSY, KB_NODE, KB_CLASSES,
        KB_DEFAULT };
 
 /* A name id and its class (index into kb_cursor.names, -1 none). */
@@ -433,14 +433,14 @@ struct name_class {
 
 /* One device's kernels: per class a list (the last one, nclasses, those in no class). */
 struct kb_device {
-	int64_t id;
+	int64_t node, id;	/* a GPU: node (lib/sqlext_nodes.c) and device id */
 	struct ivlist *lists;	/* nclasses + 1 */
 	int64_t *kernels, *total;	/* per class */
 };
 
 /* One result row. */
 struct kb_row {
-	int64_t dev;
+	int64_t node, dev;
 	int a, b;		/* classes, -1 for none */
 	int64_t kernels, total;	/* -1: NULL */
 	int64_t busy, device_busy;
@@ -456,6 +456,7 @@ struct kb_cursor {
 	size_t ndense;
 	struct kb_device *devs;
 	size_t ndevs;
+	struct sqlext_nodes nodes;	/* the session's */
 	size_t last;		/* the previous kernel's device index */
 	int64_t last_name;	/* and name id, with its class */
 	int last_cls;
@@ -494,6 +495,7 @@ static void kb_free_session(struct kb_cursor *c)
 	}
 	free(c->devs);
 	c->devs = NULL;
+	sqlext_nodes_free(&c->nodes);
 	c->ndevs = 0;
 	free(c->rows);
 	c->rows = NULL;
@@ -588,21 +590,23 @@ static int kb_class_of(struct kb_cursor *c, int64_t id)
 	return c->last_cls;
 }
 
-/* The device of id, added if new. */
-static struct kb_device *kb_device(struct kb_cursor *c, int64_t id)
+/* The GPU of process pid's device id, added if new. */
+static struct kb_device *kb_device(struct kb_cursor *c, int64_t pid, int64_t id)
 {
+	int64_t node = sqlext_node(&c->nodes, pid);
 	struct kb_device *d;
 	size_t i;
-	if (c->last < c->ndevs && c->devs[c->last].id == id)
+	if (c->last < c->ndevs && c->devs[c->last].id == id && c->devs[c->last].node == node)
 		return &c->devs[c->last];
 	for (i = 0; i < c->ndevs; i++)
-		if (c->devs[i].id == id) {
+		if (c->devs[i].id == id && c->devs[i].node == node) {
 			c->last = i;
 			return &c->devs[i];
 		}
 	c->devs = xrealloc(c->devs, (c->ndevs + 1) * sizeof(*c->devs));
 	d = &c->devs[c->ndevs];
 	d->id = id;
+	d->node = node;
 	d->lists = xcalloc((size_t)c->nclasses + 1, sizeof(*d->lists));
 	d->kernels = xcalloc((size_t)c->nclasses + 1, sizeof(*d->kernels));
 	d->total = xcalloc((size_t)c->nclasses + 1, sizeof(*d->total));
@@ -615,7 +619,7 @@ static int kb_block(void *arg, const int64_t *const *col, size_t n)
 	struct kb_cursor *c = arg;
 	size_t i;
 	for (i = 0; i < n; i++) {
-		struct kb_device *d = kb_device(c, col[KC_DEV][i]);
+		struct kb_device *d = kb_device(c, col[KC_PID][i], col[KC_DEV][i]);
 		int cls = kb_class_of(c, col[KC_NAME][i]);
 		struct ivlist *l = &d->lists[cls];
 		if (l->n == l->alloc)
@@ -631,6 +635,8 @@ static int kb_block(void *arg, const int64_t *const *col, size_t n)
 static int cmp_device(const void *a, const void *b)
 {
 	const struct kb_device *x = a, *y = b;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
@@ -650,8 +656,11 @@ static int kb_session(struct session_cursor *sc)
 	c->last = 0;
 	c->last_name = -1;
 	c->last_cls = -1;
+	rc = sqlext_nodes_read(sqlext_vt_db(&sc->base), NULL, sc->sessions[sc->at], &c->nodes);
+	if (rc != SQLITE_OK)
+		return sqlext_vt_error(&sc->base, rc, sqlite3_errmsg(sqlext_vt_db(&sc->base)));
 	rc = sqlext_kernels(sc->base.pVtab, sqlext_vt_db(&sc->base), sc->sessions[sc->at],
-			    1u << KC_DEV | 1u << KC_NAME | 1u << KC_START | 1u << KC_DUR, kb_block, c);
+			    1u << KC_PID | 1u << KC_DEV | 1u << KC_NAME | 1u << KC_START | 1u << KC_DUR, kb_block, c);
 	if (rc != SQLITE_OK)
 		return rc;
 	if (c->ndevs)
@@ -665,18 +674,18 @@ static int kb_session(struct session_cursor *sc)
 			busy[k] = spans_merge(&dev->lists[k]);
 		every = spans_union(dev->lists, (size_t)nc + 1, NULL, NULL);
 		for (k = 0; k < nc; k++) {
-			r = (struct kb_row){ dev->id, k, -1, dev->kernels[k], dev->total[k], busy[k], every };
+			r = (struct kb_row){ dev->node, dev->id, k, -1, dev->kernels[k], dev->total[k], busy[k], every };
 			kb_add_row(c, &alloc, &r);
 			kernels += dev->kernels[k];
 			total += dev->total[k];
 		}
 		for (a = 0; a < nc; a++)
 			for (b = a + 1; b < nc; b++) {
-				r = (struct kb_row){ dev->id, a, b, -1, -1,
+				r = (struct kb_row){ dev->node, dev->id, a, b, -1, -1,
 						     spans_intersect(&dev->lists[a], &dev->lists[b]), every };
 				kb_add_row(c, &alloc, &r);
 			}
-		r = (struct kb_row){ dev->id, -1, -1, kernels, total, spans_union(dev->lists, (size_t)nc, NULL, NULL),
+		r = (struct kb_row){ dev->node, dev->id, -1, -1, kernels, total, spans_union(dev->lists, (size_t)nc, NULL, NULL),
 				     every };
 		kb_add_row(c, &alloc, &r);
 	}
@@ -687,7 +696,7 @@ static int kb_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 {
 	static const struct vt_def def = {
 		.schema = "CREATE TABLE x(session_id INTEGER, device_id INTEGER, class TEXT, other_class TEXT, "
-			  "kernels INTEGER, total_ns INTEGER, busy_ns INTEGER, device_busy_ns INTEGER, classes HIDDEN, "
+			  "kernels INTEGER, total_ns INTEGER, busy_ns INTEGER, device_busy_ns INTEGER, node INTEGER, classes HIDDEN, "
 			  "default_class HIDDEN)",
 	};
 	(void)aux;
@@ -785,6 +794,7 @@ static int kb_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 		break;
 	case KB_BUSY: sqlite3_result_int64(ctx, r->busy); break;
 	case KB_DEVICE_BUSY: sqlite3_result_int64(ctx, r->device_busy); break;
+	case KB_NODE: sqlite3_result_int64(ctx, r->node); break;
 	default: break;	/* the arguments read back NULL */
 	}
 	return SQLITE_OK;

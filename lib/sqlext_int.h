@@ -124,6 +124,21 @@ int sqlext_read(sqlite3_vtab *vt, sqlite3 *db, const char *schema, int64_t s, in
 int64_t sqlext_data_version(sqlite3 *db, const char *schema);
 /* Grow *p (of *cap elements of size sz; sqlite3_realloc64'd) to hold n; 0, or -1 when out of memory. */
 int sqlext_grow(void **p, size_t *cap, size_t n, size_t sz);
+/*
+ * A session's nodes (lib/sqlext_nodes.c): the (host, rank) of its processes, numbered from 0, which with
+ * a device number name a GPU. A pid the session's processes lack is node 0.
+ */
+struct sqlext_nodes {
+	struct { int64_t pid, node; } *v;	/* by pid; sqlite3_realloc64'd */
+	size_t n, alloc, hit;
+	int64_t count;		/* nodes: 1 for a session of one host and one rank */
+};
+/* Session s's nodes of schema's processes (NULL: main) into m. SQLITE_OK or an error code (m empty). */
+int sqlext_nodes_read(sqlite3 *db, const char *schema, int64_t s, struct sqlext_nodes *m);
+/* The node of pid. */
+int64_t sqlext_node(struct sqlext_nodes *m, int64_t pid);
+void sqlext_nodes_free(struct sqlext_nodes *m);
+
 /* kernel_windows (lib/sqlext_window.c), for gpuprof_sqlite_tables to register. */
 int sqlext_window_register(sqlite3 *db);
 

@@ -36,7 +36,7 @@ struct mp_block {
 
 /* A device's running figures, and each process's latest total (pids, totals: npids of them). */
 struct mp_device {
-	int64_t device, live, sum, total;
+	int64_t node, device, live, sum, total;	/* a GPU: node (lib/sqlext_nodes.c) and device */
 	int64_t *pids, *totals;
 	size_t npids;
 };
@@ -55,6 +55,7 @@ struct mp_state {		/* one session's pairing */
 	size_t nblocks, ablocks;
 	struct mp_device *devs;
 	size_t ndevs, adevs;
+	struct sqlext_nodes nodes;
 };
 
 static void mp_state_release(struct mp_state *s)
@@ -67,18 +68,22 @@ static void mp_state_release(struct mp_state *s)
 	sqlite3_free(s->devs);
 	sqlite3_free(s->blocks);
 	intmap_release(&s->heads);
+	sqlext_nodes_free(&s->nodes);
 	memset(s, 0, sizeof(*s));
 }
 
-static struct mp_device *mp_device(struct mp_state *s, int64_t device)
+/* The GPU of process pid's device, added if new; NULL when out of memory. */
+static struct mp_device *mp_device(struct mp_state *s, int64_t pid, int64_t device)
 {
+	int64_t node = sqlext_node(&s->nodes, pid);
 	size_t i;
 	for (i = 0; i < s->ndevs; i++)
-		if (s->devs[i].device == device)
+		if (s->devs[i].device == device && s->devs[i].node == node)
 			return &s->devs[i];
 	if (sqlext_grow((void **)&s->devs, &s->adevs, s->ndevs + 1, sizeof(*s->devs)))
 		return NULL;
 	memset(&s->devs[s->ndevs], 0, sizeof(*s->devs));
+	s->devs[s->ndevs].node = node;
 	s->devs[s->ndevs].device = device;
 	return &s->devs[s->ndevs++];
 }
@@ -162,6 +167,7 @@ static int mp_pair(struct mp_cursor *c, struct mp_state *s, struct mp_device *d,
 /* Read and pair every event of the sessions st gives, in its order (session, time). */
 static int mp_load(struct mp_cursor *c, sqlite3_stmt *st)
 {
+	sqlite3 *db = sqlite3_db_handle(st);
 	struct mp_state s;
 	int64_t session = 0, seq = 0;
 	int rc;
@@ -175,9 +181,11 @@ static int mp_load(struct mp_cursor *c, sqlite3_stmt *st)
 			mp_state_release(&s);
 			session = sqlite3_column_int64(st, 0);
 			seq = 0;
+			if ((rc = sqlext_nodes_read(db, NULL, session, &s.nodes)) != SQLITE_OK)
+				break;
 		}
 		if (sqlext_grow((void **)&c->rows, &c->alloc, c->n + 1, sizeof(*c->rows)) ||
-		    !(d = mp_device(&s, sqlite3_column_int64(st, 3))))
+		    !(d = mp_device(&s, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3))))
 			goto nomem;
 		row = &c->rows[c->n];
 		row->v[MP_SESSION] = session;

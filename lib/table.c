@@ -34,6 +34,7 @@ void table_free(struct table *t)
 	free(t->name);
 	free(t->title);
 	free(t->note);
+	free(t->footer);
 	free(t);
 }
 
@@ -400,6 +401,8 @@ int render_text(FILE *out, const struct table *t, const struct render_opts *o)
 		}
 		fputc('\n', out);
 	}
+	if (t->footer)
+		fprintf(out, "%s\n", t->footer);
 	free(w);
 	return ferror(out) ? -1 : 0;
 }
@@ -507,6 +510,10 @@ int render_md(FILE *out, const struct table *t)
 		fputc('\n', out);
 	}
 	fputc('\n', out);
+	if (t->footer) {
+		md_text(out, t->footer);
+		fputs("\n\n", out);
+	}
 	return ferror(out) ? -1 : 0;
 }
 

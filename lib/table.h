@@ -39,6 +39,7 @@ struct table {
 	char *name;		/* machine name: "hotspots" */
 	char *title;		/* for people: "Top kernels by total GPU time" */
 	char *note;		/* NULL, or one line for people under the title (text, Markdown, HTML) */
+	char *footer;		/* NULL, or one line after the rows: a verdict (text, Markdown, HTML) */
 	int vertical;		/* text: one "title: value" line per column (single-row tables) */
 	int ncols;
 	struct column *cols;

@@ -129,7 +129,13 @@ static void write_table(FILE *out, const struct table *t)
 	}
 	if (t->nrows == 0)
 		fprintf(out, "<tr><td colspan=\"%d\" class=\"null\">no data</td></tr>\n", t->ncols);
-	fputs("</tbody></table></div></section>\n", out);
+	fputs("</tbody></table></div>", out);
+	if (t->footer) {
+		fputs("<p class=\"verdict\">", out);
+		esc(out, t->footer);
+		fputs("</p>", out);
+	}
+	fputs("</section>\n", out);
 }
 
 #define SHORT_NAME 64	/* bytes of a chart label: 60 and the NUL */

@@ -71,9 +71,33 @@ static int report_sections(const struct analysis **v, int max)
 	return n;
 }
 
+/* The GPUs of session s that ran something (gpu_busy's rows); -1 on error. */
+static int64_t active_gpus(sqlite3 *db, int64_t s)
+{
+	sqlite3_stmt *st;
+	int64_t n = -1;
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM gpu_busy WHERE session_id = ? AND first_ns IS NOT NULL", -1,
+			       &st, NULL) != SQLITE_OK)
+		return error("sqlite: %s", sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, s);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	else
+		error("sqlite: %s", sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	return n;
+}
+
 /* Run one section's analysis with its rows by default (top < 0) or top; EXIT_OK or EXIT_SYSTEM. */
 static int run_section(sqlite3 *db, const struct analysis *a, struct analysis_opts *o, int top, struct tables *ts)
 {
+	if (a->multi_gpu) {
+		int64_t n = active_gpus(db, o->session);
+		if (n < 0)
+			return EXIT_SYSTEM;
+		if (n < 2)
+			return EXIT_OK;
+	}
 	o->top = top >= 0 ? top : a->section_top;
 	return analysis_run(db, a, o, ts) ? EXIT_SYSTEM : EXIT_OK;
 }

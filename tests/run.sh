@@ -51,6 +51,7 @@ suite rows python3 tests/rows.py
 suite analyses python3 tests/analyses.py
 suite sqlext python3 tests/sqlext.py
 suite vtab python3 tests/vtab.py
+suite ranks python3 tests/ranks.py
 suite compare python3 tests/compare.py
 suite parallel python3 tests/parallel.py
 suite classes python3 tests/analyses_launch_classes.py

@@ -18,8 +18,10 @@ kernel_windows against the plain join of kernels
 and their first API call by correlation id (by thread, by stream, one or any of a process) over every range's
 window; the hidden schema column reading an attached copy."""
 import collections
+import gzip
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -39,28 +41,37 @@ COLUMNS = ("SELECT session_id, pid, start_ns, end_ns, device_id, stream_id, name
 CALLS = ("SELECT session_id, pid, start_ns, end_ns, coalesce(thread_id, 0), coalesce(name_id, 0), "
          "coalesce(correlation_id, 0), end_ns - start_ns FROM api_calls")
 API = ("SELECT session_id, pid, start_ns, end_ns, thread_id, name_id, correlation_id, dur_ns FROM api_columns")
+# A GPU is (node, device): a process's node is its (hostname, rank)'s place among the session's, from 0
+# (analyze/views.sql's gpu_nodes); a pid without a process is node 0.
+NODES = ("nodes AS (SELECT session_id, pid, dense_rank() OVER (PARTITION BY session_id ORDER BY hostname, rank) - 1 "
+         "AS node FROM processes)")
 # The GPU activity gpu_busy, gpu_stream_busy and gpu_gaps read: kernels, copies and memsets.
-ACT = ("WITH act AS (SELECT session_id, device_id, stream_id, start_ns, end_ns, 1 AS kernel FROM kernel_columns "
-       "UNION ALL SELECT session_id, device_id, coalesce(stream_id, -1), start_ns, end_ns, 0 FROM memcpys "
-       "UNION ALL SELECT session_id, device_id, coalesce(stream_id, -1), start_ns, end_ns, 0 FROM memsets)")
-BUSY_SQL = (ACT + ", dev AS (SELECT session_id, device_id, min(start_ns) AS first_ns, max(end_ns) AS last_ns, "
+ACT = ("WITH " + NODES + ", raw AS (SELECT session_id, pid, device_id, stream_id, start_ns, end_ns, 1 AS kernel "
+       "FROM kernel_columns "
+       "UNION ALL SELECT session_id, pid, device_id, coalesce(stream_id, -1), start_ns, end_ns, 0 FROM memcpys "
+       "UNION ALL SELECT session_id, pid, device_id, coalesce(stream_id, -1), start_ns, end_ns, 0 FROM memsets), "
+       "act AS (SELECT r.session_id, coalesce(n.node, 0) AS node, device_id, stream_id, start_ns, end_ns, kernel "
+       "FROM raw r LEFT JOIN nodes n USING (session_id, pid))")
+BUSY_SQL = (ACT + ", dev AS (SELECT session_id, node, device_id, min(start_ns) AS first_ns, max(end_ns) AS last_ns, "
             "busy_union(start_ns, end_ns) AS busy, count(CASE WHEN kernel THEN 1 END) AS kernels, "
             "coalesce(sum(CASE WHEN kernel THEN end_ns - start_ns END), 0) AS kernel_ns, "
             "coalesce(busy_union(CASE WHEN kernel THEN start_ns END, end_ns), 0) AS kb, "
-            "coalesce(busy_union(CASE WHEN NOT kernel THEN start_ns END, end_ns), 0) AS cb FROM act GROUP BY 1, 2), "
-            "ids AS (SELECT session_id, device_id FROM dev UNION SELECT session_id, id FROM devices) "
+            "coalesce(busy_union(CASE WHEN NOT kernel THEN start_ns END, end_ns), 0) AS cb FROM act GROUP BY 1, 2, 3), "
+            "ids AS (SELECT session_id, node, device_id FROM dev UNION SELECT d.session_id, coalesce(n.node, 0), d.id "
+            "FROM devices d LEFT JOIN nodes n USING (session_id, pid)) "
             "SELECT i.session_id, i.device_id, d.first_ns, d.last_ns, coalesce(d.last_ns - d.first_ns, 0), "
             "coalesce(d.busy, 0), coalesce(d.last_ns - d.first_ns - d.busy, 0), coalesce(d.kernels, 0), "
-            "coalesce(d.kernel_ns, 0), coalesce(d.kb, 0), coalesce(d.cb, 0), coalesce(d.kb + d.cb - d.busy, 0) "
-            "FROM ids i LEFT JOIN dev d USING (session_id, device_id) ORDER BY 1, 2")
+            "coalesce(d.kernel_ns, 0), coalesce(d.kb, 0), coalesce(d.cb, 0), coalesce(d.kb + d.cb - d.busy, 0), i.node "
+            "FROM ids i LEFT JOIN dev d USING (session_id, node, device_id) ORDER BY i.session_id, i.node, i.device_id")
 STREAM_SQL = (ACT + " SELECT session_id, device_id, stream_id, count(*), count(CASE WHEN kernel THEN 1 END), "
               "coalesce(sum(CASE WHEN kernel THEN end_ns - start_ns END), 0), min(start_ns), max(end_ns), "
-              "busy_union(start_ns, end_ns) FROM act GROUP BY 1, 2, 3 ORDER BY 1, 2, 3")
+              "busy_union(start_ns, end_ns), node FROM act GROUP BY session_id, node, device_id, stream_id "
+              "ORDER BY session_id, node, device_id, stream_id")
 # A gap starts where an interval starts after every earlier one (by start) ended.
-GAPS_SQL = (ACT + ", run AS (SELECT session_id, device_id, start_ns, max(end_ns) OVER (PARTITION BY session_id, "
-            "device_id ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev FROM act "
-            "WHERE end_ns > start_ns) SELECT session_id, device_id, prev, start_ns, start_ns - prev FROM run "
-            "WHERE start_ns > prev ORDER BY 1, 2, 3")
+GAPS_SQL = (ACT + ", run AS (SELECT session_id, node, device_id, start_ns, max(end_ns) OVER (PARTITION BY session_id, "
+            "node, device_id ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev FROM act "
+            "WHERE end_ns > start_ns) SELECT session_id, device_id, prev, start_ns, start_ns - prev, node FROM run "
+            "WHERE start_ns > prev ORDER BY session_id, node, device_id, start_ns")
 LAUNCH = "grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, static_smem, dynamic_smem"
 LAUNCH_KERNELS = f"SELECT session_id, pid, {LAUNCH}, coalesce(shared_mem, static_smem + dynamic_smem) FROM kernels"
 # Before schema version 4 there is no shared_mem: Kineto's static_smem held the total, dynamic_smem NULL.
@@ -117,6 +128,20 @@ def columns(tmp, sources):
     db = os.path.join(tmp, "many.db")
     for src in sources:
         ingest(src, db)
+    # The first session again from another host with the same pids, into that session: two nodes.
+    other = os.path.join(tmp, "host-b")
+    os.makedirs(other)
+    for name in sorted(os.listdir(sources[0])):
+        with gzip.open(os.path.join(sources[0], name), "rt") as f:
+            lines = f.readlines()
+        lines[0] = re.sub(r'"hostname":"[^"]*"', '"hostname":"host-b"', lines[0])
+        with gzip.open(os.path.join(other, name), "wt") as f:
+            f.writelines(lines)
+    uuid = sql(db, "SELECT uuid FROM sessions ORDER BY id LIMIT 1", load=False)[0][0]
+    subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", other, "--session", uuid, "-o", db], check=True)
+    check("two hosts with the same pids: the second host's pids are remapped",
+          sql(db, "SELECT count(DISTINCT hostname), count(DISTINCT pid), count(DISTINCT pid % 4294967296) "
+                  "FROM processes WHERE session_id = 1", load=False), [["2", "4", "2"]])
     sessions = [int(r[0]) for r in sql(db, "SELECT id FROM sessions ORDER BY id", load=False)]
     ok("several sessions", len(sessions) >= 2, sessions)
     ok("a session of several processes", int(sql(db, "SELECT max(n) FROM (SELECT count(*) AS n FROM processes "
@@ -241,9 +266,11 @@ def kernel_busy(db):
     sessions = [r[0] for r in sql(db, "SELECT id FROM sessions ORDER BY id", load=False)]
     for s in sessions:
         names = f"(SELECT id, {BUSY_CLASS} AS class FROM strings WHERE session_id = {s})"
-        k = (f"(SELECT k.device_id, k.start_ns, k.end_ns, k.dur_ns, n.class FROM kernel_columns k "
-             f"LEFT JOIN {names} n ON n.id = k.name_id WHERE k.session_id = {s})")
-        got = sql(db, f"SELECT device_id, class, other_class, kernels, total_ns, busy_ns, device_busy_ns FROM "
+        # The GPU as one key: node * 1000 + device.
+        k = (f"(WITH {NODES} SELECT coalesce(g.node, 0) * 1000 + k.device_id AS device_id, k.start_ns, k.end_ns, "
+             f"k.dur_ns, n.class FROM kernel_columns k LEFT JOIN {names} n ON n.id = k.name_id "
+             f"LEFT JOIN nodes g ON g.session_id = k.session_id AND g.pid = k.pid WHERE k.session_id = {s})")
+        got = sql(db, f"SELECT node * 1000 + device_id, class, other_class, kernels, total_ns, busy_ns, device_busy_ns FROM "
                       f"kernel_busy((SELECT json_group_object(id, {BUSY_CLASS}) FROM strings WHERE session_id = {s})) "
                       f"WHERE session_id = {s}")
         every = {r[0]: r[1] for r in sql(db, f"SELECT device_id, busy_union(start_ns, end_ns) FROM {k} GROUP BY 1")}
@@ -272,7 +299,7 @@ def kernel_busy(db):
         dflt = sql(db, f"SELECT count(*), sum(kernels) FROM kernel_busy('{{}}', 'x') WHERE session_id = {s} "
                        f"AND class = 'x'")
         check(f"kernel_busy session {s}: default_class takes the names the map lacks", dflt,
-              sql(db, f"SELECT count(DISTINCT device_id), count(*) FROM kernel_columns WHERE session_id = {s}"))
+              sql(db, f"SELECT count(DISTINCT device_id), count(*) FROM {k}"))
 
 
 def busy(tmp, d, what):
@@ -288,7 +315,7 @@ def busy(tmp, d, what):
             check(f"gpu_busy ({label}): session_id = {s}", sql(db, f"SELECT * FROM gpu_busy WHERE session_id = {s}"),
                   [r for r in got if r[0] == s])
     idle_row = sql(idle, f"SELECT * FROM gpu_busy WHERE session_id = {sessions[0]} AND device_id = 99")
-    check(f"gpu_busy ({what}): an idle device", idle_row, [[sessions[0], "99", "", ""] + ["0"] * 8])
+    check(f"gpu_busy ({what}): an idle device", idle_row, [[sessions[0], "99", "", ""] + ["0"] * 9])
     # A connection remembers a session's figures only while the database is unchanged: by itself or by another.
     s0 = sessions[0]
     q = f"SELECT device_id, last_ns, busy_ns FROM gpu_busy WHERE session_id = {s0} AND first_ns IS NOT NULL LIMIT 1"
@@ -319,9 +346,9 @@ def busy(tmp, d, what):
     check(f"gpu_gaps ({what}) = plain SQL ({len(gaps)} gaps)", gaps, sql(d, GAPS_SQL))
     for s in sessions:
         mine = [r for r in gaps if r[0] == s]
-        mine.sort(key=lambda r: (-int(r[4]), int(r[2]), int(r[1])))
+        mine.sort(key=lambda r: (-int(r[4]), int(r[2]), int(r[1]), int(r[5])))
         for limit in (0, 1, 5, 1000000):
-            q = (f"SELECT * FROM gpu_gaps WHERE session_id = {s} ORDER BY gap_ns DESC, start_ns, device_id "
+            q = (f"SELECT * FROM gpu_gaps WHERE session_id = {s} ORDER BY gap_ns DESC, start_ns, device_id, node "
                  f"LIMIT {limit}")
             check(f"gpu_gaps ({what}) session {s}: longest first, LIMIT {limit}", sql(d, q), mine[:limit])
         plan = sql(d, f"EXPLAIN QUERY PLAN SELECT * FROM gpu_gaps WHERE session_id = {s} ORDER BY gap_ns DESC, "
@@ -403,8 +430,11 @@ def hotspots(tmp, name, src):
 # running count of allocations less frees (a free's level is the count before it); at one level allocations
 # and frees alternate, so an allocation pairs with the next event there and a free with the one before.
 PAIRS_SQL = """
-WITH e AS (SELECT rowid AS id, session_id, pid, coalesce(device_id, -1) AS device, address, ts_ns AS ts, op = 1 AS alloc,
-                  bytes, total_allocated AS total FROM memory_events),
+WITH nodes AS (SELECT session_id, pid, dense_rank() OVER (PARTITION BY session_id ORDER BY hostname, rank) - 1 AS node
+               FROM processes),
+e AS (SELECT m.rowid AS id, m.session_id, m.pid, coalesce(n.node, 0) * 1000 + coalesce(device_id, -1) AS device,
+             address, ts_ns AS ts, op = 1 AS alloc, bytes, total_allocated AS total
+      FROM memory_events m LEFT JOIN nodes n ON n.session_id = m.session_id AND n.pid = m.pid),
 w AS (SELECT *, row_number() OVER (PARTITION BY session_id ORDER BY ts, id) AS seq,
              sum(CASE WHEN alloc THEN 1 ELSE -1 END) OVER (PARTITION BY session_id, pid, device, address ORDER BY ts, id) AS s,
              total - lag(total, 1, 0) OVER (PARTITION BY session_id, device, pid, total IS NULL ORDER BY ts, id) AS total_step
@@ -437,6 +467,9 @@ def memory_pairs(tmp):
                      r.randint(0, 10**6), r.choice([None, r.randint(0, 10**9)]) if dev is None else r.randint(0, 10**9)))
     con.executemany("INSERT INTO memory_events (session_id, pid, ts_ns, device_id, op, address, bytes, total_allocated) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+    # Session 2's processes on two hosts: each device is two GPUs, whose running figures are apart.
+    con.execute("INSERT INTO sessions (id, uuid, source, ingested_at) VALUES (2, 'pairs-2', 'ndjson', 'now')")
+    con.executemany("INSERT INTO processes (session_id, pid, hostname) VALUES (2, ?, ?)", [(1, "b"), (2, "a")])
     con.commit()
     con.close()
     want = sql(db, PAIRS_SQL)

@@ -2567,7 +2567,18 @@ static void usage(FILE *f)
 	      "  --session ID       session id (default synth-SEED)\n"
 	      "  --expected FILE    where to write the answers (default DIR/expected.json)\n"
 	      "  --no-expected      do not compute or write the answers (faster, leaner)\n"
-	      "  --help, --version\n", f);
+	      "  --help, --version\n"
+	      "\n"
+	      "   or: " SYNTH_NAME " --ranks N --seed S -o DIR [--steps K] [--gpus-per-host G]\n"
+	      "\n"
+	      "Writes one data-parallel job of N ranks as PyTorch profiler (Kineto) traces, DIR/rank<R>.json (rank R\n"
+	      "is device R %% G of its host), with NCCL collectives, a planted straggler (rank S %% N: slower\n"
+	      "compute) and a planted late rank (the next: its host starts each step late), and the answers of\n"
+	      "`ranks` and `collectives` to DIR/expected.json.\n"
+	      "\n"
+	      "  --ranks N          ranks, 1 ... 4096\n"
+	      "  --steps K          training steps (default 8)\n"
+	      "  --gpus-per-host G  ranks per host (default 8)\n", f);
 }
 
 /* Parse an unsigned decimal no larger than max; returns -1 when it is not one. */
@@ -2626,12 +2637,14 @@ static void synth_release(synth *s)
 	free(s->out.p);
 }
 
+#include "ranks.c"
+
 int main(int argc, char **argv)
 {
 	static synth s;
 	char path[PATH_MAX], exp_path[PATH_MAX], sess[64];
 	int have_kernels = 0, have_seed = 0, i, t, rc = EXIT_OK, dev;
-	uint64_t v;
+	uint64_t v, ranks = 0, steps = 8, per_host = 8;
 	int64_t origin;
 	uint64_t h;
 
@@ -2680,9 +2693,28 @@ int main(int argc, char **argv)
 			s.session = val;
 		} else if (!strcmp(a, "--expected")) {
 			s.expected_path = val;
+		} else if (!strcmp(a, "--ranks")) {
+			if (parse_u64(val, RK_MAX_RANKS, &ranks) < 0 || !ranks)
+				return usage_error("--ranks wants 1 ... 4096, not", val);
+		} else if (!strcmp(a, "--steps")) {
+			if (parse_u64(val, 100000, &steps) < 0 || !steps)
+				return usage_error("--steps wants 1 ... 100000, not", val);
+		} else if (!strcmp(a, "--gpus-per-host")) {
+			if (parse_u64(val, 64, &per_host) < 0 || !per_host)
+				return usage_error("--gpus-per-host wants 1 ... 64, not", val);
 		} else {
 			return usage_error("unknown option", a);
 		}
+	}
+	if (ranks) {
+		if (!have_seed || !s.dir)
+			return usage_error("--ranks, --seed and -o are required", NULL);
+		if (!s.expected_path) {
+			if ((size_t)snprintf(exp_path, sizeof(exp_path), "%s/expected.json", s.dir) >= sizeof(exp_path))
+				return usage_error("directory name too long", s.dir);
+			s.expected_path = exp_path;
+		}
+		return synth_ranks(ranks, s.seed, s.dir, steps, per_host, s.expected_path, s.want_expected);
 	}
 	if (!have_kernels || !have_seed || !s.dir)
 		return usage_error("--kernels, --seed and -o are required", NULL);

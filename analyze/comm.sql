@@ -1,0 +1,61 @@
+-- comm: what the analyses ranks and collectives share, run before each one's own file (their `prelude`):
+-- the communication kernels of every GPU, matched across GPUs into operations.
+--
+-- Rules:
+-- * A participant is a GPU: (node, device), a node being a (host, rank) of the session (views.sql). A
+--   Kineto rank has one; a host of a gpuprof or Nsight Systems session has its GPUs.
+-- * Communication kernels are the names the class rules (classes.sql: analyze/kernel-classes.rules, or
+--   GPUPROF_CLASS_RULES) put in class `communication`: NCCL's and RCCL's. A collective's name is its
+--   kernel's name without the parameter list.
+-- * The i-th kernel of a name on one GPU (by start) and the i-th of that name on every other GPU are one
+--   operation: ranks launch the same collectives in the same order. The traces name no process group in
+--   what gpuprof keeps, so collectives of two groups with one kernel name count as one series.
+-- * An operation seen on two GPUs or more is matched: its skew is the last start minus the first; each
+--   GPU waited for the last one to arrive (the last start minus its own), and the last (every GPU that
+--   started at the latest start, when the skew is above 0) arrived last.
+-- Every name's class (the first rule that matches it, else compute), for ranks' kernel_busy too.
+DROP TABLE IF EXISTS temp.name_classes;
+CREATE TEMP TABLE name_classes(id INTEGER PRIMARY KEY, class TEXT, name TEXT);
+INSERT INTO name_classes
+WITH rules AS MATERIALIZED (
+	SELECT ord, class, pattern FROM class_rules(:class_rules, :class_rules_file)
+)
+SELECT id, coalesce((SELECT r.class FROM rules r WHERE s.value REGEXP r.pattern ORDER BY r.ord LIMIT 1), 'compute'),
+       CASE WHEN instr(value, '(') > 1 THEN rtrim(substr(value, 1, instr(value, '(') - 1)) ELSE value END
+FROM strings s
+WHERE session_id = :session;
+
+DROP TABLE IF EXISTS temp.comm_kernels;
+CREATE TEMP TABLE comm_kernels(node INTEGER, device INTEGER, name TEXT, i INTEGER, start_ns INTEGER, dur_ns INTEGER);
+INSERT INTO comm_kernels
+WITH k AS (
+	SELECT coalesce(g.node, 0) AS node, k.device_id AS device, c.name, k.start_ns, k.end_ns - k.start_ns AS dur_ns
+	FROM kernel_columns k JOIN temp.name_classes c ON c.id = k.name_id AND c.class = 'communication'
+	LEFT JOIN temp.gpu_nodes g ON g.session_id = k.session_id AND g.pid = k.pid
+	WHERE k.session_id = :session
+)
+SELECT node, device, name, row_number() OVER (PARTITION BY node, device, name ORDER BY start_ns, dur_ns) - 1,
+       start_ns, dur_ns
+FROM k;
+
+-- Per operation: the GPUs that ran it, the first and last start, and the summed wait of all of them.
+DROP TABLE IF EXISTS temp.comm_ops;
+CREATE TEMP TABLE comm_ops(name TEXT, i INTEGER, gpus INTEGER, first_ns INTEGER, last_ns INTEGER, waited_ns INTEGER,
+			   PRIMARY KEY (name, i));
+INSERT INTO comm_ops
+SELECT name, i, count(*), min(start_ns), max(start_ns), count(*) * max(start_ns - t0) - sum(start_ns - t0)
+FROM comm_kernels, (SELECT min(start_ns) AS t0 FROM comm_kernels)	-- (epoch times summed would overflow)
+GROUP BY name, i;
+
+-- Per GPU: its matched operations, its wait, how often it came last and how long the others waited for it
+-- then (caused_ns: at each operation it came last, the others' waits).
+DROP TABLE IF EXISTS temp.comm_gpus;
+CREATE TEMP TABLE comm_gpus(node INTEGER, device INTEGER, matched INTEGER, wait_ns INTEGER, last_arrivals INTEGER,
+			    caused_ns INTEGER, PRIMARY KEY (node, device));
+INSERT INTO comm_gpus
+SELECT k.node, k.device, count(*), sum(o.last_ns - k.start_ns),
+       sum(o.last_ns > o.first_ns AND k.start_ns = o.last_ns),
+       sum(CASE WHEN o.last_ns > o.first_ns AND k.start_ns = o.last_ns THEN o.waited_ns ELSE 0 END)
+FROM comm_kernels k JOIN comm_ops o ON o.name = k.name AND o.i = k.i
+WHERE o.gpus > 1
+GROUP BY k.node, k.device;
