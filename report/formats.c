@@ -28,7 +28,7 @@ const struct table *report_table(const struct tables *ts, const char *name)
 
 int report_shown(const struct table *t)
 {
-	return t->nrows > 0;
+	return t->nrows > 0 && !t->quiet;
 }
 
 /*

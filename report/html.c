@@ -254,6 +254,78 @@ static void chart_stalls(FILE *out, const struct report_doc *d)
 	      "the rest of a bar is other reasons.</p></section>\n", out);
 }
 
+/* A numeric cell of row r, column key, as a double; 0 when NULL or absent. */
+static double cell_num(const struct table *t, size_t r, const char *key)
+{
+	int c = table_find_col(t, key);
+	const struct cell *v = c < 0 ? NULL : &t->cells[r * (size_t)t->ncols + (size_t)c];
+	return !v || v->null ? 0 : v->is_real ? v->d : (double)v->i;
+}
+
+/*
+ * Chart 6: per rank (GPU) of the ranks table, its GPU span as a stacked bar: compute, communication no
+ * compute hid (exposed), the rest of the busy time (copies, memsets, other kernels) and idle; a straggler's
+ * label is marked. The segments add up to the span.
+ */
+static void chart_ranks(FILE *out, const struct report_doc *d)
+{
+	static const char *const seg[] = { "compute", "exposed communication", "other busy", "idle" };
+	const struct table *t = report_table(d->ts, "ranks");
+	int bar_h = 22, w = 1000, name_w = 220, k, cr = t ? table_find_col(t, "rank") : -1;
+	int ch = t ? table_find_col(t, "host") : -1, cd = t ? table_find_col(t, "device") : -1;
+	size_t r;
+	double max = 0;
+	if (!t || !t->nrows || cd < 0)
+		return;
+	for (r = 0; r < t->nrows; r++)
+		if (cell_num(t, r, "span_ns") > max)
+			max = cell_num(t, r, "span_ns");
+	if (max <= 0)
+		return;
+	fputs("<section id=\"c-ranks\"><h2>Per rank: compute, exposed communication, idle</h2>\n<p class=\"legend\">", out);
+	for (k = 0; k < 4; k++)
+		fprintf(out, "<span><i class=\"c%d\"></i>%s</span>", k == 3 ? 7 : k, seg[k]);
+	fprintf(out, "</p>\n<svg class=\"chart\" viewBox=\"0 0 %d %zu\" role=\"img\" aria-label=\"Per rank GPU time\">\n",
+		name_w + w + 90, t->nrows * (size_t)bar_h + 4);
+	for (r = 0; r < t->nrows; r++) {
+		const struct cell *rank = cr >= 0 ? &t->cells[r * (size_t)t->ncols + (size_t)cr] : NULL;
+		const struct cell *host = ch >= 0 ? &t->cells[r * (size_t)t->ncols + (size_t)ch] : NULL;
+		double compute = cell_num(t, r, "compute_ns"), exposed = cell_num(t, r, "exposed_comm_ns");
+		double idle = cell_num(t, r, "idle_ns"), busy = cell_num(t, r, "busy_ns"), x = name_w;
+		double v[4], span = cell_num(t, r, "span_ns");
+		size_t y = r * (size_t)bar_h;
+		char label[160], h[64];
+		v[0] = compute;
+		v[1] = exposed;
+		v[2] = busy - compute - exposed > 0 ? busy - compute - exposed : 0;
+		v[3] = idle;
+		if (rank && !rank->null)
+			snprintf(label, sizeof(label), "rank %lld", (long long)rank->i);
+		else
+			snprintf(label, sizeof(label), "%s%sGPU %lld", host && !host->null ? host->s : "",
+				 host && !host->null ? " " : "", (long long)cell_num(t, r, "device"));
+		if (cell_num(t, r, "straggler") > 0)
+			snprintf(label + strlen(label), sizeof(label) - strlen(label), " (straggler)");
+		fprintf(out, "<g><text x=\"%d\" y=\"%zu\" text-anchor=\"end\">", name_w - 6, y + 15);
+		esc(out, label);
+		fputs("</text>", out);
+		for (k = 0; k < 4; k++) {
+			double bw = v[k] / max * (w - 10);
+			if (bw <= 0)
+				continue;
+			fmt_ns(h, sizeof(h), v[k]);
+			fprintf(out, "<rect class=\"s%d\" x=\"%.1f\" y=\"%zu\" width=\"%.1f\" height=\"%d\"><title>", k == 3 ? 7 : k, x,
+				y + 3, bw, bar_h - 6);
+			esc(out, label);
+			fprintf(out, ": %s %s</title></rect>", seg[k], h);
+			x += bw;
+		}
+		fmt_ns(h, sizeof(h), span);
+		fprintf(out, "<text x=\"%.1f\" y=\"%zu\" class=\"muted\">%s</text></g>\n", x + 6, y + 15, h);
+	}
+	fputs("</svg></section>\n", out);
+}
+
 /* The session's time span [*t0, *t1]; falls back to the events' extent when the session lacks one. */
 static int session_span(const struct report_doc *d, int64_t *t0, int64_t *t1)
 {
@@ -744,6 +816,8 @@ int report_html(FILE *out, const char *path, const struct report_doc *d)
 			chart_hotspots(out, d);
 		if (!strcmp(d->ts->v[i]->name, "stall_kernels"))
 			chart_stalls(out, d);
+		if (!strcmp(d->ts->v[i]->name, "ranks"))
+			chart_ranks(out, d);
 		if (!strcmp(d->ts->v[i]->name, "memory") && chart_memory(out, d, t0, t1))
 			return -1;
 	}

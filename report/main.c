@@ -91,15 +91,17 @@ static int64_t active_gpus(sqlite3 *db, int64_t s)
 /* Run one section's analysis with its rows by default (top < 0) or top; EXIT_OK or EXIT_SYSTEM. */
 static int run_section(sqlite3 *db, const struct analysis *a, struct analysis_opts *o, int top, struct tables *ts)
 {
-	if (a->multi_gpu) {
-		int64_t n = active_gpus(db, o->session);
-		if (n < 0)
-			return EXIT_SYSTEM;
-		if (n < 2)
-			return EXIT_OK;
-	}
+	int64_t gpus = a->multi_gpu ? active_gpus(db, o->session) : 2;
+	int i, first = ts->n;
+	if (gpus < 0)
+		return EXIT_SYSTEM;
 	o->top = top >= 0 ? top : a->section_top;
-	return analysis_run(db, a, o, ts) ? EXIT_SYSTEM : EXIT_OK;
+	if (analysis_run(db, a, o, ts))
+		return EXIT_SYSTEM;
+	/* A section that compares GPUs says nothing of one: shown only in JSON then (its keys stay). */
+	for (i = first; gpus < 2 && i < ts->n; i++)
+		ts->v[i]->quiet = 1;
+	return EXIT_OK;
 }
 
 int main(int argc, char **argv)
