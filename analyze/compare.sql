@@ -28,8 +28,18 @@ CREATE TEMP TABLE cmp_groups(tbl INTEGER, side INTEGER, name TEXT, style TEXT, c
 
 -- Statement 3: kernels per name as hotspots shows them: names --match and --exclude let through, short
 -- with --short, then the first --group whose expression matches; a family's statistics over all its
--- kernels (kernel_columns by family key, its first name id), else kernel_stats.
-WITH stats AS MATERIALIZED (
+-- kernels (kernel_columns by family key, its first name id), else kernel_stats. When both sides are jobs
+-- of several ranks, per rank and name ("rank 3: name"): which rank's kernels changed.
+WITH ranked(side, pid, label) AS MATERIALIZED (
+	SELECT 0, pid, 'rank ' || rank FROM base.processes WHERE session_id = :base_session AND rank IS NOT NULL
+	UNION ALL
+	SELECT 1, pid, 'rank ' || rank FROM main.processes WHERE session_id = :session AND rank IS NOT NULL
+),
+per_rank(yes) AS (
+	SELECT (SELECT count(DISTINCT label) FROM ranked WHERE side = 0) > 1
+	       AND (SELECT count(DISTINCT label) FROM ranked WHERE side = 1) > 1
+),
+stats AS MATERIALIZED (
 	SELECT s.side, k.* FROM temp.cmp_sides s JOIN kernel_stats k ON k.session_id = s.session AND k.schema = s.schema
 ),
 strs(side, id, value) AS (
@@ -50,13 +60,21 @@ family(side, id, key, name) AS MATERIALIZED (
 INSERT INTO temp.cmp_groups
 SELECT 0, k.side, n.name, NULL, k.calls, k.total_ns, k.avg_ns, k.med_ns, NULL
 FROM stats k JOIN names n ON n.side = k.side AND n.id = k.name_id
-WHERE NOT :folded
+WHERE NOT :folded AND NOT (SELECT yes FROM per_rank)
 UNION ALL
 SELECT 0, s.side, f.name, NULL, count(*), sum(k.dur_ns), 1.0 * sum(k.dur_ns) / count(*), median(k.dur_ns), NULL
 FROM temp.cmp_sides s JOIN kernel_columns k ON k.session_id = s.session AND k.schema = s.schema
 JOIN family f ON f.side = s.side AND f.id = k.name_id
-WHERE :folded
-GROUP BY s.side, f.key;
+WHERE :folded AND NOT (SELECT yes FROM per_rank)
+GROUP BY s.side, f.key
+UNION ALL
+SELECT 0, s.side, r.label || ': ' || f.name, NULL, count(*), sum(k.dur_ns), 1.0 * sum(k.dur_ns) / count(*),
+       median(k.dur_ns), NULL
+FROM temp.cmp_sides s JOIN kernel_columns k ON k.session_id = s.session AND k.schema = s.schema
+JOIN family f ON f.side = s.side AND f.id = k.name_id
+JOIN ranked r ON r.side = s.side AND r.pid = k.pid
+WHERE (SELECT yes FROM per_rank)
+GROUP BY s.side, r.label, f.key;
 
 -- Statement 4: the NVTX ranges of both sides, named as ranges names them, in nesting order per side.
 DELETE FROM temp.range_rows;

@@ -13,12 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static const struct reader *readers[] = {
 	&ndjson_reader,
 	&kineto_reader,
+	&gpuprof_reader,	/* before nsys: both are SQLite files */
 	&nsys_reader,
 };
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))
@@ -31,11 +35,14 @@ static void usage(FILE *out)
 		"   or: gpuprof-ingest --reindex -o session.db\n"
 		"\n"
 		"Load profiles into a session database (created if missing). INPUT is a gpuprof session\n"
-		"directory or .ndjson[.gz] file; the format is detected from content.\n"
+		"directory or .ndjson[.gz] file, a PyTorch profiler trace, an Nsight Systems export or a\n"
+		"gpuprof database (combined: per-host databases into one); the format is detected from content.\n"
 		"\n"
 		"  -o, --output DB     the database to write (required)\n"
 		"  -f, --format NAME   read every INPUT as NAME instead of detecting it\n"
 		"      --session ID    store the inputs into session ID (merge ranks of one run)\n"
+		"  -j, --jobs N        read up to N inputs at once (default: the number of cores); the\n"
+		"                      database is the same as with -j 1\n"
 		"      --reindex       rebuild the column chunks analyses read fast (after the inputs) of\n"
 		"                      sessions that lack them: written by an older gpuprof, or whose kernels\n"
 		"                      or API calls were changed with sqlite3\n"
@@ -172,12 +179,110 @@ static const struct reader *pick_reader(const char *path, const char *format)
 	return NULL;
 }
 
+/*
+ * -j: each input but gpuprof databases is read by a child process of its own into a database of its own
+ * (PATH.partN, beside the output), up to `jobs` at once; this process, the one writer, combines them into
+ * the output in input order (sink_combine), as they finish, so that the output is what reading them one
+ * after another makes. Returns the exit status.
+ */
+struct part {
+	pid_t pid;		/* its child, 0 when read here or not started */
+	char *path;		/* its database */
+};
+
+static int parallel_ingest(struct sink *sink, const char *out, char **inputs, const struct reader **picked, int n,
+			   int jobs, const struct reader_opts *ro, int progress)
+{
+	struct part *parts = xcalloc((size_t)n, sizeof(*parts));
+	int i, started = 0, running = 0, status = EXIT_OK;
+	int64_t t0 = now_ns(), events = 0;
+
+	for (i = 0; i < n; i++) {
+		struct buf b;
+		buf_init(&b);
+		buf_addf(&b, "%s.part%d", out, i);
+		parts[i].path = xstrdup(b.s);
+		buf_release(&b);
+	}
+	for (i = 0; i < n && status != EXIT_SYSTEM; i++) {
+		int64_t ev = 0, procs = 0;
+		int rc = EXIT_OK;
+		/* Keep `jobs` children reading ahead of the input combined next. */
+		for (; started < n && running < jobs; started++) {
+			pid_t pid;
+			if (picked[started] == &gpuprof_reader)
+				continue;
+			unlink(parts[started].path);
+			fflush(NULL);
+			if ((pid = fork()) < 0) {
+				error("cannot start a reader: %s", strerror(errno));
+				status = EXIT_SYSTEM;
+				break;
+			}
+			if (pid == 0) {
+				sqlite3 *db = db_open(parts[started].path, DB_WRITE);
+				struct sink *s = db ? sink_open(db) : NULL;
+				int r = s ? picked[started]->ingest(s, inputs[started], ro) : EXIT_SYSTEM;
+				sink_free(s);
+				db_close(db);
+				fflush(NULL);
+				_exit(r);
+			}
+			parts[started].pid = pid;
+			running++;
+		}
+		if (status == EXIT_SYSTEM)
+			break;
+		if (picked[i] == &gpuprof_reader) {
+			rc = picked[i]->ingest(sink, inputs[i], ro);
+		} else {
+			int ws;
+			while (waitpid(parts[i].pid, &ws, 0) < 0 && errno == EINTR)
+				;
+			parts[i].pid = 0;
+			running--;
+			rc = WIFEXITED(ws) ? WEXITSTATUS(ws) : EXIT_SYSTEM;
+			if (!WIFEXITED(ws))
+				error("%s: its reader ended by signal %d", inputs[i], WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+			if (rc != EXIT_SYSTEM) {
+				int c = sink_combine(sink, parts[i].path, NULL, &ev, &procs);
+				if (c)
+					rc = EXIT_SYSTEM;
+				events += ev;
+			}
+			unlink(parts[i].path);
+		}
+		if (rc > status)
+			status = rc;
+		if (progress) {
+			double s = (now_ns() - t0) / 1e9, rate = s > 0 ? events / s : 0;
+			if (rate >= 1e6)
+				fprintf(stderr, "\rgpuprof-ingest: %d/%d inputs, %.2f M events/s ", i + 1, n, rate / 1e6);
+			else
+				fprintf(stderr, "\rgpuprof-ingest: %d/%d inputs, %.0f events/s ", i + 1, n, rate);
+		}
+	}
+	if (progress)
+		fputc('\n', stderr);
+	for (i = 0; i < n; i++) {
+		if (parts[i].pid > 0) {	/* stopped early: the readers still running are let go */
+			kill(parts[i].pid, SIGTERM);
+			waitpid(parts[i].pid, NULL, 0);
+		}
+		unlink(parts[i].path);
+		free(parts[i].path);
+	}
+	free(parts);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "session", required_argument, NULL, 'S' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "reindex", no_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -189,17 +294,26 @@ int main(int argc, char **argv)
 	const struct reader **picked;	/* the reader of each input */
 	struct sink *sink;
 	sqlite3 *db;
-	int c, i, status = EXIT_OK, reindex = 0;
+	int c, i, status = EXIT_OK, reindex = 0, quiet = 0;
+	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	char *end;
 	int64_t t0 = now_ns();
 
 	util_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "o:f:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:f:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'f': format = optarg; break;
 		case 'S': ro.session = optarg; break;
 		case 'R': reindex = 1; break;
-		case 'q': util_set_quiet(1); break;
+		case 'q': util_set_quiet(1); quiet = 1; break;
+		case 'j':
+			jobs = strtol(optarg, &end, 10);
+			if (*end || end == optarg || jobs < 1 || jobs > 1024) {
+				error("-j needs a number of jobs from 1 to 1024, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("gpuprof-ingest %s\n", GPUPROF_VERSION); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
@@ -226,10 +340,20 @@ int main(int argc, char **argv)
 		db_close(db);
 		return EXIT_SYSTEM;
 	}
-	for (i = optind; i < argc && status != EXIT_SYSTEM; i++) {
-		int rc = picked[i - optind]->ingest(sink, argv[i], &ro);
-		if (rc > status)
-			status = rc;
+	if (jobs > 1 && argc - optind > 1) {
+		/* On a terminal, one progress line instead of a line per input. */
+		int progress = !quiet && isatty(STDERR_FILENO);
+		if (progress)
+			util_set_quiet(1);
+		status = parallel_ingest(sink, out, argv + optind, picked, argc - optind, (int)jobs, &ro, progress);
+		if (progress)
+			util_set_quiet(0);
+	} else {
+		for (i = optind; i < argc && status != EXIT_SYSTEM; i++) {
+			int rc = picked[i - optind]->ingest(sink, argv[i], &ro);
+			if (rc > status)
+				status = rc;
+		}
 	}
 	if (reindex && status != EXIT_SYSTEM) {
 		int64_t n;

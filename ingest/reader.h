@@ -42,5 +42,6 @@ struct reader {
 extern const struct reader ndjson_reader;
 extern const struct reader kineto_reader;
 extern const struct reader nsys_reader;
+extern const struct reader gpuprof_reader;
 
 #endif

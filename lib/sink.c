@@ -131,7 +131,7 @@ static void bind_opt_text(sqlite3_stmt *st, int i, const char *v)
  * already (two hosts' ranks merged with --session), this one is stored as pid + k * 2^32, the least k
  * that is free: the OS pid is pid % 2^32.
  */
-static int session_pid(struct sink *s, int64_t pid)
+int sink_session_pid(struct sink *s, int64_t pid)
 {
 	const int64_t step = pid >= 0 && pid < ((int64_t)1 << 32) ? (int64_t)1 << 32 : 0;
 	sqlite3_stmt *st = db_prepare(s->db, "SELECT 1 FROM processes WHERE session_id = ? AND pid = ?");
@@ -217,7 +217,7 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 		s->session_is_new = 1;
 	}
 	s->session_id = sid;
-	if (!s->session_is_new && session_pid(s, p->pid) < 0)
+	if (!s->session_is_new && sink_session_pid(s, p->pid) < 0)
 		return -1;
 	for (t = 0; t < R_COUNT; t++) {
 		sqlite3_bind_int64(s->insert[t], 1, sid);

@@ -39,6 +39,13 @@ int sink_tx_begin(struct sink *s);
 int sink_tx_commit(struct sink *s);
 void sink_tx_rollback(struct sink *s);
 
+/*
+ * Add the gpuprof database at path (lib/sink_combine.c): each session into the session of its id, or
+ * into `session` when not NULL; processes already there are skipped. Counts the event rows and processes
+ * added. 0; -2 when path is not a gpuprof database of this schema version (a message said so); -1 error.
+ */
+int sink_combine(struct sink *s, const char *path, const char *session, int64_t *events, int64_t *processes);
+
 /* Start a process: 1 when it is already in the database (the caller skips it), 0 to go on, -1 error. */
 int sink_process_begin(struct sink *s, const struct sink_process *p);
 /* Finish it: clean_end 1 when its session-end record was read; end_ns 0 to use the last event. */

@@ -69,6 +69,11 @@ static inline int sink_step(struct sink *s, sqlite3_stmt *st)
  * there is no row or it is NULL, -1 on error.
  */
 int sink_query_i64(struct sink *s, const char *sql, const char *text, int64_t a, int64_t *out);
+/*
+ * Set s->pid to the pid OS pid `pid` of host s->hostname is stored under in session s->session_id: pid,
+ * or pid + k * 2^32 when another host's process has it (lib/sink.c). 0, or -1 with a message.
+ */
+int sink_session_pid(struct sink *s, int64_t pid);
 
 /* sink_strings.c */
 /* Forget the current session's strings (the map and the id index). */

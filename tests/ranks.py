@@ -302,10 +302,104 @@ def real_traces(tmp):
         check(f"real nsys {name}: two GPUs", len(rows), 2)
 
 
+def compare_ranks(tmp, base_db, base_dir, new_seed):
+    """compare of two 4-rank jobs whose stragglers differ: per rank and kernel name."""
+    d = os.path.join(tmp, f"job4-{new_seed}")
+    run("gpuprof-synth", "--ranks", 4, "--gpus-per-host", 2, "--seed", new_seed, "-o", d)
+    db = os.path.join(tmp, f"job4-{new_seed}.db")
+    run("gpuprof-ingest", "-q", *[os.path.join(d, f"rank{r}.json") for r in range(4)], "--session", "new", "-o", db)
+    old, new = json.load(open(os.path.join(base_dir, "expected.json"))), json.load(open(os.path.join(d, "expected.json")))
+    rows = json.loads(run("gpuprof-analyze", "compare", db, "--baseline", base_db, "-n", "0", "--format", "json",
+                          expect=0).stdout)["compare"]
+    ok("compare per rank: every row names its rank", rows and all(re.match(r"rank [0-3]: ", r["name"]) for r in rows), rows[:2])
+    check("compare per rank: 4 ranks x 8 kernel names", len(rows), 32)
+
+    def medians(directory, rank):
+        with open(os.path.join(directory, f"rank{rank}.json")) as f:
+            ev = json.load(f)["traceEvents"]
+        by = {}
+        for e in ev:
+            if e["cat"] == "kernel":
+                by.setdefault(e["name"], []).append(int(round(float(e["dur"]) * 1000)))
+        return {k: median(v) for k, v in by.items()}
+    for r in range(4):
+        b, nw = medians(base_dir, r), medians(d, r)
+        got = {x["name"].split(": ", 1)[1]: (x["base_med_ns"], x["new_med_ns"]) for x in rows
+               if x["name"].startswith(f"rank {r}: ")}
+        check(f"compare per rank: rank {r}'s medians, base and new, as the traces say", got,
+              {k: (b[k], nw[k]) for k in b})
+    compute = [x for x in rows if "nccl" not in x["name"]]
+    check("compare per rank: the new straggler's compute kernels regressed, the old one's improved",
+          sorted((x["name"].split(":")[0], x["status"]) for x in compute if x["status"] != "unchanged"),
+          sorted([(f"rank {new['straggler']}", "regressed")] * 6 + [(f"rank {old['straggler']}", "improved")] * 6))
+
+
+def report_json(db):
+    doc = json.loads(run("gpuprof-report", db, "--format", "json").stdout)
+    doc.pop("version", None)
+    return doc
+
+
+def parallel_and_combine(tmp, d, n):
+    """-j N against -j 1, and per-host databases combined, against the direct ingest: every table of the
+    report (each analysis) the same, nothing duplicated, a second combine changing nothing."""
+    import sqlite3
+    files = [os.path.join(d, f"rank{r}.json") for r in range(n)]
+    one = os.path.join(tmp, "seq.db")
+    run("gpuprof-ingest", "-q", "-j", 1, *files, "--session", "job", "-o", one)
+    want = report_json(one)
+    ok("report: ranks and collectives in the JSON report", want["tables"].get("ranks") and want["tables"].get("collectives"))
+    for jobs in (2, 4, 16):
+        par = os.path.join(tmp, f"par{jobs}.db")
+        r = run("gpuprof-ingest", "-j", jobs, *files, "--session", "job", "-o", par)
+        check(f"-j {jobs}: the report's every table as with -j 1", report_json(par), want)
+        ok(f"-j {jobs}: no part databases left", not [f for f in os.listdir(tmp) if ".part" in f], os.listdir(tmp))
+        ok(f"-j {jobs}: piped, no progress line", "inputs," not in r.stderr, r.stderr[-300:])
+    # On a terminal: one progress line, rewritten in place (script(1) gives the program a terminal).
+    if shutil.which("script"):
+        tty = os.path.join(tmp, "tty.db")
+        cmd = " ".join([os.path.join(BIN, "gpuprof-ingest"), "-j", "2"] + files + ["--session", "job", "-o", tty])
+        out = subprocess.run(["script", "-qec", cmd, "/dev/null"], capture_output=True).stdout.decode()
+        lines = out.replace("\r\n", "\n").split("\n")  # (bytes: text mode would turn each \r into a line)
+        ok("-j 2 on a terminal: one progress line, rewritten per input",
+           re.search(rf"\rgpuprof-ingest: {n}/{n} inputs, [0-9.]+ (M )?events/s", out) is not None
+           and sum("inputs," in l for l in lines) == 1 and lines[0].count("\r") == n and "rank0.json:" not in out,
+           repr(out[-400:]))
+        check("-j 2 on a terminal: the same database", report_json(tty), want)
+    else:
+        print("ranks: skipped the terminal check: no script(1)")
+    # Two hosts ingest their own ranks; their databases combine into the job's.
+    half = n // 2
+    hosts = []
+    for h, part in enumerate((files[:half], files[half:])):
+        p = os.path.join(tmp, f"node{h}.db")
+        run("gpuprof-ingest", "-q", *part, "--session", "job", "-o", p)
+        hosts.append(p)
+    job = os.path.join(tmp, "combined.db")
+    run("gpuprof-ingest", "-q", *hosts, "--session", "job", "-o", job)
+    check("combine: the report's every table as the direct ingest's", report_json(job), want)
+    counts = lambda p: sqlite3.connect(p).execute(
+        "SELECT (SELECT count(*) FROM sessions), (SELECT count(*) FROM processes), (SELECT count(*) FROM strings), "
+        "(SELECT count(*) FROM kernels), (SELECT count(*) FROM api_calls), (SELECT count(*) FROM ranges)").fetchone()
+    check("combine: sessions, processes, strings and rows as the direct ingest's", counts(job), counts(one))
+    r = run("gpuprof-ingest", *hosts, "--session", "job", "-o", job)
+    check("combine again: nothing added", counts(job), counts(one))
+    ok("combine again: says so", "already in the database" in r.stderr, r.stderr)
+    # A database is refused when it is not gpuprof's, and says why.
+    bad = os.path.join(tmp, "other.db")
+    sqlite3.connect(bad).execute("CREATE TABLE t(x)").connection.commit()
+    r = run("gpuprof-ingest", bad, "-o", job, expect=3)
+    ok("a non-gpuprof SQLite file: exit 3 with a reason", "unrecognised input format" in r.stderr, r.stderr)
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="gpuprof-ranks-") as tmp:
         for n, per_host, seed in ((4, 2, 5), (2, 8, 1), (8, 4, 11), (1, 8, 3)):
-            synthetic_job(tmp, n, per_host, seed)
+            db = synthetic_job(tmp, n, per_host, seed)
+            if n == 4:
+                compare_ranks(tmp, db, os.path.join(tmp, "job4-5"), 6)
+            if n == 8:
+                parallel_and_combine(tmp, os.path.join(tmp, "job8-11"), 8)
         two_hosts(tmp)
         real_traces(tmp)
     return checks.summary("ranks")

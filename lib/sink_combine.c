@@ -1,0 +1,281 @@
+/*
+ * sink_combine: a gpuprof database as an input. Each of its sessions goes into the session of the same
+ * id (or --session's), each process not already there with its rows: strings and pids remapped as an
+ * ingest of the original inputs would have made them, so that combining per-host databases (or the
+ * parallel ingest's per-input ones) gives the analyses a direct ingest gives. The column chunks of the
+ * sessions it adds to are made again from the rows (sink_reindex).
+ */
+#include "sink_int.h"
+#include "db.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Run one statement of SQL with up to three integer parameters; -1 with a message. */
+static int exec3(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t c, int64_t *changes)
+{
+	sqlite3_stmt *st = db_prepare(db, sql);
+	int rc, n = sqlite3_bind_parameter_count(st ? st : NULL);
+	if (!st)
+		return -1;
+	if (n >= 1)
+		sqlite3_bind_int64(st, 1, a);
+	if (n >= 2)
+		sqlite3_bind_int64(st, 2, b);
+	if (n >= 3)
+		sqlite3_bind_int64(st, 3, c);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("sqlite: %s", sqlite3_errmsg(db));
+	if (changes)
+		*changes += sqlite3_changes(db);
+	return 0;
+}
+
+/* The columns of record table t after session_id and pid, source expressions for SELECT (strings remapped). */
+static void rec_columns(enum rec_type t, struct buf *cols, struct buf *exprs)
+{
+	int k;
+	for (k = 0; k < rec_specs[t].nfields; k++) {
+		const struct field *f = &rec_specs[t].fields[k];
+		buf_addf(cols, ", %s", f->column);
+		if (f->kind == F_STR)
+			buf_addf(exprs, ", (SELECT m.dst FROM temp.cmb_str m WHERE m.src = e.%s)", f->column);
+		else
+			buf_addf(exprs, ", e.%s", f->column);
+	}
+}
+
+/* Source session src into target session dst: the processes it lacks, with their rows. */
+static int combine_session(struct sink *s, int64_t src, int64_t dst, int64_t *events, int *added)
+{
+	sqlite3 *db = s->db;
+	sqlite3_stmt *st;
+	int64_t n = 0, next;
+	int t, rc;
+
+	*added = 0;
+	if (exec3(db, "DELETE FROM temp.cmb_pid", 0, 0, 0, NULL) || exec3(db, "DELETE FROM temp.cmb_str", 0, 0, 0, NULL))
+		return -1;
+	/* Processes: one with the same host and OS pid is there already (idempotent); else a free pid. */
+	if (!(st = db_prepare(db, "SELECT pid, hostname FROM src.processes WHERE session_id = ? ORDER BY rowid")))
+		return -1;
+	sqlite3_bind_int64(st, 1, src);
+	s->session_id = dst;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t pid = sqlite3_column_int64(st, 0), os = pid >= 0 ? pid % ((int64_t)1 << 32) : pid, have = 0;
+		sqlite3_stmt *q = db_prepare(db, "SELECT count(*) FROM main.processes WHERE session_id = ? AND hostname = ? "
+					     "AND pid % 4294967296 = ?");
+		if (!q)
+			break;
+		sqlite3_bind_int64(q, 1, dst);
+		sqlite3_bind_text(q, 2, (const char *)sqlite3_column_text(st, 1), -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(q, 3, os);
+		if (sqlite3_step(q) == SQLITE_ROW)
+			have = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+		if (have)
+			continue;
+		free(s->hostname);
+		s->hostname = xstrdup((const char *)sqlite3_column_text(st, 1));
+		if (sink_session_pid(s, os) || exec3(db, "INSERT INTO temp.cmb_pid VALUES (?, ?)", pid, s->pid, 0, NULL) ||
+		    !(q = db_prepare(db, "INSERT INTO main.processes (session_id, pid, ppid, hostname, program, args, file, "
+				     "origin_ns, end_ns, clean_end, rank) SELECT ?1, ?2, ppid, hostname, program, args, file, "
+				     "origin_ns, end_ns, clean_end, rank FROM src.processes WHERE session_id = ?3 AND pid = ?4 "
+				     "AND hostname = ?5")))
+			break;
+		sqlite3_bind_int64(q, 1, dst);
+		sqlite3_bind_int64(q, 2, s->pid);
+		sqlite3_bind_int64(q, 3, src);
+		sqlite3_bind_int64(q, 4, pid);
+		sqlite3_bind_text(q, 5, s->hostname, -1, SQLITE_TRANSIENT);
+		have = sqlite3_step(q);
+		sqlite3_finalize(q);
+		if (have != SQLITE_DONE) {
+			error("sqlite: %s", sqlite3_errmsg(db));
+			break;
+		}
+		(*added)++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+		return error("sqlite: %s", sqlite3_errmsg(db));
+	if (rc == SQLITE_ROW)
+		return -1;
+	if (!*added)
+		return 0;
+	/* Strings in the order they were made: those the target has keep its id, the others come next. */
+	if (sink_query_i64(s, "SELECT coalesce(max(id), 0) + 1 FROM main.strings WHERE session_id = ?", NULL, dst, &next) < 0 ||
+	    !(st = db_prepare(db, "SELECT id, value FROM src.strings WHERE session_id = ? ORDER BY id")))
+		return -1;
+	sqlite3_bind_int64(st, 1, src);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		sqlite3_stmt *q = db_prepare(db, "SELECT id FROM main.strings WHERE session_id = ? AND value = ?");
+		int64_t id = -1;
+		if (!q)
+			break;
+		sqlite3_bind_int64(q, 1, dst);
+		sqlite3_bind_value(q, 2, sqlite3_column_value(st, 1));
+		if (sqlite3_step(q) == SQLITE_ROW)
+			id = sqlite3_column_int64(q, 0);
+		sqlite3_finalize(q);
+		if (id < 0) {
+			id = next++;
+			if (!(q = db_prepare(db, "INSERT INTO main.strings (session_id, id, value) VALUES (?, ?, ?)")))
+				break;
+			sqlite3_bind_int64(q, 1, dst);
+			sqlite3_bind_int64(q, 2, id);
+			sqlite3_bind_value(q, 3, sqlite3_column_value(st, 1));
+			rc = sqlite3_step(q);
+			sqlite3_finalize(q);
+			if (rc != SQLITE_DONE) {
+				rc = SQLITE_ERROR;
+				break;
+			}
+		}
+		if (exec3(db, "INSERT INTO temp.cmb_str VALUES (?, ?)", sqlite3_column_int64(st, 0), id, 0, NULL)) {
+			rc = SQLITE_ERROR;
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return rc == SQLITE_ERROR ? -1 : error("sqlite: %s", sqlite3_errmsg(db));
+	/* Every record table, then the tables of what was dropped, failed or skipped; rows in their order. */
+	for (t = 0; t < R_COUNT; t++) {
+		struct buf sql, cols, exprs;
+		buf_init(&sql);
+		buf_init(&cols);
+		buf_init(&exprs);
+		rec_columns((enum rec_type)t, &cols, &exprs);
+		buf_addf(&sql, "INSERT INTO main.%s (session_id, pid%s) SELECT ?1, p.dst%s FROM src.%s e "
+			 "JOIN temp.cmb_pid p ON p.src = e.pid WHERE e.session_id = ?2 ORDER BY e.rowid",
+			 rec_specs[t].table, cols.s, exprs.s, rec_specs[t].table);
+		rc = exec3(db, sql.s, dst, src, 0, &n);
+		buf_release(&sql);
+		buf_release(&cols);
+		buf_release(&exprs);
+		if (rc)
+			return -1;
+	}
+	*events += n;
+	if (exec3(db, "INSERT INTO main.drops (session_id, pid, ts_ns, source, what, count) SELECT ?1, p.dst, ts_ns, "
+		  "source, what, count FROM src.drops e JOIN temp.cmb_pid p ON p.src = e.pid WHERE e.session_id = ?2 "
+		  "ORDER BY e.rowid", dst, src, 0, NULL) ||
+	    exec3(db, "INSERT INTO main.collector_errors (session_id, pid, ts_ns, what, reason) SELECT ?1, p.dst, ts_ns, "
+		  "what, reason FROM src.collector_errors e JOIN temp.cmb_pid p ON p.src = e.pid WHERE e.session_id = ?2 "
+		  "ORDER BY e.rowid", dst, src, 0, NULL) ||
+	    exec3(db, "INSERT INTO main.ingest_skipped (session_id, pid, file, category, ph, events, gpu_events) "
+		  "SELECT ?1, p.dst, file, category, ph, events, gpu_events FROM src.ingest_skipped e "
+		  "JOIN temp.cmb_pid p ON p.src = e.pid WHERE e.session_id = ?2 ORDER BY e.rowid", dst, src, 0, NULL) ||
+	    exec3(db, "INSERT INTO main.ingest_errors (session_id, file, line, reason, excerpt, ingested_at) "
+		  "SELECT ?1, file, line, reason, excerpt, ingested_at FROM src.ingest_errors WHERE session_id = ?2 "
+		  "ORDER BY id", dst, src, 0, NULL) ||
+	    exec3(db, "UPDATE main.sessions SET start_ns = min(coalesce(sessions.start_ns, x.s), coalesce(x.s, "
+		  "sessions.start_ns)), end_ns = max(coalesce(sessions.end_ns, x.e), coalesce(x.e, sessions.end_ns)), "
+		  "clean_end = min(sessions.clean_end, x.c) FROM (SELECT start_ns AS s, end_ns AS e, clean_end AS c "
+		  "FROM src.sessions WHERE id = ?2) AS x WHERE sessions.id = ?1", dst, src, 0, NULL) ||
+	    /* The chunks of the session are made again from its rows (sink_reindex, after the commit). */
+	    exec3(db, "DELETE FROM main.column_sets WHERE session_id = ?", dst, 0, 0, NULL) ||
+	    exec3(db, "DELETE FROM main.column_chunks WHERE session_id = ?", dst, 0, 0, NULL))
+		return -1;
+	return 0;
+}
+
+int sink_combine(struct sink *s, const char *path, const char *session, int64_t *events, int64_t *processes)
+{
+	sqlite3 *db = s->db;
+	sqlite3_stmt *st;
+	int64_t app = 0, version = 0, rebuilt;
+	int rc = -1, attached = 0, added;
+
+	*events = *processes = 0;
+	if (!(st = db_prepare(db, "ATTACH DATABASE ? AS src")))
+		return -1;
+	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("%s: cannot open: %s", path, sqlite3_errmsg(db));
+	attached = 1;
+	rc = -1;
+	if (sink_query_i64(s, "PRAGMA src.application_id", NULL, 0, &app) < 0 ||
+	    sink_query_i64(s, "PRAGMA src.user_version", NULL, 0, &version) < 0)
+		goto out;
+	if (app != DB_APPLICATION_ID) {
+		rc = error("%s: not a gpuprof database", path) - 1;
+		goto out;
+	}
+	if (version != DB_SCHEMA_VERSION) {
+		rc = error("%s: a gpuprof database of schema version %lld, this gpuprof writes version %d: %s",
+			   path, (long long)version, DB_SCHEMA_VERSION,
+			   version < DB_SCHEMA_VERSION ? "bring it up first (gpuprof-ingest --reindex -o FILE)"
+						       : "combine it with a newer gpuprof") - 1;
+		goto out;
+	}
+	if (db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS cmb_pid (src INTEGER PRIMARY KEY, dst INTEGER); "
+		    "CREATE TEMP TABLE IF NOT EXISTS cmb_str (src INTEGER PRIMARY KEY, dst INTEGER)") ||
+	    sink_tx_begin(s))
+		goto out;
+	if (!(st = db_prepare(db, "SELECT id, uuid FROM src.sessions ORDER BY id")))
+		goto rollback;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t src = sqlite3_column_int64(st, 0), dst = 0;
+		const char *uuid = session ? session : (const char *)sqlite3_column_text(st, 1);
+		int r = sink_query_i64(s, "SELECT id FROM main.sessions WHERE uuid = ?", uuid, 0, &dst);
+		if (r < 0)
+			break;
+		if (r == 0) {
+			sqlite3_stmt *q = db_prepare(db, "INSERT INTO main.sessions (uuid, source, path, program, args, "
+						     "hostname, engine, collector, options, format_version, origin_ns, "
+						     "start_ns, end_ns, clean_end, ingested_at) SELECT ?1, source, path, "
+						     "program, args, hostname, engine, collector, options, format_version, "
+						     "origin_ns, start_ns, end_ns, clean_end, ingested_at FROM src.sessions "
+						     "WHERE id = ?2");
+			if (!q)
+				break;
+			sqlite3_bind_text(q, 1, uuid, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(q, 2, src);
+			r = sqlite3_step(q);
+			sqlite3_finalize(q);
+			if (r != SQLITE_DONE) {
+				error("sqlite: %s", sqlite3_errmsg(db));
+				break;
+			}
+			dst = sqlite3_last_insert_rowid(db);
+		}
+		if (combine_session(s, src, dst, events, &added))
+			break;
+		if (!added)
+			info("%s: session %s: every process is already in the database; skipped", path, uuid);
+		*processes += added;
+	}
+	sqlite3_finalize(st);
+	s->session_id = 0;
+	if (rc != SQLITE_DONE)
+		goto rollback;
+	/* Errors about the source's inputs that no session could be told of. */
+	if (exec3(db, "INSERT INTO main.ingest_errors (session_id, file, line, reason, excerpt, ingested_at) "
+		  "SELECT NULL, file, line, reason, excerpt, ingested_at FROM src.ingest_errors e WHERE session_id IS NULL "
+		  "AND NOT EXISTS (SELECT 1 FROM main.ingest_errors m WHERE m.session_id IS NULL AND m.file = e.file "
+		  "AND m.line IS e.line AND m.reason = e.reason) ORDER BY id", 0, 0, 0, NULL) ||
+	    sink_tx_commit(s))
+		goto rollback;
+	rc = 0;
+	if (db_exec(db, "DETACH DATABASE src"))
+		rc = -1;
+	attached = 0;
+	if (!rc && *processes && sink_reindex(s, &rebuilt))
+		rc = -1;
+	return rc;
+rollback:
+	sink_tx_rollback(s);
+	rc = -1;
+out:
+	if (attached)
+		sqlite3_exec(db, "DETACH DATABASE src", NULL, NULL, NULL);
+	return rc;
+}
