@@ -110,7 +110,7 @@ struct analysis {
 	int section;		/* its place in gpuprof-report, 1 first; 0 none. With needs_baseline, only with
 				   --baseline, and before every section without */
 	int section_top;	/* rows its report section shows by default, 0 all */
-	int multi_gpu;		/* its report section shown (but in JSON) only with GPUs to compare, two or more */
+	int multi_gpu;		/* its report section only with GPUs to compare, two or more (JSON: [] else) */
 };
 
 extern const struct analysis analyses[];	/* ended by a row with name NULL */

@@ -302,6 +302,11 @@ int sink_process_end(struct sink *s, int clean_end, int64_t end_ns)
 	return 0;
 }
 
+sqlite3 *sink_db(struct sink *s)
+{
+	return s->db;
+}
+
 int64_t sink_session_id(const struct sink *s)
 {
 	return s->session_id;

@@ -33,6 +33,8 @@ struct sink_process {
 };
 
 struct sink *sink_open(sqlite3 *db);
+/* The connection it writes to. */
+sqlite3 *sink_db(struct sink *s);
 void sink_free(struct sink *s);
 
 int sink_tx_begin(struct sink *s);
@@ -42,7 +44,8 @@ void sink_tx_rollback(struct sink *s);
 /*
  * Add the gpuprof database at path (lib/sink_combine.c): each session into the session of its id, or
  * into `session` when not NULL; processes already there are skipped. Counts the event rows and processes
- * added. 0; -2 when path is not a gpuprof database of this schema version (a message said so); -1 error.
+ * added. The sessions added to lose their column chunks: sink_reindex after the last input makes them.
+ * 0; -2 when path is not a gpuprof database of this schema version (a message said so); -1 error.
  */
 int sink_combine(struct sink *s, const char *path, const char *session, int64_t *events, int64_t *processes);
 

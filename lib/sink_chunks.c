@@ -287,3 +287,81 @@ fail:
 	sink_tx_rollback(s);
 	return -1;
 }
+
+int sink_chunks_append(struct sink *s, int64_t session, const int64_t from[CS_TABLES])
+{
+	int t;
+	for (t = 0; t < CS_TABLES; t++) {
+		const struct colstore_spec *sp = &colstore_specs[t];
+		int64_t v[COLSTORE_MAX_COLS], pid = 0, rows = 0;
+		sqlite3_stmt *st, *host = NULL;
+		struct buf sql;
+		int k, rc, any = 0, status = -1;
+
+		s->session_id = session;
+		if (sink_chunks_begin(s))
+			return -1;
+		buf_init(&sql);
+		buf_addstr(&sql, "SELECT 0");
+		for (k = 0; k < sp->ncols; k++)
+			buf_addf(&sql, ", %s", colstore_sql((enum colstore_table)t, k));
+		buf_addf(&sql, " FROM %s WHERE rowid >= ?1 AND session_id = ?2 ORDER BY rowid", sp->table);
+		st = db_prepare(s->db, sql.s);
+		buf_release(&sql);
+		host = db_prepare(s->db, "SELECT hostname FROM processes WHERE session_id = ? AND pid = ?");
+		if (!st || !host)
+			goto out;
+		sqlite3_bind_int64(st, 1, from[t]);
+		sqlite3_bind_int64(st, 2, session);
+		/* One run of rows per process (the combine adds each process's rows together). */
+		for (;;) {
+			rc = sqlite3_step(st);
+			if (rc == SQLITE_ROW)
+				for (k = 0; k < sp->ncols; k++)
+					v[k] = sqlite3_column_int64(st, k + 1);
+			if (any && (rc != SQLITE_ROW || v[0] != pid)) {
+				/* The run of pid ends: its last chunk, and its column_sets row. */
+				if (sink_chunks_flush(s, (enum colstore_table)t, 1))
+					goto out;
+				sqlite3_reset(host);
+				sqlite3_bind_int64(host, 1, session);
+				sqlite3_bind_int64(host, 2, pid);
+				sqlite3_bind_int64(s->cs_set_add, 1, session);
+				if (sqlite3_step(host) == SQLITE_ROW)
+					sqlite3_bind_text(s->cs_set_add, 2, (const char *)sqlite3_column_text(host, 0), -1,
+							  SQLITE_TRANSIENT);
+				else
+					sqlite3_bind_text(s->cs_set_add, 2, "", -1, SQLITE_STATIC);
+				sqlite3_bind_int64(s->cs_set_add, 3, pid);
+				sqlite3_bind_text(s->cs_set_add, 4, sp->table, -1, SQLITE_STATIC);
+				sqlite3_bind_int64(s->cs_set_add, 5, rows);
+				if (sink_step(s, s->cs_set_add))
+					goto out;
+				any = 0;
+			}
+			if (rc != SQLITE_ROW)
+				break;
+			if (!any) {
+				pid = s->pid = v[0];
+				rows = 0;
+				any = 1;
+			}
+			rows++;
+			if (colstore_writer_append(s->cs, (enum colstore_table)t, v) &&
+			    sink_chunks_flush(s, (enum colstore_table)t, 0))
+				goto out;
+		}
+		if (rc != SQLITE_DONE) {
+			error("sqlite: %s", sqlite3_errmsg(s->db));
+			goto out;
+		}
+		status = 0;
+out:
+		sqlite3_finalize(st);
+		sqlite3_finalize(host);
+		s->session_id = 0;
+		if (status)
+			return -1;
+	}
+	return 0;
+}

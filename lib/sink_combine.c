@@ -3,7 +3,8 @@
  * id (or --session's), each process not already there with its rows: strings and pids remapped as an
  * ingest of the original inputs would have made them, so that combining per-host databases (or the
  * parallel ingest's per-input ones) gives the analyses a direct ingest gives. The column chunks of the
- * sessions it adds to are made again from the rows (sink_reindex).
+ * sessions it adds to are dropped: the caller makes them again from the rows once it has combined every
+ * input (sink_reindex; once per input would read the session again each time).
  */
 #include "sink_int.h"
 #include "db.h"
@@ -35,17 +36,19 @@ static int exec3(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t c, 
 	return 0;
 }
 
-/* The columns of record table t after session_id and pid, source expressions for SELECT (strings remapped). */
-static void rec_columns(enum rec_type t, struct buf *cols, struct buf *exprs)
+/* The columns of record table t after session_id and pid, their SELECT expressions and the joins that remap strings. */
+static void rec_columns(enum rec_type t, struct buf *cols, struct buf *exprs, struct buf *joins)
 {
 	int k;
 	for (k = 0; k < rec_specs[t].nfields; k++) {
 		const struct field *f = &rec_specs[t].fields[k];
 		buf_addf(cols, ", %s", f->column);
-		if (f->kind == F_STR)
-			buf_addf(exprs, ", (SELECT m.dst FROM temp.cmb_str m WHERE m.src = e.%s)", f->column);
-		else
+		if (f->kind == F_STR) {
+			buf_addf(exprs, ", s%d.dst", k);
+			buf_addf(joins, " LEFT JOIN temp.cmb_str s%d ON s%d.src = e.%s", k, k, f->column);
+		} else {
 			buf_addf(exprs, ", e.%s", f->column);
+		}
 	}
 }
 
@@ -54,7 +57,7 @@ static int combine_session(struct sink *s, int64_t src, int64_t dst, int64_t *ev
 {
 	sqlite3 *db = s->db;
 	sqlite3_stmt *st;
-	int64_t n = 0, next;
+	int64_t n = 0, next, from[CS_TABLES], complete[CS_TABLES];
 	int t, rc;
 
 	*added = 0;
@@ -107,57 +110,50 @@ static int combine_session(struct sink *s, int64_t src, int64_t dst, int64_t *ev
 		return -1;
 	if (!*added)
 		return 0;
-	/* Strings in the order they were made: those the target has keep its id, the others come next. */
-	if (sink_query_i64(s, "SELECT coalesce(max(id), 0) + 1 FROM main.strings WHERE session_id = ?", NULL, dst, &next) < 0 ||
-	    !(st = db_prepare(db, "SELECT id, value FROM src.strings WHERE session_id = ? ORDER BY id")))
+	/*
+	 * Strings in the order they were made: those the target session has keep its id, the others come
+	 * after its last, in their order (as reading the input would have added them).
+	 */
+	if (sink_query_i64(s, "SELECT coalesce(max(id), 0) FROM main.strings WHERE session_id = ?", NULL, dst, &next) < 0 ||
+	    exec3(db, "INSERT INTO temp.cmb_str SELECT s.id, m.id FROM src.strings s JOIN main.strings m "
+		  "ON m.session_id = ?1 AND m.value = s.value WHERE s.session_id = ?2", dst, src, 0, NULL) ||
+	    exec3(db, "INSERT INTO temp.cmb_str SELECT id, ?1 + row_number() OVER (ORDER BY id) FROM src.strings "
+		  "WHERE session_id = ?2 AND id NOT IN (SELECT src FROM temp.cmb_str) ORDER BY id", next, src, 0, NULL) ||
+	    exec3(db, "INSERT INTO main.strings (session_id, id, value) SELECT ?1, m.dst, s.value FROM src.strings s "
+		  "JOIN temp.cmb_str m ON m.src = s.id WHERE s.session_id = ?2 AND m.dst > ?3 ORDER BY m.dst",
+		  dst, src, next, NULL))
 		return -1;
-	sqlite3_bind_int64(st, 1, src);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		sqlite3_stmt *q = db_prepare(db, "SELECT id FROM main.strings WHERE session_id = ? AND value = ?");
-		int64_t id = -1;
-		if (!q)
-			break;
-		sqlite3_bind_int64(q, 1, dst);
-		sqlite3_bind_value(q, 2, sqlite3_column_value(st, 1));
-		if (sqlite3_step(q) == SQLITE_ROW)
-			id = sqlite3_column_int64(q, 0);
-		sqlite3_finalize(q);
-		if (id < 0) {
-			id = next++;
-			if (!(q = db_prepare(db, "INSERT INTO main.strings (session_id, id, value) VALUES (?, ?, ?)")))
-				break;
-			sqlite3_bind_int64(q, 1, dst);
-			sqlite3_bind_int64(q, 2, id);
-			sqlite3_bind_value(q, 3, sqlite3_column_value(st, 1));
-			rc = sqlite3_step(q);
-			sqlite3_finalize(q);
-			if (rc != SQLITE_DONE) {
-				rc = SQLITE_ERROR;
-				break;
-			}
-		}
-		if (exec3(db, "INSERT INTO temp.cmb_str VALUES (?, ?)", sqlite3_column_int64(st, 0), id, 0, NULL)) {
-			rc = SQLITE_ERROR;
-			break;
-		}
+	/*
+	 * Where the rows added begin in the tables kept as column chunks; whether the session's chunks are
+	 * complete, so that chunks of the rows added complete them again (else they are made afresh at the
+	 * end, sink_reindex).
+	 */
+	for (t = 0; t < CS_TABLES; t++) {
+		struct buf q;
+		buf_init(&q);
+		buf_addf(&q, "SELECT coalesce(max(rowid), 0) + 1 FROM main.%s", colstore_specs[t].table);
+		rc = sink_query_i64(s, q.s, NULL, 0, &from[t]);
+		buf_release(&q);
+		if (rc < 0 || sink_query_i64(s, "SELECT " COLSTORE_COMPLETE_SQL_IN("main.", "?1", "?2"), colstore_specs[t].table,
+					     dst, &complete[t]) < 0)
+			return -1;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return rc == SQLITE_ERROR ? -1 : error("sqlite: %s", sqlite3_errmsg(db));
 	/* Every record table, then the tables of what was dropped, failed or skipped; rows in their order. */
 	for (t = 0; t < R_COUNT; t++) {
-		struct buf sql, cols, exprs;
+		struct buf sql, cols, exprs, joins;
 		buf_init(&sql);
 		buf_init(&cols);
 		buf_init(&exprs);
-		rec_columns((enum rec_type)t, &cols, &exprs);
+		buf_init(&joins);
+		rec_columns((enum rec_type)t, &cols, &exprs, &joins);
 		buf_addf(&sql, "INSERT INTO main.%s (session_id, pid%s) SELECT ?1, p.dst%s FROM src.%s e "
-			 "JOIN temp.cmb_pid p ON p.src = e.pid WHERE e.session_id = ?2 ORDER BY e.rowid",
-			 rec_specs[t].table, cols.s, exprs.s, rec_specs[t].table);
+			 "JOIN temp.cmb_pid p ON p.src = e.pid%s WHERE e.session_id = ?2 ORDER BY e.rowid",
+			 rec_specs[t].table, cols.s, exprs.s, rec_specs[t].table, joins.len ? joins.s : "");
 		rc = exec3(db, sql.s, dst, src, 0, &n);
 		buf_release(&sql);
 		buf_release(&cols);
 		buf_release(&exprs);
+		buf_release(&joins);
 		if (rc)
 			return -1;
 	}
@@ -178,18 +174,22 @@ static int combine_session(struct sink *s, int64_t src, int64_t dst, int64_t *ev
 		  "sessions.start_ns)), end_ns = max(coalesce(sessions.end_ns, x.e), coalesce(x.e, sessions.end_ns)), "
 		  "clean_end = min(sessions.clean_end, x.c) FROM (SELECT start_ns AS s, end_ns AS e, clean_end AS c "
 		  "FROM src.sessions WHERE id = ?2) AS x WHERE sessions.id = ?1", dst, src, 0, NULL) ||
-	    /* The chunks of the session are made again from its rows (sink_reindex, after the commit). */
-	    exec3(db, "DELETE FROM main.column_sets WHERE session_id = ?", dst, 0, 0, NULL) ||
-	    exec3(db, "DELETE FROM main.column_chunks WHERE session_id = ?", dst, 0, 0, NULL))
+	    0)
 		return -1;
-	return 0;
+	/* The rows added as chunks too; a session whose chunks were not complete loses them (sink_reindex). */
+	for (t = 0; t < CS_TABLES; t++)
+		if (!complete[t] && !(sink_query_i64(s, "SELECT count(*) FROM main.processes WHERE session_id = ?", NULL,
+						     dst, &n) >= 0 && n == *added))
+			return exec3(db, "DELETE FROM main.column_sets WHERE session_id = ?", dst, 0, 0, NULL) ||
+			       exec3(db, "DELETE FROM main.column_chunks WHERE session_id = ?", dst, 0, 0, NULL) ? -1 : 0;
+	return sink_chunks_append(s, dst, from);
 }
 
 int sink_combine(struct sink *s, const char *path, const char *session, int64_t *events, int64_t *processes)
 {
 	sqlite3 *db = s->db;
 	sqlite3_stmt *st;
-	int64_t app = 0, version = 0, rebuilt;
+	int64_t app = 0, version = 0;
 	int rc = -1, attached = 0, added;
 
 	*events = *processes = 0;
@@ -268,8 +268,6 @@ int sink_combine(struct sink *s, const char *path, const char *session, int64_t 
 	if (db_exec(db, "DETACH DATABASE src"))
 		rc = -1;
 	attached = 0;
-	if (!rc && *processes && sink_reindex(s, &rebuilt))
-		rc = -1;
 	return rc;
 rollback:
 	sink_tx_rollback(s);

@@ -94,5 +94,10 @@ int sink_chunks_end(struct sink *s);
 int sink_chunks_flush(struct sink *s, enum colstore_table t, int wait);
 /* Add offset_ns to the times of the current process's chunks, written and buffered. */
 int sink_chunks_shift(struct sink *s, int64_t offset_ns);
+/*
+ * Chunks for the rows of session that table t holds from rowid from[t] on (rows just added, process
+ * after process), after the session's chunks, with a column_sets row per process. 0, or -1.
+ */
+int sink_chunks_append(struct sink *s, int64_t session, const int64_t from[CS_TABLES]);
 
 #endif

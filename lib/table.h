@@ -40,7 +40,7 @@ struct table {
 	char *title;		/* for people: "Top kernels by total GPU time" */
 	char *note;		/* NULL, or one line for people under the title (text, Markdown, HTML) */
 	char *footer;		/* NULL, or one line after the rows: a verdict (text, Markdown, HTML) */
-	int quiet;		/* gpuprof-report: kept out of every format but JSON (whose keys are stable) */
+	int quiet;		/* gpuprof-report: left out (JSON: its key with no rows, keys being stable) */
 	int vertical;		/* text: one "title: value" line per column (single-row tables) */
 	int ncols;
 	struct column *cols;

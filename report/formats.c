@@ -74,7 +74,9 @@ int report_json(FILE *out, const char *path, const struct report_doc *d)
 		GPUPROF_VERSION, (long long)d->session);
 	for (i = 0; i < d->ts->n; i++) {
 		fprintf(out, "%s\"%s\": ", i ? ",\n" : "\n", d->ts->v[i]->name);
-		if (render_json(out, d->ts->v[i]))
+		if (d->ts->v[i]->quiet)
+			fputs("[]", out);	/* a section the report leaves out: its key, no rows */
+		else if (render_json(out, d->ts->v[i]))
 			return -1;
 	}
 	fputs("\n}}\n", out);

@@ -269,7 +269,7 @@ static double cell_num(const struct table *t, size_t r, const char *key)
  */
 static void chart_ranks(FILE *out, const struct report_doc *d)
 {
-	static const char *const seg[] = { "compute", "exposed communication", "other busy", "idle" };
+	static const char *const seg[] = { "compute", "exposed communication", "other busy", "GPU idle" };
 	const struct table *t = report_table(d->ts, "ranks");
 	int bar_h = 22, w = 1000, name_w = 220, k, cr = t ? table_find_col(t, "rank") : -1;
 	int ch = t ? table_find_col(t, "host") : -1, cd = t ? table_find_col(t, "device") : -1;

@@ -98,7 +98,7 @@ static int run_section(sqlite3 *db, const struct analysis *a, struct analysis_op
 	o->top = top >= 0 ? top : a->section_top;
 	if (analysis_run(db, a, o, ts))
 		return EXIT_SYSTEM;
-	/* A section that compares GPUs says nothing of one: shown only in JSON then (its keys stay). */
+	/* A section that compares GPUs says nothing of one: left out then (JSON: an empty array, keys stay). */
 	for (i = first; gpus < 2 && i < ts->n; i++)
 		ts->v[i]->quiet = 1;
 	return EXIT_OK;

@@ -141,6 +141,11 @@ def check_report(tmp, db, name, min_svg):
         ok(f"{name}: section {k}", f'id="t-{k}"' in dom, "missing")
     ok(f"{name}: svg charts", p.tags.get("svg", 0) >= min_svg, f"{p.tags.get('svg', 0)} < {min_svg}")
     ok(f"{name}: hotspot bars", 'id="c-hotspots"' in dom)
+    if "ranks" in shown:  # a session of several GPUs: per rank a stacked bar, and the verdict under the table
+        chart = re.search(r'<section id="c-ranks">(.*?)</section>', dom, re.S)
+        bars = re.findall(r'<text x="\d+" y="\d+" text-anchor="end">([^<]*)</text>', chart.group(1)) if chart else []
+        check(f"{name}: ranks chart: a bar per rank", len(bars), len(doc["ranks"]))
+        ok(f"{name}: ranks verdict shown", re.search(r'<p class="verdict">verdict: [^<]+</p>', dom) is not None)
     ok(f"{name}: timeline", 'id="c-timeline"' in dom)
     ok(f"{name}: probe ran", probe is not None, dom[-500:])
     if probe:
@@ -280,6 +285,13 @@ def main():
             db = os.path.join(tmp, "synth3000.db")
             run("gpuprof-ingest", "-q", d, "-o", db)
             check_report(tmp, db, "synth3000", 3)
+        # A job of four ranks: the per-rank chart and the verdict.
+        d = os.path.join(tmp, "ranks4")
+        run("gpuprof-synth", "--ranks", "4", "--gpus-per-host", "2", "--seed", "5", "-o", d)
+        db = os.path.join(tmp, "ranks4.db")
+        run("gpuprof-ingest", "-q", *[os.path.join(d, f"rank{r}.json") for r in range(4)], "--session", "job",
+            "-o", db)
+        check_report(tmp, db, "ranks4", 2)
         check_xss(tmp)
         check_long_names(tmp)
         check_large(tmp)

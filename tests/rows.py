@@ -30,6 +30,8 @@ EXCEPTIONS = {
     ("report/html.c", "hotspots"): "the HTML bar chart of the hotspots table, drawn after it",
     ("report/html.c", "stall_kernels"): "the HTML stacked bars of the stall_kernels table",
     ("report/html.c", "memory"): "the HTML memory chart, drawn after the memory table",
+    ("report/html.c", "ranks"): "the HTML per-rank bars of the ranks table, drawn after it",
+    ("report/html.c", "host"): "the ranks table's host column: the label of a rank's bar without a rank",
 }
 
 passed = failed = 0
@@ -202,7 +204,7 @@ def main():
         keys = list(rep["tables"])
         check("report sections in order", keys,
               ["summary", "devices", "hotspots", "classes", "stalls", "stall_kernels", "memcpy", "sync", "ranges",
-               "memory", "leaks", "growth", "idle", "gaps", "metrics", "host", "overhead"])
+               "memory", "leaks", "growth", "idle", "gaps", "metrics", "host", "overhead", "ranks", "collectives"])
         check("no comparison without --baseline", [k for k in keys if k.startswith("compare")], [])
         rep = json.loads(subprocess.run([report, db, "-f", "json", "--baseline", db], capture_output=True,
                                         text=True).stdout)
