@@ -180,48 +180,39 @@ static const struct reader *pick_reader(const char *path, const char *format)
 }
 
 /*
- * -j: the inputs but gpuprof databases are read by child processes, each a run of consecutive inputs
- * into a part database of its own (PATH.partN, beside the output), up to `jobs` children at once; this
- * process, the one writer, combines the parts into the output in input order (sink_combine) as they
- * finish, so that the output is what reading the inputs one after another makes. A run is about a
- * quarter of an even share of the inputs: enough parts for the readers to stay ahead of the writer, few
- * enough that making and combining parts costs little. Returns the exit status.
+ * -j: one decoder per input, one writer. Each input but gpuprof databases is read by a child process of
+ * its own, up to `jobs` at once, into a spool file beside the output (PATH.partN: the sink calls it makes,
+ * lib/sink_spool.c); this process, the one writer, replays the spools into the output in input order as
+ * they finish. The output is what reading the inputs one after another makes: the same calls in the same
+ * order. Returns the exit status.
  */
 struct part {
-	int lo, hi;		/* its inputs */
-	int here;		/* a gpuprof database: combined by this process, no part */
+	int here;		/* a gpuprof database: combined by this process, no child */
 	pid_t pid;		/* its child while it runs */
-	char *path;		/* its database */
+	char *path;		/* its spool */
 };
 
-/*
- * Start readers for the parts from *started on while fewer than jobs run. The part is scratch, written
- * without a journal or syncing (a reader that fails leaves a part nobody reads). 0, or -1 with a message.
- */
-static int start_readers(struct part *parts, int nparts, char **inputs, const struct reader **picked, int jobs,
+/* Start readers for the inputs from *started on while fewer than jobs run. 0, or -1 with a message. */
+static int start_readers(struct part *parts, int n, char **inputs, const struct reader **picked, int jobs,
 			 const struct reader_opts *ro, int *started, int *running)
 {
-	for (; *started < nparts && *running < jobs; (*started)++) {
+	for (; *started < n && *running < jobs; (*started)++) {
 		struct part *p = &parts[*started];
 		pid_t pid;
 		if (p->here)
 			continue;
-		unlink(p->path);
 		fflush(NULL);
 		if ((pid = fork()) < 0)
 			return error("cannot start a reader: %s", strerror(errno));
 		if (pid == 0) {
-			sqlite3 *db = db_open(p->path, DB_WRITE);
-			struct sink *s = db && !db_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF") ?
-					 sink_open(db) : NULL;
-			int r = s ? EXIT_OK : EXIT_SYSTEM, k;
-			for (k = p->lo; s && k < p->hi && r != EXIT_SYSTEM; k++) {
-				int rc = picked[k]->ingest(s, inputs[k], ro);
-				if (rc > r)
-					r = rc;
-			}
+			FILE *f = fopen(p->path, "wb");
+			struct sink *s = f ? sink_spool_open(f) : NULL;
+			int r = s ? picked[*started]->ingest(s, inputs[*started], ro) : EXIT_SYSTEM;
+			if (!f)
+				error("%s: cannot write: %s", p->path, strerror(errno));
 			sink_free(s);
-			db_close(db);
+			if (f && fclose(f) && r < EXIT_SYSTEM)
+				r = error("%s: write error", p->path) ? EXIT_SYSTEM : EXIT_SYSTEM;
 			fflush(NULL);
 			_exit(r);
 		}
@@ -235,85 +226,74 @@ static int parallel_ingest(struct sink *sink, const char *out, char **inputs, co
 			   int jobs, const struct reader_opts *ro, int progress)
 {
 	struct part *parts = xcalloc((size_t)n, sizeof(*parts));
-	int i, k, nparts = 0, started = 0, running = 0, status = EXIT_OK, done = 0, per = (n + 4 * jobs - 1) / (4 * jobs);
+	int i, started = 0, running = 0, status = EXIT_OK;
 	int64_t t0 = now_ns(), events = 0;
 
 	for (i = 0; i < n; i++) {
-		struct part *p = nparts ? &parts[nparts - 1] : NULL;
-		if (p && !p->here && picked[i] != &gpuprof_reader && p->hi - p->lo < per) {
-			p->hi++;
-			continue;
-		}
-		p = &parts[nparts];
-		p->lo = i;
-		p->hi = i + 1;
-		p->here = picked[i] == &gpuprof_reader;
-		if (!p->here) {
-			struct buf b;
-			buf_init(&b);
-			buf_addf(&b, "%s.part%d", out, nparts);
-			p->path = xstrdup(b.s);
-			buf_release(&b);
-		}
-		nparts++;
+		struct buf b;
+		parts[i].here = picked[i] == &gpuprof_reader;
+		buf_init(&b);
+		buf_addf(&b, "%s.part%d", out, i);
+		parts[i].path = xstrdup(b.s);
+		buf_release(&b);
 	}
-	/*
-	 * While combining, the output is in WAL mode, synchronous NORMAL: a commit per part then writes
-	 * without waiting for the disk; back to its rollback journal at the end (which checkpoints and syncs).
-	 */
-	if (db_exec(sink_db(sink), "PRAGMA synchronous = NORMAL"))
-		status = EXIT_SYSTEM;
-	for (k = 0; k < nparts && status != EXIT_SYSTEM; k++) {
-		struct part *p = &parts[k];
-		int64_t ev = 0, procs = 0;
+	for (i = 0; i < n && status != EXIT_SYSTEM; i++) {
+		struct part *p = &parts[i];
 		int rc = EXIT_OK, ws;
-		if (start_readers(parts, nparts, inputs, picked, jobs, ro, &started, &running)) {
+		int64_t ev = 0;
+		if (start_readers(parts, n, inputs, picked, jobs, ro, &started, &running)) {
 			status = EXIT_SYSTEM;
 			break;
 		}
 		if (p->here) {
-			rc = picked[p->lo]->ingest(sink, inputs[p->lo], ro);
+			rc = picked[i]->ingest(sink, inputs[i], ro);
 		} else {
+			FILE *f;
 			while (waitpid(p->pid, &ws, 0) < 0 && errno == EINTR)
 				;
 			p->pid = 0;
 			running--;
-			/* The next reader starts before this part is combined: `jobs` of them read all along. */
-			if (start_readers(parts, nparts, inputs, picked, jobs, ro, &started, &running))
+			/* The next reader starts before this spool is replayed: `jobs` of them read all along. */
+			if (start_readers(parts, n, inputs, picked, jobs, ro, &started, &running)) {
 				rc = EXIT_SYSTEM;
-			else if (!WIFEXITED(ws))
-				rc = error("%s: its reader ended by signal %d", inputs[p->lo],
-					   WIFSIGNALED(ws) ? WTERMSIG(ws) : 0) ? EXIT_SYSTEM : EXIT_SYSTEM;
-			else if ((rc = WEXITSTATUS(ws)) != EXIT_SYSTEM && sink_combine(sink, p->path, NULL, &ev, &procs))
+			} else if (!WIFEXITED(ws)) {
+				error("%s: its reader ended by signal %d", inputs[i], WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
 				rc = EXIT_SYSTEM;
-			events += ev;
+			} else if (!(f = fopen(p->path, "rb"))) {
+				error("%s: cannot read: %s", p->path, strerror(errno));
+				rc = EXIT_SYSTEM;
+			} else {
+				/* What the reader wrote before it failed is replayed too: a failed transaction rolls back. */
+				rc = WEXITSTATUS(ws);
+				if (sink_replay(sink, f, inputs[i], &rc, &ev))
+					rc = EXIT_SYSTEM;
+				fclose(f);
+			}
 			unlink(p->path);
 		}
 		if (rc > status)
 			status = rc;
-		done = p->hi;
+		events += ev;
 		if (progress) {
 			double sec = (now_ns() - t0) / 1e9, rate = sec > 0 ? events / sec : 0;
 			if (rate >= 1e6)
-				fprintf(stderr, "\rgpuprof-ingest: %d/%d inputs, %.2f M events/s ", done, n, rate / 1e6);
+				fprintf(stderr, "\rgpuprof-ingest: %d/%d inputs, %.2f M events/s ", i + 1, n, rate / 1e6);
 			else
-				fprintf(stderr, "\rgpuprof-ingest: %d/%d inputs, %.0f events/s ", done, n, rate);
+				fprintf(stderr, "\rgpuprof-ingest: %d/%d inputs, %.0f events/s ", i + 1, n, rate);
 		}
 	}
 	if (progress)
 		fputc('\n', stderr);
-	for (k = 0; k < nparts; k++) {
-		if (parts[k].pid > 0) {	/* stopped early: the readers still running are let go */
-			kill(parts[k].pid, SIGTERM);
-			waitpid(parts[k].pid, NULL, 0);
+	for (i = 0; i < n; i++) {
+		if (parts[i].pid > 0) {	/* stopped early: the readers still running are let go */
+			kill(parts[i].pid, SIGTERM);
+			waitpid(parts[i].pid, NULL, 0);
 		}
-		if (parts[k].path)
-			unlink(parts[k].path);
-		free(parts[k].path);
+		if (!parts[i].here)
+			unlink(parts[i].path);
+		free(parts[i].path);
 	}
 	free(parts);
-	if (db_exec(sink_db(sink), "PRAGMA synchronous = FULL"))
-		status = EXIT_SYSTEM;
 	return status;
 }
 
@@ -384,7 +364,6 @@ int main(int argc, char **argv)
 	for (i = optind; i < argc; i++)
 		combined |= picked[i - optind] == &gpuprof_reader;
 	if (jobs > 1 && argc - optind > 1) {
-		combined = 1;
 		/* On a terminal, one progress line instead of a line per input. */
 		int progress = !quiet && isatty(STDERR_FILENO);
 		if (progress)

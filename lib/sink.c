@@ -47,6 +47,8 @@ void sink_free(struct sink *s)
 	int t;
 	if (!s)
 		return;
+	if (s->spool)
+		util_divert_messages(NULL, NULL);	/* (sink_spool_open diverted them) */
 	if (s->in_tx)
 		sink_tx_rollback(s);
 	for (t = 0; t < R_COUNT; t++)
@@ -66,6 +68,8 @@ void sink_free(struct sink *s)
 
 int sink_tx_begin(struct sink *s)
 {
+	if (s->spool)
+		return sink_spool_tx(s, 'B');
 	if (db_exec(s->db, "BEGIN IMMEDIATE"))
 		return -1;
 	s->in_tx = 1;
@@ -78,6 +82,8 @@ int sink_tx_begin(struct sink *s)
 
 int sink_tx_commit(struct sink *s)
 {
+	if (s->spool)
+		return sink_spool_tx(s, 'C');
 	s->in_tx = 0;
 	/* The schema's CREATE ... IF NOT EXISTS puts back the triggers cs_triggers_drop took away. */
 	if (db_exec(s->db, embed_get("schemas/session.sql")) || db_exec(s->db, "COMMIT")) {
@@ -89,6 +95,10 @@ int sink_tx_commit(struct sink *s)
 
 void sink_tx_rollback(struct sink *s)
 {
+	if (s->spool) {
+		sink_spool_tx(s, 'R');
+		return;
+	}
 	colstore_writer_discard(s->cs);
 	s->in_tx = 0;
 	s->session_id = 0;
@@ -164,6 +174,8 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 	int64_t sid = 0, n = 0;
 	int rc, t;
 
+	if (s->spool)
+		return sink_spool_process(s, p);
 	sink_strings_clear(s);
 	memset(s->counts, 0, sizeof(s->counts));
 	s->min_ns = INT64_MAX;
@@ -265,6 +277,8 @@ int sink_process_end(struct sink *s, int clean_end, int64_t end_ns)
 	sqlite3_stmt *st;
 	int rc;
 	int64_t first = s->min_ns, last = s->max_ns;
+	if (s->spool)
+		return sink_spool_end(s, clean_end, end_ns);
 	if (end_ns > last)
 		last = end_ns;
 	if (first == INT64_MAX)
@@ -315,6 +329,8 @@ int64_t sink_session_id(const struct sink *s)
 int sink_drop(struct sink *s, int64_t ts_ns, const char *source, const char *what, int64_t count)
 {
 	sqlite3_stmt *st = s->drop_add;
+	if (s->spool)
+		return sink_spool_drop(s, ts_ns, source, what, count);
 	sqlite3_bind_int64(st, 1, s->session_id);
 	sqlite3_bind_int64(st, 2, s->pid);
 	sqlite3_bind_int64(st, 3, ts_ns);
@@ -327,6 +343,8 @@ int sink_drop(struct sink *s, int64_t ts_ns, const char *source, const char *wha
 int sink_collector_error(struct sink *s, int64_t ts_ns, const char *what, const char *reason)
 {
 	sqlite3_stmt *st = s->cerr_add;
+	if (s->spool)
+		return sink_spool_cerr(s, ts_ns, what, reason);
 	sqlite3_bind_int64(st, 1, s->session_id);
 	sqlite3_bind_int64(st, 2, s->pid);
 	sqlite3_bind_int64(st, 3, ts_ns);
@@ -337,9 +355,12 @@ int sink_collector_error(struct sink *s, int64_t ts_ns, const char *what, const 
 
 int sink_skipped(struct sink *s, const char *file, const char *cat, const char *ph, int64_t count, int64_t gpu)
 {
-	sqlite3_stmt *st = db_prepare(s->db, "INSERT INTO ingest_skipped (session_id, pid, file, category, ph, "
-				      "events, gpu_events) VALUES (?, ?, ?, ?, ?, ?, ?)");
+	sqlite3_stmt *st;
 	int rc;
+	if (s->spool)
+		return sink_spool_skipped(s, file, cat, ph, count, gpu);
+	st = db_prepare(s->db, "INSERT INTO ingest_skipped (session_id, pid, file, category, ph, "
+			"events, gpu_events) VALUES (?, ?, ?, ?, ?, ?, ?)");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, s->session_id);
@@ -358,6 +379,8 @@ int sink_ingest_error(struct sink *s, const char *file, int64_t line, const char
 {
 	sqlite3_stmt *st = s->err_add;
 	char when[32];
+	if (s->spool)
+		return sink_spool_ierr(s, file, line, reason, excerpt);
 	db_timestamp(when);
 	if (s->session_id)
 		sqlite3_bind_int64(st, 1, s->session_id);
@@ -373,9 +396,11 @@ int sink_ingest_error(struct sink *s, const char *file, int64_t line, const char
 
 int sink_set_rank(struct sink *s, int64_t rank)
 {
-	sqlite3_stmt *st = db_prepare(s->db, "UPDATE processes SET rank = ? WHERE session_id = ? AND hostname = ? "
-				      "AND pid = ?");
+	sqlite3_stmt *st;
 	int rc;
+	if (s->spool)
+		return sink_spool_rank(s, rank);
+	st = db_prepare(s->db, "UPDATE processes SET rank = ? WHERE session_id = ? AND hostname = ? AND pid = ?");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, rank);

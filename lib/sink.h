@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include "records.h"
 
+#include <stdio.h>
+
 struct sink;
 
 /* What a reader knows about the session and the process it is reading. */
@@ -33,6 +35,15 @@ struct sink_process {
 };
 
 struct sink *sink_open(sqlite3 *db);
+/*
+ * A sink that writes every call to f instead of a database (lib/sink_spool.c), for a reader in another
+ * process: it answers as a database would for a new process (sink_process_begin never says 1). f stays
+ * the caller's. sink_replay makes those calls on s, a database's sink, in order: 0, or -1 when the spool
+ * is damaged or a call failed (with a message; what names the input). *status is raised to EXIT_SYSTEM
+ * when nothing of a transaction could be kept; *events counts the records added.
+ */
+struct sink *sink_spool_open(FILE *f);
+int sink_replay(struct sink *s, FILE *f, const char *what, int *status, int64_t *events);
 /* The connection it writes to. */
 sqlite3 *sink_db(struct sink *s);
 void sink_free(struct sink *s);

@@ -6,6 +6,8 @@
  *   sink_rows.c     row writing: one prepared INSERT per record type (records.h), time shifts
  *   sink_chunks.c   column chunks (colstore.h): encoding the current process's kernels and API calls,
  *                   and rebuilding missing chunks (sink_reindex)
+ *   sink_combine.c  a gpuprof database as an input
+ *   sink_spool.c    a sink that writes its calls to a file, and their replay (gpuprof-ingest -j)
  *
  * Ownership: struct sink owns every statement, the string map (its strings freed by sink_strings_clear)
  * and the chunk writer; all of it is freed by sink_free. The connection is borrowed (sink.h).
@@ -21,7 +23,8 @@
 struct strmap_entry;	/* sink_strings.c */
 
 struct sink {
-	sqlite3 *db;
+	sqlite3 *db;		/* NULL for a spooling sink */
+	FILE *spool;		/* a spooling sink's file (sink_spool.c), else NULL */
 	sqlite3_stmt *insert[R_COUNT];
 	/*
 	 * SQLite keeps bindings across sqlite3_reset, so a value equal to the one already bound in that
@@ -74,6 +77,19 @@ int sink_query_i64(struct sink *s, const char *sql, const char *text, int64_t a,
  * or pid + k * 2^32 when another host's process has it (lib/sink.c). 0, or -1 with a message.
  */
 int sink_session_pid(struct sink *s, int64_t pid);
+
+/* sink_spool.c: a spooling sink's side of each public function (sink.h). */
+int sink_spool_tx(struct sink *s, int tag);	/* 'B'egin, 'C'ommit, 'R'ollback */
+int sink_spool_process(struct sink *s, const struct sink_process *p);
+int sink_spool_end(struct sink *s, int clean_end, int64_t end_ns);
+void sink_spool_string(struct sink *s, int64_t id, const char *v, size_t len);
+int sink_spool_add(struct sink *s, enum rec_type t, const struct value *vals);
+int sink_spool_shift(struct sink *s, int64_t offset_ns);
+int sink_spool_drop(struct sink *s, int64_t ts_ns, const char *source, const char *what, int64_t count);
+int sink_spool_cerr(struct sink *s, int64_t ts_ns, const char *what, const char *reason);
+int sink_spool_skipped(struct sink *s, const char *file, const char *cat, const char *ph, int64_t count, int64_t gpu);
+int sink_spool_ierr(struct sink *s, const char *file, int64_t line, const char *reason, const char *excerpt);
+int sink_spool_rank(struct sink *s, int64_t rank);
 
 /* sink_strings.c */
 /* Forget the current session's strings (the map and the id index). */

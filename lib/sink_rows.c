@@ -60,6 +60,8 @@ int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
 	struct value *bound = s->bound[t];
 	struct value tmp[REC_MAX_FIELDS];
 	int i, valid = s->bound_valid[t];
+	if (s->spool)
+		return sink_spool_add(s, t, vals);
 	if (t == R_KERNEL)
 		vals = smem_total(vals, tmp);
 	for (i = 0; i < r->nfields; i++) {
@@ -122,6 +124,8 @@ int sink_shift_times(struct sink *s, int64_t offset_ns)
 	int t, i;
 	if (!offset_ns)
 		return 0;
+	if (s->spool)
+		return sink_spool_shift(s, offset_ns);
 	/*
 	 * The current process's rows are those it inserted: from first_rowid on (not "this session and
 	 * pid", which another host's process of the session may share). One UPDATE per table.

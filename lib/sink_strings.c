@@ -95,6 +95,12 @@ int64_t sink_string(struct sink *s, const char *v, size_t len)
 	int64_t id = map_get(s, v, len, h);
 	if (id >= 0)
 		return id;
+	if (s->spool) {	/* ids of its own, told to the writer before their first use */
+		id = s->next_string_id++;
+		sink_spool_string(s, id, v, len);
+		map_put(s, v, len, h, id);
+		return id;
+	}
 	if (!s->session_is_new) {
 		sqlite3_bind_int64(s->str_find, 1, s->session_id);
 		sqlite3_bind_text(s->str_find, 2, v, (int)len, SQLITE_STATIC);

@@ -11,6 +11,8 @@
 
 static const char *progname = "gpuprof";
 static int quiet;
+static void (*divert)(void *arg, const char *line);	/* util_divert_messages */
+static void *divert_arg;
 
 void util_init(const char *argv0)
 {
@@ -28,16 +30,30 @@ void util_set_quiet(int q)
 	quiet = q;
 }
 
+void util_divert_messages(void (*fn)(void *arg, const char *line), void *arg)
+{
+	divert = fn;
+	divert_arg = arg;
+}
+
 static void vreport(const char *level, const char *fmt, va_list ap)
 {
 	char msg[4096];
 	if (quiet > 1)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
-	if (level)
+	if (divert) {
+		char line[4200];
+		if (level)
+			snprintf(line, sizeof(line), "%s: %s: %s", progname, level, msg);
+		else
+			snprintf(line, sizeof(line), "%s: %s", progname, msg);
+		divert(divert_arg, line);
+	} else if (level) {
 		fprintf(stderr, "%s: %s: %s\n", progname, level, msg);
-	else
+	} else {
 		fprintf(stderr, "%s: %s\n", progname, msg);
+	}
 }
 
 int error(const char *fmt, ...)

@@ -32,6 +32,11 @@ void warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* 1: silence info() (warnings and errors still print); 2: silence everything (fuzzing). */
 void util_set_quiet(int quiet);
+/*
+ * Hand every message (the whole line, without its newline) to fn instead of printing it; NULL prints
+ * again. gpuprof-ingest -j: a reader's messages go into its spool, printed by the writer in input order.
+ */
+void util_divert_messages(void (*fn)(void *arg, const char *line), void *arg);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
