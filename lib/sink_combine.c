@@ -205,13 +205,13 @@ int sink_combine(struct sink *s, const char *path, const char *session, int64_t 
 	if (sink_query_i64(s, "PRAGMA src.application_id", NULL, 0, &app) < 0 ||
 	    sink_query_i64(s, "PRAGMA src.user_version", NULL, 0, &version) < 0)
 		goto out;
-	if (app != DB_APPLICATION_ID) {
+	if (app != DB_APPLICATION_ID && version) {
 		rc = error("%s: not a gpuprof database", path) - 1;
 		goto out;
 	}
 	if (version != DB_SCHEMA_VERSION) {
-		rc = error("%s: a gpuprof database of schema version %lld, this gpuprof writes version %d: %s",
-			   path, (long long)version, DB_SCHEMA_VERSION,
+		rc = error("%s: a gpuprof database of schema version %lld%s, this gpuprof writes version %d: %s",
+			   path, (long long)version, version ? "" : " (from before versions were kept)", DB_SCHEMA_VERSION,
 			   version < DB_SCHEMA_VERSION ? "bring it up first (gpuprof-ingest --reindex -o FILE)"
 						       : "combine it with a newer gpuprof") - 1;
 		goto out;

@@ -6,8 +6,12 @@ Measures (wall time, and peak RSS of each child process from getrusage):
   every gpuprof-analyze analysis on the resulting database (target: each under 1 s)
   gpuprof-report (text, target under 2 s)
   the hotspots view in sqlite3 with the extension loaded (target: at most twice gpuprof-analyze hotspots)
+  a job of 64 ranks (gpuprof-synth --ranks 64, Kineto traces): ingest with -j 1 and with -j (one reader per
+  core), the rate of each and -j's peak RSS (targets: -j at least 1.5x the -j 1 rate, under 200 MB), and
+  the ranks and collectives analyses on it (each under 1 s)
 BENCH_KERNELS overrides the size (default 5,000,000). The session is cached in build/bench/.
-Ingest, analyses and reports are timed as the best of BENCH_REPEAT runs (default 3).
+Ingest, analyses and reports are timed as the best of BENCH_REPEAT runs (default 3). BENCH_ONLY=ranks
+runs the 64-rank job alone.
 """
 import os
 import resource
@@ -44,6 +48,9 @@ def verdict(ok):
 
 def main():
     os.makedirs(OUT, exist_ok=True)
+    if os.environ.get("BENCH_ONLY") == "ranks":	# the 64-rank job alone
+        ranks()
+        return
     session = os.path.join(OUT, f"synth-{KERNELS}")
     db = os.path.join(OUT, f"synth-{KERNELS}.db")
     if not os.path.isdir(session):
@@ -82,6 +89,39 @@ def main():
         print(f"{verdict(ok)} {name:<11} {t:6.2f} s  peak RSS {rss:6.1f} MiB   {goal}")
     view(db)
     kineto()
+    ranks()
+
+
+def ranks():
+    """64 rank traces of one job: ingest rate with one reader and with one per core, peak RSS (the writer's
+    or a reader's, whichever is larger: wait4 reports the largest of the tree), ranks and collectives."""
+    d = os.path.join(OUT, "ranks64")
+    if not os.path.isdir(d):
+        run_measured([os.path.join(BIN, "gpuprof-synth"), "--ranks", "64", "--steps", "500", "--seed", "1",
+                      "--no-expected", "-o", d])
+    files = [os.path.join(d, f"rank{r}.json") for r in range(64)]
+    db = os.path.join(OUT, "ranks64.db")
+    cores = os.cpu_count() or 1
+
+    def ingest(jobs):
+        if os.path.exists(db):
+            os.remove(db)
+        return run_measured([os.path.join(BIN, "gpuprof-ingest"), "-q", "-j", str(jobs)] + files +
+                            ["--session", "job", "-o", db])
+    t1, rss1 = min(ingest(1) for _ in range(REPEAT))
+    tj, rssj = min(ingest(cores) for _ in range(REPEAT))
+    con = sqlite3.connect(db)
+    events = sum(con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in ("kernels", "api_calls", "ranges",
+                                                                                  "devices"))
+    con.close()
+    size = sum(os.path.getsize(f) for f in files)
+    print(f"input: 64 ranks, {events:,} records, {size / 2**20:.0f} MiB of Kineto JSON")
+    print(f"{verdict(t1 / tj >= 1.5 and rssj < 200)} ranks -j{cores:<3} {tj:6.2f} s  {events / tj / 1e6:5.2f} M events/s  "
+          f"peak RSS {rssj:5.1f} MiB   (-j 1: {t1:.2f} s, {events / t1 / 1e6:.2f} M events/s, {rss1:.1f} MiB; "
+          f"speed-up {t1 / tj:.2f}x; targets: >= 1.5x, < 200 MiB)")
+    for name in ("ranks", "collectives"):
+        t, rss = min(run_measured([os.path.join(BIN, "gpuprof-analyze"), name, db]) for _ in range(REPEAT))
+        print(f"{verdict(t < 1.0)} {name:<11} {t:6.2f} s  peak RSS {rss:6.1f} MiB   (64 ranks; target: < 1 s)")
 
 
 def view(db):

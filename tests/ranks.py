@@ -385,6 +385,14 @@ def parallel_and_combine(tmp, d, n):
     r = run("gpuprof-ingest", *hosts, "--session", "job", "-o", job)
     check("combine again: nothing added", counts(job), counts(one))
     ok("combine again: says so", "already in the database" in r.stderr, r.stderr)
+    # A gpuprof database of another schema version: refused, saying how to bring it up; the output unchanged.
+    old = os.path.join(tmp, "old.db")
+    shutil.copy(hosts[0], old)
+    sqlite3.connect(old).execute("PRAGMA user_version = 3").connection.commit()
+    r = run("gpuprof-ingest", old, "-o", job, expect=3)
+    ok("an older gpuprof database: exit 3, how to bring it up", "schema version 3" in r.stderr
+       and "gpuprof-ingest --reindex -o FILE" in r.stderr, r.stderr)
+    check("an older gpuprof database: nothing added", counts(job), counts(one))
     # A database is refused when it is not gpuprof's, and says why.
     bad = os.path.join(tmp, "other.db")
     sqlite3.connect(bad).execute("CREATE TABLE t(x)").connection.commit()
