@@ -375,6 +375,8 @@ static const struct table_spec launch_tables[] = {
 	{ "launch", "Launch configurations per kernel, with theoretical occupancy", launch_cols, NCOLS(launch_cols) },
 };
 static const struct colspec classes_cols[] = {
+	GPU_COLUMNS,
+	{ "device", "Device", C_INT, C_HIDE_NULL },
 	{ "class", "Class", C_TEXT },
 	{ "kernels", "Kernels", C_INT },
 	{ "total_ns", "Kernel time (sum)", C_NS },

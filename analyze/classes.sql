@@ -1,6 +1,6 @@
 -- classes: kernels sorted into classes by name (compute, communication, memory), with per class the
 -- kernels, their summed time and their busy time (the union of the class's kernel intervals per device,
--- summed over devices), and per pair of classes the time both run at once on one device
+-- summed over devices; per GPU in a session of several hosts or ranks), and per pair of classes the time both run at once on one device
 -- ("compute+communication" is the overlap distributed training wants large). A last row "all" is the
 -- union of every kernel shown. pct is a share of all kernels' busy time (summary's kernel_busy_ns, filters
 -- or not). Every figure here is kernels only: copies and memsets of the copy engines (tables memcpys,
@@ -22,6 +22,10 @@
 -- the intersections |A| + |B| - |A u B| per pair, a sorter pass over every kernel each: on the 5M-kernel
 -- bench session the first of them, one GROUP BY device_id, class, takes 6.1 s of CPU; kernel_busy gives
 -- every figure in 0.44 s.
+-- The title says which: per GPU, or summed over devices (a heading statement).
+SELECT CASE WHEN (SELECT count(DISTINCT node) > 1 FROM temp.gpu_nodes WHERE session_id = :session)
+	    THEN 'Kernel classes per GPU: busy time and overlap' END AS _title;
+
 WITH rules AS MATERIALIZED (
 	SELECT ord, class, class_ord, pattern FROM class_rules(:class_rules, :class_rules_file)
 ),
@@ -40,29 +44,50 @@ names(id, class) AS (
 	WHERE session_id = :session
 	  AND (:match IS NULL OR value REGEXP :match) AND (:exclude IS NULL OR NOT value REGEXP :exclude)
 ),
+-- A session of several nodes (hosts or ranks: views.sql) has a set of rows per GPU, with its rank, host
+-- and device; others one set for the whole session (the columns left out), as before.
+multi(yes) AS (
+	SELECT count(DISTINCT node) > 1 FROM temp.gpu_nodes WHERE session_id = :session
+),
 busy AS MATERIALIZED (
-	SELECT class, other_class, kernels, total_ns, busy_ns, device_busy_ns
+	SELECT CASE WHEN (SELECT yes FROM multi) THEN node END AS node,
+	       CASE WHEN (SELECT yes FROM multi) THEN device_id END AS device,
+	       class, other_class, kernels, total_ns, busy_ns, device_busy_ns
 	FROM kernel_busy((SELECT json_group_object(id, class) FROM names),
 			 CASE WHEN :match IS NULL AND :exclude IS NULL THEN 'compute' END)
 	WHERE session_id = :session
 ),
-base(ns) AS (
-	SELECT sum(device_busy_ns) FROM busy WHERE class IS NULL AND other_class IS NULL
+gpus(node, device) AS (
+	SELECT DISTINCT node, device FROM busy WHERE (SELECT yes FROM multi)
+	UNION ALL
+	SELECT NULL, NULL WHERE NOT (SELECT yes FROM multi)
 ),
-shown(ord, class, kernels, total_ns, kernel_busy_ns) AS (
-	SELECT c.ord, c.class, coalesce(sum(b.kernels), 0), coalesce(sum(b.total_ns), 0), coalesce(sum(b.busy_ns), 0)
-	FROM classes c LEFT JOIN busy b ON b.class = c.class AND b.other_class IS NULL
-	GROUP BY c.class
+base(node, device, ns) AS (
+	SELECT g.node, g.device, (SELECT sum(device_busy_ns) FROM busy b WHERE b.node IS g.node AND b.device IS g.device
+				  AND b.class IS NULL AND b.other_class IS NULL)
+	FROM gpus g
+),
+shown(node, device, ord, class, kernels, total_ns, kernel_busy_ns) AS (
+	SELECT g.node, g.device, c.ord, c.class, coalesce(sum(b.kernels), 0), coalesce(sum(b.total_ns), 0),
+	       coalesce(sum(b.busy_ns), 0)
+	FROM gpus g CROSS JOIN classes c
+	LEFT JOIN busy b ON b.node IS g.node AND b.device IS g.device AND b.class = c.class AND b.other_class IS NULL
+	GROUP BY g.node, g.device, c.class
 	UNION ALL
-	SELECT 1000 * (a.ord + 1) + b.ord, a.class || '+' || b.class, NULL, NULL,
+	SELECT g.node, g.device, 1000 * (a.ord + 1) + b.ord, a.class || '+' || b.class, NULL, NULL,
 	       (SELECT coalesce(sum(busy_ns), 0) FROM busy x
-		WHERE (x.class = a.class AND x.other_class = b.class) OR (x.class = b.class AND x.other_class = a.class))
-	FROM classes a JOIN classes b ON b.ord > a.ord
+		WHERE x.node IS g.node AND x.device IS g.device
+		  AND ((x.class = a.class AND x.other_class = b.class) OR (x.class = b.class AND x.other_class = a.class)))
+	FROM gpus g CROSS JOIN classes a JOIN classes b ON b.ord > a.ord
 	UNION ALL
-	SELECT 1000000, 'all', coalesce(sum(kernels), 0), coalesce(sum(total_ns), 0), coalesce(sum(busy_ns), 0)
-	FROM busy WHERE class IS NULL AND other_class IS NULL
+	SELECT g.node, g.device, 1000000, 'all', coalesce(sum(x.kernels), 0), coalesce(sum(x.total_ns), 0),
+	       coalesce(sum(x.busy_ns), 0)
+	FROM gpus g LEFT JOIN busy x ON x.node IS g.node AND x.device IS g.device AND x.class IS NULL
+	     AND x.other_class IS NULL
+	GROUP BY g.node, g.device
 )
-SELECT class, kernels, total_ns, kernel_busy_ns,
-       CASE WHEN (SELECT ns FROM base) > 0 THEN 100.0 * kernel_busy_ns / (SELECT ns FROM base) END AS pct
-FROM shown
-ORDER BY ord;
+SELECT n.rank, n.host, s.device, s.class, s.kernels, s.total_ns, s.kernel_busy_ns,
+       CASE WHEN b.ns > 0 THEN 100.0 * s.kernel_busy_ns / b.ns END AS pct
+FROM shown s JOIN base b ON b.node IS s.node AND b.device IS s.device
+LEFT JOIN temp.gpu_node_names n ON n.session_id = :session AND n.node = s.node
+ORDER BY s.node, s.device, s.ord;

@@ -6,7 +6,7 @@
 --   Kineto rank has one; a host of a gpuprof or Nsight Systems session has its GPUs.
 -- * Communication kernels are the names the class rules (classes.sql: analyze/kernel-classes.rules, or
 --   GPUPROF_CLASS_RULES) put in class `communication`: NCCL's and RCCL's. A collective's name is its
---   kernel's name without the parameter list.
+--   kernel's name without the parameter list (comm_kernels.name holds its first string id, cid).
 -- * The i-th kernel of a name on one GPU (by start) and the i-th of that name on every other GPU are one
 --   operation: ranks launch the same collectives in the same order. The traces name no process group in
 --   what gpuprof keeps, so collectives of two groups with one kernel name count as one series.
@@ -15,23 +15,34 @@
 --   started at the latest start, when the skew is above 0) arrived last.
 -- Every name's class (the first rule that matches it, else compute), for ranks' kernel_busy too.
 DROP TABLE IF EXISTS temp.name_classes;
-CREATE TEMP TABLE name_classes(id INTEGER PRIMARY KEY, class TEXT, name TEXT);
+CREATE TEMP TABLE name_classes(id INTEGER PRIMARY KEY, class TEXT, name TEXT, cid INTEGER);
 INSERT INTO name_classes
 WITH rules AS MATERIALIZED (
 	SELECT ord, class, pattern FROM class_rules(:class_rules, :class_rules_file)
+),
+named AS (
+	SELECT id, coalesce((SELECT r.class FROM rules r WHERE s.value REGEXP r.pattern ORDER BY r.ord LIMIT 1),
+			    'compute') AS class,
+	       CASE WHEN instr(value, '(') > 1 THEN rtrim(substr(value, 1, instr(value, '(') - 1)) ELSE value END AS name
+	FROM strings s
+	WHERE session_id = :session
 )
-SELECT id, coalesce((SELECT r.class FROM rules r WHERE s.value REGEXP r.pattern ORDER BY r.ord LIMIT 1), 'compute'),
-       CASE WHEN instr(value, '(') > 1 THEN rtrim(substr(value, 1, instr(value, '(') - 1)) ELSE value END
-FROM strings s
-WHERE session_id = :session;
+-- cid: one id per collective name (its first string's), so that what follows compares integers.
+SELECT id, class, name, min(id) OVER (PARTITION BY name) FROM named;
 
 DROP TABLE IF EXISTS temp.comm_kernels;
-CREATE TEMP TABLE comm_kernels(node INTEGER, device INTEGER, name TEXT, i INTEGER, start_ns INTEGER, dur_ns INTEGER);
+CREATE TEMP TABLE comm_kernels(node INTEGER, device INTEGER, name INTEGER, i INTEGER, start_ns INTEGER, dur_ns INTEGER);
 INSERT INTO comm_kernels
-WITH k AS (
-	SELECT coalesce(g.node, 0) AS node, k.device_id AS device, c.name, k.start_ns, k.end_ns - k.start_ns AS dur_ns
-	FROM kernel_columns k JOIN temp.name_classes c ON c.id = k.name_id AND c.class = 'communication'
-	LEFT JOIN temp.gpu_nodes g ON g.session_id = k.session_id AND g.pid = k.pid
+WITH nodes AS MATERIALIZED (
+	SELECT pid, node FROM temp.gpu_nodes WHERE session_id = :session
+),
+comm AS MATERIALIZED (
+	SELECT id, cid FROM temp.name_classes WHERE class = 'communication'
+),
+k AS (
+	SELECT coalesce(g.node, 0) AS node, k.device_id AS device, c.cid AS name, k.start_ns, k.end_ns - k.start_ns AS dur_ns
+	FROM kernel_columns k JOIN comm c ON c.id = k.name_id
+	LEFT JOIN nodes g ON g.pid = k.pid
 	WHERE k.session_id = :session
 )
 SELECT node, device, name, row_number() OVER (PARTITION BY node, device, name ORDER BY start_ns, dur_ns) - 1,
@@ -40,7 +51,7 @@ FROM k;
 
 -- Per operation: the GPUs that ran it, the first and last start, and the summed wait of all of them.
 DROP TABLE IF EXISTS temp.comm_ops;
-CREATE TEMP TABLE comm_ops(name TEXT, i INTEGER, gpus INTEGER, first_ns INTEGER, last_ns INTEGER, waited_ns INTEGER,
+CREATE TEMP TABLE comm_ops(name INTEGER, i INTEGER, gpus INTEGER, first_ns INTEGER, last_ns INTEGER, waited_ns INTEGER,
 			   PRIMARY KEY (name, i));
 INSERT INTO comm_ops
 SELECT name, i, count(*), min(start_ns), max(start_ns), count(*) * max(start_ns - t0) - sum(start_ns - t0)

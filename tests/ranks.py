@@ -248,6 +248,20 @@ def two_hosts(tmp):
         single[name] = alone
     ok("one host: no host or rank column (its output as before)",
        all("host" not in r and "rank" not in r for n in ("devices", "idle", "memory") for r in single[n]))
+    # classes: per GPU in a session of two hosts; each host's GPUs add up to its session's summed rows.
+    alone = {r["class"]: r for r in analyze("classes", one)}
+    per = analyze("classes", job)
+    ok("two hosts: classes per GPU", {(r["host"], r["device"]) for r in per} ==
+       {(h, d) for h in (host_a, "host-b") for d in (0, 1)}, per[:2])
+    for h in (host_a, "host-b"):
+        got = {}
+        for r in per:
+            if r["host"] == h:
+                g = got.setdefault(r["class"], [0, 0, 0])
+                for i, k in enumerate(("kernels", "total_ns", "kernel_busy_ns")):
+                    g[i] += r[k] or 0
+        check(f"two hosts: classes of {h}'s GPUs add up to its session's", got,
+              {c: [r["kernels"] or 0, r["total_ns"] or 0, r["kernel_busy_ns"]] for c, r in alone.items()})
     s1, s2 = analyze("summary", one)[0], analyze("summary", job)[0]
     check("two hosts: summary: twice the kernels, busy and span", [s2[k] for k in ("kernels", "busy_ns", "gpu_span_ns")],
           [2 * s1[k] for k in ("kernels", "busy_ns", "gpu_span_ns")])
