@@ -89,7 +89,7 @@ int report_json(FILE *out, const char *path, const struct report_doc *d)
  */
 int report_csv(FILE *out, const char *path, const struct report_doc *d)
 {
-	int i, found = 0;
+	int i, found = 0, rc;
 	if (!path)
 		return report_stream(out, d);
 	if (mkdir(path, 0755) && errno != EEXIST)
@@ -102,7 +102,14 @@ int report_csv(FILE *out, const char *path, const struct report_doc *d)
 		snprintf(file, sizeof(file), "%s/%s%s", path, d->ts->v[i]->name, d->fmt->ext);
 		if (!(f = fopen(file, "w")))
 			return error("%s: cannot write: %s", file, strerror(errno));
-		if (render_csv(f, d->ts->v[i]) | fclose(f))
+		if (d->ts->v[i]->quiet) {	/* a section the report leaves out: its header, no rows (as in JSON) */
+			struct table empty = *d->ts->v[i];
+			empty.nrows = 0;
+			rc = render_csv(f, &empty);
+		} else {
+			rc = render_csv(f, d->ts->v[i]);
+		}
+		if (rc | fclose(f))
 			return error("%s: write error", file);
 		found = 1;
 	}
