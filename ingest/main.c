@@ -180,96 +180,136 @@ static const struct reader *pick_reader(const char *path, const char *format)
 }
 
 /*
- * -j: one decoder per input, one writer. Each input but gpuprof databases is read by a child process of
- * its own, up to `jobs` at once, into a spool file beside the output (PATH.partN: the sink calls it makes,
- * lib/sink_spool.c); this process, the one writer, replays the spools into the output in input order as
- * they finish. The output is what reading the inputs one after another makes: the same calls in the same
- * order. Returns the exit status.
+ * -j: one decoder per input, one writer. `jobs` reader processes take the inputs but gpuprof databases in
+ * turn (reader k: the k-th, the (k + jobs)-th, ...); each reads an input into a spool file beside the
+ * output (PATH.partN: the sink calls it makes and the messages it prints, lib/sink_spool.c) and then says
+ * so on a pipe (the input's number and exit status). This process, the one writer, replays the spools
+ * into the output in input order as they are done, so that the database and the messages are those of
+ * reading the inputs one after another (in one transaction, each input's a savepoint of it: an ingest
+ * killed midway leaves the database as it was before it). A reader process reads several inputs: starting one per input
+ * costs more than its reading (every new process faults its memory in afresh). Returns the exit status.
  */
-struct part {
-	int here;		/* a gpuprof database: combined by this process, no child */
-	pid_t pid;		/* its child while it runs */
-	char *path;		/* its spool */
+struct done {
+	int32_t input, status;
 };
 
-/* Start readers for the inputs from *started on while fewer than jobs run. 0, or -1 with a message. */
-static int start_readers(struct part *parts, int n, char **inputs, const struct reader **picked, int jobs,
-			 const struct reader_opts *ro, int *started, int *running)
+/* Reader k of jobs: its inputs into their spools, each said done on fd. Never returns. */
+static void reader_main(int k, int jobs, int fd, char **inputs, const struct reader **picked, char **spools, int n,
+			const struct reader_opts *ro)
 {
-	for (; *started < n && *running < jobs; (*started)++) {
-		struct part *p = &parts[*started];
-		pid_t pid;
-		if (p->here)
+	int i;
+	for (i = k; i < n; i += jobs) {
+		struct done d = { i, EXIT_SYSTEM };
+		FILE *f;
+		if (picked[i] == &gpuprof_reader)
 			continue;
-		fflush(NULL);
-		if ((pid = fork()) < 0)
-			return error("cannot start a reader: %s", strerror(errno));
-		if (pid == 0) {
-			FILE *f = fopen(p->path, "wb");
-			struct sink *s = f ? sink_spool_open(f) : NULL;
-			int r = s ? picked[*started]->ingest(s, inputs[*started], ro) : EXIT_SYSTEM;
-			if (!f)
-				error("%s: cannot write: %s", p->path, strerror(errno));
+		if (!(f = fopen(spools[i], "wb"))) {
+			error("%s: cannot write: %s", spools[i], strerror(errno));
+		} else {
+			struct sink *s = sink_spool_open(f);
+			d.status = picked[i]->ingest(s, inputs[i], ro);
 			sink_free(s);
-			if (f && fclose(f) && r < EXIT_SYSTEM)
-				r = error("%s: write error", p->path) ? EXIT_SYSTEM : EXIT_SYSTEM;
-			fflush(NULL);
-			_exit(r);
+			if (fclose(f)) {
+				error("%s: write error", spools[i]);
+				d.status = EXIT_SYSTEM;
+			}
 		}
-		p->pid = pid;
-		(*running)++;
+		fflush(NULL);
+		if (write(fd, &d, sizeof(d)) != (ssize_t)sizeof(d))
+			_exit(EXIT_SYSTEM);
 	}
-	return 0;
+	_exit(EXIT_OK);
 }
 
 static int parallel_ingest(struct sink *sink, const char *out, char **inputs, const struct reader **picked, int n,
 			   int jobs, const struct reader_opts *ro, int progress)
 {
-	struct part *parts = xcalloc((size_t)n, sizeof(*parts));
-	int i, started = 0, running = 0, status = EXIT_OK;
+	char **spools = xcalloc((size_t)n, sizeof(*spools));
+	int *status_of = xcalloc((size_t)n, sizeof(int)), *done = xcalloc((size_t)n, sizeof(int));
+	pid_t *pids = xcalloc((size_t)jobs, sizeof(*pids));
+	int fds[2], i, k, status = EXIT_OK, open_end = 1;
 	int64_t t0 = now_ns(), events = 0;
 
+	if (jobs > n)
+		jobs = n;
 	for (i = 0; i < n; i++) {
 		struct buf b;
-		parts[i].here = picked[i] == &gpuprof_reader;
 		buf_init(&b);
 		buf_addf(&b, "%s.part%d", out, i);
-		parts[i].path = xstrdup(b.s);
+		spools[i] = xstrdup(b.s);
 		buf_release(&b);
 	}
-	for (i = 0; i < n && status != EXIT_SYSTEM; i++) {
-		struct part *p = &parts[i];
-		int rc = EXIT_OK, ws;
-		int64_t ev = 0;
-		if (start_readers(parts, n, inputs, picked, jobs, ro, &started, &running)) {
+	if (pipe(fds)) {
+		error("cannot start the readers: %s", strerror(errno));
+		status = EXIT_SYSTEM;
+		jobs = 0;
+	}
+	fflush(NULL);
+	for (k = 0; k < jobs; k++) {
+		if ((pids[k] = fork()) < 0) {
+			error("cannot start a reader: %s", strerror(errno));
 			status = EXIT_SYSTEM;
 			break;
 		}
-		if (p->here) {
-			rc = picked[i]->ingest(sink, inputs[i], ro);
+		if (pids[k] == 0) {
+			close(fds[0]);
+			reader_main(k, jobs, fds[1], inputs, picked, spools, n, ro);
+		}
+	}
+	if (jobs)
+		close(fds[1]);
+	/*
+	 * The inputs' transactions are savepoints of one (sink_batch_begin): each input is still whole or
+	 * absent, and the disk is synced once instead of once per input. A gpuprof database is combined
+	 * outside it (ATTACH cannot happen inside a transaction).
+	 */
+	if (status != EXIT_SYSTEM && sink_batch_begin(sink))
+		status = EXIT_SYSTEM;
+	for (i = 0; i < n && status != EXIT_SYSTEM; i++) {
+		int rc = EXIT_OK;
+		int64_t ev = 0;
+		if (picked[i] == &gpuprof_reader) {
+			if (sink_batch_commit(sink))
+				rc = EXIT_SYSTEM;
+			else if ((rc = picked[i]->ingest(sink, inputs[i], ro)) != EXIT_SYSTEM && sink_batch_begin(sink))
+				rc = EXIT_SYSTEM;
 		} else {
 			FILE *f;
-			while (waitpid(p->pid, &ws, 0) < 0 && errno == EINTR)
-				;
-			p->pid = 0;
-			running--;
-			/* The next reader starts before this spool is replayed: `jobs` of them read all along. */
-			if (start_readers(parts, n, inputs, picked, jobs, ro, &started, &running)) {
+			/* Wait until input i is read (the readers say so in any order). */
+			while (!done[i] && open_end) {
+				struct done d;
+				ssize_t got = read(fds[0], &d, sizeof(d));
+				if (got < 0 && errno == EINTR)
+					continue;
+				if (got != (ssize_t)sizeof(d) || d.input < 0 || d.input >= n) {
+					open_end = 0;	/* every reader is gone */
+					break;
+				}
+				done[d.input] = 1;
+				status_of[d.input] = d.status;
+			}
+			if (!done[i]) {
+				int ws = 0;
+				pid_t pid = pids[i % jobs];	/* reader i % jobs had it (reader_main) */
+				while (pid > 0 && waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+					;
+				pids[i % jobs] = 0;
+				if (pid > 0 && WIFSIGNALED(ws))
+					error("%s: its reader ended by signal %d before it was read", inputs[i], WTERMSIG(ws));
+				else
+					error("%s: its reader ended before it was read", inputs[i]);
 				rc = EXIT_SYSTEM;
-			} else if (!WIFEXITED(ws)) {
-				error("%s: its reader ended by signal %d", inputs[i], WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
-				rc = EXIT_SYSTEM;
-			} else if (!(f = fopen(p->path, "rb"))) {
-				error("%s: cannot read: %s", p->path, strerror(errno));
+			} else if (!(f = fopen(spools[i], "rb"))) {
+				error("%s: cannot read: %s", spools[i], strerror(errno));
 				rc = EXIT_SYSTEM;
 			} else {
 				/* What the reader wrote before it failed is replayed too: a failed transaction rolls back. */
-				rc = WEXITSTATUS(ws);
+				rc = status_of[i];
 				if (sink_replay(sink, f, inputs[i], &rc, &ev))
 					rc = EXIT_SYSTEM;
 				fclose(f);
 			}
-			unlink(p->path);
+			unlink(spools[i]);
 		}
 		if (rc > status)
 			status = rc;
@@ -282,18 +322,34 @@ static int parallel_ingest(struct sink *sink, const char *out, char **inputs, co
 				fprintf(stderr, "\rgpuprof-ingest: %d/%d inputs, %.0f events/s ", i + 1, n, rate);
 		}
 	}
+	/* What was read stays, as reading one input after another would have kept it. */
+	if (sink_batch_active(sink) && sink_batch_commit(sink))
+		status = EXIT_SYSTEM;
 	if (progress)
 		fputc('\n', stderr);
-	for (i = 0; i < n; i++) {
-		if (parts[i].pid > 0) {	/* stopped early: the readers still running are let go */
-			kill(parts[i].pid, SIGTERM);
-			waitpid(parts[i].pid, NULL, 0);
+	if (jobs)
+		close(fds[0]);	/* a reader still going (stopped early) ends at its next write */
+	for (k = 0; k < jobs; k++) {
+		int ws;
+		if (pids[k] <= 0)
+			continue;
+		if (status == EXIT_SYSTEM)
+			kill(pids[k], SIGTERM);
+		while (waitpid(pids[k], &ws, 0) < 0 && errno == EINTR)
+			;
+		if (WIFSIGNALED(ws) && status != EXIT_SYSTEM) {
+			error("a reader ended by signal %d", WTERMSIG(ws));
+			status = EXIT_SYSTEM;
 		}
-		if (!parts[i].here)
-			unlink(parts[i].path);
-		free(parts[i].path);
 	}
-	free(parts);
+	for (i = 0; i < n; i++) {
+		unlink(spools[i]);
+		free(spools[i]);
+	}
+	free(spools);
+	free(status_of);
+	free(done);
+	free(pids);
 	return status;
 }
 

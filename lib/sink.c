@@ -66,10 +66,43 @@ void sink_free(struct sink *s)
 	free(s);
 }
 
+int sink_batch_begin(struct sink *s)
+{
+	if (db_exec(s->db, "BEGIN IMMEDIATE"))
+		return -1;
+	if (sink_chunks_triggers_drop(s)) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return -1;
+	}
+	s->outer = 1;
+	return 0;
+}
+
+int sink_batch_active(const struct sink *s)
+{
+	return s->outer;
+}
+
+int sink_batch_commit(struct sink *s)
+{
+	s->outer = 0;
+	if (db_exec(s->db, embed_get("schemas/session.sql")) || db_exec(s->db, "COMMIT")) {
+		db_exec(s->db, "ROLLBACK");
+		return -1;
+	}
+	return 0;
+}
+
 int sink_tx_begin(struct sink *s)
 {
 	if (s->spool)
 		return sink_spool_tx(s, 'B');
+	if (s->outer) {
+		if (db_exec(s->db, "SAVEPOINT input"))
+			return -1;
+		s->in_tx = 1;
+		return 0;
+	}
 	if (db_exec(s->db, "BEGIN IMMEDIATE"))
 		return -1;
 	s->in_tx = 1;
@@ -84,6 +117,10 @@ int sink_tx_commit(struct sink *s)
 {
 	if (s->spool)
 		return sink_spool_tx(s, 'C');
+	if (s->outer) {
+		s->in_tx = 0;
+		return db_exec(s->db, "RELEASE input");
+	}
 	s->in_tx = 0;
 	/* The schema's CREATE ... IF NOT EXISTS puts back the triggers cs_triggers_drop took away. */
 	if (db_exec(s->db, embed_get("schemas/session.sql")) || db_exec(s->db, "COMMIT")) {
@@ -102,7 +139,10 @@ void sink_tx_rollback(struct sink *s)
 	colstore_writer_discard(s->cs);
 	s->in_tx = 0;
 	s->session_id = 0;
-	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	if (s->outer)
+		sqlite3_exec(s->db, "ROLLBACK TO input; RELEASE input", NULL, NULL, NULL);
+	else
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
 int sink_query_i64(struct sink *s, const char *sql, const char *text, int64_t a, int64_t *out)

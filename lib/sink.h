@@ -49,6 +49,14 @@ sqlite3 *sink_db(struct sink *s);
 void sink_free(struct sink *s);
 
 int sink_tx_begin(struct sink *s);
+/*
+ * One transaction around many inputs' (gpuprof-ingest -j): until sink_batch_commit, each input's
+ * transaction is a savepoint of it, so a failed input still leaves nothing and the disk is synced once.
+ */
+int sink_batch_begin(struct sink *s);
+int sink_batch_commit(struct sink *s);
+/* Whether a batch is open. */
+int sink_batch_active(const struct sink *s);
 int sink_tx_commit(struct sink *s);
 void sink_tx_rollback(struct sink *s);
 

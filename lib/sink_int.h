@@ -34,6 +34,7 @@ struct sink {
 	int bound_valid[R_COUNT];
 	sqlite3_stmt *str_find, *str_add, *err_add, *drop_add, *cerr_add;
 	int in_tx;
+	int outer;		/* inside sink_batch_begin's transaction: an input's is a savepoint */
 
 	int64_t session_id;	/* current session, 0 outside a process */
 	int session_is_new;	/* created by this process: no earlier strings to look up */
