@@ -30,12 +30,14 @@ struct xlsx_formats {
 
 /* A chart drawn for a table: the bar labels' column, the values' column, the title. */
 static const struct xlsx_chart {
-	const char *table, *label, *value, *title;
+	const char *table, *label, *value, *title;	/* value: a column, or several (stacked), comma-separated */
 	uint8_t type;
 } xlsx_charts[] = {
 	{ "hotspots", "name", "total_ns", "Top kernels by total GPU time (ns)", LXW_CHART_BAR },
 	{ "classes", "class", "total_ns", "Kernel time by class (ns)", LXW_CHART_PIE },
 	{ "memcpy", "kind", "total_ns", "Copy and memset time by kind (ns)", LXW_CHART_BAR },
+	{ "ranks", "rank", "compute_ns,exposed_comm_ns,idle_ns", "Per rank: compute, exposed communication, idle (ns)",
+	  LXW_CHART_BAR_STACKED },
 };
 
 /* The heading of a column: its title and unit, "Total (ns)". */
@@ -179,42 +181,55 @@ static int xlsx_summary(lxw_workbook *wb, const struct xlsx_formats *f, const st
 
 /*
  * A native chart of the table's leading rows, below the table: one bar or slice per row, labelled by the
- * column `label`, sized by `value`. It takes at most XLSX_CHART_ROWS rows and stops at a row without a
+ * column `label`, sized by `value` (stacked bars: a segment per value column). It takes at most XLSX_CHART_ROWS rows and stops at a row without a
  * value or a total row ("all"), so parts are never drawn beside their sum. Does nothing if the table
  * lacks either column or there is no such row.
  */
 static void xlsx_chart(lxw_workbook *wb, lxw_worksheet *ws, const char *sheet, const struct table *t,
 		       const struct xlsx_chart *spec)
 {
-	int lc = table_find_col(t, spec->label), vc = table_find_col(t, spec->value);
+	int lc = table_find_col(t, spec->label), vc[4], nv = 0, k;
 	lxw_chart_options opt = { .x_scale = 2.0, .y_scale = 1.5 };
-	lxw_chart_series *series;
+	lxw_chart_series *series = NULL;
 	lxw_chart *ch;
 	lxw_row_t last = 0;
+	const char *p = spec->value;
+	char names[4][64];
 
-	if (lc < 0 || vc < 0)
+	while (*p && nv < 4) {	/* the value columns */
+		size_t len = strcspn(p, ",");
+		snprintf(names[nv], sizeof(names[nv]), "%.*s", (int)len, p);
+		if ((vc[nv] = table_find_col(t, names[nv])) < 0)
+			return;
+		nv++;
+		p += len + (p[len] == ',');
+	}
+	if (lc < 0 || !nv)
 		return;
 	while (last < t->nrows && last < XLSX_CHART_ROWS) {
 		const struct cell *label = &t->cells[last * (size_t)t->ncols + lc];
-		if (t->cells[last * (size_t)t->ncols + vc].null ||
+		if (t->cells[last * (size_t)t->ncols + vc[0]].null ||
 		    (!label->null && label->s && !strcmp(label->s, "all")))
 			break;
 		last++;
 	}
 	if (last == 0 || !(ch = workbook_add_chart(wb, spec->type)))
 		return;
-	series = chart_add_series(ch, NULL, NULL);
-	chart_series_set_categories(series, sheet, 1, (lxw_col_t)lc, last, (lxw_col_t)lc);
-	chart_series_set_values(series, sheet, 1, (lxw_col_t)vc, last, (lxw_col_t)vc);
-	chart_series_set_name(series, spec->value);
+	for (k = 0; k < nv; k++) {
+		series = chart_add_series(ch, NULL, NULL);
+		chart_series_set_categories(series, sheet, 1, (lxw_col_t)lc, last, (lxw_col_t)lc);
+		chart_series_set_values(series, sheet, 1, (lxw_col_t)vc[k], last, (lxw_col_t)vc[k]);
+		chart_series_set_name(series, names[k]);
+	}
 	chart_title_set_name(ch, spec->title);
-	if (spec->type == LXW_CHART_BAR) {
-		chart_legend_set_position(ch, LXW_CHART_LEGEND_NONE);
+	if (spec->type == LXW_CHART_BAR || spec->type == LXW_CHART_BAR_STACKED) {
+		chart_legend_set_position(ch, nv > 1 ? LXW_CHART_LEGEND_BOTTOM : LXW_CHART_LEGEND_NONE);
 		chart_axis_set_reverse(ch->y_axis);	/* the first row on top */
 	} else {
 		chart_legend_set_position(ch, LXW_CHART_LEGEND_RIGHT);
 		chart_series_set_labels_percentage(series);
 	}
+	/* Below the table and the line after it (a verdict). */
 	worksheet_insert_chart_opt(ws, (lxw_row_t)t->nrows + 2, 0, ch, &opt);
 }
 
@@ -255,6 +270,9 @@ static int xlsx_table(lxw_workbook *wb, const struct xlsx_formats *f, const stru
 	free(width);
 	if (rc || xlsx_frame(ws, t->ncols, t->nrows, sheet))
 		return -1;
+	/* The table's verdict (ranks') on the row after it. */
+	if (t->footer && worksheet_write_string(ws, (lxw_row_t)t->nrows + 1, 0, t->footer, NULL) != LXW_NO_ERROR)
+		return error("sheet '%s': cannot write a cell", sheet);
 	for (i = 0; i < sizeof(xlsx_charts) / sizeof(xlsx_charts[0]); i++)
 		if (!strcmp(xlsx_charts[i].table, t->name))
 			xlsx_chart(wb, ws, sheet, t, &xlsx_charts[i]);

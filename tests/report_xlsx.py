@@ -102,8 +102,13 @@ def check_workbook(db, label, tmp, *extra):
               "%s/%s: %d headings for %d keys" % (label, name, len(head), len(keys)))
         check(all(not unit_of(k) or str(h).endswith(unit_of(k)) for h, k in zip(head, keys)),
               "%s/%s: units in headings %s for keys %s" % (label, name, head, keys))
-        check(ws.max_row == len(rows) + 1, "%s/%s: %d rows, want %d" %
-              (label, name, ws.max_row - 1, len(rows)))
+        verdict = name == "ranks"  # the ranks table's verdict line follows its rows, as in text
+        check(ws.max_row == len(rows) + 1 + verdict, "%s/%s: %d rows, want %d" %
+              (label, name, ws.max_row - 1, len(rows) + verdict))
+        if verdict:
+            check(str(ws.cell(row=len(rows) + 2, column=1).value).startswith("verdict: "),
+                  "%s/ranks: the verdict after the rows: %r" % (label, ws.cell(row=len(rows) + 2, column=1).value))
+            check(len(ws._charts) >= 1, "%s: ranks sheet has a chart" % label)
         bad = []
         for r_i, row in enumerate(rows):
             for c_i, k in enumerate(keys):
