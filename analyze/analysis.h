@@ -110,6 +110,7 @@ struct analysis {
 	int section;		/* its place in gpuprof-report, 1 first; 0 none. With needs_baseline, only with
 				   --baseline, and before every section without */
 	int section_top;	/* rows its report section shows by default, 0 all */
+	int kernel_cache;	/* reads the kernels through several tables: keep their columns (one decode) */
 	int multi_gpu;		/* its report section only with GPUs to compare, two or more (JSON: [] else) */
 };
 

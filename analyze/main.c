@@ -274,7 +274,11 @@ int main(int argc, char **argv)
 		shown = o.top;
 		o.top = 0;
 	}
-	status = analysis_run(db, a, &o, &ts) ? EXIT_SYSTEM : EXIT_OK;
+	/* An analysis that reads the kernels through several tables decodes them once (as the report does). */
+	if (a->kernel_cache && db_exec(db, "SELECT gpuprof_kernel_cache(1)"))
+		status = EXIT_SYSTEM;
+	else
+		status = analysis_run(db, a, &o, &ts) ? EXIT_SYSTEM : EXIT_OK;
 	if (status == EXIT_OK && gated)
 		failed = a->gate->judge(&ts, &o, gate, sizeof(gate));
 	for (c = 0; status == EXIT_OK && shown > 0 && c < ts.n; c++)

@@ -102,7 +102,8 @@ static int take_kernels(void *arg, const int64_t *const *col, size_t n)
 	struct load *g = arg;
 	size_t i;
 	for (i = 0; i < n; i++) {
-		struct act *a = load_get(g, col[KC_PID][i], col[KC_DEV][i], g->streams ? col[KC_STREAM][i] : 0);
+		struct act *a = load_get(g, col[KC_PID] ? col[KC_PID][i] : 0, col[KC_DEV][i],
+					 g->streams ? col[KC_STREAM][i] : 0);
 		if (!a)
 			return SQLITE_NOMEM;
 		act_add(a, &a->kern, col[KC_START][i], col[KC_START][i] + col[KC_DUR][i]);
@@ -148,8 +149,9 @@ static int load_read(sqlite3_vtab *vt, sqlite3 *db, int64_t s, int streams, stru
 	g->streams = streams;
 	if ((rc = sqlext_nodes_read(db, NULL, s, &g->nodes)) != SQLITE_OK)
 		return db_error(vt, db, rc);
-	rc = sqlext_kernels(vt, db, s, 1u << KC_PID | 1u << KC_DEV | 1u << KC_STREAM | 1u << KC_START | 1u << KC_DUR,
-			    take_kernels, g);
+	/* The pids only where they tell GPUs apart (several nodes): one column less to decode otherwise. */
+	rc = sqlext_kernels(vt, db, s, (g->nodes.count > 1 ? 1u << KC_PID : 0) | 1u << KC_DEV | 1u << KC_STREAM |
+			    1u << KC_START | 1u << KC_DUR, take_kernels, g);
 	if (rc != SQLITE_OK)
 		return rc == SQLITE_NOMEM ? db_error(vt, db, rc) : rc;
 	if ((rc = sqlite3_prepare_v2(db, copies_sql, -1, &st, NULL)) != SQLITE_OK)

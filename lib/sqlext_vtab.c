@@ -914,6 +914,17 @@ static void kcache_free(void *p)
 	sqlite3_free(c);
 }
 
+/*
+ * gpuprof_data_version(): sqlext_data_version of main, what the connection's caches are keyed by (-1 when
+ * unknown): the analyses key the TEMP tables they keep between them by it too (analyze/comm.sql).
+ */
+static void sql_data_version(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	(void)argv;
+	sqlite3_result_int64(ctx, sqlext_data_version(sqlite3_context_db_handle(ctx), "main"));
+}
+
 /* gpuprof_kernel_cache([on]): turn keeping on (1) or off (0, emptied); the kernels kept now. */
 static void sql_kernel_cache(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
@@ -945,8 +956,12 @@ static int kcache_register(sqlite3 *db)
 		kcache_free(c);
 		return rc;
 	}
-	return sqlite3_create_function_v2(db, "gpuprof_kernel_cache", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, c,
-					  sql_kernel_cache, NULL, NULL, kcache_free);
+	rc = sqlite3_create_function_v2(db, "gpuprof_kernel_cache", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, c,
+					sql_kernel_cache, NULL, NULL, kcache_free);
+	if (rc != SQLITE_OK)
+		return rc;
+	return sqlite3_create_function(db, "gpuprof_data_version", 0, SQLITE_UTF8 | SQLITE_DIRECTONLY, NULL,
+				       sql_data_version, NULL, NULL);
 }
 
 /* Keeping a read: the caller's callback, and the batches appended to the cache. */

@@ -302,6 +302,30 @@ def kernel_busy(db):
               sql(db, f"SELECT count(DISTINCT device_id), count(*) FROM {k}"))
 
 
+def kernels_of(db):
+    """kernels_of against kernel_columns WHERE name_id IN (...): every session, some names, in table order."""
+    sessions = [r[0] for r in sql(db, "SELECT id FROM sessions ORDER BY id", load=False)]
+    for s in sessions:
+        ids = [r[0] for r in sql(db, f"SELECT DISTINCT name_id FROM kernel_columns WHERE session_id = {s} "
+                                     f"ORDER BY name_id")][::3] + ["999999999"]
+        arr = "[" + ",".join(ids) + "]"
+        want = sql(db, f"SELECT session_id, pid, device_id, name_id, start_ns, end_ns FROM kernel_columns "
+                       f"WHERE session_id = {s} AND name_id IN ({','.join(ids)})")
+        got = sql(db, f"SELECT session_id, pid, device_id, name_id, start_ns, end_ns FROM kernels_of('{arr}') "
+                      f"WHERE session_id = {s}")
+        ok(f"kernels_of session {s}: kernels to compare", len(want) > 0)
+        check(f"kernels_of session {s} = kernel_columns WHERE name_id IN ({len(ids)} ids, {len(want)} kernels)",
+              got, want)
+        check(f"kernels_of session {s}: no ids, no rows", sql(db, f"SELECT count(*) FROM kernels_of('[]') "
+                                                                 f"WHERE session_id = {s}"), [["0"]])
+    check("kernels_of without session_id: every session's",
+          sql(db, "SELECT count(*) FROM kernels_of((SELECT json_group_array(DISTINCT name_id) FROM kernel_columns))"),
+          sql(db, "SELECT count(*) FROM kernel_columns"))
+    p = sql(db, "SELECT * FROM kernels_of('{\"a\": 1}')", expect_ok=False)
+    ok("kernels_of: ids not an array of ids is an error", p.returncode != 0 and "JSON array of name ids" in p.stderr,
+       p.stderr)
+
+
 def busy(tmp, d, what):
     """gpu_busy, gpu_stream_busy and gpu_gaps against their plain-SQL forms; the ranges of api_columns."""
     sessions = [r[0] for r in sql(d, "SELECT id FROM sessions ORDER BY id", load=False)]
@@ -651,6 +675,7 @@ def main():
             columns(tmp, [DEMO, os.path.join(DEMO, sorted(os.listdir(DEMO))[0])])
         class_rules(tmp)
         kernel_busy(os.path.join(tmp, "many.db"))
+        kernels_of(os.path.join(tmp, "many.db"))
         kernel_cache(tmp, os.path.join(tmp, "many.db"))
         memory_pairs(tmp)
         range_path(tmp)
