@@ -18,9 +18,9 @@ WITH busy AS MATERIALIZED (
 ),
 cls AS MATERIALIZED (
 	SELECT node, device_id AS device, class, other_class, busy_ns
-	-- only the two classes it needs: the others' unions and overlaps are not computed
-	FROM kernel_busy((SELECT json_group_object(id, class) FROM temp.name_classes
-			  WHERE class IN ('compute', 'communication')), NULL)
+	-- the arguments classes gives it (every name by its class, compute by default): in a report, the rows
+	-- classes made are kept (lib/sqlext_classes.c)
+	FROM kernel_busy((SELECT json_group_object(id, class) FROM temp.name_classes), 'compute')
 	WHERE session_id = :session
 ),
 split AS (

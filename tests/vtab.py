@@ -302,6 +302,29 @@ def kernel_busy(db):
               sql(db, f"SELECT count(DISTINCT device_id), count(*) FROM {k}"))
 
 
+def kernel_busy_kept(tmp, db):
+    """What a connection keeps of kernel_busy: the same rows for the same arguments, others for others, and
+    fresh ones after a change to the database."""
+    s = sql(db, "SELECT min(id) FROM sessions", load=False)[0][0]
+    other = BUSY_CLASS.replace("'a'", "'x'").replace("id % 5 = 0", "id % 7 = 0")
+    q = (f"SELECT device_id, class, other_class, kernels, total_ns, busy_ns, device_busy_ns FROM kernel_busy("
+         f"(SELECT json_group_object(id, {{m}}) FROM strings WHERE session_id = {s}), 'a') "
+         f"WHERE session_id = {s} ORDER BY 1, 2, 3;")
+    a, b = sql(db, q.format(m=BUSY_CLASS)), sql(db, q.format(m=other))
+    ok("kernel_busy kept: two maps give two answers", a != b and a and b)
+    sep = "SELECT '--';"
+    got = sql(db, q.format(m=BUSY_CLASS) + sep + q.format(m=other) + sep + q.format(m=BUSY_CLASS))
+    check("kernel_busy kept: a, b, a again on one connection", got, a + [["--"]] + b + [["--"]] + a)
+    changed = os.path.join(tmp, "kb-changed.db")
+    shutil.copy(db, changed)
+    change = (f"UPDATE kernels SET end_ns = end_ns + 1000000000 WHERE rowid = (SELECT max(rowid) FROM kernels "
+              f"WHERE session_id = {s});")
+    got = sql(changed, q.format(m=BUSY_CLASS) + change + sep + q.format(m=BUSY_CLASS))
+    after = sql(changed, q.format(m=BUSY_CLASS))
+    ok("kernel_busy kept: the change moves something", after != a)
+    check("kernel_busy kept: after a change on the connection, fresh rows", got, a + [["--"]] + after)
+
+
 def kernels_of(db):
     """kernels_of against kernel_columns WHERE name_id IN (...): every session, some names, in table order."""
     sessions = [r[0] for r in sql(db, "SELECT id FROM sessions ORDER BY id", load=False)]
@@ -676,6 +699,7 @@ def main():
         class_rules(tmp)
         kernel_busy(os.path.join(tmp, "many.db"))
         kernels_of(os.path.join(tmp, "many.db"))
+        kernel_busy_kept(tmp, os.path.join(tmp, "many.db"))
         kernel_cache(tmp, os.path.join(tmp, "many.db"))
         memory_pairs(tmp)
         range_path(tmp)
