@@ -41,6 +41,17 @@ static void extra_collect(void)
 	}
 }
 
+/* The longest analysis name: the column their help lines up in. */
+static int name_width(void)
+{
+	const struct analysis *a;
+	int w = 0;
+	for (a = analyses; a->name; a++)
+		if ((int)strlen(a->name) > w)
+			w = (int)strlen(a->name);
+	return w;
+}
+
 static void usage(FILE *out)
 {
 	const struct analysis *a;
@@ -85,7 +96,7 @@ static void usage(FILE *out)
 		"      --version        show the version\n"
 		"\nAnalyses:\n");
 	for (a = analyses; a->name; a++)
-		fprintf(out, "  %-10s %s\n", a->name, a->help);
+		fprintf(out, "  %-*s %s\n", name_width(), a->name, a->help);
 	buf_reset(&b);
 	for (a = analyses; a->name; a++)
 		if (a->gate)
@@ -217,7 +228,7 @@ int main(int argc, char **argv)
 		case 'S': o.short_names = 1; break;
 		case 'l':
 			for (a = analyses; a->name; a++)
-				printf("%-10s %s\n", a->name, a->help);
+				printf("%-*s %s\n", name_width(), a->name, a->help);
 			return EXIT_OK;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("gpuprof-analyze %s\n", GPUPROF_VERSION); return EXIT_OK;

@@ -2572,7 +2572,7 @@ static void usage(FILE *f)
 	      "   or: " SYNTH_NAME " --ranks N --seed S -o DIR [--steps K] [--gpus-per-host G]\n"
 	      "\n"
 	      "Writes one data-parallel job of N ranks as PyTorch profiler (Kineto) traces, DIR/rank<R>.json (rank R\n"
-	      "is device R %% G of its host), with NCCL collectives, a planted straggler (rank S %% N: slower\n"
+	      "is device R % G of its host), with NCCL collectives, a planted straggler (rank S % N: slower\n"
 	      "compute) and a planted late rank (the next: its host starts each step late), and the answers of\n"
 	      "`ranks` and `collectives` to DIR/expected.json.\n"
 	      "\n"
