@@ -179,8 +179,11 @@ static const struct analysis_option *const trend_options[] = { &opt_threshold, N
 static const struct analysis_option *const ranks_options[] = { &opt_threshold, NULL };
 
 /* An analysis that is its SQL file: the tables its statements fill (struct table_spec). */
-/* A GPU's identity beside its device number: left out in a session of one node (lib/sqlext_nodes.c). */
-#define GPU_COLUMNS { "rank", "Rank", C_INT, C_HIDE_NULL }, { "host", "Host", C_TEXT, C_HIDE_NULL }
+/*
+ * A GPU's identity beside its device number: both left out in a session of one node (lib/sqlext_nodes.c:
+ * the SQL gives them NULL there), both kept with several, NULL where the source does not say.
+ */
+#define GPU_COLUMNS { "rank", "Rank", C_INT, C_HIDE_GROUP }, { "host", "Host", C_TEXT, C_HIDE_GROUP }
 
 #define SQL_ROW(n, file, h, specs) .name = n, .sql = "analyze/" file, .help = h, .tables = specs, \
 	.ntables = NCOLS(specs)
@@ -343,8 +346,8 @@ static const struct table_spec streams_tables[] = {
 
 /* The GPU's host is "hostname" here: "host" has always been the host calls. */
 static const struct colspec gaps_cols[] = {
-	{ "rank", "Rank", C_INT, C_HIDE_NULL },
-	{ "hostname", "Host", C_TEXT, C_HIDE_NULL },
+	{ "rank", "Rank", C_INT, C_HIDE_GROUP },
+	{ "hostname", "Host", C_TEXT, C_HIDE_GROUP },
 	{ "device", "Device", C_INT },
 	{ "start_ns", "Start", C_TIME },
 	{ "gap_ns", "Idle for", C_NS },

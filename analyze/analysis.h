@@ -74,7 +74,7 @@ struct gate {
  * are the declared columns' keys, in their order (script_run checks); a further result column `_note`, if
  * any, gives the table's note (its first non-NULL value), a column `_footer` after it (or in its place) the
  * line after the rows (a verdict), and columns flagged C_HIDE_NULL are left out
- * when NULL in every row. A heading statement, whose result columns are `_title` and/or `_note`, gives
+ * when NULL in every row (those flagged C_HIDE_GROUP only when all of them are). A heading statement, whose result columns are `_title` and/or `_note`, gives
  * the next table its title and note (its first row's non-NULL values), also when that table has no rows.
  * Statements without result columns (CREATE TEMP ...) just run.
  */

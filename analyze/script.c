@@ -221,6 +221,15 @@ static int heading_read(sqlite3_stmt *st, struct heading *h)
 	return 0;
 }
 
+/* Whether column col is NULL in every row of t. */
+static int all_null(const struct table *t, int col)
+{
+	size_t r;
+	for (r = 0; r < t->nrows && t->cells[r * (size_t)t->ncols + (size_t)col].null; r++)
+		;
+	return r == t->nrows;
+}
+
 /*
  * Result rows of st into a new table of spec, with h's title and note (else spec's title, and the note of
  * the rows' `_note` column); the columns' keys must be spec's (then `_note`).
@@ -229,6 +238,7 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const str
 {
 	struct table *t = table_new(spec->name, h->title ? h->title : spec->title), *raw = t;
 	int ncol = sqlite3_column_count(st), note = -1, footer = -1, c, rc, nkeys = spec->ncols + (spec->pivot ? 2 : 0);
+	int group_null = 1;
 	static const struct colspec pivot_cols[] = { { "_pivot", "", C_TEXT, 0 }, { "_value", "", C_REAL, 0 } };
 	tables_add(out, t);
 	if (spec->pivot) {
@@ -277,15 +287,14 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const str
 	if (rc != SQLITE_DONE)
 		return step_error(st);
 	sqlite3_finalize(st);
+	/* Whether every C_HIDE_GROUP column is NULL in every row (then they all go), then each column. */
+	for (c = 0; c < spec->ncols && group_null; c++)
+		if (spec->cols[c].flags & C_HIDE_GROUP)
+			group_null = all_null(t, spec->pivot && c >= spec->pivot_at ? c + t->ncols - spec->ncols : c);
 	for (c = spec->ncols - 1; c >= 0; c--) {
 		/* Declared column c's place: after the pivot columns from pivot_at on. */
 		int at = spec->pivot && c >= spec->pivot_at ? c + t->ncols - spec->ncols : c;
-		size_t r;
-		if (!(spec->cols[c].flags & C_HIDE_NULL))
-			continue;
-		for (r = 0; r < t->nrows && table_cell(t, r, at)->null; r++)
-			;
-		if (r == t->nrows)
+		if (spec->cols[c].flags & C_HIDE_GROUP ? group_null : spec->cols[c].flags & C_HIDE_NULL && all_null(t, at))
 			table_drop_col(t, at);
 	}
 	return 0;

@@ -56,9 +56,10 @@ int table_col(struct table *t, const char *key, const char *title, enum col_type
 struct colspec {
 	const char *key, *title;
 	enum col_type type;
-	int flags;		/* C_HIDE_NULL */
+	int flags;		/* C_HIDE_NULL, C_HIDE_GROUP */
 };
 #define C_HIDE_NULL 1		/* script_run leaves the column out when it is NULL in every row */
+#define C_HIDE_GROUP 2		/* ... leaves out the table's C_HIDE_GROUP columns, all of them, when they all are */
 #define NCOLS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 /* Add n columns. */
 void table_cols(struct table *t, const struct colspec *c, int n);

@@ -142,6 +142,10 @@ def synthetic_job(tmp, n, per_host, seed):
     check(f"{what}: devices: one row per rank, (rank, device)", [(r.get("rank"), r["device"]) for r in devs],
           [(r if n > 1 else None, r % per_host) for r in range(n)])  # one rank: no rank column, as before
     check(f"{what}: devices: each rank's kernels", [r["kernels"] for r in devs], [8 * exp["steps"]] * n)
+    if n > 1:  # several ranks: host beside rank, null (a Kineto trace names no host); one rank: neither key
+        check(f"{what}: devices: host null beside rank", [r.get("host", "absent") for r in devs], [None] * n)
+    else:
+        ok(f"{what}: one rank: no rank or host key", all("rank" not in r and "host" not in r for r in devs), devs)
 
     # ranks: the generator's answers, and this script's from the traces.
     rows = analyze("ranks", db)
@@ -230,7 +234,8 @@ def two_hosts(tmp):
     devs = analyze("devices", job)
     check("two hosts: devices: four GPUs (host, device)", [(r["host"], r["device"]) for r in devs],
           sorted([(h, d) for h in (host_a, "host-b") for d in (0, 1)]))
-    ok("two hosts: devices: no rank column (none is known)", all("rank" not in r for r in devs))
+    check("two hosts: devices: rank beside host, null (gpuprof sessions name no rank)", [r.get("rank", "absent")
+                                                                                       for r in devs], [None] * 4)
     single = {}
     for name, extra in (("devices", ()), ("idle", ()), ("streams", ()), ("memory", ()), ("leaks", ("-n", "0")),
                         ("peak", ("-n", "0")), ("growth", ()), ("metrics", ()), ("gaps", ("-n", "20"))):
