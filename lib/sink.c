@@ -63,10 +63,12 @@ void sink_free(struct sink *s)
 	colstore_writer_free(s->cs);
 	sink_strings_clear(s);
 	free(s->hostname);
+	free(s->spool_session);
 	free(s);
 }
 
-int sink_batch_begin(struct sink *s)
+/* Open a transaction without the triggers that retire chunks (the sink writes chunks with the rows). */
+static int tx_open(struct sink *s)
 {
 	if (db_exec(s->db, "BEGIN IMMEDIATE"))
 		return -1;
@@ -74,6 +76,23 @@ int sink_batch_begin(struct sink *s)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
+	return 0;
+}
+
+/* Commit it: the schema's CREATE ... IF NOT EXISTS puts back the triggers tx_open took away. */
+static int tx_close(struct sink *s)
+{
+	if (db_exec(s->db, embed_get("schemas/session.sql")) || db_exec(s->db, "COMMIT")) {
+		db_exec(s->db, "ROLLBACK");
+		return -1;
+	}
+	return 0;
+}
+
+int sink_batch_begin(struct sink *s)
+{
+	if (tx_open(s))
+		return -1;
 	s->outer = 1;
 	return 0;
 }
@@ -86,11 +105,7 @@ int sink_batch_active(const struct sink *s)
 int sink_batch_commit(struct sink *s)
 {
 	s->outer = 0;
-	if (db_exec(s->db, embed_get("schemas/session.sql")) || db_exec(s->db, "COMMIT")) {
-		db_exec(s->db, "ROLLBACK");
-		return -1;
-	}
-	return 0;
+	return tx_close(s);
 }
 
 int sink_tx_begin(struct sink *s)
@@ -103,13 +118,9 @@ int sink_tx_begin(struct sink *s)
 		s->in_tx = 1;
 		return 0;
 	}
-	if (db_exec(s->db, "BEGIN IMMEDIATE"))
+	if (tx_open(s))
 		return -1;
 	s->in_tx = 1;
-	if (sink_chunks_triggers_drop(s)) {
-		sink_tx_rollback(s);
-		return -1;
-	}
 	return 0;
 }
 
@@ -122,12 +133,7 @@ int sink_tx_commit(struct sink *s)
 		return db_exec(s->db, "RELEASE input");
 	}
 	s->in_tx = 0;
-	/* The schema's CREATE ... IF NOT EXISTS puts back the triggers cs_triggers_drop took away. */
-	if (db_exec(s->db, embed_get("schemas/session.sql")) || db_exec(s->db, "COMMIT")) {
-		db_exec(s->db, "ROLLBACK");
-		return -1;
-	}
-	return 0;
+	return tx_close(s);
 }
 
 void sink_tx_rollback(struct sink *s)
@@ -181,6 +187,25 @@ static void bind_opt_text(sqlite3_stmt *st, int i, const char *v)
  * already (two hosts' ranks merged with --session), this one is stored as pid + k * 2^32, the least k
  * that is free: the OS pid is pid % 2^32.
  */
+int sink_has_process(struct sink *s, int64_t session, const char *hostname, int64_t pid)
+{
+	/* However it is stored (sink_session_pid): the OS pid is pid % 2^32. */
+	sqlite3_stmt *st = db_prepare(s->db, "SELECT count(*) FROM main.processes WHERE session_id = ? AND "
+				      "hostname = ? AND pid % 4294967296 = ?");
+	int64_t n = -1;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, session);
+	sqlite3_bind_text(st, 2, hostname, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, pid >= 0 ? pid % ((int64_t)1 << 32) : pid);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0) > 0;
+	else
+		error("sqlite: %s", sqlite3_errmsg(s->db));
+	sqlite3_finalize(st);
+	return (int)n;
+}
+
 int sink_session_pid(struct sink *s, int64_t pid)
 {
 	const int64_t step = pid >= 0 && pid < ((int64_t)1 << 32) ? (int64_t)1 << 32 : 0;
@@ -228,19 +253,8 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 	if (rc < 0)
 		return -1;
 	if (rc == 1) {
-		/* The same process: the same host and OS pid, however stored (see below). */
-		st = db_prepare(s->db, "SELECT count(*) FROM processes WHERE session_id = ? AND hostname = ? "
-				"AND pid % 4294967296 = ?");
-		if (!st)
-			return -1;
-		sqlite3_bind_int64(st, 1, sid);
-		sqlite3_bind_text(st, 2, s->hostname, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 3, p->pid);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			n = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-		if (n)
-			return 1;
+		if ((n = sink_has_process(s, sid, s->hostname, p->pid)))
+			return n < 0 ? -1 : 1;
 		s->session_is_new = 0;
 	} else {
 		db_timestamp(when);

@@ -63,7 +63,7 @@ void sink_tx_rollback(struct sink *s);
 /*
  * Add the gpuprof database at path (lib/sink_combine.c): each session into the session of its id, or
  * into `session` when not NULL; processes already there are skipped. Counts the event rows and processes
- * added. The sessions added to lose their column chunks: sink_reindex after the last input makes them.
+ * added. A session whose column chunks were incomplete loses them: sink_reindex after the last input.
  * 0; -2 when path is not a gpuprof database of this schema version (a message said so); -1 error.
  */
 int sink_combine(struct sink *s, const char *path, const char *session, int64_t *events, int64_t *processes);

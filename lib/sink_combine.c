@@ -1,10 +1,10 @@
 /*
  * sink_combine: a gpuprof database as an input. Each of its sessions goes into the session of the same
  * id (or --session's), each process not already there with its rows: strings and pids remapped as an
- * ingest of the original inputs would have made them, so that combining per-host databases (or the
- * parallel ingest's per-input ones) gives the analyses a direct ingest gives. The column chunks of the
- * sessions it adds to are dropped: the caller makes them again from the rows once it has combined every
- * input (sink_reindex; once per input would read the session again each time).
+ * ingest of the original inputs would have made them, so that combining per-host databases gives what a
+ * direct ingest of their inputs gives. The rows added get column chunks of their own after the session's
+ * (sink_chunks_append); a session whose chunks were not complete loses them, and the caller makes them
+ * again once it has combined every input (sink_reindex).
  */
 #include "sink_int.h"
 #include "db.h"
@@ -17,9 +17,10 @@
 static int exec3(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t c, int64_t *changes)
 {
 	sqlite3_stmt *st = db_prepare(db, sql);
-	int rc, n = sqlite3_bind_parameter_count(st ? st : NULL);
+	int rc, n;
 	if (!st)
 		return -1;
+	n = sqlite3_bind_parameter_count(st);
 	if (n >= 1)
 		sqlite3_bind_int64(st, 1, a);
 	if (n >= 2)
@@ -57,29 +58,23 @@ static int combine_session(struct sink *s, int64_t src, int64_t dst, int64_t *ev
 {
 	sqlite3 *db = s->db;
 	sqlite3_stmt *st;
-	int64_t n = 0, next, from[CS_TABLES], complete[CS_TABLES];
-	int t, rc;
+	int64_t n = 0, next, from[CS_TABLES], complete[CS_TABLES], before;
+	int t, rc, have;
 
 	*added = 0;
 	if (exec3(db, "DELETE FROM temp.cmb_pid", 0, 0, 0, NULL) || exec3(db, "DELETE FROM temp.cmb_str", 0, 0, 0, NULL))
 		return -1;
 	/* Processes: one with the same host and OS pid is there already (idempotent); else a free pid. */
-	if (!(st = db_prepare(db, "SELECT pid, hostname FROM src.processes WHERE session_id = ? ORDER BY rowid")))
+	if (sink_query_i64(s, "SELECT count(*) FROM main.processes WHERE session_id = ?", NULL, dst, &before) < 0 ||
+	    !(st = db_prepare(db, "SELECT pid, hostname FROM src.processes WHERE session_id = ? ORDER BY rowid")))
 		return -1;
 	sqlite3_bind_int64(st, 1, src);
 	s->session_id = dst;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t pid = sqlite3_column_int64(st, 0), os = pid >= 0 ? pid % ((int64_t)1 << 32) : pid, have = 0;
-		sqlite3_stmt *q = db_prepare(db, "SELECT count(*) FROM main.processes WHERE session_id = ? AND hostname = ? "
-					     "AND pid % 4294967296 = ?");
-		if (!q)
+		int64_t pid = sqlite3_column_int64(st, 0), os = pid >= 0 ? pid % ((int64_t)1 << 32) : pid;
+		sqlite3_stmt *q;
+		if ((have = sink_has_process(s, dst, (const char *)sqlite3_column_text(st, 1), os)) < 0)
 			break;
-		sqlite3_bind_int64(q, 1, dst);
-		sqlite3_bind_text(q, 2, (const char *)sqlite3_column_text(st, 1), -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(q, 3, os);
-		if (sqlite3_step(q) == SQLITE_ROW)
-			have = sqlite3_column_int64(q, 0);
-		sqlite3_finalize(q);
 		if (have)
 			continue;
 		free(s->hostname);
@@ -95,12 +90,12 @@ static int combine_session(struct sink *s, int64_t src, int64_t dst, int64_t *ev
 		sqlite3_bind_int64(q, 3, src);
 		sqlite3_bind_int64(q, 4, pid);
 		sqlite3_bind_text(q, 5, s->hostname, -1, SQLITE_TRANSIENT);
-		have = sqlite3_step(q);
-		sqlite3_finalize(q);
-		if (have != SQLITE_DONE) {
+		if (sqlite3_step(q) != SQLITE_DONE) {
 			error("sqlite: %s", sqlite3_errmsg(db));
+			sqlite3_finalize(q);
 			break;
 		}
+		sqlite3_finalize(q);
 		(*added)++;
 	}
 	sqlite3_finalize(st);
@@ -173,13 +168,14 @@ static int combine_session(struct sink *s, int64_t src, int64_t dst, int64_t *ev
 	    exec3(db, "UPDATE main.sessions SET start_ns = min(coalesce(sessions.start_ns, x.s), coalesce(x.s, "
 		  "sessions.start_ns)), end_ns = max(coalesce(sessions.end_ns, x.e), coalesce(x.e, sessions.end_ns)), "
 		  "clean_end = min(sessions.clean_end, x.c) FROM (SELECT start_ns AS s, end_ns AS e, clean_end AS c "
-		  "FROM src.sessions WHERE id = ?2) AS x WHERE sessions.id = ?1", dst, src, 0, NULL) ||
-	    0)
+		  "FROM src.sessions WHERE id = ?2) AS x WHERE sessions.id = ?1", dst, src, 0, NULL))
 		return -1;
-	/* The rows added as chunks too; a session whose chunks were not complete loses them (sink_reindex). */
+	/*
+	 * The rows added as chunks too, after the session's: when those were complete, or it had no process
+	 * before. Else the session loses its chunks (sink_reindex makes them afresh).
+	 */
 	for (t = 0; t < CS_TABLES; t++)
-		if (!complete[t] && !(sink_query_i64(s, "SELECT count(*) FROM main.processes WHERE session_id = ?", NULL,
-						     dst, &n) >= 0 && n == *added))
+		if (!complete[t] && before)
 			return exec3(db, "DELETE FROM main.column_sets WHERE session_id = ?", dst, 0, 0, NULL) ||
 			       exec3(db, "DELETE FROM main.column_chunks WHERE session_id = ?", dst, 0, 0, NULL) ? -1 : 0;
 	return sink_chunks_append(s, dst, from);

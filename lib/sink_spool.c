@@ -75,11 +75,11 @@ int sink_spool_process(struct sink *s, const struct sink_process *p)
 	 * String ids are a session's: a reader may keep those of one process for the next of its session
 	 * (Nsight Systems exports), so they start again only with another session.
 	 */
-	if (!s->hostname || strcmp(s->hostname, p->uuid)) {
+	if (!s->spool_session || strcmp(s->spool_session, p->uuid)) {
 		sink_strings_clear(s);
 		s->next_string_id = 1;
-		free(s->hostname);
-		s->hostname = xstrdup(p->uuid);	/* (a spooling sink keeps its session's id here) */
+		free(s->spool_session);
+		s->spool_session = xstrdup(p->uuid);
 	}
 	memset(s->counts, 0, sizeof(s->counts));
 	s->session_id = 1;	/* inside a process */

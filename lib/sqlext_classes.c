@@ -734,15 +734,17 @@ static int kb_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 	return sqlext_vt_connect(db, aux, argc, argv, out, err);
 }
 
-/* idxNum: bit 0 session_id = argv[0]; bits 1 and 2 classes and default_class, the arguments after it. */
-static int kb_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
+/*
+ * A table of a session's rows with arguments (hidden columns from first on, as args_best_index takes
+ * them): idxNum bit 0 says session_id (column 0) = argv[0], the bits above the arguments, after it.
+ */
+static int session_args_best_index(sqlite3_index_info *ix, int first, int nargs, int required)
 {
 	int i, rc, eq = -1;
-	(void)v;
-	if ((rc = args_best_index(ix, KB_CLASSES, 2, 0)) != SQLITE_OK)
+	if ((rc = args_best_index(ix, first, nargs, required)) != SQLITE_OK)
 		return rc;
 	for (i = 0; i < ix->nConstraint; i++)
-		if (ix->aConstraint[i].usable && ix->aConstraint[i].iColumn == KB_SESSION &&
+		if (ix->aConstraint[i].usable && ix->aConstraint[i].iColumn == 0 &&
 		    ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_EQ)
 			eq = i;
 	ix->idxNum <<= 1;
@@ -758,6 +760,13 @@ static int kb_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 		ix->estimatedCost = 1e7;
 	}
 	return SQLITE_OK;
+}
+
+/* idxNum: bit 0 session_id = argv[0]; bits 1 and 2 classes and default_class, the arguments after it. */
+static int kb_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
+{
+	(void)v;
+	return session_args_best_index(ix, KB_CLASSES, 2, 0);
 }
 
 static int kb_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
@@ -938,27 +947,8 @@ static int ko_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 /* idxNum: bit 0 session_id = argv[0]; bit 1 ids, the argument after it (required). */
 static int ko_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 {
-	int i, rc, eq = -1;
 	(void)v;
-	if ((rc = args_best_index(ix, KO_IDS, 1, 1)) != SQLITE_OK)
-		return rc;
-	for (i = 0; i < ix->nConstraint; i++)
-		if (ix->aConstraint[i].usable && ix->aConstraint[i].iColumn == KO_SESSION &&
-		    ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_EQ)
-			eq = i;
-	ix->idxNum <<= 1;
-	if (eq >= 0) {
-		for (i = 0; i < ix->nConstraint; i++)
-			if (ix->aConstraintUsage[i].argvIndex)
-				ix->aConstraintUsage[i].argvIndex++;
-		ix->aConstraintUsage[eq].argvIndex = 1;
-		ix->aConstraintUsage[eq].omit = 1;
-		ix->idxNum |= 1;
-		ix->estimatedCost = 1e5;
-	} else {
-		ix->estimatedCost = 1e7;
-	}
-	return SQLITE_OK;
+	return session_args_best_index(ix, KO_IDS, 1, 1);
 }
 
 static void ko_reset(struct ko_cursor *c)
