@@ -23,7 +23,7 @@
 -- bench session the first of them, one GROUP BY device_id, class, takes 6.1 s of CPU; kernel_busy gives
 -- every figure in 0.44 s.
 -- The title says which: per GPU, or summed over devices (a heading statement).
-SELECT CASE WHEN (SELECT count(DISTINCT node) > 1 FROM temp.gpu_nodes WHERE session_id = :session)
+SELECT CASE WHEN (SELECT nodes > 1 FROM temp.gpu_sessions WHERE session_id = :session)
 	    THEN 'Kernel classes per GPU: busy time and overlap' END AS _title;
 
 WITH rules AS MATERIALIZED (
@@ -47,7 +47,7 @@ names(id, class) AS (
 -- A session of several nodes (hosts or ranks: views.sql) has a set of rows per GPU, with its rank, host
 -- and device; others one set for the whole session (the columns left out), as before.
 multi(yes) AS (
-	SELECT count(DISTINCT node) > 1 FROM temp.gpu_nodes WHERE session_id = :session
+	SELECT coalesce((SELECT nodes > 1 FROM temp.gpu_sessions WHERE session_id = :session), 0)
 ),
 busy AS MATERIALIZED (
 	SELECT CASE WHEN (SELECT yes FROM multi) THEN node END AS node,

@@ -17,5 +17,5 @@ SELECT g.rank, g.host, b.device_id AS device, b.kernels, b.kernel_ns, b.kernel_b
 FROM gpu_busy b LEFT JOIN props p ON p.node = b.node AND p.id = b.device_id AND p.nth = 1
 LEFT JOIN temp.gpu_node_names g ON g.session_id = :session AND g.node = b.node
 WHERE b.session_id = :session
-  AND (b.first_ns IS NOT NULL OR (SELECT count(DISTINCT node) FROM temp.gpu_nodes WHERE session_id = :session) < 2)
+  AND (b.first_ns IS NOT NULL OR coalesce((SELECT nodes FROM temp.gpu_sessions WHERE session_id = :session), 1) < 2)
 ORDER BY b.node, b.device_id;

@@ -21,7 +21,9 @@ WITH longest AS MATERIALIZED (
 	ORDER BY gap_ns DESC, start_ns, device_id, node
 	LIMIT CASE WHEN :top > 0 THEN min(:top, 100000) ELSE 10 END
 ),
-nodes(multi) AS MATERIALIZED (SELECT count(DISTINCT node) > 1 FROM temp.gpu_nodes WHERE session_id = :session),
+nodes(multi) AS MATERIALIZED (
+	SELECT coalesce((SELECT nodes > 1 FROM temp.gpu_sessions WHERE session_id = :session), 0)
+),
 gap AS MATERIALIZED (
 	SELECT row_number() OVER (ORDER BY gap_ns DESC, start_ns, device_id, node) AS ord, * FROM longest
 ),

@@ -54,3 +54,6 @@ FROM (SELECT *, max(node) OVER (PARTITION BY session_id) + 1 AS nodes
 -- Per node: its host and rank as gpu_nodes shows them.
 CREATE TEMP VIEW IF NOT EXISTS gpu_node_names AS
 SELECT DISTINCT session_id, node, host, rank, node_host, node_rank FROM temp.gpu_nodes;
+-- Per session: its nodes (1 for one host and one rank: what the analyses show as before).
+CREATE TEMP VIEW IF NOT EXISTS gpu_sessions AS
+SELECT session_id, count(DISTINCT node) AS nodes FROM temp.gpu_nodes GROUP BY session_id;
