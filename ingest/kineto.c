@@ -61,6 +61,13 @@ struct state {
 	size_t nskips, skips_alloc, last_skip;
 	char **gpu_pids;	/* pids that are GPUs (process labels "GPU n", or a GPU record's pid) */
 	size_t ngpu_pids, gpu_pids_alloc;
+	/*
+	 * Kernels' "Process Group Name" (collectives), which gpuprof does not keep: said when a trace names
+	 * more than one group, since collectives then matches kernels of several groups by name and order.
+	 */
+	char *pg_first;		/* the first group named */
+	int64_t pg_kernels;	/* kernels naming a group */
+	int pg_many;		/* another group than the first was named */
 };
 
 /* Events of one category and phase on one pid that no rule read. */
@@ -443,6 +450,16 @@ static int read_kernel(struct state *st, const struct evt *e, int param)
 	/* Kineto writes staticSharedMemory + dynamicSharedMemory as one number: the parts stay unknown. */
 	v[x->k_ssmem].null = v[x->k_dsmem].null = 1;
 	put_arg(d, e->args, "shared memory", v, x->k_smem);
+	{
+		const char *pg = e->args ? json_get_str(d, e->args, "Process Group Name") : NULL;
+		if (pg) {
+			st->pg_kernels++;
+			if (!st->pg_first)
+				st->pg_first = xstrdup(pg);
+			else if (strcmp(st->pg_first, pg))
+				st->pg_many = 1;
+		}
+	}
 	return sink_add(st->sink, R_KERNEL, v);
 }
 
@@ -894,6 +911,10 @@ static int report_skips(struct state *st, int record, int *no_gpu)
 		     (long long)st->n_read[R_MEMCPY], (long long)st->n_read[R_MEMSET], (long long)st->n_read[R_SYNC],
 		     (long long)st->n_read[R_API], (long long)st->n_read[R_RANGE], (long long)st->n_read[R_MEMORY],
 		     (long long)st->n_other, n ? " (" : "", n ? b.s : "", n ? ")" : "");
+		if (st->pg_many)
+			warning("%s: %lld kernels name their process group, and not all the same one; gpuprof does not "
+				"keep the group, so `collectives` matches these ranks' kernels of one name by order, "
+				"across groups", st->path, (long long)st->pg_kernels);
 		if (*no_gpu)
 			error("%s: no GPU activity was read, yet the trace holds events that look like GPU work "
 			      "(a layout this version does not know?); the rest was kept", st->path);
@@ -1104,6 +1125,7 @@ out:
 	buf_release(&st.devices);
 	free(st.trace_id);
 	free(st.hostname);
+	free(st.pg_first);
 	free(st.trace_name);
 	free(st.schema);
 	for (i = 0; i < st.nskips; i++) {

@@ -419,6 +419,33 @@ def parallel_and_combine(tmp, d, n):
     ok("a non-gpuprof SQLite file: exit 3 with a reason", "unrecognised input format" in r.stderr, r.stderr)
 
 
+def process_groups(tmp):
+    """Kernels naming more than one process group, which gpuprof does not keep: ingest says so (a warning with
+    the count), never a silent partial match; one group (all the synthetic job's) draws nothing."""
+    d = os.path.join(tmp, "pg")
+    run("gpuprof-synth", "--ranks", 2, "--seed", 3, "-o", d)
+    files = [os.path.join(d, f"rank{r}.json") for r in range(2)]
+    r = run("gpuprof-ingest", *files, "--session", "pg", "-o", os.path.join(tmp, "pg1.db"))
+    ok("one process group: no warning", "process group" not in r.stderr, r.stderr)
+    two = []
+    for f in files:
+        with open(f) as fh:
+            t = json.load(fh)
+        named = 0
+        for e in t["traceEvents"]:
+            if e.get("cat") == "kernel" and "AllGather" in e["name"]:
+                e["args"]["Process Group Name"] = "1"
+            named += "Process Group Name" in e.get("args", {})
+        out = f.replace(".json", "-2pg.json")
+        with open(out, "w") as fh:
+            json.dump(t, fh)
+        two.append((out, named))
+    r = run("gpuprof-ingest", *[p for p, _ in two], "--session", "pg2", "-o", os.path.join(tmp, "pg2.db"))
+    for p, named in two:
+        ok(f"two process groups: {os.path.basename(p)} warns with its count",
+           f"warning: {p}: {named} kernels name their process group, and not all the same one" in r.stderr, r.stderr)
+
+
 def main():
     with tempfile.TemporaryDirectory(prefix="gpuprof-ranks-") as tmp:
         for n, per_host, seed in ((4, 2, 5), (2, 8, 1), (8, 4, 11), (1, 8, 3)):
@@ -428,6 +455,7 @@ def main():
             if n == 8:
                 parallel_and_combine(tmp, os.path.join(tmp, "job8-11"), 8)
         two_hosts(tmp)
+        process_groups(tmp)
         real_traces(tmp)
     return checks.summary("ranks")
 
