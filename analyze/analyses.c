@@ -49,20 +49,7 @@ static int take_threshold(struct analysis_opts *o, const char *arg)
 /* "10us", "1.5ms", "2s", "500ns" or "500" (ns) as nanoseconds. */
 static int take_min_delta(struct analysis_opts *o, const char *arg)
 {
-	static const struct { const char *suffix; double scale; } units[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
-	};
-	char *end;
-	double v = strtod(arg, &end);
-	size_t i;
-	if (end == arg || v < 0 || !isfinite(v))
-		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].suffix) && v * units[i].scale < 9e18) {
-			o->min_delta = (int64_t)llround(v * units[i].scale);
-			return 0;
-		}
-	return -1;
+	return parse_duration(arg, &o->min_delta);
 }
 
 static int take_min_calls(struct analysis_opts *o, const char *arg)

@@ -35,8 +35,11 @@ struct idx {
 	int s_bytes, s_kind;
 	int y_start, y_end, y_device, y_context, y_stream, y_corr, y_kind, y_event;
 	int a_start, a_end, a_thread, a_corr, a_name, a_cbid, a_domain;
-	int r_start, r_end, r_thread, r_name, r_kind, r_depth;
-	int m_ts, m_device, m_stream, m_op, m_kind, m_addr, m_bytes, m_total;
+	int r_start, r_end, r_thread, r_name, r_kind, r_depth, r_domain;
+	int m_ts, m_device, m_stream, m_op, m_kind, m_addr, m_bytes, m_total, m_thread;
+	int n_ts, n_thread, n_name, n_domain;	/* markers */
+	int g_ts, g_device, g_first;		/* device metrics: g_first the first value after device */
+	int h_ts, h_cpu, h_first;		/* host metrics: h_first the first integer one (rss_bytes) */
 	int d_id, d_name, d_major, d_minor, d_sms, d_memory, d_threads, d_regs, d_smem;
 };
 
@@ -132,6 +135,17 @@ static const struct rec_index idx_fields[] = {
 	{ offsetof(struct idx, r_name), R_RANGE, "name" },
 	{ offsetof(struct idx, r_kind), R_RANGE, "kind" },
 	{ offsetof(struct idx, r_depth), R_RANGE, "depth" },
+	{ offsetof(struct idx, r_domain), R_RANGE, "domain" },
+	{ offsetof(struct idx, n_ts), R_MARKER, "ts" },
+	{ offsetof(struct idx, n_thread), R_MARKER, "thread" },
+	{ offsetof(struct idx, n_name), R_MARKER, "name" },
+	{ offsetof(struct idx, n_domain), R_MARKER, "domain" },
+	{ offsetof(struct idx, g_ts), R_DEVICE_METRIC, "ts" },
+	{ offsetof(struct idx, g_device), R_DEVICE_METRIC, "device" },
+	{ offsetof(struct idx, g_first), R_DEVICE_METRIC, "gpu_util" },
+	{ offsetof(struct idx, h_ts), R_HOST_METRIC, "ts" },
+	{ offsetof(struct idx, h_cpu), R_HOST_METRIC, "cpu_pct" },
+	{ offsetof(struct idx, h_first), R_HOST_METRIC, "rss_bytes" },
 	{ offsetof(struct idx, m_ts), R_MEMORY, "ts" },
 	{ offsetof(struct idx, m_device), R_MEMORY, "device" },
 	{ offsetof(struct idx, m_stream), R_MEMORY, "stream" },
@@ -140,6 +154,7 @@ static const struct rec_index idx_fields[] = {
 	{ offsetof(struct idx, m_addr), R_MEMORY, "address" },
 	{ offsetof(struct idx, m_bytes), R_MEMORY, "bytes" },
 	{ offsetof(struct idx, m_total), R_MEMORY, "total_allocated" },
+	{ offsetof(struct idx, m_thread), R_MEMORY, "thread" },
 	{ offsetof(struct idx, d_id), R_DEVICE, "id" },
 	{ offsetof(struct idx, d_name), R_DEVICE, "name" },
 	{ offsetof(struct idx, d_major), R_DEVICE, "cc_major" },
@@ -246,6 +261,7 @@ static int mem_kind(const char *word, size_t n)
 {
 	static const struct { const char *name; int kind; } kinds[] = {
 		{ "Pageable", 1 }, { "Pinned", 2 }, { "Device", 3 }, { "Array", 4 }, { "Managed", 5 },
+		{ "Device Static", 6 }, { "Managed Static", 7 },	/* gpuprof's traces (report/trace.c) */
 	};
 	size_t i;
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
@@ -534,6 +550,14 @@ static int read_sync(struct state *st, const struct evt *e, int param)
 	return sink_add(st->sink, R_SYNC, v);
 }
 
+/* The NVTX domain of a range or mark, args "domain" (gpuprof's traces), into v[f]; NULL when none. */
+static void put_domain(struct state *st, const struct jnode *args, struct value *v, int f)
+{
+	const char *domain = args ? json_get_str(&st->doc, args, "domain") : NULL;
+	if (domain)
+		put(v, f, str_id(st, domain));
+}
+
 /* A CPU range (param 1: the thread) or a GPU annotation (param 3: the stream it ran on). */
 static int read_range(struct state *st, const struct evt *e, int param)
 {
@@ -544,6 +568,7 @@ static int read_range(struct state *st, const struct evt *e, int param)
 	put(v, x->r_thread, tid_num(&st->doc, e->ev, 0));
 	put(v, x->r_name, str_id(st, e->name));
 	put(v, x->r_kind, param);
+	put_domain(st, e->args, v, x->r_domain);
 	return sink_add(st->sink, R_RANGE, v);
 }
 
@@ -730,6 +755,52 @@ static void metadata(struct state *st, const struct jnode *args, const char *nam
 		add_gpu_pid(st, pid);
 }
 
+/*
+ * What gpuprof's own traces (gpuprof-report --format trace) add to Kineto's layout: NVTX marks (instant
+ * "user_annotation" events) and NVML and host metrics (counter events of cat "device_metrics", name "GPU
+ * n", and "host_metrics"). 0 when read, 1 when ev is none of them, -1 on failure.
+ */
+static int gpuprof_event(struct state *st, const struct evt *e, const char *ph)
+{
+	const struct json_doc *d = &st->doc;
+	const struct idx *x = &st->ix;
+	const struct jnode *t = json_get(d, e->ev, "ts");
+	enum rec_type type = !strcmp(ph, "i") ? R_MARKER : !strcmp(e->cat, "device_metrics") ? R_DEVICE_METRIC
+			     : R_HOST_METRIC;
+	struct value *v;
+	int64_t ts, device = 0;
+	int i;
+	if ((type == R_MARKER && strcmp(e->cat, "user_annotation")) ||
+	    (ph[0] == 'C' && strcmp(e->cat, "device_metrics") && strcmp(e->cat, "host_metrics")) ||
+	    (type == R_DEVICE_METRIC && (strncmp(e->name, "GPU ", 4) || parse_i64(e->name + 4, strlen(e->name + 4), &device))))
+		return 1;
+	if (!t || json_decimal_scaled(t, 3, &ts) || __builtin_add_overflow(ts, st->base, &ts))
+		return 1;
+	v = blank(st, type);
+	if (type == R_MARKER) {
+		put(v, x->n_ts, ts);
+		put(v, x->n_thread, tid_num(d, e->ev, 0));
+		put(v, x->n_name, str_id(st, e->name));
+		put_domain(st, e->args, v, x->n_domain);
+	} else if (type == R_DEVICE_METRIC) {
+		put(v, x->g_ts, ts);
+		put(v, x->g_device, device);
+		for (i = 0; trace_device_metric_keys[i]; i++)
+			put_arg(d, e->args, trace_device_metric_keys[i], v, x->g_first + i);
+	} else {
+		const struct jnode *cpu = e->args ? json_get(d, e->args, trace_host_metric_keys[0]) : NULL;
+		put(v, x->h_ts, ts);
+		if (cpu && (cpu->type == J_INT || cpu->type == J_REAL)) {
+			v[x->h_cpu].null = 0;
+			v[x->h_cpu].d = cpu->type == J_INT ? (double)cpu->u.i : cpu->num;
+		}
+		for (i = 1; trace_host_metric_keys[i]; i++)
+			put_arg(d, e->args, trace_host_metric_keys[i], v, x->h_first + i - 1);
+	}
+	st->n_read[type]++;
+	return sink_add(st->sink, type, v);
+}
+
 /* One trace event. Returns 0 (also for events it skips), 1 when the process is skipped, -1 on failure. */
 static int event(struct state *st, struct buf *text)
 {
@@ -776,7 +847,11 @@ static int event(struct state *st, struct buf *text)
 		put(v, x->m_device, arg_i64(d, args, "Device Id", 0));
 		v[x->m_stream].null = 1;
 		put(v, x->m_op, bytes < 0 ? 2 : 1);
-		put(v, x->m_kind, 3);
+		{
+			const char *kind = args ? json_get_str(d, args, "Memory Kind") : NULL;	/* gpuprof's traces */
+			put(v, x->m_kind, kind ? mem_kind(kind, strlen(kind)) : 3);
+		}
+		put(v, x->m_thread, tid_num(d, ev, 0));
 		if (args && json_get(d, args, "Addr"))
 			put(v, x->m_addr, arg_i64(d, args, "Addr", 0));
 		else
@@ -791,6 +866,8 @@ static int event(struct state *st, struct buf *text)
 	e.args = args;
 	e.name = name;
 	e.cat = json_get_str(d, ev, "cat");
+	if (e.cat && (!strcmp(ph, "i") || !strcmp(ph, "C")) && (rc = gpuprof_event(st, &e, ph)) <= 0)
+		return rc;
 	if (strcmp(ph, "X") || !(rule = cat_rule(e.cat, pid)) || span(st, ev, &e.start, &e.end)) {
 		skip(st, ev, pid);
 		return 0;

@@ -86,6 +86,12 @@ const struct rec_spec rec_specs[R_COUNT] = {
 		{ "correlation", "correlation_id", F_INT } } },
 };
 
+const char *const trace_device_metric_keys[] = { "GPU utilization %", "Memory utilization %", "Memory used bytes",
+						 "Memory total bytes", "Temperature C", "Power mW", "SM clock MHz",
+						 "Energy mJ", NULL };
+const char *const trace_host_metric_keys[] = { "CPU % of a core", "RSS bytes", "System memory used bytes",
+					       "System memory total bytes", NULL };
+
 int rec_by_wire(const char *wire)
 {
 	int t;

@@ -53,6 +53,14 @@ struct rec_spec {
 
 extern const struct rec_spec rec_specs[R_COUNT];
 
+/*
+ * The counter names (arg keys) that gpuprof's Chrome traces give NVML and host metrics, in the order of
+ * the device_metric fields after "device" and the host_metric fields after "ts"; NULL-ended. The trace
+ * writer (report/trace.c) and the Kineto reader (ingest/kineto.c) share them.
+ */
+extern const char *const trace_device_metric_keys[];
+extern const char *const trace_host_metric_keys[];
+
 /* The record type whose wire name is `wire`, or -1. */
 int rec_by_wire(const char *wire);
 /* Index of field `wire` in type t, or -1. */

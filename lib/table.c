@@ -153,14 +153,15 @@ static int json_table(FILE *out, const struct table *t, const struct render_opts
 
 #define BOTH (FMT_ANALYZE | FMT_REPORT)
 const struct format formats[] = {
-	/* id, name, alias, ext, programs, to_dir, needs_path, table_filter, render, sep, keyed */
-	{ FMT_TEXT, "text", NULL, ".txt", BOTH, 0, 0, 0, render_text, "\n", 0 },
-	{ FMT_CSV, "csv", NULL, ".csv", BOTH, 1, 0, 1, csv_table, "\r\n", 0 },
-	{ FMT_JSON, "json", NULL, ".json", BOTH, 0, 0, 0, json_table, ",\n", 1 },
-	{ FMT_MD, "md", "markdown", ".md", BOTH, 0, 0, 0, md_table, "", 0 },
-	{ FMT_HTML, "html", NULL, ".html", FMT_REPORT, 0, 0, 0, NULL, NULL, 0 },
-	{ FMT_XLSX, "xlsx", NULL, ".xlsx", FMT_REPORT, 0, 1, 0, NULL, NULL, 0 },
-	{ FMT_N, NULL, NULL, NULL, 0, 0, 0, 0, NULL, NULL, 0 }
+	/* id, name, alias, ext, programs, to_dir, needs_path, table_filter, events, render, sep, keyed */
+	{ FMT_TEXT, "text", NULL, ".txt", BOTH, 0, 0, 0, 0, render_text, "\n", 0 },
+	{ FMT_CSV, "csv", NULL, ".csv", BOTH, 1, 0, 1, 0, csv_table, "\r\n", 0 },
+	{ FMT_JSON, "json", NULL, ".json", BOTH, 0, 0, 0, 0, json_table, ",\n", 1 },
+	{ FMT_MD, "md", "markdown", ".md", BOTH, 0, 0, 0, 0, md_table, "", 0 },
+	{ FMT_HTML, "html", NULL, ".html", FMT_REPORT, 0, 0, 0, 0, NULL, NULL, 0 },
+	{ FMT_XLSX, "xlsx", NULL, ".xlsx", FMT_REPORT, 0, 1, 0, 0, NULL, NULL, 0 },
+	{ FMT_TRACE, "trace", NULL, ".json.gz", FMT_REPORT, 0, 0, 0, 1, NULL, NULL, 0 },
+	{ FMT_N, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, 0 }
 };
 
 const struct format *format_find(const char *name, unsigned program)

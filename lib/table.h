@@ -86,7 +86,7 @@ struct render_opts {
  * gpuprof-analyze and gpuprof-report parse --format, name the formats in --help and messages, and pick
  * their renderers from these rows; a program takes the formats whose `programs` has its bit.
  */
-enum fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_MD, FMT_HTML, FMT_XLSX, FMT_N };
+enum fmt { FMT_TEXT, FMT_CSV, FMT_JSON, FMT_MD, FMT_HTML, FMT_XLSX, FMT_TRACE, FMT_N };
 #define FMT_ANALYZE 1u		/* gpuprof-analyze takes it */
 #define FMT_REPORT 2u		/* gpuprof-report takes it */
 
@@ -99,6 +99,8 @@ struct format {
 	int to_dir;		/* report -o PATH: a directory, a file per table (else one file) */
 	int needs_path;		/* report: a file of its own, -o PATH required */
 	int table_filter;	/* report --table NAME renders that table alone */
+	int events;		/* report: the session's events, not the analyses' tables (trace); it writes
+				   -o PATH itself, "-" or none being standard output, and takes the event filters */
 	/* One table, or NULL for formats that are whole documents only (html, xlsx). */
 	int (*render)(FILE *out, const struct table *t, const struct render_opts *o);
 	const char *sep;	/* between two tables on one stream */

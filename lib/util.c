@@ -1,5 +1,6 @@
 #include "util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -353,6 +354,24 @@ int parse_i64(const char *s, size_t n, int64_t *out)
 	}
 	*out = neg ? (int64_t)(0 - u) : (int64_t)u;
 	return 0;
+}
+
+int parse_duration(const char *s, int64_t *out)
+{
+	static const struct { const char *suffix; double scale; } units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+	};
+	char *end;
+	double v = strtod(s, &end);
+	size_t i;
+	if (end == s || *s == '-' || *s == '+' || v < 0 || !isfinite(v))
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].suffix) && v * units[i].scale < 9e18) {
+			*out = (int64_t)llround(v * units[i].scale);
+			return 0;
+		}
+	return -1;
 }
 
 int parse_i64_range(const char *s, int64_t lo, int64_t hi, int64_t *out)

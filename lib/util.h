@@ -81,6 +81,8 @@ void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const vo
 
 /* Parse a whole decimal int64 from s[0..n): returns 0 and sets *out, or -1 if not exactly an integer. */
 int parse_i64(const char *s, size_t n, int64_t *out);
+/* "10us", "1.5ms", "2.5s", "500ns" or "500" (ns) as nanoseconds, rounded; 0, or -1 when malformed or negative. */
+int parse_duration(const char *s, int64_t *out);
 /* Parse the NUL-terminated s as with parse_i64: 0 and *out set, or -1 if it is not an integer in lo..hi. */
 int parse_i64_range(const char *s, int64_t lo, int64_t hi, int64_t *out);
 

@@ -15,6 +15,7 @@ const struct report_renderer report_renderers[FMT_N] = {
 	[FMT_MD] = { report_md },
 	[FMT_HTML] = { report_html },
 	[FMT_XLSX] = { report_xlsx },
+	[FMT_TRACE] = { report_trace_doc },
 };
 
 const struct table *report_table(const struct tables *ts, const char *name)

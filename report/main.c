@@ -25,9 +25,28 @@ static int table_filter(const struct format *f)
 	return f->table_filter;
 }
 
+static int events_fmt(const struct format *f)
+{
+	return f->events;
+}
+
+/* --from/--to TIME: an offset from the session's start, or with a leading '-' from its end. */
+static int take_offset(const char *opt, const char *arg, int64_t *v, int *has, int *from_end)
+{
+	*from_end = arg[0] == '-';
+	*has = 1;
+	if (parse_duration(arg + *from_end, v)) {
+		error("--%s needs a time such as 2.5s, 300ms or -1s (ns, us, ms, s), not '%s'", opt, arg);
+		return -1;
+	}
+	return 0;
+}
+
 static void usage(FILE *out)
 {
-	struct buf fmts, dirs, tables;
+	struct buf fmts, dirs, tables, events;
+	buf_init(&events);
+	format_names(&events, FMT_REPORT, events_fmt, " or ", NULL);
 	buf_init(&fmts);
 	buf_init(&dirs);
 	buf_init(&tables);
@@ -46,13 +65,22 @@ static void usage(FILE *out)
 		"  -g, --group NAME=RE  fold names matching the PCRE2 expression RE into NAME (repeatable)\n"
 		"  -S, --short          base names: no return type, template arguments or parameters\n"
 		"      --baseline BASE  first, compare with BASE.db's newest session: kernels, NVTX ranges, copies\n"
+
 		"  -h, --help           show this help\n"
 		"      --version        show the version\n"
+		"\n%s: the session's events for Perfetto, TensorBoard or HTA (-o PATH, .gz compressed, - stdout);\n"
+		"  --match and --exclude keep memory events and metrics, which have no name of their own:\n"
+		"  -m, --match RE       only events whose name matches the PCRE2 expression RE\n"
+		"  -x, --exclude RE     leave out events whose name matches RE\n"
+		"      --from TIME      only events that end at or after TIME, an offset from the session's\n"
+		"                       start such as 2.5s, 300ms, 10us, 500ns; -TIME: before its end\n"
+		"      --to TIME        only events that start at or before TIME (as --from)\n"
 		"\nExit status: 0 ok, 2 usage, 3 bad input, 4 system error.\n",
-		fmts.s, dirs.s, tables.s);
+		fmts.s, dirs.s, tables.s, events.s);
 	buf_release(&fmts);
 	buf_release(&dirs);
 	buf_release(&tables);
+	buf_release(&events);
 }
 
 /* The analyses with a place in the report, in their order, into v (room for max); their count. */
@@ -116,6 +144,10 @@ int main(int argc, char **argv)
 		{ "group", required_argument, NULL, 'g' },
 		{ "short", no_argument, NULL, 'S' },
 		{ "baseline", required_argument, NULL, 'B' },
+		{ "match", required_argument, NULL, 'm' },
+		{ "exclude", required_argument, NULL, 'x' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "to", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -124,6 +156,8 @@ int main(int argc, char **argv)
 	struct render_opts ro = { 0, 0 };
 	struct tables ts = { NULL, 0 };
 	struct report_doc doc;
+	struct trace_opts tro;
+	int event_opts = 0;	/* an option of the events formats was given */
 	const struct format *fmt = formats;
 	const struct report_renderer *r;
 	const struct analysis *sections[64];
@@ -135,7 +169,8 @@ int main(int argc, char **argv)
 
 	util_init(argv[0]);
 	analysis_opts_init(&o);
-	while ((c = getopt_long(argc, argv, "f:o:t:n:s:wg:Sh", longopts, NULL)) != -1) {
+	memset(&tro, 0, sizeof(tro));
+	while ((c = getopt_long(argc, argv, "f:o:t:n:s:wg:Shm:x:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!(fmt = format_find(optarg, FMT_REPORT))) {
@@ -164,6 +199,18 @@ int main(int argc, char **argv)
 			break;
 		case 'S': o.short_names = 1; break;
 		case 'B': o.baseline = optarg; break;
+		case 'm': tro.match = optarg; event_opts = 1; break;
+		case 'x': tro.exclude = optarg; event_opts = 1; break;
+		case 'F':
+			if (take_offset("from", optarg, &tro.from, &tro.has_from, &tro.from_end))
+				return EXIT_USAGE;
+			event_opts = 1;
+			break;
+		case 'T':
+			if (take_offset("to", optarg, &tro.to, &tro.has_to, &tro.to_end))
+				return EXIT_USAGE;
+			event_opts = 1;
+			break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("gpuprof-report %s\n", GPUPROF_VERSION); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
@@ -186,12 +233,44 @@ int main(int argc, char **argv)
 		buf_release(&names);
 		return EXIT_USAGE;
 	}
+	if (event_opts && !fmt->events) {
+		struct buf names;
+		buf_init(&names);
+		format_names(&names, FMT_REPORT, events_fmt, " or ", NULL);
+		error("--match, --exclude, --from and --to go with --format %s", names.s);
+		buf_release(&names);
+		return EXIT_USAGE;
+	}
+	if (tro.has_from && tro.has_to && tro.from_end == tro.to_end &&
+	    (tro.from_end ? tro.from < tro.to : tro.from > tro.to)) {
+		error("the window is empty: --from is after --to");
+		return EXIT_USAGE;
+	}
+	if ((tro.match && db_regex_check(tro.match)) || (tro.exclude && db_regex_check(tro.exclude)))
+		return EXIT_USAGE;
+	if (fmt->events && (table || o.baseline || top >= 0)) {
+		error("--table, --baseline and --top go with the report's tables, not --format %s", fmt->name);
+		return EXIT_USAGE;
+	}
 	ro.width = render_width();
 	if (!(db = db_open(argv[optind], DB_READ)))
 		return EXIT_DATA;
 	if (db_session(db, session, &o.session)) {
 		db_close(db);
 		return EXIT_DATA;
+	}
+	doc.ts = &ts;
+	doc.db = db;
+	doc.session = o.session;
+	doc.ro = &ro;
+	doc.table = table;
+	doc.fmt = fmt;
+	doc.trace = &tro;
+	/* An events format reads the database itself: no sections. */
+	if (fmt->events) {
+		status = report_renderers[fmt->id].render(stdout, output, &doc) ? EXIT_SYSTEM : EXIT_OK;
+		db_close(db);
+		return status;
 	}
 	/* Its sections read the session's kernels through several tables: decode the chunks once. */
 	if (db_exec(db, "SELECT gpuprof_kernel_cache(1)")) {
@@ -217,12 +296,6 @@ int main(int argc, char **argv)
 		error("no table '%s' in the report", table);
 		status = EXIT_USAGE;
 	}
-	doc.ts = &ts;
-	doc.db = db;
-	doc.session = o.session;
-	doc.ro = &ro;
-	doc.table = table;
-	doc.fmt = fmt;
 	if (status == EXIT_OK) {
 		int to_file = output && !fmt->to_dir && !fmt->needs_path;	/* else the renderer writes PATH */
 		if (to_file && !(out = fopen(output, "w"))) {

@@ -14,6 +14,13 @@
 #include <stdio.h>
 #include "analysis.h"
 
+/* --format trace: what to keep of the session. */
+struct trace_opts {
+	const char *match, *exclude;	/* PCRE2 patterns event names must (not) match, or NULL */
+	int64_t from, to;		/* the window: offsets from the session's start (or end: *_end) */
+	int has_from, has_to, from_end, to_end;
+};
+
 struct report_doc {
 	const struct tables *ts;	/* the sections, in order (empty ones included) */
 	sqlite3 *db;			/* still open: for charts that need more than the tables */
@@ -21,6 +28,7 @@ struct report_doc {
 	const struct render_opts *ro;
 	const char *table;		/* --table NAME: only this table, or NULL */
 	const struct format *fmt;	/* the format's row (table.h) */
+	const struct trace_opts *trace;	/* events formats: what to keep */
 };
 
 /* The report's renderer for one format: main opens -o PATH for it unless the format writes it itself. */
@@ -38,6 +46,13 @@ extern const struct report_renderer report_renderers[FMT_N];
 int report_shown(const struct table *t);
 /* The table called `name` among ts, or NULL. */
 const struct table *report_table(const struct tables *ts, const char *name);
+
+/*
+ * The session as a Chrome trace in the PyTorch profiler's layout (report/trace.c) to path ("-" or NULL:
+ * standard output; ".gz": gzip). 0, or -1 with a message.
+ */
+int report_trace(sqlite3 *db, int64_t session, const struct trace_opts *o, const char *path);
+int report_trace_doc(FILE *out, const char *path, const struct report_doc *d);
 
 int report_text(FILE *out, const char *path, const struct report_doc *d);
 int report_csv(FILE *out, const char *path, const struct report_doc *d);

@@ -115,7 +115,7 @@ def main():
     analyses = [line.split()[0] for line in listed.stdout.splitlines()]
     fmts = format_names()
     check("the analyses listed", len(analyses) > 10 and "leaks" in analyses and "compare" in analyses, True)
-    check("the formats read from their table", sorted(fmts), ["csv", "html", "json", "markdown", "md", "text", "xlsx"])
+    check("the formats read from their table", sorted(fmts), ["csv", "html", "json", "markdown", "md", "text", "trace", "xlsx"])
     names = set(analyses) | fmts
 
     # The checker itself: it must flag what main.c used to do and pass what the tables do.
@@ -180,7 +180,7 @@ def main():
               (2, "gpuprof-analyze: error: unknown format 'html' (text, csv, json, md)\n"))
         check("report: an unknown format",
               run(report, db, "-f", "pdf"),
-              (2, "gpuprof-report: error: unknown format 'pdf' (text, csv, json, md, html, xlsx)\n"))
+              (2, "gpuprof-report: error: unknown format 'pdf' (text, csv, json, md, html, xlsx, trace)\n"))
         check("report: xlsx needs -o", run(report, db, "-f", "xlsx"),
               (2, "gpuprof-report: error: the xlsx format writes a file: give -o PATH\n"))
         helps = {}
@@ -189,10 +189,10 @@ def main():
             m = re.search(r"--format FMT +(.*)", out)
             helps[flag] = re.findall(r"[a-z]+", m.group(1).replace("(default)", "")) if m else []
         check("analyze --help names its formats", helps["analyze"], ["text", "csv", "json", "or", "md"])
-        check("report --help names its formats", helps["report"], ["text", "csv", "json", "md", "html", "or", "xlsx"])
+        check("report --help names its formats", helps["report"], ["text", "csv", "json", "md", "html", "xlsx", "or", "trace"])
         for f in ("text", "csv", "json", "md", "markdown"):
             check(f"analyze -f {f}", run(analyze, "hotspots", db, "-f", f)[0], 0)
-        for f in ("text", "csv", "json", "md", "markdown", "html"):
+        for f in ("text", "csv", "json", "md", "markdown", "html", "trace"):
             check(f"report -f {f}", run(report, db, "-f", f)[0], 0)
         check("report -f xlsx -o", run(report, db, "-f", "xlsx", "-o", os.path.join(tmp, "r.xlsx"))[0], 0)
         check("report -f csv -o DIR: a file per table, the format's extension",

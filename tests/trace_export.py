@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""trace_export: gpuprof-report --format trace, a session as a Chrome trace in Kineto's layout.
+
+Round trip: every trace in ../shared/traces (Kineto and Nsight Systems) and the demo session are ingested,
+exported, and the export ingested again: every record the layout carries comes back the same to the
+nanosecond (compared here as multisets of rows read with sqlite3). The export of the demo session passes
+tests/tef_check.py (the Trace Event Format, every flow paired), which is itself shown to catch faults.
+Then the options: --match/--exclude/--from/--to against the same selection made here in SQL, -o -,
+plain and gzip output, and usage errors.
+
+Prints one line per failure and ends with "trace_export: N passed, M failed"; exit 1 if any failed.
+"""
+import glob
+import gzip
+import json
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+
+import checks
+from checks import BIN, ok, check
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TEF = os.path.join(HERE, "tef_check.py")
+
+# What the layout carries, per table: the columns compared, as SQL over the table (alias t). Unknown
+# context, stream and correlation ids read back as 0, unknown memory kinds as 0 ('Unknown'), calls of no
+# domain as runtime calls: the comparison says so by coalescing the same way on both sides.
+STR = "(SELECT value FROM strings s WHERE s.session_id = t.session_id AND s.id = t.{})"
+CARRIED = {
+    "kernels": "start_ns, end_ns, device_id, coalesce(context_id, 0), coalesce(stream_id, 0), "
+               "coalesce(correlation_id, 0), " + STR.format("name_id") + ", grid_x, grid_y, grid_z, block_x, "
+               "block_y, block_z, registers, shared_mem",
+    "memcpys": "start_ns, end_ns, device_id, coalesce(context_id, 0), coalesce(stream_id, 0), "
+               "coalesce(correlation_id, 0), kind, coalesce(src_kind, 0), coalesce(dst_kind, 0), bytes, "
+               "src_device, dst_device",
+    "memsets": "start_ns, end_ns, device_id, coalesce(context_id, 0), coalesce(stream_id, 0), "
+               "coalesce(correlation_id, 0), bytes, coalesce(mem_kind, 0)",
+    "syncs": "start_ns, end_ns, device_id, coalesce(context_id, 0), "
+             "CASE WHEN stream_id NOT IN (-1, 4294967295) THEN stream_id END, coalesce(correlation_id, 0), kind, "
+             "coalesce(event_id, 0)",
+    "api_calls": "start_ns, end_ns, coalesce(thread_id, 0), coalesce(correlation_id, 0), "
+                 "coalesce(" + STR.format("name_id") + ", ''), coalesce(cbid, 0), CASE domain WHEN 2 THEN 2 ELSE 1 END",
+    "ranges": "start_ns, end_ns, coalesce(thread_id, 0), " + STR.format("name_id") + ", "
+              "CASE kind WHEN 3 THEN 3 ELSE 1 END, " + STR.format("domain_id"),
+    "markers": "ts_ns, coalesce(thread_id, 0), " + STR.format("name_id") + ", " + STR.format("domain_id"),
+    "memory_events": "ts_ns, coalesce(device_id, 0), op, coalesce(mem_kind, 0), address, bytes, "
+                     "coalesce(thread_id, 0), total_allocated",
+    "device_metrics": "ts_ns, device_id, gpu_util, mem_util, mem_used, mem_total, temp_c, power_mw, "
+                      "sm_clock_mhz, energy_mj",
+    "host_metrics": "ts_ns, cpu_pct, rss_bytes, sys_mem_used, sys_mem_total",
+}
+TIME = {"memory_events": "ts_ns", "markers": "ts_ns", "device_metrics": "ts_ns", "host_metrics": "ts_ns"}
+
+
+def run(*args, **kw):
+    env = dict(os.environ, LC_ALL="C", TZ="UTC")
+    return subprocess.run(list(args), capture_output=True, env=env, **kw)
+
+
+def ingest(src, db):
+    return run(os.path.join(BIN, "gpuprof-ingest"), "-q", "-j1", src, "-o", db)
+
+
+def report(db, *args):
+    return run(os.path.join(BIN, "gpuprof-report"), db, "--format", "trace", *args)
+
+
+def rows(db, table, where="1"):
+    """The carried columns of table's rows (of the newest session) as a Counter of tuples."""
+    con = sqlite3.connect(db)
+    session = con.execute("SELECT max(id) FROM sessions").fetchone()[0]
+    ended = " AND end_ns IS NOT NULL" if table == "ranges" else ""	# only those are complete events
+    sql = f"SELECT {CARRIED[table]} FROM {table} t WHERE session_id = ? AND ({where}){ended}"
+    got = Counter(con.execute(sql, (session,)).fetchall())
+    con.close()
+    return got
+
+
+def devices(db):
+    con = sqlite3.connect(db)
+    got = con.execute("SELECT id, coalesce(name, ''), cc_major, cc_minor, sms, memory_bytes, max_threads_per_sm, max_regs_per_sm, "
+                      "max_smem_per_sm FROM devices GROUP BY id HAVING pid = min(pid) ORDER BY id").fetchall()
+    con.close()
+    return got
+
+
+def scalar(db, sql):
+    con = sqlite3.connect(db)
+    v = con.execute(sql).fetchone()[0]
+    con.close()
+    return v
+
+
+def round_trip(name, src, tmp):
+    a, b = os.path.join(tmp, name + ".a.db"), os.path.join(tmp, name + ".b.db")
+    out = os.path.join(tmp, name + ".json.gz")
+    r = ingest(src, a)
+    if r.returncode not in (0, 3):
+        ok(f"{name}: ingest the source", False, r.stderr.decode()[-300:])
+        return
+    r = report(a, "-o", out)
+    check(f"{name}: export exits 0", (r.returncode, r.stderr.decode()[-300:]), (0, r.stderr.decode()[-300:] if
+          r.returncode == 0 else ""))
+    total = sum(sum(rows(a, t).values()) for t in CARRIED)
+    r = ingest(out, b)
+    check(f"{name}: the export ingests", r.returncode, 0 if total else 3)
+    if not total:
+        return
+    for t in CARRIED:
+        want, got = rows(a, t), rows(b, t)
+        if want != got:
+            lost, extra = want - got, got - want
+            ok(f"{name}: {t} read back the same", False,
+               f"{sum(want.values())} rows, {sum(lost.values())} differ, e.g. {list(lost)[:1]} came back as {list(extra)[:1]}")
+        else:
+            ok(f"{name}: {t} read back the same ({sum(want.values())} rows)", True)
+    check(f"{name}: devices read back the same", devices(b), devices(a))
+    unended = scalar(a, "SELECT count(*) FROM ranges WHERE end_ns IS NULL")
+    check(f"{name}: unended ranges are the 'B' events the reader counts as skipped", unended,
+          scalar(b, "SELECT coalesce(sum(events), 0) FROM ingest_skipped WHERE ph = 'B'"))
+    # Every other event the reader did not take is a flow or metadata, never GPU work.
+    check(f"{name}: nothing that looks like GPU work skipped on the way back",
+          scalar(b, "SELECT coalesce(sum(gpu_events), 0) FROM ingest_skipped"), 0)
+    con = sqlite3.connect(b)
+    skipped = {(c, p) for c, p in con.execute("SELECT category, ph FROM ingest_skipped WHERE ph <> 'B'")}
+    con.close()
+    ok(f"{name}: the reader skipped only flows and metadata", skipped <= {("ac2g", "s"), ("ac2g", "f"), ("", "M")},
+       str(skipped))
+
+
+def events(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rt") as f:
+        return json.load(f)
+
+
+def check_options(db, tmp):
+    """The filters against the same selection made here in SQL, over the demo session."""
+    con = sqlite3.connect(db)
+    start, end = con.execute("SELECT start_ns, end_ns FROM sessions").fetchone()
+    con.close()
+    names = lambda d: Counter(e["name"] for e in d["traceEvents"] if e["ph"] == "X" and e.get("cat") == "kernel")
+    full = events(os.path.join(tmp, "demo.json.gz"))
+    all_kernels = names(full)
+    gemm = re.compile("gemm")
+    r = report(db, "--match", "gemm", "-o", os.path.join(tmp, "m.json"))
+    d = events(os.path.join(tmp, "m.json"))
+    check("--match keeps the kernels whose name matches", names(d),
+          Counter({k: v for k, v in all_kernels.items() if gemm.search(k)}))
+    ok("--match: every event's name matches (metadata, memory and counters aside)",
+       all(gemm.search(e["name"]) for e in d["traceEvents"]
+           if e["ph"] in ("X", "B") and e["cat"] not in ("cpu_instant_event",)), "")
+    ok("--match: flows only between kept events", not [e for e in d["traceEvents"] if e["ph"] in "sf"] or
+       all(e["ph"] in "sf" for e in d["traceEvents"] if e.get("cat") == "ac2g"), "")
+    r = report(db, "--exclude", "gemm|elementwise", "-o", os.path.join(tmp, "x.json"))
+    d = events(os.path.join(tmp, "x.json"))
+    check("--exclude leaves out the kernels whose name matches", names(d),
+          Counter({k: v for k, v in all_kernels.items() if not re.search("gemm|elementwise", k)}))
+    # A window in the middle of the kernels: events that overlap it, whole.
+    con = sqlite3.connect(db)
+    k0, k1 = con.execute("SELECT min(start_ns), max(end_ns) FROM kernels").fetchone()
+    con.close()
+    lo, hi = k0 - start + (k1 - k0) // 3, k0 - start + 2 * (k1 - k0) // 3
+    r = report(db, "--from", f"{lo / 1e9:.9f}s", "--to", f"{hi}ns", "-o", os.path.join(tmp, "w.json"))
+    check("--from/--to exit 0", r.returncode, 0)
+    d = events(os.path.join(tmp, "w.json"))
+    base = d["baseTimeNanoseconds"]
+    got = Counter((round(float(e["ts"]) * 1000) + base, round(float(e["dur"]) * 1000)) for e in d["traceEvents"]
+                  if e["ph"] == "X" and e.get("cat") == "kernel")
+    con = sqlite3.connect(db)
+    want = Counter(con.execute("SELECT start_ns, end_ns - start_ns FROM kernels WHERE end_ns >= ? AND start_ns <= ?",
+                               (start + lo, start + hi)).fetchall())
+    con.close()
+    check("--from/--to keep the kernels that overlap the window, whole", got, want)
+    ok("the window holds some but not all kernels", 0 < sum(want.values()) < sum(all_kernels.values()),
+       f"{sum(want.values())} of {sum(all_kernels.values())}")
+    ok("base time: the first event's whole second", base % 1000000000 == 0 and
+       min(float(e["ts"]) for e in d["traceEvents"] if e["ph"] != "M") < 1e6, str(base))
+    r = report(db, "--from", "-1s", "-o", os.path.join(tmp, "tail.json"))
+    d = events(os.path.join(tmp, "tail.json"))
+    con = sqlite3.connect(db)
+    want = con.execute("SELECT count(*) FROM kernels WHERE end_ns >= ?", (end - 1000000000,)).fetchone()[0]
+    con.close()
+    check("--from -1s: the session's last second", sum(names(d).values()), want)
+    # Standard output, plain; the same bytes as a plain file.
+    r = report(db, "-o", "-")
+    plain = os.path.join(tmp, "plain.json")
+    report(db, "-o", plain)
+    with open(plain, "rb") as f:
+        check("-o - writes the trace to standard output", r.stdout, f.read())
+    with gzip.open(os.path.join(tmp, "demo.json.gz"), "rb") as f:
+        check("a .gz path is gzip of the same trace", f.read(), r.stdout)
+    r = report(db)
+    check("no -o: standard output", len(r.stdout), len(open(plain, "rb").read()))
+    # Usage errors: exit 2, one line.
+    for args, msg in [(["--from", "abc"], "--from needs a time"), (["--to", "1x"], "--to needs a time"),
+                      (["--match", "("], "bad regular expression")]:
+        r = report(db, *args)
+        check(f"usage: {' '.join(args)}", (r.returncode, msg in r.stderr.decode()), (2, True))
+    r = run(os.path.join(BIN, "gpuprof-report"), db, "--from", "1s")
+    check("--from without --format trace is refused", (r.returncode, "go with --format trace" in r.stderr.decode()),
+          (2, True))
+    r = report(db, "--from", "2s", "--to", "1s")
+    check("an empty window is refused", (r.returncode, "window is empty" in r.stderr.decode()), (2, True))
+    r = report(db, "--match", "no such kernel anywhere", "-o", os.path.join(tmp, "none.json"))
+    d = events(os.path.join(tmp, "none.json"))
+    check("nothing matching: no named event, memory and counters kept (they have no name of their own)",
+          (r.returncode, sorted({(e["ph"], e.get("cat")) for e in d["traceEvents"]})),
+          (0, [("C", "device_metrics"), ("C", "host_metrics"), ("M", None), ("i", "cpu_instant_event")]))
+    r = report(db, "--from", "100000s", "-o", os.path.join(tmp, "none.json"))
+    check("an empty window: a warning, a valid trace of no events",
+          (r.returncode, "no events" in r.stderr.decode(),
+           [e for e in events(os.path.join(tmp, "none.json"))["traceEvents"] if e["ph"] != "M"]), (0, True, []))
+    r = report(db, "-o", "/nonexistent/dir/t.json")
+    check("an unwritable path: exit 4", (r.returncode, "cannot write" in r.stderr.decode()), (4, True))
+
+
+def check_tef(tmp):
+    """tef_check passes the demo's export and catches what it is meant to catch."""
+    path = os.path.join(tmp, "demo.json.gz")
+    r = run(sys.executable, TEF, path)
+    check("the demo's export is well-formed Trace Event Format", (r.returncode, r.stdout.decode().splitlines()[:-1]),
+          (0, []))
+    counts = json.loads(r.stdout.decode().splitlines()[-1])
+    ok("the demo's export has flows, slices, memory and counters",
+       counts.get("flows", 0) > 1000 and counts.get("X", 0) > 10000 and counts.get("i", 0) and counts.get("C", 0),
+       str(counts))
+    doc = events(path)
+    evs = doc["traceEvents"]
+    faults = {
+        "an unpaired flow": lambda: evs.remove(next(e for e in evs if e["ph"] == "f")),
+        "a complete event without dur": lambda: next(e for e in evs if e["ph"] == "X").pop("dur"),
+        "a flow off its slice": lambda: next(e for e in evs if e["ph"] == "f").update(ts=-1.0),
+    }
+    for what, fault in faults.items():
+        bad = json.loads(json.dumps(doc))
+        evs = bad["traceEvents"]
+        fault()
+        p = os.path.join(tmp, "bad.json")
+        with open(p, "w") as f:
+            json.dump(bad, f)
+        r = run(sys.executable, TEF, p)
+        check(f"tef_check catches {what}", r.returncode, 1)
+    with open(os.path.join(tmp, "bad.json"), "w") as f:
+        f.write('{"traceEvents": [{"ph": "X", "name": "k", "pid": 0, "tid": 0, "ts": 1.5, "dur": 2.000}]}')
+    r = run(sys.executable, TEF, os.path.join(tmp, "bad.json"))
+    check("tef_check catches times without nanosecond decimals", r.returncode, 1)
+
+
+def main():
+    tmp = tempfile.mkdtemp(prefix="gpuprof-trace-")
+    try:
+        demo = os.path.join(checks.ROOT, "tests", "data", "demo-session")
+        round_trip("demo", demo, tmp)
+        check_tef(tmp)
+        check_options(os.path.join(tmp, "demo.a.db"), tmp)
+        traces = sorted(glob.glob(os.path.join(checks.TRACES, "kineto", "*.json*")) +
+                        glob.glob(os.path.join(checks.TRACES, "nsys", "*.sqlite")))
+        if not traces:
+            print(f"trace_export: {checks.TRACES} is absent: the round trips of shared traces are skipped")
+        for path in traces:
+            round_trip(os.path.basename(path).split(".")[0], path, tmp)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return checks.summary("trace_export")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
