@@ -30,7 +30,7 @@ else
 Q = @
 endif
 
-EMBED = schemas/session.sql schemas/views.sql $(wildcard schemas/migrate-*.sql) $(wildcard schemas/read-*.sql) schemas/views-ext.sql $(wildcard analyze/*.sql) analyze/kernel-classes.rules analyze/stall-reasons.txt report/report.css
+EMBED = schemas/session.sql schemas/views.sql $(wildcard schemas/migrate-*.sql) $(wildcard schemas/read-*.sql) schemas/views-ext.sql $(wildcard analyze/*.sql) analyze/kernel-classes.rules analyze/stall-reasons.txt report/report.css report/timeline.js
 
 LIB_SRC = $(filter-out lib/gpuprof.c lib/sqlext_load.c,$(wildcard lib/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/embedded.o

@@ -1,14 +1,15 @@
 /*
  * html: the report as one self-contained HTML file. Every result table becomes an HTML table (numbers
  * in human form, the exact value in data-v for sorting and in title), with inline SVG charts: top
- * kernels, a per-device timeline with streams as lanes, live device memory, and device metrics.
- * The style sheet is report/report.css, embedded at build time; nothing is loaded from the network and
- * the page reads without JavaScript (a few lines of inline script add click-to-sort on table headers).
+ * kernels, the timeline (timeline.c: NVTX rows per thread, stream lanes per GPU), live device memory,
+ * and device metrics. The style sheet is report/report.css and the timeline's zoom report/timeline.js,
+ * embedded at build time; nothing is loaded from the network and the page reads without JavaScript (a
+ * few lines of inline script add click-to-sort on table headers and zoom and pan to the timeline).
  *
  * Charts that need more than the tables query d->db directly and aggregate into NB pixel-wide buckets
  * in one pass, so the file stays small and rendering fast whatever the number of events.
  */
-#include "report.h"
+#include "html.h"
 #include "embed.h"
 #include "util.h"
 
@@ -17,9 +18,6 @@
 #include <string.h>
 #include <time.h>
 
-#define NB 1000			/* buckets (SVG units) across every time chart */
-#define LABEL_W 150		/* room for lane labels left of the plot */
-#define MAX_LANES 24		/* streams shown per device; the rest fold into one lane */
 #define NSERIES 8		/* colours for per-device series (.s0 .. .s7) */
 
 /* Click-to-sort on headers: numeric cells sort by data-v, others by text. */
@@ -35,8 +33,7 @@ static const char sort_script[] =
 	"return d*x.cells[i].textContent.localeCompare(y.cells[i].textContent);});\n"
 	"r.forEach(function(x){b.appendChild(x);});});});});\n";
 
-/* Write s with &, <, >, " and ' escaped, so it is text in element content and in quoted attributes. */
-static void esc(FILE *out, const char *s)
+void html_esc(FILE *out, const char *s)
 {
 	const char *p;
 	for (p = s; *p; p++) {
@@ -66,7 +63,7 @@ static void write_cell(FILE *out, const struct column *col, const struct cell *c
 			fputs("<td class=\"null\">-</td>", out);
 		else {
 			fputs(strlen(c->s) > 32 ? "<td class=\"name\">" : "<td class=\"txt\">", out);
-			esc(out, c->s);
+			html_esc(out, c->s);
 			fputs("</td>", out);
 		}
 		return;
@@ -80,7 +77,7 @@ static void write_cell(FILE *out, const struct column *col, const struct cell *c
 	table_raw(&x, c);
 	fprintf(out, "<td class=\"num\" data-v=\"%s\" title=\"%s%s\">", x.s, x.s, unit_of(col->type));
 	buf_release(&x);
-	esc(out, h);
+	html_esc(out, h);
 	fputs("</td>", out);
 }
 
@@ -90,13 +87,13 @@ static void write_table(FILE *out, const struct table *t)
 	size_t r;
 	int c;
 	fputs("<section id=\"t-", out);
-	esc(out, t->name);
+	html_esc(out, t->name);
 	fputs("\"><h2>", out);
-	esc(out, t->title);
+	html_esc(out, t->title);
 	fputs("</h2>\n", out);
 	if (t->note) {
 		fputs("<p class=\"note\">", out);
-		esc(out, t->note);
+		html_esc(out, t->note);
 		fputs("</p>\n", out);
 	}
 	fputs("<div class=\"scroll\">", out);
@@ -104,7 +101,7 @@ static void write_table(FILE *out, const struct table *t)
 		fputs("<table class=\"kv\">\n<tbody>\n", out);
 		for (c = 0; c < t->ncols; c++) {
 			fputs("<tr><th>", out);
-			esc(out, t->cols[c].title);
+			html_esc(out, t->cols[c].title);
 			fputs("</th>", out);
 			write_cell(out, &t->cols[c], &t->cells[c]);
 			fputs("</tr>\n", out);
@@ -115,9 +112,9 @@ static void write_table(FILE *out, const struct table *t)
 	fputs("<table class=\"sortable\">\n<thead><tr>", out);
 	for (c = 0; c < t->ncols; c++) {
 		fputs(t->cols[c].type == C_TEXT ? "<th title=\"" : "<th class=\"num\" title=\"", out);
-		esc(out, t->cols[c].key);
+		html_esc(out, t->cols[c].key);
 		fputs("\">", out);
-		esc(out, t->cols[c].title);
+		html_esc(out, t->cols[c].title);
 		fputs("</th>", out);
 	}
 	fputs("</tr></thead>\n<tbody>\n", out);
@@ -132,25 +129,22 @@ static void write_table(FILE *out, const struct table *t)
 	fputs("</tbody></table></div>", out);
 	if (t->footer) {
 		fputs("<p class=\"verdict\">", out);
-		esc(out, t->footer);
+		html_esc(out, t->footer);
 		fputs("</p>", out);
 	}
 	fputs("</section>\n", out);
 }
 
-#define SHORT_NAME 64	/* bytes of a chart label: 60 and the NUL */
-
-/* A kernel name as a chart label: names over 60 bytes cut at 57 on a character boundary, "..." added. */
-static void short_name(char out[SHORT_NAME], const char *name)
+void html_short_name(char *out, size_t n, const char *name)
 {
-	size_t k = 57;
-	if (strlen(name) <= 60) {
-		snprintf(out, SHORT_NAME, "%s", name);
+	size_t k = n - 7;
+	if (strlen(name) <= n - 4) {
+		snprintf(out, n, "%s", name);
 		return;
 	}
 	while (k > 0 && ((unsigned char)name[k] & 0xC0) == 0x80)
 		k--;
-	snprintf(out, SHORT_NAME, "%.*s...", (int)k, name);
+	snprintf(out, n, "%.*s...", (int)k, name);
 }
 
 /* Chart 1: the hotspots table's kernels as horizontal bars of total time. */
@@ -180,12 +174,12 @@ static void chart_hotspots(FILE *out, const struct report_doc *d)
 		double v = tc->null ? 0 : tc->d, bw = v / max * (w - 10);
 		size_t y = r * (size_t)bar_h;
 		fmt_ns(h, sizeof(h), v);
-		short_name(shortname, name);
+		html_short_name(shortname, sizeof(shortname), name);
 		fputs("<g><title>", out);
-		esc(out, name);
+		html_esc(out, name);
 		fprintf(out, ": %s</title>", h);
 		fprintf(out, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\">", name_w - 6, y + 15);
-		esc(out, shortname);
+		html_esc(out, shortname);
 		fprintf(out, "</text><rect class=\"bar\" x=\"%d\" y=\"%zu\" width=\"%.1f\" height=\"%d\"/>",
 			name_w, y + 3, bw > 0.5 ? bw : 0.5, bar_h - 6);
 		fprintf(out, "<text x=\"%.1f\" y=\"%zu\" class=\"muted\">%s</text></g>\n", name_w + bw + 6, y + 15, h);
@@ -217,7 +211,7 @@ static void chart_stalls(FILE *out, const struct report_doc *d)
 			continue;
 		fprintf(out, "<rect class=\"s%zu\" x=\"%zu\" y=\"%zu\" width=\"12\" height=\"12\"/><text x=\"%zu\" y=\"%zu\">",
 			r % 8, (r % 5) * 280 + 4, (r / 5) * 18 + 2, (r % 5) * 280 + 22, (r / 5) * 18 + 12);
-		esc(out, t->cols[c].title);
+		html_esc(out, t->cols[c].title);
 		fputs("</text>\n", out);
 		r++;
 	}
@@ -227,11 +221,11 @@ static void chart_stalls(FILE *out, const struct report_doc *d)
 		size_t y = (size_t)legend_h + r * (size_t)bar_h, k = 0;
 		double x = name_w;
 		char shortname[SHORT_NAME];
-		short_name(shortname, name);
+		html_short_name(shortname, sizeof(shortname), name);
 		fprintf(out, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\"><title>", name_w - 6, y + 15);
-		esc(out, name);
+		html_esc(out, name);
 		fputs("</title>", out);
-		esc(out, shortname);
+		html_esc(out, shortname);
 		fputs("</text>", out);
 		for (c = 0; c < t->ncols && (int)k < nreasons; c++) {
 			const struct cell *v = &t->cells[r * (size_t)t->ncols + (size_t)c];
@@ -242,7 +236,7 @@ static void chart_stalls(FILE *out, const struct report_doc *d)
 				bw = v->d / 100.0 * w;
 				fprintf(out, "<rect class=\"s%zu\" x=\"%.1f\" y=\"%zu\" width=\"%.1f\" height=\"%d\"><title>",
 					k % 8, x, y + 3, bw, bar_h - 6);
-				esc(out, t->cols[c].title);
+				html_esc(out, t->cols[c].title);
 				fprintf(out, ": %.1f %%</title></rect>", v->d);
 				x += bw;
 			}
@@ -307,7 +301,7 @@ static void chart_ranks(FILE *out, const struct report_doc *d)
 		if (cell_num(t, r, "straggler") > 0)
 			snprintf(label + strlen(label), sizeof(label) - strlen(label), " (straggler)");
 		fprintf(out, "<g><text x=\"%d\" y=\"%zu\" text-anchor=\"end\">", name_w - 6, y + 15);
-		esc(out, label);
+		html_esc(out, label);
 		fputs("</text>", out);
 		for (k = 0; k < 4; k++) {
 			double bw = v[k] / max * (w - 10);
@@ -316,7 +310,7 @@ static void chart_ranks(FILE *out, const struct report_doc *d)
 			fmt_ns(h, sizeof(h), v[k]);
 			fprintf(out, "<rect class=\"s%d\" x=\"%.1f\" y=\"%zu\" width=\"%.1f\" height=\"%d\"><title>", k == 3 ? 7 : k, x,
 				y + 3, bw, bar_h - 6);
-			esc(out, label);
+			html_esc(out, label);
 			fprintf(out, ": %s %s</title></rect>", seg[k], h);
 			x += bw;
 		}
@@ -324,6 +318,24 @@ static void chart_ranks(FILE *out, const struct report_doc *d)
 		fprintf(out, "<text x=\"%.1f\" y=\"%zu\" class=\"muted\">%s</text></g>\n", x + 6, y + 15, h);
 	}
 	fputs("</svg></section>\n", out);
+}
+
+sqlite3_stmt *html_query(const struct report_doc *d, const char *sql)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) {
+		error("html: %s", sqlite3_errmsg(d->db));
+		return NULL;
+	}
+	sqlite3_bind_int64(st, 1, d->session);
+	return st;
+}
+
+int html_query_end(const struct report_doc *d, sqlite3_stmt *st, int rc)
+{
+	int ret = rc == SQLITE_DONE ? 0 : error("html: %s", sqlite3_errmsg(d->db));
+	sqlite3_finalize(st);
+	return ret;
 }
 
 /* The session's time span [*t0, *t1]; falls back to the events' extent when the session lacks one. */
@@ -336,9 +348,8 @@ static int session_span(const struct report_doc *d, int64_t *t0, int64_t *t1)
 	sqlite3_stmt *st;
 	int rc;
 	*t0 = *t1 = 0;
-	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return error("html: %s", sqlite3_errmsg(d->db));
-	sqlite3_bind_int64(st, 1, d->session);
+	if (!(st = html_query(d, sql)))
+		return -1;
 	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		*t0 = sqlite3_column_int64(st, 0);
 		*t1 = sqlite3_column_int64(st, 1);
@@ -349,8 +360,7 @@ static int session_span(const struct report_doc *d, int64_t *t0, int64_t *t1)
 	return 0;
 }
 
-/* A time axis under a plot: five ticks labelled with the time since the session's start. */
-static void time_axis(FILE *out, double y, double h, double span)
+void html_time_axis(FILE *out, double y, double h, double span)
 {
 	int i;
 	for (i = 0; i <= 4; i++) {
@@ -361,189 +371,6 @@ static void time_axis(FILE *out, double y, double h, double span)
 		fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" class=\"muted\">+%s</text>\n", x, y + h,
 			i == 0 ? "start" : i == 4 ? "end" : "middle", lab);
 	}
-}
-
-struct lane {
-	int64_t device, stream;	/* stream -1 when unknown; -2 for the folded "other streams" lane */
-	double busy[2][NB];	/* busy ns per bucket: [0] kernels, [1] copies and memsets */
-	double total;		/* busy ns in all */
-	int nstreams;		/* streams folded into this lane */
-};
-
-/* Add busy time [s, e) to buckets of width bw starting at t0 (clamped to the span). */
-static void add_busy(double *b, double t0, double bw, double s, double e)
-{
-	double lo = (s - t0) / bw, hi = (e - t0) / bw;
-	int i0, i1, i;
-	if (hi <= 0 || lo >= NB || e <= s)
-		return;
-	if (lo < 0)
-		lo = 0;
-	if (hi > NB)
-		hi = NB;
-	i0 = (int)lo;
-	i1 = (int)hi;
-	if (i1 >= NB)
-		i1 = NB - 1;
-	if (i0 == i1) {
-		b[i0] += (hi - lo) * bw;
-		return;
-	}
-	b[i0] += (i0 + 1 - lo) * bw;
-	for (i = i0 + 1; i < i1; i++)
-		b[i] += bw;
-	b[i1] += (hi - i1) * bw;
-}
-
-static int lane_cmp(const void *a, const void *b)
-{
-	const struct lane *x = *(const struct lane *const *)a, *y = *(const struct lane *const *)b;
-	if (x->device != y->device)
-		return x->device < y->device ? -1 : 1;
-	if (x->total != y->total)
-		return x->total > y->total ? -1 : 1;
-	return x->stream < y->stream ? -1 : x->stream > y->stream;
-}
-
-/* One lane's buckets as rects: busy fraction quantised to tenths, equal neighbours merged. */
-static void lane_rects(FILE *out, const double *b, double bw, const char *cls, double y, double h)
-{
-	int i = 0;
-	while (i < NB) {
-		int lv = b[i] > 0 ? (int)ceil(fmin(b[i] / bw, 1.0) * 10) : 0, j = i + 1;
-		while (j < NB) {
-			int lj = b[j] > 0 ? (int)ceil(fmin(b[j] / bw, 1.0) * 10) : 0;
-			if (lj != lv)
-				break;
-			j++;
-		}
-		if (lv > 0 && lv < 10)
-			fprintf(out, "<rect class=\"%s\" x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%.0f\" "
-				"fill-opacity=\".%d\"/>", cls, LABEL_W + i, y, j - i, h, lv);
-		else if (lv > 0)
-			fprintf(out, "<rect class=\"%s\" x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%.0f\"/>",
-				cls, LABEL_W + i, y, j - i, h);
-		i = j;
-	}
-}
-
-/* The lane of (device, stream), added if new; *last caches the previous answer. */
-static struct lane *lane_get(struct lane ***lanes, size_t *n, size_t *alloc, struct lane **last, int64_t dev,
-			     int64_t stream)
-{
-	size_t i;
-	if (*last && (*last)->device == dev && (*last)->stream == stream)
-		return *last;
-	for (i = 0; i < *n; i++)
-		if ((*lanes)[i]->device == dev && (*lanes)[i]->stream == stream)
-			return *last = (*lanes)[i];
-	ALLOC_GROW(*lanes, *n + 1, *alloc);
-	*last = (*lanes)[(*n)++] = xcalloc(1, sizeof(struct lane));
-	(*last)->device = dev;
-	(*last)->stream = stream;
-	(*last)->nstreams = 1;
-	return *last;
-}
-
-static void lane_add(struct lane *l, int kind, double bw, double s, double e)
-{
-	add_busy(l->busy[kind], 0, bw, s, e);
-	if (e > s)
-		l->total += e - s;
-}
-
-/*
- * Chart 2: per device, its streams as lanes; each lane shows, per bucket, the fraction of time kernels
- * (upper bar) and copies or memsets (lower bar) were running. One pass over the events in C.
- */
-static int chart_timeline(FILE *out, const struct report_doc *d, int64_t t0, int64_t t1)
-{
-	/* Kernels (kind 0) as kernel_columns reads them (stream -1: unknown), then copies and memsets (1). */
-	static const char *sql =
-		"SELECT 0, device_id, stream_id, start_ns, end_ns FROM kernel_columns WHERE session_id = ?1"
-		" UNION ALL SELECT 1, device_id, coalesce(stream_id, -1), start_ns, end_ns FROM memcpys"
-		" WHERE session_id = ?1"
-		" UNION ALL SELECT 1, device_id, coalesce(stream_id, -1), start_ns, end_ns FROM memsets"
-		" WHERE session_id = ?1";
-	struct lane **lanes = NULL, *last = NULL;
-	size_t nlanes = 0, alloc = 0, i, k;
-	double span = (double)(t1 - t0), bw = span / NB;
-	sqlite3_stmt *st;
-	int rc, ret = 0;
-	if (span <= 0)
-		return 0;
-	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return error("html: %s", sqlite3_errmsg(d->db));
-	sqlite3_bind_int64(st, 1, d->session);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-		lane_add(lane_get(&lanes, &nlanes, &alloc, &last, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2)),
-			 sqlite3_column_int(st, 0), bw, (double)(sqlite3_column_int64(st, 3) - t0),
-			 (double)(sqlite3_column_int64(st, 4) - t0));
-	if (rc != SQLITE_DONE)
-		ret = error("html: %s", sqlite3_errmsg(d->db));
-	sqlite3_finalize(st);
-	if (ret || !nlanes)
-		goto done;
-	qsort(lanes, nlanes, sizeof(*lanes), lane_cmp);
-
-	fputs("<section id=\"c-timeline\"><h2>Timeline: streams per device</h2>\n"
-	      "<p class=\"sub legend\"><span><i class=\"k\"></i>kernels</span><span><i class=\"cp\"></i>copies and "
-	      "memsets</span><span>darker = busier: the share of each pixel&#39;s time the stream was busy</span></p>\n",
-	      out);
-	for (i = 0; i < nlanes;) {
-		int64_t dev = lanes[i]->device;
-		size_t j = i, shown, n, lane_h = 18;
-		struct lane other;
-		while (j < nlanes && lanes[j]->device == dev)
-			j++;
-		n = j - i;
-		shown = n > MAX_LANES ? MAX_LANES - 1 : n;
-		if (n > shown) {
-			/* Fold the least busy streams into one lane, fractions summed and capped at one. */
-			memset(&other, 0, sizeof(other));
-			other.device = dev;
-			other.stream = -2;
-			for (k = i + shown; k < j; k++) {
-				int b, c;
-				for (c = 0; c < 2; c++)
-					for (b = 0; b < NB; b++)
-						other.busy[c][b] = fmin(other.busy[c][b] + lanes[k]->busy[c][b], bw);
-				other.total += lanes[k]->total;
-				other.nstreams++;
-			}
-		}
-		fprintf(out, "<h3>Device %lld</h3>\n", (long long)dev);
-		fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %d %zu\" role=\"img\" aria-label=\"Timeline of device %lld\">\n",
-			LABEL_W + NB + 10, (shown + (n > shown)) * lane_h + 22, (long long)dev);
-		time_axis(out, (double)((shown + (n > shown)) * lane_h), 14, span);
-		for (k = 0; k < shown + (n > shown); k++) {
-			const struct lane *l = k < shown ? lanes[i + k] : &other;
-			double y = (double)(k * lane_h);
-			char tot[64], lab[64];
-			fmt_ns(tot, sizeof(tot), l->total);
-			if (l->stream == -2)
-				snprintf(lab, sizeof(lab), "%d other streams", l->nstreams);
-			else if (l->stream == -1)
-				snprintf(lab, sizeof(lab), "stream ?");
-			else
-				snprintf(lab, sizeof(lab), "stream %lld", (long long)l->stream);
-			fprintf(out, "<g><title>device %lld, %s: busy %s</title>", (long long)dev, lab, tot);
-			fprintf(out, "<rect class=\"lane\" x=\"%d\" y=\"%.0f\" width=\"%d\" height=\"%zu\"/>", LABEL_W, y, NB,
-				lane_h - 2);
-			fprintf(out, "<text x=\"%d\" y=\"%.0f\" text-anchor=\"end\">%s</text>", LABEL_W - 6, y + 12, lab);
-			lane_rects(out, l->busy[0], bw, "k", y, 11);
-			lane_rects(out, l->busy[1], bw, "cp", y + 11, 5);
-			fputs("</g>\n", out);
-		}
-		fputs("</svg>\n", out);
-		i = j;
-	}
-	fputs("</section>\n", out);
-done:
-	for (i = 0; i < nlanes; i++)
-		free(lanes[i]);
-	free(lanes);
-	return ret;
 }
 
 struct mem_dev {
@@ -575,9 +402,8 @@ static int chart_memory(FILE *out, const struct report_doc *d, int64_t t0, int64
 	int rc, ret = 0, b;
 	if (span <= 0)
 		return 0;
-	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return error("html: %s", sqlite3_errmsg(d->db));
-	sqlite3_bind_int64(st, 1, d->session);
+	if (!(st = html_query(d, sql)))
+		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t dev = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 0);
 		int64_t ts = sqlite3_column_int64(st, 1);
@@ -604,9 +430,7 @@ static int chart_memory(FILE *out, const struct report_doc *d, int64_t t0, int64
 		if (cur->live < cur->lo)
 			cur->lo = cur->live;
 	}
-	if (rc != SQLITE_DONE)
-		ret = error("html: %s", sqlite3_errmsg(d->db));
-	sqlite3_finalize(st);
+	ret = html_query_end(d, st, rc);
 	if (ret || !ndevs)
 		goto done;
 	fputs("<section id=\"c-memory\"><h2>Device memory: live bytes over time</h2>\n"
@@ -620,7 +444,7 @@ static int chart_memory(FILE *out, const struct report_doc *d, int64_t t0, int64
 		fprintf(out, "<h3>Device %lld</h3>\n", (long long)m->device);
 		fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %d %.0f\" role=\"img\" aria-label=\"Live memory of device %lld\">\n",
 			LABEL_W + NB + 10, h + 22, (long long)m->device);
-		time_axis(out, h, 14, span);
+		html_time_axis(out, h, 14, span);
 		fmt_bytes(lab, sizeof(lab), top);
 		fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"0\"/>"
 			"<text x=\"%d\" y=\"10\" text-anchor=\"end\" class=\"muted\">%s</text>", LABEL_W, LABEL_W + NB,
@@ -694,9 +518,8 @@ static int chart_metrics(FILE *out, const struct report_doc *d, int64_t t0, int6
 	int rc, ret = 0, m, b, any_section = 0;
 	if (span <= 0)
 		return 0;
-	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
-		return error("html: %s", sqlite3_errmsg(d->db));
-	sqlite3_bind_int64(st, 1, d->session);
+	if (!(st = html_query(d, sql)))
+		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t dev = sqlite3_column_int64(st, 0);
 		if (!cur || cur->device != dev) {
@@ -712,9 +535,7 @@ static int chart_metrics(FILE *out, const struct report_doc *d, int64_t t0, int6
 				cur->cnt[m][b]++;
 			}
 	}
-	if (rc != SQLITE_DONE)
-		ret = error("html: %s", sqlite3_errmsg(d->db));
-	sqlite3_finalize(st);
+	ret = html_query_end(d, st, rc);
 	if (ret || !ndevs)
 		goto done;
 	for (m = 0; m < NMETRICS; m++) {
@@ -744,7 +565,7 @@ static int chart_metrics(FILE *out, const struct report_doc *d, int64_t t0, int6
 		fputs("</p>\n", out);
 		fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %d %.0f\" role=\"img\" aria-label=\"%s\">\n",
 			LABEL_W + NB + 10, h + 22, metrics[m].title);
-		time_axis(out, h, 14, span);
+		html_time_axis(out, h, 14, span);
 		snprintf(lab, sizeof(lab), "%.0f %s", top, metrics[m].unit);
 		fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"0\"/>"
 			"<text x=\"%d\" y=\"10\" text-anchor=\"end\" class=\"muted\">%s</text>"
@@ -773,12 +594,14 @@ done:
 
 int report_html(FILE *out, const char *path, const struct report_doc *d)
 {
-	const char *css = embed_get("report/report.css");
+	const char *css = embed_get("report/report.css"), *timeline_js = embed_get("report/timeline.js");
 	int64_t t0, t1;
 	int i;
 	(void)path;
 	if (!css)
 		warning("report/report.css is not embedded: the HTML report has no style sheet");
+	if (!timeline_js)
+		warning("report/timeline.js is not embedded: the HTML report's timeline does not zoom");
 	if (session_span(d, &t0, &t1))
 		return -1;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -799,9 +622,9 @@ int report_html(FILE *out, const char *path, const struct report_doc *d)
 		if (!report_shown(d->ts->v[i]))
 			continue;
 		fputs("<a href=\"#t-", out);
-		esc(out, d->ts->v[i]->name);
+		html_esc(out, d->ts->v[i]->name);
 		fputs("\">", out);
-		esc(out, d->ts->v[i]->title);
+		html_esc(out, d->ts->v[i]->title);
 		fputs("</a> ", out);
 	}
 	fputs("</nav></header>\n<main>\n", out);
@@ -810,7 +633,7 @@ int report_html(FILE *out, const char *path, const struct report_doc *d)
 			continue;
 		write_table(out, d->ts->v[i]);
 		if (!strcmp(d->ts->v[i]->name, "summary") &&
-		    (chart_timeline(out, d, t0, t1) || chart_metrics(out, d, t0, t1)))
+		    (html_timeline(out, d, t0, t1) || chart_metrics(out, d, t0, t1)))
 			return -1;
 		if (!strcmp(d->ts->v[i]->name, "hotspots"))
 			chart_hotspots(out, d);
@@ -824,6 +647,8 @@ int report_html(FILE *out, const char *path, const struct report_doc *d)
 	fputs("</main>\n<footer>gpuprof " GPUPROF_VERSION ": a self-contained report; "
 	      "click a column heading to sort.</footer>\n<script>\n", out);
 	fputs(sort_script, out);
+	if (timeline_js)
+		fputs(timeline_js, out);
 	fputs("</script>\n</body>\n</html>\n", out);
 	return ferror(out) ? -1 : 0;
 }

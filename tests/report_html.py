@@ -7,19 +7,23 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
+from html import unescape
 from html.parser import HTMLParser
 
 import checks
-from checks import BIN, TRACES, check, ok
+from checks import BIN, TRACES, check, close, ok
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 # Injected into a copy of the report (never the report itself): records script errors, clicks the
-# "Total" heading of the hotspots table twice, and writes what it saw into the page for --dump-dom.
+# "Total" heading of the hotspots table twice, zooms the timeline (a plain wheel, a Ctrl+wheel at the
+# middle, the zoom-in button, a drag leftwards, reset) noting the plot's viewBox and first axis label
+# after each, and writes what it saw into the page for --dump-dom.
 PROBE_HEAD = "<script>window.__errs=[];window.addEventListener('error',function(e){__errs.push(String(e.message))});</script>"
 PROBE_TAIL = """<script>
 (function(){var r={errs:window.__errs,pwned:typeof window.pwned,sorted:null};
@@ -29,6 +33,17 @@ for(var i=0;i<hs.length;i++)if(hs[i].getAttribute('title')==='total_ns')c=i;
 if(c>=0){hs[c].click();hs[c].click();
 var v=Array.prototype.map.call(t.tBodies[0].rows,function(x){return +x.cells[c].getAttribute('data-v')});
 var asc=true;for(var j=1;j<v.length;j++)if(v[j-1]>v[j])asc=false;r.sorted=asc;}}}
+catch(e){r.errs.push(String(e))}
+try{var tl=document.querySelector('div.tl');if(tl){var s=tl.querySelector('svg.tlc'),pl=s.querySelector('svg.tlp'),
+tk=s.querySelector('g.ax text'),b=tl.querySelectorAll('.tlbar button'),z=r.zoom={bar:!tl.querySelector('.tlbar').hidden};
+var vb=function(){return pl.getAttribute('viewBox')},sr=s.getBoundingClientRect();
+var at=function(x){return {clientX:sr.left+sr.width*x,clientY:sr.top+sr.height/2,bubbles:true,cancelable:true}};
+var wheel=function(x,o){s.dispatchEvent(new WheelEvent('wheel',Object.assign(at(x),o)))};
+var ptr=function(t,x){s.dispatchEvent(new PointerEvent(t,at(x)))};
+z.start=vb();z.tick0=tk.textContent;wheel(0.5,{deltaY:-100});z.plain_wheel=vb();
+wheel(0.5,{deltaY:-100,ctrlKey:true});z.wheel=vb();z.tick0_zoomed=tk.textContent;
+b[0].click();z.button=vb();ptr('pointerdown',0.6);ptr('pointermove',0.4);ptr('pointerup',0.4);z.drag=vb();
+b[2].click();z.reset=vb();z.tick0_reset=tk.textContent;}}
 catch(e){r.errs.push(String(e))}
 var p=document.createElement('pre');p.id='__probe';p.textContent=JSON.stringify(r);document.body.appendChild(p);})();
 </script>"""
@@ -152,6 +167,8 @@ def check_report(tmp, db, name, min_svg):
         check(f"{name}: script errors", probe["errs"], [])
         check(f"{name}: click-to-sort ascending", probe["sorted"], True)
     check(f"{name}: console errors", cerr, [])
+    if probe and 'id="c-timeline"' in dom:
+        check_zoom(name, probe.get("zoom"))
     png = os.path.join(tmp, name + ".png")
     chromium(tmp, f"--screenshot={png}", "--window-size=1400,3000", "file://" + html)
     ok(f"{name}: screenshot", os.path.exists(png) and os.path.getsize(png) > 10000,
@@ -160,6 +177,32 @@ def check_report(tmp, db, name, min_svg):
         with open(png, "rb") as f:
             check(f"{name}: screenshot is a PNG", f.read(8), b"\x89PNG\r\n\x1a\n")
         print(f"report_html: screenshot {png}")
+
+
+def check_zoom(name, z):
+    """What the probe saw of the timeline's zoom: the script shows the buttons; a plain wheel leaves the
+    view (the page scrolls); Ctrl+wheel zooms 1.5x at the pointer, the button 2x more, a drag leftwards
+    moves the window later, reset restores the whole session, the axis relabelled each time."""
+    ok(f"{name}: zoom: probe saw the timeline", z is not None)
+    if not z:
+        return
+    view = lambda k: [float(v) for v in z[k].split()]
+    check(f"{name}: zoom: buttons shown by the script", z["bar"], True)
+    x, y, w, h = view("start")
+    check(f"{name}: zoom: whole session at first", (x, y, w), (0.0, 0.0, 1e6))
+    check(f"{name}: zoom: a plain wheel leaves the view", z["plain_wheel"], z["start"])
+    wx, _, ww, wh = view("wheel")
+    close(f"{name}: zoom: Ctrl+wheel zooms 1.5x", ww, 1e6 / 1.5, 1e-6)
+    ok(f"{name}: zoom: at the pointer (the middle of the chart, not the start)", 1e5 < wx < 3e5, z["wheel"])
+    check(f"{name}: zoom: height kept", wh, h)
+    bx, _, bw, _ = view("button")
+    close(f"{name}: zoom: the zoom-in button halves the window", bw, ww / 2, 1e-6)
+    dx, _, dw, _ = view("drag")
+    check(f"{name}: zoom: a drag keeps the width", dw, bw)
+    ok(f"{name}: zoom: dragging leftwards shows later times", dx > bx, f"{bx} -> {dx}")
+    check(f"{name}: zoom: reset", z["reset"], z["start"])
+    check(f"{name}: zoom: first axis label", (z["tick0"], z["tick0_reset"]), ("+0 ns", "+0 ns"))
+    ok(f"{name}: zoom: axis relabelled when zoomed", z["tick0_zoomed"] != "+0 ns", z["tick0_zoomed"])
 
 
 XSS = ["<script>window.pwned=1</script>", '<img src=x onerror="window.pwned=2">', "a & b \"quoted\" 'single'"]
@@ -246,6 +289,133 @@ def check_xss(tmp):
     check("xss: console errors", cerr, [])
 
 
+def fmt_ns(ns):
+    """A time as the report writes it (lib/table.c's fmt_ns)."""
+    a = abs(ns)
+    return (f"{ns:.0f} ns" if a < 1e3 else f"{ns / 1e3:.3f} us" if a < 1e6 else f"{ns / 1e6:.3f} ms" if a < 1e9
+            else f"{ns / 1e9:.3f} s")
+
+
+def timeline_of(html):
+    m = re.search(r'<section id="c-timeline">(.*?)</section>', html, re.S)
+    return m.group(1) if m else ""
+
+
+def timeline_bars(tl):
+    """The plot's bars as (row y, class, title), and per (what, where) the events they hold: a bar of
+    several says how many in its title, a bar of one is one event (kernels: class k, copies: cp)."""
+    plot = re.search(r'<svg class="tlp"[^>]*>(.*?)</svg>', tl, re.S)
+    bars, held = [], {}
+    for y, row in re.findall(r'<g transform="translate\(0 (\d+)\)">(.*?)</g>', plot.group(1) if plot else "", re.S):
+        for cls, title in re.findall(r'<rect class="([^"]+)"[^>]*><title>(.*?)</title></rect>', row, re.S):
+            bars.append((int(y), cls, title))
+            m = re.match(r"(\d+) (kernels|copies and memsets|ranges) in [^(]+\(busy [^)]+\) on ([^&]+)&#10;", title)
+            if m:
+                key, n = (m.group(2), m.group(3)), int(m.group(1))
+            else:
+                what = "kernels" if cls.split()[0] == "k" else "copies and memsets" if cls.split()[0] == "cp" else "ranges"
+                key, n = (what, re.search(r" on ([^&]+)$", title).group(1)), 1
+            held[key] = held.get(key, 0) + n
+    return bars, held
+
+
+def check_timeline_demo(tmp):
+    """The demo recording's timeline: a row of NVTX ranges per host thread, nested ranges a sub-row lower,
+    every kernel, copy, memset and range held by some bar, hover titles with name, duration and stream or
+    thread, and the page's static form (buttons hidden until the script runs)."""
+    demo = os.path.join(checks.ROOT, "tests", "data", "demo-session")
+    db = os.path.join(tmp, "demo.db")
+    run("gpuprof-ingest", "-q", demo, "-o", db)
+    html = run("gpuprof-report", db, "--format", "html").stdout
+    tl = timeline_of(html)
+    con = sqlite3.connect(db)
+    q = lambda sql: con.execute(sql).fetchall()
+    threads = q("SELECT pid, thread_id, count(*) FROM ranges WHERE kind IN (1, 2) GROUP BY 1, 2")
+    check("demo timeline: an NVTX row per host thread",
+          sorted((w, int(n)) for w, n in re.findall(r"<title>(thread \d+, pid \d+): (\d+) NVTX ranges</title>", tl)),
+          sorted((f"thread {t}, pid {p}", n) for p, t, n in threads))
+    bars, held = timeline_bars(tl)
+    check("demo timeline: every kernel, copy and memset in a bar of stream 7",
+          {k: v for k, v in held.items() if k[0] != "ranges"},
+          {("kernels", "stream 7, GPU 0"): q("SELECT count(*) FROM kernels")[0][0],
+           ("copies and memsets", "stream 7, GPU 0"): q("SELECT (SELECT count(*) FROM memcpys) + (SELECT count(*) FROM memsets)")[0][0]})
+    check("demo timeline: every range in a bar of its thread",
+          {k[1]: v for k, v in held.items() if k[0] == "ranges"}, {f"thread {t}, pid {p}": n for p, t, n in threads})
+    ok("demo timeline: bars bounded", len(bars) <= 4000 + 64 * 4, len(bars))
+    # nesting: train_step and eval on one sub-row, their children (depth 1) on the next
+    rows = {}
+    for y, cls, title in bars:
+        if cls.startswith("nv") and " m" not in cls:
+            rows.setdefault(title.split("&#10;")[0], set()).add(y)
+    top = rows.get("train_step", {0})
+    check("demo timeline: train_step and eval share a sub-row", rows.get("eval"), top)
+    check("demo timeline: forward, backward, data, optimizer a sub-row lower",
+          [rows.get(n) for n in ("forward", "backward", "data", "optimizer")], [{min(top) + 14}] * 4)
+    p, t, dur = q("""SELECT pid, thread_id, end_ns - start_ns FROM range_events WHERE name = 'train_step'
+                    ORDER BY dur_ns DESC LIMIT 1""")[0]
+    ok("demo timeline: a range's title: name, duration, thread",
+       f"<title>train_step&#10;{fmt_ns(dur)} on thread {t}, pid {p}</title>" in tl, fmt_ns(dur))
+    ok("demo timeline: the CUB ranges' titles name their domain", "<title>CCCL: cub::DeviceRadixSort&#10;" in tl)
+    ok("demo timeline: names written in wide range bars", re.search(r'<svg class="lb"[^>]*><text[^>]*>train_step<', tl))
+    singles = [t for _, cls, t in bars if cls == "k"]
+    ok("demo timeline: some kernels drawn alone", len(singles) > 20, len(singles))
+    for t in singles[:: max(1, len(singles) // 20)]:
+        name, dur, where = re.match(r"(.*)\n(.*) on (.*)$", unescape(t)).groups()
+        cut = name.endswith("...")
+        durs = [fmt_ns(d) for (d,) in con.execute("""SELECT k.end_ns - k.start_ns FROM kernels k JOIN strings s
+                ON s.session_id = k.session_id AND s.id = k.name_id WHERE k.stream_id = 7
+                AND (s.value = ?1 OR ?2 AND substr(s.value, 1, length(?1) - 3) || '...' = ?1)""", (name, cut))]
+        ok(f"demo timeline: a kernel's title {name[:40]!r}: its duration on its stream",
+           where == "stream 7, GPU 0" and dur in durs, f"{t}: {durs[:5]}")
+    merged = [t for _, cls, t in bars if cls == "k m"]
+    ok("demo timeline: a merged bar's title: count, span, busy, stream, longest kernel",
+       merged and re.match(r"\d+ kernels in [0-9.]+ [mun]?s \(busy [0-9.]+ [mun]?s\) on stream 7, GPU 0&#10;longest: .+&#10;"
+                           r"[0-9.]+ [mun]?s$", merged[0]), merged[:1])
+    ok("demo timeline: the note says what was merged", re.search(r'<p class="note">[^<]*Bars of several events \(\d+', tl))
+    ok("demo timeline: static without script: buttons hidden", '<p class="tlbar" hidden>' in tl)
+    ok("demo timeline: static without script: the whole session", 'viewBox="0 0 1000000 ' in tl)
+    png = os.path.join(tmp, "timeline.png")
+    src = html.replace("</style>", "main > section:not(#c-timeline), header, footer {display: none}</style>", 1)
+    with open(os.path.join(tmp, "timeline.html"), "w", encoding="utf-8") as f:
+        f.write(src)
+    chromium(tmp, f"--screenshot={png}", "--window-size=1400,700", "--hide-scrollbars",
+             "file://" + os.path.join(tmp, "timeline.html"))
+    ok("demo timeline: screenshot", os.path.exists(png) and os.path.getsize(png) > 10000)
+    print(f"report_html: timeline screenshot {png}")
+
+
+def check_timeline_gpus(tmp, db, name):
+    """A session of several nodes: a GPU per (node, device), never two ranks' device 0 in one."""
+    tl = timeline_of(run("gpuprof-report", db, "--format", "html").stdout)
+    con = sqlite3.connect(db)
+    want = sorted({f"rank {r} GPU {d}" for r, d in con.execute(
+        "SELECT p.rank, k.device_id FROM kernels k JOIN processes p USING (session_id, pid)")})
+    check(f"{name}: timeline: a heading per (rank, device)", sorted(re.findall(r'<text class="hd"[^>]*>(rank \d+ GPU \d+)</text>', tl)), want)
+    _, held = timeline_bars(tl)
+    got = {k[1]: v for k, v in held.items() if k[0] == "kernels"}
+    want = {}
+    for r, d, st, n in con.execute("""SELECT p.rank, k.device_id, k.stream_id, count(*) FROM kernels k
+                                      JOIN processes p USING (session_id, pid) GROUP BY 1, 2, 3"""):
+        want[f"stream {st}, rank {r} GPU {d}"] = n
+    check(f"{name}: timeline: each lane holds its (rank, device, stream)'s kernels", got, want)
+
+
+def check_timeline_gpu_ranges(tmp, trace):
+    """GPU-side NVTX ranges (kind 3, Kineto's gpu_user_annotation) under their stream's lane."""
+    db = os.path.join(tmp, "gpu_ranges.db")
+    run("gpuprof-ingest", "-q", trace, "-o", db)
+    tl = timeline_of(run("gpuprof-report", db, "--format", "html").stdout)
+    con = sqlite3.connect(db)
+    _, held = timeline_bars(tl)
+    got = {k[1]: v for k, v in held.items() if k[0] == "ranges" and k[1].startswith("stream")}
+    want = {f"stream {s}, GPU {d}": n for s, d, n in con.execute(
+        """SELECT r.thread_id, (SELECT min(device_id) FROM kernels k WHERE k.stream_id = r.thread_id), count(*)
+           FROM ranges r WHERE kind = 3 GROUP BY 1""")}
+    ok("gpu ranges: the trace has some", want, "none")
+    check("gpu ranges: every one under its stream", got, want)
+    ok("gpu ranges: an NVTX row under a lane", re.search(r'<title>stream \d+, GPU \d+: GPU-side NVTX ranges</title>NVTX</text>', tl))
+
+
 def check_large(tmp):
     """Size and time for a 200k-kernel synthetic session."""
     d = os.path.join(tmp, "synth200k")
@@ -261,6 +431,13 @@ def check_large(tmp):
     with open(html, encoding="utf-8") as f:
         p = parse(f.read())
     ok("200k: memory chart and more", p.tags.get("svg", 0) >= 3, p.tags)
+    with open(html, encoding="utf-8") as f:
+        tl = timeline_of(f.read())
+    bars, held = timeline_bars(tl)
+    print(f"report_html: 200k kernels: timeline {len(tl)} bytes, {len(bars)} bars")
+    ok("200k: timeline bars within budget (2000 + 2000, 64 a row at least)", 0 < len(bars) <= 4000 + 64 * 12, len(bars))
+    check("200k: every kernel in a bar", sum(v for k, v in held.items() if k[0] == "kernels"), 200000)
+    ok("200k: the note says bars merge", "Bars of several events" in tl)
 
 
 def main():
@@ -292,6 +469,11 @@ def main():
         run("gpuprof-ingest", "-q", *[os.path.join(d, f"rank{r}.json") for r in range(4)], "--session", "job",
             "-o", db)
         check_report(tmp, db, "ranks4", 2)
+        check_timeline_gpus(tmp, db, "ranks4")
+        check_timeline_demo(tmp)
+        nccl = os.path.join(TRACES, "kineto", "a100_nccl.json.gz")
+        if os.path.exists(nccl):
+            check_timeline_gpu_ranges(tmp, nccl)
         check_xss(tmp)
         check_long_names(tmp)
         check_large(tmp)

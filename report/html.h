@@ -1,0 +1,35 @@
+/*
+ * html: what html.c shares with the charts kept in files of their own (timeline.c). Everything writes to
+ * `out` and owns nothing; strings are read while the call lasts.
+ */
+#ifndef GPUPROF_REPORT_HTML_H
+#define GPUPROF_REPORT_HTML_H
+
+#include "report.h"
+
+#define NB 1000			/* SVG units across every time chart's plot */
+#define LABEL_W 150		/* room for row labels left of the plot */
+#define SHORT_NAME 64		/* bytes of a chart label: 60 and the NUL */
+
+/* Write s with &, <, >, " and ' escaped, so it is text in element content and in quoted attributes. */
+void html_esc(FILE *out, const char *s);
+/*
+ * A kernel name as a chart label in out[n] (n at least 8): names over n - 4 bytes cut at n - 7 on a
+ * character boundary, "..." added (SHORT_NAME: over 60 bytes, cut at 57).
+ */
+void html_short_name(char *out, size_t n, const char *name);
+/* A time axis under a plot of height y: five ticks labelled with the time since the session's start. */
+void html_time_axis(FILE *out, double y, double h, double span);
+
+/* sql prepared on d->db with the session bound to ?1; NULL with a message. */
+sqlite3_stmt *html_query(const struct report_doc *d, const char *sql);
+/* Finalize st, whose last step returned rc: 0 when that was SQLITE_DONE, else -1 with a message. */
+int html_query_end(const struct report_doc *d, sqlite3_stmt *st, int rc);
+
+/*
+ * The timeline section (timeline.c): NVTX rows per host thread, lanes per GPU stream, zoomable by the
+ * embedded report/timeline.js. Session time [t0, t1]. 0, or -1 with a message.
+ */
+int html_timeline(FILE *out, const struct report_doc *d, int64_t t0, int64_t t1);
+
+#endif
