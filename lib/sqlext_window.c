@@ -183,7 +183,8 @@ static int mode_finish(struct kw_mode *m)
 	sqlite3_free(m->slot);
 	m->slot = NULL;
 	m->cap = 0;
-	qsort(m->keys, m->nkeys, sizeof(*m->keys), cmp_key);
+	if (m->nkeys > 1)
+		qsort(m->keys, m->nkeys, sizeof(*m->keys), cmp_key);
 	for (i = 0; i < m->nkeys; i++) {
 		struct kw_key *k = &m->keys[i];
 		for (j = 1; j < k->n && k->t[j - 1] <= k->t[j]; j++)

@@ -832,7 +832,7 @@ int report_trace(sqlite3 *db, int64_t session, const struct trace_opts *o, const
 	t.base = first < 0 ? 0 : first - first % 1000000000;
 	if (!path || !strcmp(path, "-"))
 		out.f = stdout;
-	else if (gz ? !(out.gz = gzopen(path, "wb6")) : !(out.f = fopen(path, "w"))) {
+	else if (gz ? !(out.gz = gzopen(path, "wb3")) : !(out.f = fopen(path, "w"))) {
 		error("%s: cannot write: %s", path, strerror(errno));
 		goto done;
 	}
