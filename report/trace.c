@@ -33,7 +33,7 @@
 #include <zlib.h>
 
 #define NODE_PIDS 1000			/* GPU pids of node n: n * NODE_PIDS + device */
-#define HOST_SHIFT ((int64_t)1 << 31)	/* host pids that would be a GPU's pid move up by this */
+#define HOST_SHIFT ((int64_t)1 << 31)	/* where host pids that cannot be themselves go (load_procs) */
 
 /* The output: a buffer flushed to a FILE or a gzip stream. */
 struct out {
@@ -683,9 +683,14 @@ static int load_procs(struct trace *t)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return error("sqlite: %s", sqlite3_errmsg(t->db));
-	/* GPU pids are below nodes * NODE_PIDS: a process whose pid is one moves up. */
-	for (i = 0; i < t->nprocs; i++)
-		t->procs[i].tpid = t->procs[i].pid < t->nodes * NODE_PIDS ? t->procs[i].pid + HOST_SHIFT : t->procs[i].pid;
+	/*
+	 * GPU pids are below nodes * NODE_PIDS, and viewers read pids as 32-bit numbers (Perfetto): a process
+	 * whose pid is a GPU's, or past 2^31 (a second host's pid + k * 2^32), takes 2^31 + its index.
+	 */
+	for (i = 0; i < t->nprocs; i++) {
+		int64_t pid = t->procs[i].pid;
+		t->procs[i].tpid = pid < t->nodes * NODE_PIDS || pid >= HOST_SHIFT ? HOST_SHIFT + (int64_t)i : pid;
+	}
 	return 0;
 }
 

@@ -64,7 +64,10 @@ def run(*args, **kw):
 
 
 def ingest(src, db):
-    return run(os.path.join(BIN, "gpuprof-ingest"), "-q", "-j1", src, "-o", db)
+    """src: a file, or a directory of NDJSON files or of Kineto traces (rank*.json: one per rank)."""
+    kineto = sorted(glob.glob(os.path.join(src, "rank*.json"))) if os.path.isdir(src) else []
+    job = ["--session", "job"] if kineto else []
+    return run(os.path.join(BIN, "gpuprof-ingest"), "-q", "-j1", *(kineto or [src]), *job, "-o", db)
 
 
 def report(db, *args):
@@ -253,6 +256,33 @@ def check_tef(tmp):
     check("tef_check catches times without nanosecond decimals", r.returncode, 1)
 
 
+def check_ranks(tmp):
+    """A job of 4 ranks on 2 hosts: a GPU process per (rank, device), never shared, labelled by rank."""
+    d = os.path.join(tmp, "ranks4")
+    r = run(os.path.join(BIN, "gpuprof-synth"), "--ranks", "4", "--gpus-per-host", "2", "--seed", "3", "-o", d)
+    check("synth ranks4", r.returncode, 0)
+    round_trip("ranks4", d, tmp)
+    doc = events(os.path.join(tmp, "ranks4.json.gz"))
+    labels = {e["pid"]: e["args"]["labels"] for e in doc["traceEvents"]
+              if e["ph"] == "M" and e["name"] == "process_labels" and e["args"]["labels"] != "CPU"}
+    check("ranks4: a GPU process per rank, labelled by rank", sorted(labels.values()),
+          ["GPU 0 (rank 0)", "GPU 0 (rank 2)", "GPU 1 (rank 1)", "GPU 1 (rank 3)"])
+    gpu_events = Counter(e["pid"] for e in doc["traceEvents"] if e.get("cat") == "kernel")
+    con = sqlite3.connect(os.path.join(tmp, "ranks4.a.db"))
+    want = Counter(dict(con.execute("SELECT p.rank, count(*) FROM kernels k JOIN processes p USING (session_id, pid) "
+                                    "GROUP BY p.rank")))
+    con.close()
+    check("ranks4: each rank's kernels on its own GPU process", sorted(gpu_events.values()), sorted(want.values()))
+    hosts = [e["pid"] for e in doc["traceEvents"] if e["ph"] == "M" and e["name"] == "process_labels" and
+             e["args"]["labels"] == "CPU"]
+    ok("ranks4: host processes apart from the GPUs and within 32 bits",
+       len(hosts) == 4 and not set(hosts) & set(labels) and all(0 <= p < 2**32 for p in hosts + list(labels)),
+       str(hosts))
+    check("ranks4: no distributedInfo for several ranks", "distributedInfo" in doc, False)
+    r = run(sys.executable, TEF, os.path.join(tmp, "ranks4.json.gz"))
+    check("ranks4: well-formed Trace Event Format", (r.returncode, r.stdout.decode().splitlines()[:-1]), (0, []))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="gpuprof-trace-")
     try:
@@ -260,6 +290,7 @@ def main():
         round_trip("demo", demo, tmp)
         check_tef(tmp)
         check_options(os.path.join(tmp, "demo.a.db"), tmp)
+        check_ranks(tmp)
         traces = sorted(glob.glob(os.path.join(checks.TRACES, "kineto", "*.json*")) +
                         glob.glob(os.path.join(checks.TRACES, "nsys", "*.sqlite")))
         if not traces:
