@@ -75,6 +75,7 @@ static void usage(FILE *out)
 		"      --from TIME      only events that end at or after TIME, an offset from the session's\n"
 		"                       start such as 2.5s, 300ms, 10us, 500ns; -TIME: before its end\n"
 		"      --to TIME        only events that start at or before TIME (as --from)\n"
+		"      --rank R         only rank R's processes and GPUs: one rank's trace, as HTA reads a job\n"
 		"\nExit status: 0 ok, 2 usage, 3 bad input, 4 system error.\n",
 		fmts.s, dirs.s, tables.s, events.s);
 	buf_release(&fmts);
@@ -97,6 +98,27 @@ static int report_sections(const struct analysis **v, int max)
 		n++;
 	}
 	return n;
+}
+
+/* Whether session s has rank r; when not, says which ranks it has. */
+static int session_has_rank(sqlite3 *db, int64_t s, int64_t r)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT sum(rank = ?2), min(rank), max(rank) FROM processes WHERE session_id = ?1");
+	int has = 0;
+	if (!st)
+		return 0;
+	sqlite3_bind_int64(st, 1, s);
+	sqlite3_bind_int64(st, 2, r);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		has = sqlite3_column_int64(st, 0) > 0;
+		if (!has && sqlite3_column_type(st, 1) == SQLITE_NULL)
+			error("--rank %lld: the session's processes have no ranks", (long long)r);
+		else if (!has)
+			error("--rank %lld: the session has ranks %lld to %lld", (long long)r,
+			      (long long)sqlite3_column_int64(st, 1), (long long)sqlite3_column_int64(st, 2));
+	}
+	sqlite3_finalize(st);
+	return has;
 }
 
 /* The GPUs of session s that ran something (gpu_busy's rows); -1 on error. */
@@ -148,6 +170,7 @@ int main(int argc, char **argv)
 		{ "exclude", required_argument, NULL, 'x' },
 		{ "from", required_argument, NULL, 'F' },
 		{ "to", required_argument, NULL, 'T' },
+		{ "rank", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -206,6 +229,13 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			event_opts = 1;
 			break;
+		case 'R':
+			if (parse_i64_range(optarg, 0, INT64_MAX, &tro.rank)) {
+				error("--rank needs a rank number, not '%s'", optarg);
+				return EXIT_USAGE;
+			}
+			tro.has_rank = event_opts = 1;
+			break;
 		case 'T':
 			if (take_offset("to", optarg, &tro.to, &tro.has_to, &tro.to_end))
 				return EXIT_USAGE;
@@ -237,7 +267,7 @@ int main(int argc, char **argv)
 		struct buf names;
 		buf_init(&names);
 		format_names(&names, FMT_REPORT, events_fmt, " or ", NULL);
-		error("--match, --exclude, --from and --to go with --format %s", names.s);
+		error("--match, --exclude, --from, --to and --rank go with --format %s", names.s);
 		buf_release(&names);
 		return EXIT_USAGE;
 	}
@@ -266,6 +296,10 @@ int main(int argc, char **argv)
 	doc.table = table;
 	doc.fmt = fmt;
 	doc.trace = &tro;
+	if (tro.has_rank && !session_has_rank(db, o.session, tro.rank)) {
+		db_close(db);
+		return EXIT_USAGE;
+	}
 	/* An events format reads the database itself: no sections. */
 	if (fmt->events) {
 		status = report_renderers[fmt->id].render(stdout, output, &doc) ? EXIT_SYSTEM : EXIT_OK;

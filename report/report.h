@@ -19,6 +19,8 @@ struct trace_opts {
 	const char *match, *exclude;	/* PCRE2 patterns event names must (not) match, or NULL */
 	int64_t from, to;		/* the window: offsets from the session's start (or end: *_end) */
 	int has_from, has_to, from_end, to_end;
+	int64_t rank;			/* --rank: that rank's processes only (has_rank) */
+	int has_rank;
 };
 
 struct report_doc {

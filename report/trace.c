@@ -231,6 +231,8 @@ static int each_row(struct trace *t, const char *sql, void (*fn)(struct trace *t
 		sqlite3_bind_text(st, 4, t->o->match, -1, SQLITE_STATIC);
 	if (t->o->exclude)
 		sqlite3_bind_text(st, 5, t->o->exclude, -1, SQLITE_STATIC);
+	if (t->o->has_rank)
+		sqlite3_bind_int(st, 6, 1);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !t->out->failed)
 		fn(t, st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
@@ -245,6 +247,8 @@ static int each_row(struct trace *t, const char *sql, void (*fn)(struct trace *t
 /* The name filters on a column aliased `name`, and the window on [start, end] columns. */
 #define NAMED " AND (?4 IS NULL OR name REGEXP ?4) AND (?5 IS NULL OR NOT name REGEXP ?5)"
 #define SPAN_IN " AND end_ns >= ?2 AND start_ns <= ?3"
+/* --rank: only the processes in temp.trace_pids (?6 is 1 then). */
+#define MINE(pid) " AND (?6 IS NULL OR " pid " IN temp.trace_pids)"
 #define STRING(col) "(SELECT value FROM strings WHERE session_id = ?1 AND id = " col ")"
 
 /* Columns 0..5 of every GPU activity: pid, start, end, device, context, stream, then the correlation. */
@@ -501,46 +505,47 @@ static int write_events(struct trace *t, int smem_col)
 	char *sql;
 	int rc;
 	sql = sqlite3_mprintf("SELECT " GPU_COLS STRING("name_id") " AS name, grid_x, grid_y, grid_z, block_x, "
-			      "block_y, block_z, registers, %s FROM kernels WHERE session_id = ?1" SPAN_IN NAMED,
+			      "block_y, block_z, registers, %s FROM kernels WHERE session_id = ?1" MINE("pid") SPAN_IN NAMED,
 			      smem_col ? "shared_mem" : "static_smem + dynamic_smem");
 	rc = each_row(t, sql, kernel);
 	sqlite3_free(sql);
 	if (rc)
 		return -1;
 	sql = sqlite3_mprintf("SELECT " GPU_COLS "%s AS name, bytes, src_device, dst_device FROM memcpys "
-			      "WHERE session_id = ?1" SPAN_IN NAMED, memcpy_name);
+			      "WHERE session_id = ?1" MINE("pid") SPAN_IN NAMED, memcpy_name);
 	rc = each_row(t, sql, memcpy_ev);
 	sqlite3_free(sql);
 	if (rc ||
 	    each_row(t, "SELECT " GPU_COLS "'Memset (' || " MEMORY_KIND("mem_kind") " || ')' AS name, bytes FROM memsets "
-		     "WHERE session_id = ?1" SPAN_IN NAMED, memset_ev) ||
+		     "WHERE session_id = ?1" MINE("pid") SPAN_IN NAMED, memset_ev) ||
 	    each_row(t, "SELECT pid, start_ns, end_ns, device_id, coalesce(context_id, 0), "
 		     "CASE WHEN stream_id IS NOT NULL AND stream_id NOT IN (-1, 4294967295) THEN stream_id END, "
 		     "coalesce(correlation_id, 0), CASE kind WHEN 1 THEN 'Event Sync' WHEN 2 THEN 'Stream Wait Event' "
 		     "WHEN 3 THEN 'Stream Sync' WHEN 4 THEN 'Context Sync' ELSE 'Unknown Sync' END AS name, "
-		     "coalesce(event_id, 0), coalesce(thread_id, 0) FROM syncs WHERE session_id = ?1" SPAN_IN NAMED,
+		     "coalesce(event_id, 0), coalesce(thread_id, 0) FROM syncs WHERE session_id = ?1" MINE("pid") SPAN_IN NAMED,
 		     sync_ev) ||
 	    each_row(t, "SELECT pid, start_ns, end_ns, coalesce(thread_id, 0), coalesce(correlation_id, 0), "
 		     "coalesce(" STRING("name_id") ", '') AS name, cbid, domain FROM api_calls WHERE session_id = ?1"
-		     SPAN_IN NAMED, api_ev) ||
+		     MINE("pid") SPAN_IN NAMED, api_ev) ||
 	    each_row(t, "WITH sd AS MATERIALIZED (SELECT pid, stream_id, min(device_id) AS device FROM kernels "
 		     "WHERE session_id = ?1 AND EXISTS (SELECT 1 FROM ranges WHERE session_id = ?1 AND kind = 3) "
 		     "GROUP BY pid, stream_id) "
 		     "SELECT r.pid, start_ns, end_ns, coalesce(thread_id, 0), " STRING("name_id") " AS name, "
 		     STRING("domain_id") ", kind, CASE WHEN kind = 3 THEN sd.device END "
 		     "FROM ranges r LEFT JOIN sd ON sd.pid = r.pid AND sd.stream_id = r.thread_id AND r.kind = 3 "
-		     "WHERE session_id = ?1 AND coalesce(end_ns, start_ns) >= ?2 AND start_ns <= ?3" NAMED,
+		     "WHERE session_id = ?1" MINE("r.pid") " AND coalesce(end_ns, start_ns) >= ?2 AND start_ns <= ?3" NAMED,
 		     range_ev) ||
 	    each_row(t, "SELECT pid, ts_ns, coalesce(thread_id, 0), " STRING("name_id") " AS name, " STRING("domain_id")
-		     " FROM markers WHERE session_id = ?1 AND ts_ns BETWEEN ?2 AND ?3" NAMED, marker_ev) ||
+		     " FROM markers WHERE session_id = ?1" MINE("pid") " AND ts_ns BETWEEN ?2 AND ?3" NAMED, marker_ev) ||
 	    each_row(t, "SELECT pid, ts_ns, coalesce(thread_id, 0), coalesce(device_id, 0), op, bytes, address, "
-		     "total_allocated, " MEMORY_KIND("mem_kind") " FROM memory_events WHERE session_id = ?1 "
-		     "AND ts_ns BETWEEN ?2 AND ?3", memory_ev) ||
+		     "total_allocated, " MEMORY_KIND("mem_kind") " FROM memory_events WHERE session_id = ?1" MINE("pid")
+		     " AND ts_ns BETWEEN ?2 AND ?3", memory_ev) ||
 	    each_row(t, "SELECT pid, ts_ns, device_id, gpu_util, mem_util, mem_used, mem_total, temp_c, power_mw, "
-		     "sm_clock_mhz, energy_mj FROM device_metrics WHERE session_id = ?1 AND ts_ns BETWEEN ?2 AND ?3",
+		     "sm_clock_mhz, energy_mj FROM device_metrics WHERE session_id = ?1" MINE("pid")
+		     " AND ts_ns BETWEEN ?2 AND ?3",
 		     device_metric_ev) ||
 	    each_row(t, "SELECT pid, ts_ns, cpu_pct, rss_bytes, sys_mem_used, sys_mem_total FROM host_metrics "
-		     "WHERE session_id = ?1 AND ts_ns BETWEEN ?2 AND ?3", host_metric_ev))
+		     "WHERE session_id = ?1" MINE("pid") " AND ts_ns BETWEEN ?2 AND ?3", host_metric_ev))
 		return -1;
 	return 0;
 }
@@ -563,7 +568,7 @@ static int write_flows(struct trace *t)
 			"SELECT a.pid, coalesce(a.thread_id, 0), a.start_ns, g.start_ns, g.device_id, coalesce(g.stream_id, 0) "
 			"FROM api_calls a JOIN %s g ON g.session_id = a.session_id AND g.pid = a.pid "
 			"AND g.correlation_id = a.correlation_id "
-			"WHERE a.session_id = ?1 AND a.correlation_id <> 0 "
+			"WHERE a.session_id = ?1" MINE("a.pid") " AND a.correlation_id <> 0 "
 			"AND a.end_ns >= ?2 AND a.start_ns <= ?3 AND g.end_ns >= ?2 AND g.start_ns <= ?3 "
 			"AND (?4 IS NULL OR (" STRING("a.name_id") " REGEXP ?4 AND %s REGEXP ?4)) "
 			"AND (?5 IS NULL OR NOT (coalesce(" STRING("a.name_id") ", '') REGEXP ?5 OR %s REGEXP ?5))",
@@ -655,7 +660,33 @@ static void write_names(struct trace *t)
 	}
 }
 
-/* The processes, sorted by pid, with their node and trace pid. */
+/*
+ * --rank R: its processes into temp.trace_pids, and their node, the only one, numbered 0 (GPU pids are
+ * then the devices, as in the rank's own Kineto trace). 0, or -1 with a message.
+ */
+static int trace_pids(struct trace *t)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	if (!t->nprocs)
+		return error("the session has no rank %" PRId64, t->o->rank);
+	if (!(st = db_prepare(t->db, "INSERT OR IGNORE INTO temp.trace_pids VALUES (?)")))
+		return -1;
+	for (i = 0; i < t->nprocs; i++) {
+		sqlite3_bind_int64(st, 1, t->procs[i].pid);
+		if (sqlite3_step(st) != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return error("sqlite: %s", sqlite3_errmsg(t->db));
+		}
+		sqlite3_reset(st);
+		t->procs[i].node = 0;
+	}
+	sqlite3_finalize(st);
+	t->nodes = 1;
+	return 0;
+}
+
+/* The processes, sorted by pid, with their node and trace pid (of rank R only with --rank R). */
 static int load_procs(struct trace *t)
 {
 	sqlite3_stmt *st = db_prepare(t->db,
@@ -669,6 +700,8 @@ static int load_procs(struct trace *t)
 	sqlite3_bind_int64(st, 1, t->session);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct proc *p;
+		if (t->o->has_rank && (sqlite3_column_type(st, 3) == SQLITE_NULL || sqlite3_column_int64(st, 3) != t->o->rank))
+			continue;
 		grow_array((void **)&t->procs, &alloc, t->nprocs + 1, sizeof(*t->procs));
 		p = &t->procs[t->nprocs++];
 		p->pid = sqlite3_column_int64(st, 0);
@@ -683,6 +716,8 @@ static int load_procs(struct trace *t)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return error("sqlite: %s", sqlite3_errmsg(t->db));
+	if (t->o->has_rank && trace_pids(t))
+		return -1;
 	/*
 	 * GPU pids are below nodes * NODE_PIDS, and viewers read pids as 32-bit numbers (Perfetto): a process
 	 * whose pid is a GPU's, or past 2^31 (a second host's pid + k * 2^32), takes 2^31 + its index.
@@ -719,22 +754,24 @@ static int window(struct trace *t, int64_t *first)
 	if (t->from > t->to)
 		return error("the window is empty: --from is after --to");
 	st = db_prepare(t->db,
-		"SELECT min(m) FROM (SELECT min(start_ns) AS m FROM kernels WHERE session_id = ?1" SPAN_IN
-		" UNION ALL SELECT min(start_ns) FROM memcpys WHERE session_id = ?1" SPAN_IN
-		" UNION ALL SELECT min(start_ns) FROM memsets WHERE session_id = ?1" SPAN_IN
-		" UNION ALL SELECT min(start_ns) FROM syncs WHERE session_id = ?1" SPAN_IN
-		" UNION ALL SELECT min(start_ns) FROM api_calls WHERE session_id = ?1" SPAN_IN
-		" UNION ALL SELECT min(start_ns) FROM ranges WHERE session_id = ?1 AND coalesce(end_ns, start_ns) >= ?2"
+		"SELECT min(m) FROM (SELECT min(start_ns) AS m FROM kernels WHERE session_id = ?1" MINE("pid") SPAN_IN
+		" UNION ALL SELECT min(start_ns) FROM memcpys WHERE session_id = ?1" MINE("pid") SPAN_IN
+		" UNION ALL SELECT min(start_ns) FROM memsets WHERE session_id = ?1" MINE("pid") SPAN_IN
+		" UNION ALL SELECT min(start_ns) FROM syncs WHERE session_id = ?1" MINE("pid") SPAN_IN
+		" UNION ALL SELECT min(start_ns) FROM api_calls WHERE session_id = ?1" MINE("pid") SPAN_IN
+		" UNION ALL SELECT min(start_ns) FROM ranges WHERE session_id = ?1" MINE("pid") " AND coalesce(end_ns, start_ns) >= ?2"
 		" AND start_ns <= ?3"
-		" UNION ALL SELECT min(ts_ns) FROM markers WHERE session_id = ?1 AND ts_ns BETWEEN ?2 AND ?3"
-		" UNION ALL SELECT min(ts_ns) FROM memory_events WHERE session_id = ?1 AND ts_ns BETWEEN ?2 AND ?3"
-		" UNION ALL SELECT min(ts_ns) FROM device_metrics WHERE session_id = ?1 AND ts_ns BETWEEN ?2 AND ?3"
-		" UNION ALL SELECT min(ts_ns) FROM host_metrics WHERE session_id = ?1 AND ts_ns BETWEEN ?2 AND ?3)");
+		" UNION ALL SELECT min(ts_ns) FROM markers WHERE session_id = ?1" MINE("pid") " AND ts_ns BETWEEN ?2 AND ?3"
+		" UNION ALL SELECT min(ts_ns) FROM memory_events WHERE session_id = ?1" MINE("pid") " AND ts_ns BETWEEN ?2 AND ?3"
+		" UNION ALL SELECT min(ts_ns) FROM device_metrics WHERE session_id = ?1" MINE("pid") " AND ts_ns BETWEEN ?2 AND ?3"
+		" UNION ALL SELECT min(ts_ns) FROM host_metrics WHERE session_id = ?1" MINE("pid") " AND ts_ns BETWEEN ?2 AND ?3)");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, t->session);
 	sqlite3_bind_int64(st, 2, t->from);
 	sqlite3_bind_int64(st, 3, t->to);
+	if (t->o->has_rank)
+		sqlite3_bind_int(st, 6, 1);
 	*first = -1;
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
 		*first = sqlite3_column_int64(st, 0);
@@ -748,7 +785,8 @@ static int write_devices(struct trace *t)
 	struct buf *b = &t->out->b;
 	sqlite3_stmt *st = db_prepare(t->db,
 		"SELECT id, name, cc_major, cc_minor, sms, memory_bytes, max_threads_per_sm, max_regs_per_sm, "
-		"max_smem_per_sm FROM devices WHERE session_id = ? GROUP BY id HAVING pid = min(pid) ORDER BY id");
+		"max_smem_per_sm FROM devices WHERE session_id = ?1 AND (?2 IS NULL OR pid IN temp.trace_pids) "
+		"GROUP BY id HAVING pid = min(pid) ORDER BY id");
 	static const char *const keys[] = { "id", "name", "computeMajor", "computeMinor", "numSms", "totalGlobalMem",
 					    "maxThreadsPerMultiprocessor", "regsPerMultiprocessor",
 					    "sharedMemPerMultiprocessor" };
@@ -756,6 +794,8 @@ static int write_devices(struct trace *t)
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, t->session);
+	if (t->o->has_rank)
+		sqlite3_bind_int(st, 2, 1);
 	buf_addstr(b, "  \"deviceProperties\": [");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		buf_addstr(b, n++ ? ",\n    {" : "\n    {");
@@ -775,6 +815,20 @@ static int write_devices(struct trace *t)
 	sqlite3_finalize(st);
 	buf_addstr(b, n ? "\n  ],\n" : "],\n");
 	return 0;
+}
+
+/* The session's ranks (at least 1). */
+static int64_t world_size(struct trace *t)
+{
+	sqlite3_stmt *st = db_prepare(t->db, "SELECT count(DISTINCT rank) FROM processes WHERE session_id = ?");
+	int64_t n = 1;
+	if (!st)
+		return n;
+	sqlite3_bind_int64(st, 1, t->session);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 1)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
 }
 
 /* The document's members before traceEvents: what Kineto writes there, and gpuprof's own. */
@@ -806,7 +860,8 @@ static int write_header(struct trace *t)
 		}
 	/* A trace is one rank's in Kineto: distributedInfo says which, when the session has just one. */
 	if (ranks == 1)
-		buf_addf(b, "  \"distributedInfo\": {\"rank\": %" PRId64 "},\n", rank);
+		buf_addf(b, "  \"distributedInfo\": {\"rank\": %" PRId64 ", \"world_size\": %" PRId64 "},\n", rank,
+			 world_size(t));
 	if (write_devices(t))
 		return -1;
 	buf_addstr(b, "  \"displayTimeUnit\": \"ms\",\n");
@@ -831,7 +886,10 @@ int report_trace(sqlite3 *db, int64_t session, const struct trace_opts *o, const
 	t.out = &out;
 	t.first = 1;
 	t.seen = (struct intmap)INTMAP_INIT;
-	if (db_exec(db, embed_get("analyze/views.sql")) || load_procs(&t) || window(&t, &first))
+	/* The statements name temp.trace_pids whether --rank fills it or not. */
+	if (db_exec(db, embed_get("analyze/views.sql")) ||
+	    db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS trace_pids (pid INTEGER PRIMARY KEY)") || load_procs(&t) ||
+	    window(&t, &first))
 		goto done;
 	/* The first event's whole second, as Kineto chooses its base: relative times stay short. */
 	t.base = first < 0 ? 0 : first - first % 1000000000;

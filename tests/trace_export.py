@@ -279,6 +279,27 @@ def check_ranks(tmp):
        len(hosts) == 4 and not set(hosts) & set(labels) and all(0 <= p < 2**32 for p in hosts + list(labels)),
        str(hosts))
     check("ranks4: no distributedInfo for several ranks", "distributedInfo" in doc, False)
+    # One trace per rank (--rank R), as HTA reads a job: ingested together they are the job again, each
+    # rank's records under its own pid (distributedInfo gives the rank back).
+    files = []
+    for rank in range(4):
+        files.append(os.path.join(tmp, f"ranks4-{rank}.json"))
+        r = report(os.path.join(tmp, "ranks4.a.db"), "--rank", str(rank), "-o", files[-1])
+        check(f"ranks4: --rank {rank} exits 0", r.returncode, 0)
+        d = events(files[-1])
+        check(f"ranks4: --rank {rank}: distributedInfo", d.get("distributedInfo"), {"rank": rank, "world_size": 4})
+        check(f"ranks4: --rank {rank}: its GPU is pid = device, as in its own Kineto trace",
+              sorted({e["pid"] for e in d["traceEvents"] if e.get("cat") == "kernel"}), [rank % 2])
+    job = os.path.join(tmp, "ranks4.c.db")
+    run(os.path.join(BIN, "gpuprof-ingest"), "-q", "-j1", *files, "--session", "job", "-o", job)
+    for t in ("kernels", "api_calls", "ranges"):
+        want = Counter(sqlite3.connect(os.path.join(tmp, "ranks4.a.db")).execute(
+            f"SELECT pid, {CARRIED[t]} FROM {t} t").fetchall())
+        got = Counter(sqlite3.connect(job).execute(f"SELECT pid, {CARRIED[t]} FROM {t} t").fetchall())
+        check(f"ranks4: the per-rank traces give back each rank's {t} ({sum(want.values())})", got, want)
+    r = report(os.path.join(tmp, "ranks4.a.db"), "--rank", "4")
+    check("ranks4: --rank of no rank: exit 2, the ranks said", (r.returncode, r.stderr.decode()),
+          (2, "gpuprof-report: error: --rank 4: the session has ranks 0 to 3\n"))
     r = run(sys.executable, TEF, os.path.join(tmp, "ranks4.json.gz"))
     check("ranks4: well-formed Trace Event Format", (r.returncode, r.stdout.decode().splitlines()[:-1]), (0, []))
 
