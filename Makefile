@@ -62,7 +62,7 @@ endif
 # entry point is exported. Never sanitized: a sanitizer runtime cannot be loaded into the sqlite3 shell (the
 # linked-in copy is, in tests/unit/test_sqlext.c).
 EXTENSION = $(B)/lib/gpuprof_sqlite.so
-EXT_SRC = lib/sqlext_load.c lib/sqlext.c lib/sqlext_vtab.c lib/sqlext_busy.c lib/sqlext_launch.c lib/sqlext_classes.c \
+EXT_SRC = lib/sqlext_load.c lib/sqlext.c lib/sqlext_vtab.c lib/sqlext_busy.c lib/sqlext_launch.c lib/sqlext_exec.c lib/sqlext_classes.c \
 	  lib/sqlext_window.c lib/sqlext_fmt.c lib/sqlext_memory.c lib/sqlext_nest.c lib/sqlext_nodes.c lib/intmap.c lib/colstore.c lib/records.c lib/dstats.c lib/spans.c \
 	  lib/symname.c lib/table.c lib/json.c lib/util.c lib/embed.c $(B)/gen/ext_embedded.c
 # What the extension embeds: the views it makes (the programs embed everything, EMBED).

@@ -106,7 +106,7 @@ static const struct analysis_option opt_fail_on_leak = {
 	"takes a number of bytes", 0, take_leak_limit };
 static const struct analysis_option opt_fail_on_regression = {
 	"fail-on-regression", no_argument, NULL,
-	"exit 1 when any kernel, range or copy kind regressed; one-line" MORE "verdict on stderr", "", 0,
+	"exit 1 when any kernel, range, copy kind or API call" MORE "regressed; one-line verdict on stderr", "", 0,
 	take_nothing };
 
 /*
@@ -191,9 +191,71 @@ static const struct colspec memcpy_cols[] = {
 	{ "avg_bytes", "Avg bytes", C_BYTES },
 	{ "gbps", "GB/s", C_REAL },
 	{ "kind", "Operation", C_TEXT },
+	{ "med_bytes", "Med bytes", C_BYTES },
+	{ "min_bytes", "Min bytes", C_BYTES },
+	{ "max_bytes", "Max bytes", C_BYTES },
+	{ "stddev_bytes", "StdDev bytes", C_BYTES },
 };
 static const struct table_spec memcpy_tables[] = {
 	{ "memcpy", "Memory copies and memsets by kind", memcpy_cols, NCOLS(memcpy_cols) },
+};
+
+static const struct colspec api_cols[] = {
+	{ "time_pct", "Time %", C_PCT },
+	STATS_COLUMNS("calls", "Calls"),
+	{ "name", "Name", C_TEXT },
+};
+static const struct table_spec api_tables[] = {
+	{ "api", "CUDA API calls (runtime and driver) by total time", api_cols, NCOLS(api_cols) },
+};
+
+/* Per kernel name: the launch call's time, the queue after it (nsys's positive-only), the kernel's time. */
+static const struct colspec kernexec_cols[] = {
+	{ "calls", "Calls", C_INT },
+	{ "launched", "Launched", C_INT },
+	{ "qcount", "QCount", C_INT },
+	{ "api_avg_ns", "API avg", C_NS },
+	{ "api_med_ns", "API med", C_NS },
+	{ "api_min_ns", "API min", C_NS },
+	{ "api_max_ns", "API max", C_NS },
+	{ "queue_avg_ns", "Queue avg", C_NS },
+	{ "queue_med_ns", "Queue med", C_NS },
+	{ "queue_min_ns", "Queue min", C_NS },
+	{ "queue_max_ns", "Queue max", C_NS },
+	{ "queue_p90_ns", "Queue p90", C_NS },
+	{ "queue_p99_ns", "Queue p99", C_NS },
+	{ "kernel_avg_ns", "Kernel avg", C_NS },
+	{ "kernel_med_ns", "Kernel med", C_NS },
+	{ "kernel_min_ns", "Kernel min", C_NS },
+	{ "kernel_max_ns", "Kernel max", C_NS },
+	{ "name", "Name", C_TEXT },
+};
+static const struct colspec kernexec_queue_cols[] = {
+	{ "queue", "Queue time", C_TEXT },
+	{ "kernels", "Kernels", C_INT },
+	{ "pct", "%", C_PCT },
+	{ "q1", "1st quarter", C_INT },
+	{ "q2", "2nd", C_INT },
+	{ "q3", "3rd", C_INT },
+	{ "q4", "4th", C_INT },
+};
+static const struct colspec kernexec_trend_cols[] = {
+	{ "quarter", "Quarter", C_INT },
+	{ "start_ns", "From", C_TIME },
+	{ "kernels", "Kernels", C_INT },
+	{ "launched", "Launched", C_INT },
+	{ "queued", "Waited", C_INT },
+	{ "wait_med_ns", "Wait med", C_NS },
+	{ "wait_p90_ns", "Wait p90", C_NS },
+	{ "wait_max_ns", "Wait max", C_NS },
+};
+static const struct table_spec kernexec_tables[] = {
+	{ "kernexec", "Kernel launch pipeline per name: API time, queue time, kernel time", kernexec_cols,
+	  NCOLS(kernexec_cols) },
+	{ "kernexec_queue", "Queue time of every kernel (launch call's end to kernel start), by size and quarter",
+	  kernexec_queue_cols, NCOLS(kernexec_queue_cols) },
+	{ "kernexec_trend", "Launch queue over the session, by quarter (wait: queue time, 0 when none)",
+	  kernexec_trend_cols, NCOLS(kernexec_trend_cols) },
 };
 
 static const struct colspec sync_cols[] = {
@@ -556,6 +618,8 @@ static const struct table_spec compare_tables[] = {
 	  NCOLS(compare_range_cols) },
 	{ "compare_copies", "Copies and memsets against the baseline, by kind", compare_copy_cols,
 	  NCOLS(compare_copy_cols) },
+	{ "compare_api", "CUDA API calls against the baseline, by name", compare_kernel_cols,
+	  NCOLS(compare_kernel_cols) },
 };
 
 static const struct colspec trend_cols[] = {
@@ -580,55 +644,60 @@ const struct analysis analyses[] = {
 	  .section = 3 },
 	{ SQL_ROW("hotspots", "hotspots.sql", "Kernels by total GPU time: count, total, avg, med, min, max, stddev",
 		  hotspots_tables), .section = 4, .section_top = 10 },
+	{ SQL_ROW("kernexec", "kernexec.sql",
+		  "Kernel launch pipeline per name (nsys cuda_kern_exec_sum): API, queue and kernel time; queue growth",
+		  kernexec_tables), .section = 5, .section_top = 10 },
 	{ SQL_ROW("launch", "launch.sql", "Launch configurations per kernel: calls, time, theoretical occupancy",
 		  launch_tables) },
 	{ SQL_ROW("classes", "classes.sql", "Compute, communication and memory kernels: time, busy, overlap",
-		  classes_tables), .section = 5 },
+		  classes_tables), .section = 6 },
 	{ SQL_ROW("memcpy", "memcpy.sql", "Copies by kind (HtoD, DtoH, DtoD, PtoP) and memsets: time, bytes, GB/s",
-		  memcpy_tables), .section = 8 },
+		  memcpy_tables), .section = 9 },
 	{ SQL_ROW("sync", "sync.sql", "Host time blocked in synchronization, by type and stream", sync_tables),
-	  .section = 9, .section_top = 10 },
+	  .section = 10, .section_top = 10 },
+	{ SQL_ROW("api", "api.sql", "CUDA runtime and driver API calls by name (nsys cuda_api_sum): count, time, stats",
+		  api_tables), .section = 11, .section_top = 10 },
 	{ SQL_ROW("ranges", "ranges.sql", "NVTX ranges by nesting path: wall time and the GPU time they launched",
-		  ranges_tables), .section = 10, .section_top = 10 },
+		  ranges_tables), .section = 12, .section_top = 10 },
 	{ SQL_ROW("idle", "idle.sql", "GPU idle time per device; kernel and copy busy time and their overlap",
-		  idle_tables), .section = 14 },
+		  idle_tables), .section = 16 },
 	{ SQL_ROW("streams", "streams.sql", "Busy time per stream", streams_tables) },
 	{ SQL_ROW("gaps", "gaps.sql", "Longest GPU idle gaps, with the host calls made during them", gaps_tables),
-	  .section = 15, .section_top = 5 },
+	  .section = 17, .section_top = 5 },
 	{ SQL_ROW("memory", "memory.sql", "GPU memory per device: allocations, peak (and when), live at the end",
-		  memory_tables), MEMORY_EVENTS, .section = 11 },
+		  memory_tables), MEMORY_EVENTS, .section = 13 },
 	{ SQL_ROW("leaks", "leaks.sql", "Leak candidates: blocks still allocated at the end, by site (--fail-on-leak)",
-		  leaks_tables), MEMORY_EVENTS, .gate = &leak_gate, .section = 12, .section_top = 10 },
+		  leaks_tables), MEMORY_EVENTS, .gate = &leak_gate, .section = 14, .section_top = 10 },
 	{ SQL_ROW("peak", "peak.sql", "What was live at each device's memory peak, largest first", peak_tables),
 	  MEMORY_EVENTS },
 	{ SQL_ROW("growth", "growth.sql", "Memory growth per iteration with R^2, severity and what to check",
-		  growth_tables), MEMORY_EVENTS, .section = 13 },
+		  growth_tables), MEMORY_EVENTS, .section = 15 },
 	{ SQL_ROW("stalls", "stalls.sql", "Warp stall reasons from PC sampling: samples, share, meaning, usual cause",
-		  stalls_tables), .prelude = STALL_SAMPLES, .section = 6 },
+		  stalls_tables), .prelude = STALL_SAMPLES, .section = 7 },
 	{ SQL_ROW("stall_kernels", "stall_kernels.sql", "Stall reason mix per kernel (a kernel x reason matrix)",
-		  stall_kernels_tables), .prelude = STALL_SAMPLES, .section = 7, .section_top = 10 },
+		  stall_kernels_tables), .prelude = STALL_SAMPLES, .section = 8, .section_top = 10 },
 	{ SQL_ROW("stall_pcs", "stall_pcs.sql", "Most sampled instructions with source line and dominant reason",
 		  stall_pcs_tables), .prelude = STALL_SAMPLES },
 	{ SQL_ROW("ranks", "ranks.sql",
 		  "Per rank: compute, exposed communication, idle, steps, wait at collectives, stragglers (--threshold)",
-		  ranks_tables), COMM_MATCH, .options = ranks_options, .section = 19, .multi_gpu = 1,
+		  ranks_tables), COMM_MATCH, .options = ranks_options, .section = 21, .multi_gpu = 1,
 	  .kernel_cache = 1 },
 	{ SQL_ROW("collectives", "collectives.sql",
 		  "NCCL/RCCL collectives matched across ranks: operations, time, start skew", collectives_tables),
-	  COMM_MATCH, .section = 20, .section_top = 20, .multi_gpu = 1 },
+	  COMM_MATCH, .section = 22, .section_top = 20, .multi_gpu = 1 },
 	{ SQL_ROW("metrics", "metrics.sql", "Device metrics (NVML): utilisation, memory, power, temperature, clocks",
-		  metrics_tables), .section = 16 },
+		  metrics_tables), .section = 18 },
 	{ SQL_ROW("host", "host.sql", "Host metrics: CPU and memory of the program's process tree, system memory",
-		  host_tables), .section = 17 },
+		  host_tables), .section = 19 },
 	{ SQL_ROW("overhead", "overhead.sql",
 		  "What CUPTI and the driver cost the program, by kind: buffer flushes, instrumentation, lazy loading",
-		  overhead_tables), .section = 18 },
+		  overhead_tables), .section = 20 },
 	{ SQL_ROW("compare", "compare.sql",
-		  "Kernels, NVTX ranges and copies against a baseline: regressed, improved, new, gone (CI gate)",
+		  "Kernels, NVTX ranges, copies and API calls against a baseline: regressed, improved, new, gone (CI gate)",
 		  compare_tables),
 	  .options = compare_options, .gate = &regression_gate, .needs_baseline = 1, .section = 1, .section_top = 20,
-	  .usage = "NEW.db (and trend): three tables, kernels by name, NVTX ranges by path and\n"
-		   "copies by kind (each as hotspots, ranges and memcpy show them)" },
+	  .usage = "NEW.db (and trend): four tables, kernels by name, NVTX ranges by path,\n"
+		   "copies by kind and API calls by name (as hotspots, ranges, memcpy and api show them)" },
 	{ SQL_ROW("trend", "trend.sql", "Top kernels' total time across all sessions, with step changes",
 		  trend_tables),
 	  .options = trend_options },

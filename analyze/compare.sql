@@ -1,7 +1,7 @@
--- compare: a baseline session against a new one (CI mode), in three tables: kernels by name (as hotspots
+-- compare: a baseline session against a new one (CI mode), in four tables: kernels by name (as hotspots
 -- shows them), NVTX ranges by nesting path and style (wall time, as ranges groups them: a host range and a
--- GPU annotation of one name are two rows) and copies by kind (memcpy kinds and memsets, as memcpy labels
--- them). The baseline is the database attached as `base` (analysis_baseline: --baseline's file, else this
+-- GPU annotation of one name are two rows), copies by kind (memcpy kinds and memsets, as memcpy labels
+-- them) and CUDA API calls by name (as api shows them; their regressions fail the gate too). The baseline is the database attached as `base` (analysis_baseline: --baseline's file, else this
 -- database again), session :base_session; the new side is main's :session. Groups are matched by their
 -- text and style (string ids are per session).
 --
@@ -21,7 +21,7 @@ DROP TABLE IF EXISTS temp.cmp_sides;
 CREATE TEMP TABLE cmp_sides(side INTEGER PRIMARY KEY, schema TEXT, session INTEGER);
 INSERT INTO temp.cmp_sides VALUES (0, 'base', :base_session), (1, 'main', :session);
 
--- Statement 2: each side's groups of the three tables (tbl 0 kernels, 1 ranges, 2 copies).
+-- Statement 2: each side's groups of the four tables (tbl 0 kernels, 1 ranges, 2 copies, 3 API calls).
 DROP TABLE IF EXISTS temp.cmp_groups;
 CREATE TEMP TABLE cmp_groups(tbl INTEGER, side INTEGER, name TEXT, style TEXT, calls INTEGER, total_ns INTEGER,
 	avg_ns REAL, med_ns REAL, bytes INTEGER);
@@ -129,7 +129,30 @@ FROM copies
 WHERE (:match IS NULL OR name REGEXP :match) AND (:exclude IS NULL OR NOT name REGEXP :exclude)
 GROUP BY side, kind;
 
--- Statement 7: the rows of the three tables: both sides of a group matched, judged and ranked (regressed,
+-- Statement 6b: CUDA API calls (runtime and driver) per name, as api shows them (--match and --exclude on
+-- the name; a call without a name is "(unknown)"), read through api_columns' schema column.
+WITH calls(side, name_id, dur) AS (
+	SELECT s.side, a.name_id, a.dur_ns
+	FROM temp.cmp_sides s JOIN api_columns a ON a.session_id = s.session AND a.schema = s.schema
+),
+strs(side, id, value) AS (
+	SELECT 0, id, value FROM base.strings WHERE session_id = :base_session
+	UNION ALL
+	SELECT 1, id, value FROM main.strings WHERE session_id = :session
+),
+per(side, name_id, calls, total, med) AS (
+	SELECT side, name_id, count(*), sum(dur), median(dur) FROM calls GROUP BY side, name_id
+),
+named AS (
+	SELECT p.*, coalesce((SELECT value FROM strs WHERE strs.side = p.side AND strs.id = p.name_id), '(unknown)') AS name
+	FROM per p
+)
+INSERT INTO temp.cmp_groups
+SELECT 3, side, name, NULL, calls, total, 1.0 * total / calls, med, NULL
+FROM named
+WHERE (:match IS NULL OR name REGEXP :match) AND (:exclude IS NULL OR NOT name REGEXP :exclude);
+
+-- Statement 7: the rows of the four tables: both sides of a group matched, judged and ranked (regressed,
 -- new, gone, improved, unchanged; the largest change of total first).
 DROP TABLE IF EXISTS temp.cmp_rows;
 CREATE TEMP TABLE cmp_rows AS
@@ -160,7 +183,7 @@ FROM matched;
 -- per other table that has rows, naming only the statuses that occur; FAIL when anything regressed).
 WITH counts(tbl, status, n) AS (
 	SELECT t.tbl, s.status, (SELECT count(*) FROM temp.cmp_rows r WHERE r.tbl = t.tbl AND r.status = s.status)
-	FROM (SELECT 0 AS tbl UNION ALL SELECT 1 UNION ALL SELECT 2) t,
+	FROM (SELECT 0 AS tbl UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) t,
 	     (SELECT 'regressed' AS status UNION ALL SELECT 'improved' UNION ALL SELECT 'new' UNION ALL SELECT 'gone') s
 ),
 total(base, now) AS (
@@ -192,10 +215,11 @@ SELECT 'Kernels against the baseline: '
 		 (SELECT base FROM fmt), (SELECT now FROM fmt))
        || coalesce((SELECT '; ranges' || text FROM parts WHERE tbl = 1 AND EXISTS (SELECT 1 FROM temp.cmp_rows WHERE tbl = 1)), '')
        || coalesce((SELECT '; copies' || text FROM parts WHERE tbl = 2 AND EXISTS (SELECT 1 FROM temp.cmp_rows WHERE tbl = 2)), '')
+       || coalesce((SELECT '; API calls' || text FROM parts WHERE tbl = 3 AND EXISTS (SELECT 1 FROM temp.cmp_rows WHERE tbl = 3)), '')
        || CASE WHEN EXISTS (SELECT 1 FROM temp.cmp_rows WHERE status = 'regressed') THEN ': FAIL' ELSE ': ok' END
 	AS _title;
 
--- Statements 9 to 11: the three tables, each cut to --top.
+-- Statements 9 to 12: the four tables, each cut to --top.
 SELECT status, delta_pct, delta_ns, base_med_ns, new_med_ns, base_avg_ns, new_avg_ns, base_total_ns, new_total_ns,
        total_delta_pct, base_calls, new_calls, name
 FROM temp.cmp_rows WHERE tbl = 0 ORDER BY rank, change DESC, name LIMIT :top;
@@ -207,3 +231,7 @@ FROM temp.cmp_rows WHERE tbl = 1 ORDER BY rank, change DESC, name, style LIMIT :
 SELECT status, delta_pct, delta_ns, base_med_ns, new_med_ns, base_avg_ns, new_avg_ns, base_total_ns, new_total_ns,
        total_delta_pct, base_calls, new_calls, base_bytes, new_bytes, name
 FROM temp.cmp_rows WHERE tbl = 2 ORDER BY rank, change DESC, name LIMIT :top;
+
+SELECT status, delta_pct, delta_ns, base_med_ns, new_med_ns, base_avg_ns, new_avg_ns, base_total_ns, new_total_ns,
+       total_delta_pct, base_calls, new_calls, name
+FROM temp.cmp_rows WHERE tbl = 3 ORDER BY rank, change DESC, name LIMIT :top;

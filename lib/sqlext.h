@@ -90,6 +90,12 @@ int gpuprof_sqlite_register(sqlite3 *db);
  *       union of every kernel of the device. Every class of the map has its rows, kernels or not; at
  *       most 64 classes.
  *
+ * kernel_exec (lib/sqlext_exec.c): per session, every kernel with its launch call, name_id by name_id
+ * (table order within a name): session_id, pid, name_id, start_ns, dur_ns, api_ns (the call's duration),
+ * queue_ns (the kernel's start minus the call's end, negative when it started before the call returned);
+ * api_ns and queue_ns NULL without a call. The launch call is the first API call with the kernel's process
+ * and correlation id, in table order (a correlation id of 0 or NULL has none).
+ *
  * kernel_windows (lib/sqlext_window.c), a table-valued function of one row (kernels, gpu_ns): the
  * kernels of a time window, summed,
  *   kernel_windows(session, pid, 'thread', thread_id, start_ns, end_ns [, schema])

@@ -149,6 +149,8 @@ int sqlext_window_register(sqlite3 *db);
 int sqlext_busy_tables(sqlite3 *db);
 /* Register kernel_launches (lib/sqlext_launch.c) on db. */
 int gpuprof_sqlite_launches(sqlite3 *db);
+/* Register kernel_exec (lib/sqlext_exec.c) on db. SQLITE_OK or SQLite's error code. */
+int gpuprof_sqlite_exec(sqlite3 *db);
 /* Register class_rules and kernel_busy (lib/sqlext_classes.c) on db. */
 int gpuprof_sqlite_classes(sqlite3 *db);
 

@@ -1365,6 +1365,8 @@ int gpuprof_sqlite_tables(sqlite3 *db)
 	if (rc == SQLITE_OK)
 		rc = gpuprof_sqlite_launches(db);
 	if (rc == SQLITE_OK)
+		rc = gpuprof_sqlite_exec(db);
+	if (rc == SQLITE_OK)
 		rc = gpuprof_sqlite_classes(db);
 	return rc == SQLITE_OK ? sqlext_window_register(db) : rc;
 }

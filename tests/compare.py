@@ -234,8 +234,10 @@ def planted(tmp):
     nb = ["--baseline", f"{tmp}/base.db"]
 
     doc = compare_doc(f"{tmp}/new.db", *nb)
-    check("planted json: an object of the three tables", list(doc), ["compare", "compare_ranges", "compare_copies"])
-    check("planted json: no ranges or copies, no rows", (doc["compare_ranges"], doc["compare_copies"]), ([], []))
+    check("planted json: an object of the four tables", list(doc),
+          ["compare", "compare_ranges", "compare_copies", "compare_api"])
+    check("planted json: no ranges, copies or API calls, no rows",
+          (doc["compare_ranges"], doc["compare_copies"], doc["compare_api"]), ([], [], []))
     rows, arr = compare(f"{tmp}/new.db", *nb)
     check("planted json keys", all({"name", "status", "base_total_ns", "new_total_ns", "delta_pct", "base_calls",
                                     "new_calls", "base_med_ns", "new_med_ns", "delta_ns"} <= set(r) for r in arr), True)
@@ -350,7 +352,7 @@ def planted_all(tmp):
     db, nb = write_pair(tmp, "all", (kb, rb, COPIES_BASE), (kn, rn, COPIES_NEW))
 
     doc = compare_doc(db, *nb)
-    check("all: json tables", list(doc), ["compare", "compare_ranges", "compare_copies"])
+    check("all: json tables", list(doc), ["compare", "compare_ranges", "compare_copies", "compare_api"])
     keys = {"name", "status", "base_total_ns", "new_total_ns", "delta_pct", "delta_ns", "base_calls", "new_calls",
             "base_med_ns", "new_med_ns", "base_avg_ns", "new_avg_ns", "total_delta_pct"}
     check("all: range keys", [sorted(r) for r in doc["compare_ranges"]], [sorted(keys | {"style"})] * len(rplant))
@@ -416,14 +418,14 @@ def planted_all(tmp):
     check("all: gate counts every row under --top", (p.returncode, p.stderr.split("; ", 2)[2]),
           (1, "ranges 2 regressed, 1 new, 1 gone; copies 1 regressed, 1 new, 1 gone: FAIL\n"))
     d = compare_doc(db, *nb, "--top", "1")
-    check("all: --top cuts every table", [len(d[t]) for t in d], [1, 1, 1])
+    check("all: --top cuts every table (no API calls planted)", [len(d[t]) for t in d], [1, 1, 1, 0])
     check("all: --top keeps the regressions", [d[t][0]["name"] for t in ("compare_ranges", "compare_copies")],
           ["step/forward/attention", "HtoD"])
 
     # Names filters apply to paths and copy kinds, on both sides.
     d = compare_doc(db, *nb, "-m", "attention|optimizer|HtoD|DtoD")
     check("all --match", [sorted(by_name(d[t])) for t in d],
-          [[], ["step/forward/attention", "step/optimizer"], ["DtoD", "HtoD"]])
+          [[], ["step/forward/attention", "step/optimizer"], ["DtoD", "HtoD"], []])
     d = compare_doc(db, *nb, "-x", "^step/|memset")
     check("all --exclude", [sorted(by_name(d[t])) for t in ("compare_ranges", "compare_copies")],
           [["data_wait", "step"], ["DtoD", "DtoH", "HtoD", "PtoP"]])
@@ -458,8 +460,8 @@ def planted_all(tmp):
     rep = subprocess.run([os.path.join(BIN, "gpuprof-report"), db, *nb, "--format", "json", "--top", "1000"],
                          capture_output=True, text=True)
     tables = json.loads(rep.stdout)["tables"]
-    check("all report: comparison tables first", list(tables)[:4],
-          ["compare", "compare_ranges", "compare_copies", "summary"])
+    check("all report: comparison tables first", list(tables)[:5],
+          ["compare", "compare_ranges", "compare_copies", "compare_api", "summary"])
     full = compare_doc(db, *nb)
     check("all report: the same rows as compare", [tables[t] for t in full], list(full.values()))
     md = subprocess.run([os.path.join(BIN, "gpuprof-report"), db, *nb, "--format", "md"], capture_output=True,
@@ -689,8 +691,8 @@ def report_baseline(tmp):
                         capture_output=True, text=True).stdout
     check("report --baseline: Markdown section", "### Kernels against the baseline" in md, True)
     doc = compare_doc(dbs[1], "--baseline", dbs[0])
-    check("report --baseline: the three comparison tables first", list(tables)[:4],
-          ["compare", "compare_ranges", "compare_copies", "summary"])
+    check("report --baseline: the four comparison tables first", list(tables)[:5],
+          ["compare", "compare_ranges", "compare_copies", "compare_api", "summary"])
     ok("report --baseline: synth has ranges and copies", doc["compare_ranges"] and doc["compare_copies"],
        str(doc)[:200])
     check("report --baseline: the same range and copy rows", (tables["compare_ranges"], tables["compare_copies"]),
@@ -701,13 +703,14 @@ def report_baseline(tmp):
     html = subprocess.run([os.path.join(BIN, "gpuprof-report"), dbs[1], "--baseline", dbs[0], "--format", "html"],
                           capture_output=True, text=True).stdout
     heads = [h.split(":")[0] for h in re.findall(r"<h2[^>]*>([^<]*)", html)]
-    check("report --baseline: HTML sections, the timeline after the summary", heads[:5],
+    check("report --baseline: HTML sections, the timeline after the summary", heads[:6],
           ["Kernels against the baseline", "NVTX ranges against the baseline, by path and style (wall time)",
-           "Copies and memsets against the baseline, by kind", "Session summary", "Timeline"])
+           "Copies and memsets against the baseline, by kind", "CUDA API calls against the baseline, by name",
+           "Session summary", "Timeline"])
     out = os.path.join(tmp, "rb-csv")
     subprocess.run([os.path.join(BIN, "gpuprof-report"), dbs[1], "--baseline", dbs[0], "--format", "csv", "-o", out],
                    check=True)
-    check("report --baseline: CSV files", [os.path.exists(f"{out}/{t}.csv") for t in list(doc)], [True] * 3)
+    check("report --baseline: CSV files", [os.path.exists(f"{out}/{t}.csv") for t in list(doc)], [True] * 4)
 
 
 def main():

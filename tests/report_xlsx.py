@@ -102,12 +102,14 @@ def check_workbook(db, label, tmp, *extra):
               "%s/%s: %d headings for %d keys" % (label, name, len(head), len(keys)))
         check(all(not unit_of(k) or str(h).endswith(unit_of(k)) for h, k in zip(head, keys)),
               "%s/%s: units in headings %s for keys %s" % (label, name, head, keys))
-        verdict = name == "ranks"  # the ranks table's verdict line follows its rows, as in text
+        verdict = name in ("ranks", "kernexec_trend")  # a verdict line follows their rows, as in text
         check(ws.max_row == len(rows) + 1 + verdict, "%s/%s: %d rows, want %d" %
               (label, name, ws.max_row - 1, len(rows) + verdict))
         if verdict:
-            check(str(ws.cell(row=len(rows) + 2, column=1).value).startswith("verdict: "),
-                  "%s/ranks: the verdict after the rows: %r" % (label, ws.cell(row=len(rows) + 2, column=1).value))
+            check(str(ws.cell(row=len(rows) + 2, column=1).value).startswith(
+                "verdict: " if name == "ranks" else "launch queue"),
+                  "%s/%s: the verdict after the rows: %r" % (label, name, ws.cell(row=len(rows) + 2, column=1).value))
+        if verdict and name == "ranks":
             check(len(ws._charts) >= 1, "%s: ranks sheet has a chart" % label)
         bad = []
         for r_i, row in enumerate(rows):
@@ -177,8 +179,8 @@ def main():
                 if check(r.returncode == 0 and run("gpuprof-ingest", "-q", base, "-o", base + ".db").returncode == 0,
                          "baseline session"):
                     wb = check_workbook(db, "baseline", tmp, "--baseline", base + ".db")
-                    check(wb is not None and wb.sheetnames[:4] == ["compare", "compare_ranges", "compare_copies",
-                                                                   "summary"],
+                    check(wb is not None and wb.sheetnames[:5] == ["compare", "compare_ranges", "compare_copies",
+                                                                   "compare_api", "summary"],
                           "baseline: sheets %s" % (wb.sheetnames if wb else None))
 
                 # the format writes a file: without -o it is a usage error

@@ -47,6 +47,7 @@ suite kineto python3 tests/traces_kineto.py
 suite schema python3 tests/schema_versions.py
 suite nsys python3 tests/traces_nsys.py
 suite nsys_rows python3 tests/nsys_rows.py
+suite nsys_stats python3 tests/nsys_stats.py
 suite rows python3 tests/rows.py
 suite analyses python3 tests/analyses.py
 suite sqlext python3 tests/sqlext.py

@@ -1,0 +1,33 @@
+-- api: CUDA runtime and driver API calls by name, as Nsight Systems' cuda_api_sum report gives them: per
+-- name its calls, total, avg, med (the mean of the two middle values for even counts), min, max and the
+-- sample stddev (NULL for a single call) of the calls' durations, and time_pct, the name's share of the
+-- time of all the session's API calls (also when --match/--exclude leave some out; not a share of wall or
+-- CPU time: calls on several threads overlap).
+--
+-- Driver calls count too, as in nsys: cuda_api_sum reads CUPTI_ACTIVITY_KIND_RUNTIME, which in an nsys
+-- export holds the driver's cu* calls beside the runtime's cuda* ones (the exports in ../shared/traces
+-- have no CUPTI_ACTIVITY_KIND_DRIVER table; mfu_2gpu_before's RUNTIME table holds 1,074 cu* calls), so
+-- api_calls of both domains (1 runtime, 2 driver) are read. Names are as ingest stores them: without
+-- nsys's version suffix (cudaLaunchKernel_v7000 is cudaLaunchKernel), so an old export that records a
+-- call twice under both names (nsys 2022) counts it twice under one. A call without a name is
+-- "(unknown)". --match/--exclude filter names; --top N keeps the first N by total time.
+--
+-- Grouped by name id over api_columns (the column chunks): SQLite sorts the calls once (3.4 s for the
+-- 5.3M calls of the 5M-kernel bench session).
+WITH g AS (
+	SELECT name_id, count(*) AS calls, sum(dur_ns) AS total, avg(dur_ns) AS mean, median(dur_ns) AS med,
+	       min(dur_ns) AS lo, max(dur_ns) AS hi, CASE WHEN count(*) > 1 THEN stddev_samp(dur_ns) END AS sd
+	FROM api_columns WHERE session_id = :session
+	GROUP BY name_id
+),
+named AS (
+	SELECT g.*, coalesce((SELECT value FROM strings s WHERE s.session_id = :session AND s.id = g.name_id),
+			     '(unknown)') AS name
+	FROM g
+)
+SELECT 100.0 * total / nullif((SELECT sum(total) FROM g), 0) AS time_pct, total AS total_ns, calls, mean AS avg_ns,
+       med AS med_ns, lo AS min_ns, hi AS max_ns, sd AS stddev_ns, name
+FROM named
+WHERE (:match IS NULL OR name REGEXP :match) AND (:exclude IS NULL OR NOT name REGEXP :exclude)
+ORDER BY total DESC, name
+LIMIT :top;

@@ -1,0 +1,148 @@
+-- kernexec: the launch pipeline per kernel name, as Nsight Systems' cuda_kern_exec_sum report breaks it
+-- down (it groups by process, thread, device and launching API as well; here per name, and per family
+-- with --short or --group), then how long kernels waited in the launch queue over the whole session.
+--
+-- Definitions (nsys's, Post-Collection Analysis Guide, cuda_kern_exec_sum):
+--   launch call  the API call that launched the kernel: the first API call (api_calls) with the kernel's
+--                process and correlation id, in table order (as ranges and kernel_windows find it; an old
+--                nsys export can hold a call twice, cudaLaunchKernel and cudaLaunchKernel_v7000). A kernel
+--                with correlation id 0 or NULL, or whose call was not recorded, has none: it counts in
+--                calls and the kernel statistics, not in launched, the API or the queue statistics (the
+--                table's note says how many there are).
+--   API time     the launch call's duration (end - start).
+--   queue time   the kernel's start minus the end of its launch call. The kernel is enqueued somewhere
+--                inside the call, so it may start before the call returns: such a queue time is zero or
+--                negative and, as nsys reports it, no queue time at all. The queue statistics (avg, med,
+--                min, max, p90, p99) are over the kernels with a positive queue time only, qcount of them
+--                (nsys's QCount; launched - qcount started before their call returned).
+--   kernel time  end - start of the kernel, over every kernel of the name.
+-- Median is the mean of the two middle values for even counts; p90 and p99 interpolate between the closest
+-- ranks (percentile). A queue is no fault in itself: kernels wait when the GPU is busy with earlier work
+-- (the CPU runs ahead), and a GPU that never makes a kernel wait may be idle, waiting for launches.
+--
+-- Tables: per name (sorted by summed kernel time, --top N of them); the queue times of all kernels shown by
+-- size; and the session's four quarters (by kernel start time, from the first kernel's start to the last's)
+-- with the median wait in each, where wait is the queue time with 0 for a kernel that did not wait: a wait
+-- that grows from the first quarter to the last means the GPU falls further behind the launches.
+-- --match and --exclude filter kernel names (all three tables).
+--
+-- Where C does the work: kernel_exec (lib/sqlext_exec.c) joins each kernel to its launch call by a hash
+-- and gives the kernels by name id, so that the GROUP BY needs no sorter; median and percentile. On the
+-- 5M-kernel bench session the whole analysis takes 34 s (2-core machine; the join in SQL alone took 17 s,
+-- kernel_exec 2.5 s): about 7 s the per-name table, the rest the queue tables (a TEMP table of every
+-- kernel's wait, SQLite's sorts by bucket and quarter). Those would be kernel_exec's to count, in C, next.
+--
+-- Statement 1: the names --match and --exclude let through, as shown (short with --short, then the first
+-- --group whose expression matches), each with its family key (its first string id when folded).
+DROP TABLE IF EXISTS temp.exec_names;
+CREATE TEMP TABLE exec_names(id INTEGER PRIMARY KEY, key INTEGER, name TEXT);
+WITH names(id, shown) AS (
+	SELECT id, CASE WHEN :folded
+		THEN coalesce((SELECT g.name FROM temp.name_groups g WHERE n REGEXP g.pattern ORDER BY g.ord LIMIT 1), n)
+		ELSE n END
+	FROM (SELECT id, value, CASE WHEN :short THEN short_name(value) ELSE value END AS n
+	      FROM strings
+	      WHERE session_id = :session
+		AND (:match IS NULL OR value REGEXP :match) AND (:exclude IS NULL OR NOT value REGEXP :exclude))
+)
+INSERT INTO temp.exec_names SELECT id, CASE WHEN :folded THEN min(id) OVER (PARTITION BY shown) ELSE id END, shown
+FROM names;
+
+-- Statement 2: per name (family). Names as they are group by name id in kernel_exec's order; families
+-- group by key through SQLite's sorter. The note counts the kernels without a launch call.
+WITH k AS (
+	SELECT e.name_id, e.dur_ns, e.api_ns, CASE WHEN e.queue_ns > 0 THEN e.queue_ns END AS q
+	FROM kernel_exec e WHERE e.session_id = :session
+),
+per(key, calls, launched, qcount, api_avg, api_med, api_min, api_max, q_avg, q_med, q_min, q_max, q_p90, q_p99,
+    k_total, k_avg, k_med, k_min, k_max) AS (
+	SELECT (SELECT n.key FROM temp.exec_names n WHERE n.id = k.name_id), count(*), count(api_ns), count(q),
+	       avg(api_ns), median(api_ns), min(api_ns), max(api_ns), avg(q), median(q), min(q), max(q),
+	       percentile(q, 90), percentile(q, 99), sum(dur_ns), avg(dur_ns), median(dur_ns), min(dur_ns), max(dur_ns)
+	FROM k WHERE NOT :folded AND name_id IN (SELECT id FROM temp.exec_names)
+	GROUP BY name_id
+	UNION ALL
+	SELECT n.key, count(*), count(api_ns), count(q), avg(api_ns), median(api_ns), min(api_ns), max(api_ns), avg(q),
+	       median(q), min(q), max(q), percentile(q, 90), percentile(q, 99), sum(dur_ns), avg(dur_ns),
+	       median(dur_ns), min(dur_ns), max(dur_ns)
+	FROM k JOIN temp.exec_names n ON n.id = k.name_id
+	WHERE :folded
+	GROUP BY n.key
+),
+noted AS (
+	SELECT sum(calls) AS kernels, sum(calls - launched) AS unlaunched, sum(launched - qcount) AS unqueued FROM per
+)
+SELECT calls, launched, qcount, api_avg AS api_avg_ns, api_med AS api_med_ns, api_min AS api_min_ns,
+       api_max AS api_max_ns, q_avg AS queue_avg_ns, q_med AS queue_med_ns, q_min AS queue_min_ns,
+       q_max AS queue_max_ns, q_p90 AS queue_p90_ns, q_p99 AS queue_p99_ns, k_avg AS kernel_avg_ns,
+       k_med AS kernel_med_ns, k_min AS kernel_min_ns, k_max AS kernel_max_ns,
+       (SELECT n.name FROM temp.exec_names n WHERE n.id = per.key) AS name,
+       (SELECT CASE WHEN unlaunched > 0
+		THEN printf('%d of %d kernels have no launch call (not traced, or no correlation id): counted in calls and the kernel times, not in launched, API or queue times. ',
+			    unlaunched, kernels) ELSE '' END
+	       || printf('Queue times count the %d kernels that waited (qcount, as nsys''s QCount); %d started before their launch call returned (no queue time).',
+			 kernels - unlaunched - unqueued, unqueued)
+	FROM noted) AS _note
+FROM per
+ORDER BY k_total DESC, name
+LIMIT :top;
+
+-- Statement 3: the queue times of every kernel shown, by size (log buckets), with how many fell in each
+-- quarter of the session.
+DROP TABLE IF EXISTS temp.exec_waits;
+CREATE TEMP TABLE exec_waits AS
+WITH k AS (
+	SELECT e.start_ns, e.api_ns, e.queue_ns FROM kernel_exec e
+	WHERE e.session_id = :session AND e.name_id IN (SELECT id FROM temp.exec_names)
+),
+span AS (SELECT min(start_ns) AS t0, max(start_ns) - min(start_ns) + 1 AS len FROM k)
+SELECT min(3, (k.start_ns - span.t0) * 4 / span.len) + 1 AS quarter, k.start_ns, k.api_ns IS NOT NULL AS launched,
+       CASE WHEN k.api_ns IS NULL THEN NULL WHEN k.queue_ns > 0 THEN k.queue_ns ELSE 0 END AS wait,
+       CASE WHEN k.api_ns IS NULL THEN 0 WHEN k.queue_ns <= 0 THEN 1 WHEN k.queue_ns < 1000 THEN 2
+	    WHEN k.queue_ns < 10000 THEN 3 WHEN k.queue_ns < 100000 THEN 4 WHEN k.queue_ns < 1000000 THEN 5
+	    WHEN k.queue_ns < 10000000 THEN 6 ELSE 7 END AS bucket
+FROM k, span;
+
+WITH buckets(bucket, label) AS (VALUES
+	(0, 'no launch call'), (1, 'none: started before its call returned'), (2, 'under 1 us'), (3, '1 us to 10 us'),
+	(4, '10 us to 100 us'), (5, '100 us to 1 ms'), (6, '1 ms to 10 ms'), (7, '10 ms or more')
+),
+counts AS (
+	SELECT bucket, count(*) AS n, sum(quarter = 1) AS q1, sum(quarter = 2) AS q2, sum(quarter = 3) AS q3,
+	       sum(quarter = 4) AS q4
+	FROM temp.exec_waits GROUP BY bucket
+)
+SELECT b.label AS queue, c.n AS kernels, 100.0 * c.n / (SELECT sum(n) FROM counts) AS pct, c.q1, c.q2, c.q3, c.q4
+FROM buckets b JOIN counts c ON c.bucket = b.bucket
+ORDER BY b.bucket;
+
+-- Statement 4: per quarter of the session, the kernels, the launched ones, those that waited and the wait
+-- (0 for a kernel that did not wait) of the launched ones; the footer compares the first and last quarter's
+-- median wait: it grows (or shrinks) when it at least doubled (halved) and moved by more than 10 us.
+WITH q AS (
+	SELECT quarter, min(start_ns) AS start_ns, count(*) AS kernels, sum(launched) AS launched,
+	       count(CASE WHEN wait > 0 THEN 1 END) AS queued, median(wait) AS wait_med, percentile(wait, 90) AS wait_p90,
+	       max(wait) AS wait_max
+	FROM temp.exec_waits GROUP BY quarter
+),
+ends(first, last) AS (
+	SELECT (SELECT wait_med FROM q WHERE quarter = 1), (SELECT wait_med FROM q WHERE quarter = 4)
+),
+fmt(first, last) AS (
+	SELECT CASE WHEN first < 1e3 THEN printf('%.0f ns', first) WHEN first < 1e6 THEN printf('%.3f us', first / 1e3)
+		    WHEN first < 1e9 THEN printf('%.3f ms', first / 1e6) ELSE printf('%.3f s', first / 1e9) END,
+	       CASE WHEN last < 1e3 THEN printf('%.0f ns', last) WHEN last < 1e6 THEN printf('%.3f us', last / 1e3)
+		    WHEN last < 1e9 THEN printf('%.3f ms', last / 1e6) ELSE printf('%.3f s', last / 1e9) END
+	FROM ends
+)
+SELECT quarter, start_ns, kernels, launched, queued, wait_med AS wait_med_ns, wait_p90 AS wait_p90_ns,
+       wait_max AS wait_max_ns,
+       (SELECT CASE WHEN e.first IS NULL OR e.last IS NULL THEN 'launch queue: no kernel with a launch call in the first or last quarter'
+		    WHEN e.last > 2 * e.first AND e.last - e.first > 10000
+		    THEN 'launch queue grows: median wait ' || f.first || ' in the first quarter, ' || f.last || ' in the last (the GPU falls behind the launches)'
+		    WHEN e.first > 2 * e.last AND e.first - e.last > 10000
+		    THEN 'launch queue shrinks: median wait ' || f.first || ' in the first quarter, ' || f.last || ' in the last'
+		    ELSE 'launch queue steady: median wait ' || f.first || ' in the first quarter, ' || f.last || ' in the last' END
+	FROM ends e, fmt f) AS _footer
+FROM q
+ORDER BY quarter;
