@@ -1,6 +1,7 @@
 -- api: CUDA runtime and driver API calls by name, as Nsight Systems' cuda_api_sum report gives them: per
 -- name its calls, total, avg, med (the mean of the two middle values for even counts), min, max and the
--- sample stddev (NULL for a single call) of the calls' durations, and time_pct, the name's share of the
+-- sample stddev (0 for a single call, as nsys prints it, hotspots and memcpy give it) of the calls'
+-- durations, and time_pct, the name's share of the
 -- time of all the session's API calls (also when --match/--exclude leave some out; not a share of wall or
 -- CPU time: calls on several threads overlap).
 --
@@ -12,13 +13,12 @@
 -- call twice under both names (nsys 2022) counts it twice under one. A call without a name is
 -- "(unknown)". --match/--exclude filter names; --top N keeps the first N by total time.
 --
--- Grouped by name id over api_columns (the column chunks): SQLite sorts the calls once (3.4 s for the
--- 5.3M calls of the 5M-kernel bench session).
+-- Grouped by name id in C by api_stats (lib/sqlext_vtab.c, kernel_stats' statistics over api_columns, the
+-- column chunks): SQLite's GROUP BY sorted the 5.3M calls of the 5M-kernel bench session (2.8 s).
 WITH g AS (
-	SELECT name_id, count(*) AS calls, sum(dur_ns) AS total, avg(dur_ns) AS mean, median(dur_ns) AS med,
-	       min(dur_ns) AS lo, max(dur_ns) AS hi, CASE WHEN count(*) > 1 THEN stddev_samp(dur_ns) END AS sd
-	FROM api_columns WHERE session_id = :session
-	GROUP BY name_id
+	SELECT name_id, calls, total_ns AS total, avg_ns AS mean, med_ns AS med, min_ns AS lo, max_ns AS hi,
+	       stddev_ns AS sd
+	FROM api_stats WHERE session_id = :session
 ),
 named AS (
 	SELECT g.*, coalesce((SELECT value FROM strings s WHERE s.session_id = :session AND s.id = g.name_id),

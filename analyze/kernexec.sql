@@ -26,11 +26,10 @@
 -- that grows from the first quarter to the last means the GPU falls further behind the launches.
 -- --match and --exclude filter kernel names (all three tables).
 --
--- Where C does the work: kernel_exec (lib/sqlext_exec.c) joins each kernel to its launch call by a hash
--- and gives the kernels by name id, so that the GROUP BY needs no sorter; median and percentile. On the
--- 5M-kernel bench session the whole analysis takes 34 s (2-core machine; the join in SQL alone took 17 s,
--- kernel_exec 2.5 s): about 7 s the per-name table, the rest the queue tables (a TEMP table of every
--- kernel's wait, SQLite's sorts by bucket and quarter). Those would be kernel_exec's to count, in C, next.
+-- Where C does the work: kernel_exec_summary (lib/sqlext_exec.c) joins each kernel to its launch call by a
+-- hash and groups the names and the quarters in C, once (statement 2 keeps its rows); with --short or
+-- --group, names fold into families and the per-family table groups kernel_exec's rows in SQL (slower: a
+-- sorter and twenty aggregates a kernel).
 --
 -- Statement 1: the names --match and --exclude let through, as shown (short with --short, then the first
 -- --group whose expression matches), each with its family key (its first string id when folded).
@@ -48,25 +47,27 @@ WITH names(id, shown) AS (
 INSERT INTO temp.exec_names SELECT id, CASE WHEN :folded THEN min(id) OVER (PARTITION BY shown) ELSE id END, shown
 FROM names;
 
--- Statement 2: per name (family). Names as they are group by name id in kernel_exec's order; families
--- group by key through SQLite's sorter. The note counts the kernels without a launch call.
+-- Statement 2: the summary, computed once for the tables below.
+DROP TABLE IF EXISTS temp.exec_summary;
+CREATE TEMP TABLE exec_summary AS SELECT * FROM kernel_exec_summary(:session, :match, :exclude);
+
+-- Statement 3: per name (family). Names as they are come from the summary; families group kernel_exec's
+-- rows by key through SQLite's sorter. The note counts the kernels without a launch call.
 WITH k AS (
 	SELECT e.name_id, e.dur_ns, e.api_ns, CASE WHEN e.queue_ns > 0 THEN e.queue_ns END AS q
-	FROM kernel_exec e WHERE e.session_id = :session
+	FROM kernel_exec e WHERE :folded AND e.session_id = :session
 ),
 per(key, calls, launched, qcount, api_avg, api_med, api_min, api_max, q_avg, q_med, q_min, q_max, q_p90, q_p99,
     k_total, k_avg, k_med, k_min, k_max) AS (
-	SELECT (SELECT n.key FROM temp.exec_names n WHERE n.id = k.name_id), count(*), count(api_ns), count(q),
-	       avg(api_ns), median(api_ns), min(api_ns), max(api_ns), avg(q), median(q), min(q), max(q),
-	       percentile(q, 90), percentile(q, 99), sum(dur_ns), avg(dur_ns), median(dur_ns), min(dur_ns), max(dur_ns)
-	FROM k WHERE NOT :folded AND name_id IN (SELECT id FROM temp.exec_names)
-	GROUP BY name_id
+	SELECT name_id, calls, launched, qcount, api_avg_ns, api_med_ns, api_min_ns, api_max_ns, queue_avg_ns,
+	       queue_med_ns, queue_min_ns, queue_max_ns, queue_p90_ns, queue_p99_ns, kernel_total_ns, kernel_avg_ns,
+	       kernel_med_ns, kernel_min_ns, kernel_max_ns
+	FROM temp.exec_summary WHERE NOT :folded AND kind = 'name' AND name_id IN (SELECT id FROM temp.exec_names)
 	UNION ALL
 	SELECT n.key, count(*), count(api_ns), count(q), avg(api_ns), median(api_ns), min(api_ns), max(api_ns), avg(q),
 	       median(q), min(q), max(q), percentile(q, 90), percentile(q, 99), sum(dur_ns), avg(dur_ns),
 	       median(dur_ns), min(dur_ns), max(dur_ns)
 	FROM k JOIN temp.exec_names n ON n.id = k.name_id
-	WHERE :folded
 	GROUP BY n.key
 ),
 noted AS (
@@ -87,43 +88,29 @@ FROM per
 ORDER BY k_total DESC, name
 LIMIT :top;
 
--- Statement 3: the queue times of every kernel shown, by size (log buckets), with how many fell in each
+-- Statement 4: the queue times of every kernel shown, by size (log buckets), with how many fell in each
 -- quarter of the session.
-DROP TABLE IF EXISTS temp.exec_waits;
-CREATE TEMP TABLE exec_waits AS
-WITH k AS (
-	SELECT e.start_ns, e.api_ns, e.queue_ns FROM kernel_exec e
-	WHERE e.session_id = :session AND e.name_id IN (SELECT id FROM temp.exec_names)
-),
-span AS (SELECT min(start_ns) AS t0, max(start_ns) - min(start_ns) + 1 AS len FROM k)
-SELECT min(3, (k.start_ns - span.t0) * 4 / span.len) + 1 AS quarter, k.start_ns, k.api_ns IS NOT NULL AS launched,
-       CASE WHEN k.api_ns IS NULL THEN NULL WHEN k.queue_ns > 0 THEN k.queue_ns ELSE 0 END AS wait,
-       CASE WHEN k.api_ns IS NULL THEN 0 WHEN k.queue_ns <= 0 THEN 1 WHEN k.queue_ns < 1000 THEN 2
-	    WHEN k.queue_ns < 10000 THEN 3 WHEN k.queue_ns < 100000 THEN 4 WHEN k.queue_ns < 1000000 THEN 5
-	    WHEN k.queue_ns < 10000000 THEN 6 ELSE 7 END AS bucket
-FROM k, span;
-
 WITH buckets(bucket, label) AS (VALUES
 	(0, 'no launch call'), (1, 'none: started before its call returned'), (2, 'under 1 us'), (3, '1 us to 10 us'),
 	(4, '10 us to 100 us'), (5, '100 us to 1 ms'), (6, '1 ms to 10 ms'), (7, '10 ms or more')
 ),
 counts AS (
-	SELECT bucket, count(*) AS n, sum(quarter = 1) AS q1, sum(quarter = 2) AS q2, sum(quarter = 3) AS q3,
-	       sum(quarter = 4) AS q4
-	FROM temp.exec_waits GROUP BY bucket
+	SELECT bucket, sum(n) AS n, sum(CASE quarter WHEN 1 THEN n ELSE 0 END) AS q1,
+	       sum(CASE quarter WHEN 2 THEN n ELSE 0 END) AS q2, sum(CASE quarter WHEN 3 THEN n ELSE 0 END) AS q3,
+	       sum(CASE quarter WHEN 4 THEN n ELSE 0 END) AS q4
+	FROM temp.exec_summary WHERE kind = 'quarter' GROUP BY bucket
 )
 SELECT b.label AS queue, c.n AS kernels, 100.0 * c.n / (SELECT sum(n) FROM counts) AS pct, c.q1, c.q2, c.q3, c.q4
 FROM buckets b JOIN counts c ON c.bucket = b.bucket
 ORDER BY b.bucket;
 
--- Statement 4: per quarter of the session, the kernels, the launched ones, those that waited and the wait
+-- Statement 5: per quarter of the session, the kernels, the launched ones, those that waited and the wait
 -- (0 for a kernel that did not wait) of the launched ones; the footer compares the first and last quarter's
 -- median wait: it grows (or shrinks) when it at least doubled (halved) and moved by more than 10 us.
 WITH q AS (
-	SELECT quarter, min(start_ns) AS start_ns, count(*) AS kernels, sum(launched) AS launched,
-	       count(CASE WHEN wait > 0 THEN 1 END) AS queued, median(wait) AS wait_med, percentile(wait, 90) AS wait_p90,
-	       max(wait) AS wait_max
-	FROM temp.exec_waits GROUP BY quarter
+	SELECT quarter, min(start_ns) AS start_ns, max(kernels) AS kernels, max(quarter_launched) AS launched,
+	       max(waited) AS queued, max(wait_med_ns) AS wait_med, max(wait_p90_ns) AS wait_p90, max(wait_max_ns) AS wait_max
+	FROM temp.exec_summary WHERE kind = 'quarter' GROUP BY quarter
 ),
 ends(first, last) AS (
 	SELECT (SELECT wait_med FROM q WHERE quarter = 1), (SELECT wait_med FROM q WHERE quarter = 4)

@@ -8,9 +8,10 @@
  * a kernel with correlation id 0 or NULL has none). It is
  *   SELECT k.session_id, k.pid, k.name_id, k.start_ns, k.dur_ns, c.dur_ns, k.start_ns - c.end_ns
  *   FROM kernel_columns k LEFT JOIN api_columns c ON <c is k's first call> ORDER BY k.name_id
- * (tests/nsys_stats.py checks kernexec, built on it, against that join done in Python), joined here by a
- * hash of (pid, correlation id): 2.5 s for the 5M kernels of the bench session on a 2-core machine, where
- * SQLite's join took 17 s. Rows come in name_id order so that a GROUP BY
+ * (tests/nsys_stats.py checks kernexec, built on it, against that join done in Python), joined here by
+ * (pid, correlation id): in slots indexed by the id when each process's ids are dense (CUPTI numbers them
+ * up per process), else by a hash. kernexec takes 1.4 s on the 5M-kernel bench session (2 cores), where
+ * SQLite's join alone took 17 s and the hash 2.5 s. Rows come in name_id order so that a GROUP BY
  * name_id over one session needs no sorter (xBestIndex says so). Compiled twice like lib/sqlext.c.
  */
 #ifdef GPUPROF_SQLITE_LOADABLE
@@ -21,6 +22,9 @@ SQLITE_EXTENSION_INIT3
 #include "sqlext.h"
 #include "sqlext_int.h"
 
+#include "dstats.h"
+
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,10 +49,27 @@ struct ke_cursor {
 	size_t cap, nkeys;
 	int64_t *kpid, *kcorr, *kend, *kdur;	/* per key; kend INT64_MIN until a call claims it */
 	uint32_t *key_of;	/* per kernel: its key, UINT32_MAX for none */
+	/*
+	 * Or, when each process's correlation ids are dense (CUPTI counts them up per process), the slots
+	 * indexed directly: process p's id x at dslot[doff[p] + x - dlo[p]] for dlo[p] <= x <= dhi[p]. A
+	 * lookup is then one memory access where the hash took three (45% of kernexec's time).
+	 */
+	int64_t *dpid, *dlo, *dhi;	/* per process of the kernels; NULL in hash mode */
+	size_t *doff, ndp, dlast;
+	uint32_t *dslot;
 };
 
 static void ke_free_join(struct ke_cursor *c)
 {
+	sqlite3_free(c->dpid);
+	sqlite3_free(c->dlo);
+	sqlite3_free(c->dhi);
+	sqlite3_free(c->doff);
+	sqlite3_free(c->dslot);
+	c->dpid = c->dlo = c->dhi = NULL;
+	c->doff = NULL;
+	c->dslot = NULL;
+	c->ndp = c->dlast = 0;
 	sqlite3_free(c->slots);
 	sqlite3_free(c->kpid);
 	sqlite3_free(c->kcorr);
@@ -116,11 +137,79 @@ static size_t ke_slot(const struct ke_cursor *c, int64_t pid, int64_t corr)
 	return j;
 }
 
-/* The kernels' keys into the hash (each kernel's in key_of). SQLITE_OK or SQLITE_NOMEM. */
+/* Process pid's index among the direct mode's, or ndp when it has none. */
+static size_t ke_dproc(struct ke_cursor *c, int64_t pid)
+{
+	size_t p;
+	if (c->dlast < c->ndp && c->dpid[c->dlast] == pid)
+		return c->dlast;
+	for (p = 0; p < c->ndp && c->dpid[p] != pid; p++)
+		;
+	if (p < c->ndp)
+		c->dlast = p;
+	return p;
+}
+
+/* The slot of (pid, corr), wherever the mode keeps it; NULL when it can have none (direct mode). */
+static uint32_t *ke_find(struct ke_cursor *c, int64_t pid, int64_t corr)
+{
+	size_t p;
+	if (!c->dslot)
+		return &c->slots[ke_slot(c, pid, corr)];
+	p = ke_dproc(c, pid);
+	if (p == c->ndp || corr < c->dlo[p] || corr > c->dhi[p])
+		return NULL;
+	return &c->dslot[c->doff[p] + (size_t)(corr - c->dlo[p])];
+}
+
+/*
+ * Direct mode when the kernels' processes' correlation id ranges hold at most 4 slots per kernel (and the
+ * processes are few): SQLITE_OK with dslot set, or left NULL (the hash then); SQLITE_NOMEM.
+ */
+static int ke_direct(struct ke_cursor *c)
+{
+	size_t i, p, alloc = 0, total = 0;
+	for (i = 0; i < c->s.n; i++) {
+		int64_t corr = c->api[i];
+		if (corr <= 0)
+			continue;
+		p = ke_dproc(c, c->pid[i]);
+		if (p == c->ndp) {
+			if (c->ndp == 64)
+				return SQLITE_OK;	/* many processes: the hash */
+			if (sqlext_grow((void **)&c->dpid, &alloc, c->ndp + 1, sizeof(int64_t)) ||
+			    !(c->dlo = sqlite3_realloc64(c->dlo, alloc * sizeof(int64_t))) ||
+			    !(c->dhi = sqlite3_realloc64(c->dhi, alloc * sizeof(int64_t))))
+				return SQLITE_NOMEM;
+			c->dpid[p] = c->pid[i];
+			c->dlo[p] = c->dhi[p] = corr;
+			c->ndp++;
+		}
+		c->dlo[p] = corr < c->dlo[p] ? corr : c->dlo[p];
+		c->dhi[p] = corr > c->dhi[p] ? corr : c->dhi[p];
+	}
+	if (!(c->doff = sqlite3_malloc64((c->ndp ? c->ndp : 1) * sizeof(size_t))))
+		return SQLITE_NOMEM;
+	for (p = 0; p < c->ndp; p++) {
+		uint64_t span = (uint64_t)c->dhi[p] - (uint64_t)c->dlo[p] + 1;
+		if (span > 4 * (uint64_t)c->s.n + 65536 || total + span > 4 * (uint64_t)c->s.n + 65536)
+			return SQLITE_OK;
+		c->doff[p] = total;
+		total += (size_t)span;
+	}
+	if (!(c->dslot = sqlite3_malloc64((total ? total : 1) * sizeof(uint32_t))))
+		return SQLITE_NOMEM;
+	memset(c->dslot, 0, (total ? total : 1) * sizeof(uint32_t));
+	return SQLITE_OK;
+}
+
+/* The kernels' keys into the hash or the direct slots (each kernel's in key_of). SQLITE_OK or SQLITE_NOMEM. */
 static int ke_keys(struct ke_cursor *c)
 {
 	size_t i, n = c->s.n ? c->s.n : 1;
-	for (c->cap = 16; c->cap < 2 * n; c->cap *= 2)
+	if (ke_direct(c) != SQLITE_OK)
+		return SQLITE_NOMEM;
+	for (c->cap = 16; !c->dslot && c->cap < 2 * n; c->cap *= 2)
 		;
 	c->slots = sqlite3_malloc64(c->cap * sizeof(uint32_t));
 	c->kpid = sqlite3_malloc64(n * sizeof(int64_t));
@@ -133,19 +222,19 @@ static int ke_keys(struct ke_cursor *c)
 	memset(c->slots, 0, c->cap * sizeof(uint32_t));
 	for (i = 0; i < c->s.n; i++) {
 		int64_t corr = c->api[i];
-		size_t j;
+		uint32_t *slot;
 		if (corr <= 0) {	/* no correlation id: launched by no call we know */
 			c->key_of[i] = UINT32_MAX;
 			continue;
 		}
-		j = ke_slot(c, c->pid[i], corr);
-		if (!c->slots[j]) {
+		slot = ke_find(c, c->pid[i], corr);	/* never NULL: the ranges hold every kernel's */
+		if (!*slot) {
 			c->kpid[c->nkeys] = c->pid[i];
 			c->kcorr[c->nkeys] = corr;
 			c->kend[c->nkeys] = INT64_MIN;
-			c->slots[j] = (uint32_t)++c->nkeys;
+			*slot = (uint32_t)++c->nkeys;
 		}
-		c->key_of[i] = c->slots[j] - 1;
+		c->key_of[i] = *slot - 1;
 	}
 	return SQLITE_OK;
 }
@@ -157,12 +246,11 @@ static int ke_take_calls(void *arg, const int64_t *const *col, size_t n)
 	size_t i;
 	for (i = 0; i < n; i++) {
 		int64_t corr = col[CALL_CORR][i];
-		size_t j;
-		uint32_t k;
+		uint32_t *slot, k;
 		if (corr <= 0)
 			continue;
-		j = ke_slot(c, col[CALL_PID][i], corr);
-		if (!(k = c->slots[j]) || c->kend[k - 1] != INT64_MIN)
+		slot = ke_find(c, col[CALL_PID][i], corr);
+		if (!slot || !(k = *slot) || c->kend[k - 1] != INT64_MIN)
 			continue;
 		c->kend[k - 1] = col[CALL_START][i] + col[CALL_DUR][i];
 		c->kdur[k - 1] = col[CALL_DUR][i];
@@ -338,7 +426,384 @@ static sqlite3_module ke_module = {
 	.xRowid = sqlext_session_rowid,
 };
 
+/*
+ * kernel_exec_summary(session, match, exclude): what analyze/kernexec.sql shows, grouped here in C from one
+ * kernel_exec join: SQLite's GROUP BY over the join stepped twenty aggregates a kernel and sorted the
+ * session twice (34 s on the 5M-kernel bench session; 1.4 s so). Two kinds of rows:
+ *   kind 'name'     per name id of the session: calls, launched (kernels with a launch call), qcount (with
+ *                   a positive queue time), the launch call's duration (api_*), the positive queue times
+ *                   (queue_*, with p90 and p99) and the kernels' durations (kernel_*), as kernexec defines
+ *                   them; statistics of no value are NULL;
+ *   kind 'quarter'  per quarter (1..4 of the span from the first to the last kernel start) and queue-time
+ *                   bucket (0 no launch call, 1 none, 2 under 1 us, 3 under 10 us, ... 7 10 ms or more) with
+ *                   kernels in it, over the kernels whose names match `match` and not `exclude` (PCRE2,
+ *                   NULL for none): n of them, and the quarter's start_ns (its first kernel), kernels,
+ *                   launched, waited (wait > 0) and wait_* (median, p90, max) of its launched kernels' waits
+ *                   (the queue time, 0 for a kernel that did not wait), the same on each of its rows.
+ * The statistics are lib/dstats.c's, as median's and percentile's (tests/nsys_stats.py checks kernexec
+ * against a computation in Python).
+ */
+enum {
+	KS_KIND, KS_NAME_ID, KS_CALLS, KS_LAUNCHED, KS_QCOUNT, KS_API_AVG, KS_API_MED, KS_API_MIN, KS_API_MAX,
+	KS_Q_AVG, KS_Q_MED, KS_Q_MIN, KS_Q_MAX, KS_Q_P90, KS_Q_P99, KS_K_TOTAL, KS_K_AVG, KS_K_MED, KS_K_MIN,
+	KS_K_MAX, KS_QUARTER, KS_BUCKET, KS_N, KS_START, KS_KERNELS, KS_QLAUNCHED, KS_WAITED, KS_W_MED, KS_W_P90,
+	KS_W_MAX, KS_SESSION, KS_MATCH, KS_EXCLUDE, KS_NCOLS
+};
+
+static const struct vt_def summary_def = {
+	.schema = "CREATE TABLE x(kind TEXT, name_id INTEGER, calls INTEGER, launched INTEGER, qcount INTEGER, "
+		  "api_avg_ns REAL, api_med_ns REAL, api_min_ns INTEGER, api_max_ns INTEGER, queue_avg_ns REAL, "
+		  "queue_med_ns REAL, queue_min_ns INTEGER, queue_max_ns INTEGER, queue_p90_ns REAL, queue_p99_ns REAL, "
+		  "kernel_total_ns INTEGER, kernel_avg_ns REAL, kernel_med_ns REAL, kernel_min_ns INTEGER, "
+		  "kernel_max_ns INTEGER, quarter INTEGER, bucket INTEGER, n INTEGER, start_ns INTEGER, kernels INTEGER, "
+		  "quarter_launched INTEGER, waited INTEGER, wait_med_ns REAL, wait_p90_ns REAL, wait_max_ns INTEGER, "
+		  "session_id HIDDEN, match HIDDEN, exclude HIDDEN)",
+};
+
+/* One row: integers (INT64_MIN for NULL) and doubles (NaN for NULL) by column. */
+struct ks_row {
+	int quarter_row;
+	int64_t i[KS_NCOLS];
+	double d[KS_NCOLS];
+};
+
+struct ks_cursor {
+	sqlite3_vtab_cursor base;
+	struct ks_row *rows;
+	size_t n, alloc, at;
+};
+
+/* A row of kind 'name' or 'quarter', every value NULL. */
+static struct ks_row *ks_add(struct ks_cursor *c, int quarter_row)
+{
+	struct ks_row *r;
+	int k;
+	if (sqlext_grow((void **)&c->rows, &c->alloc, c->n + 1, sizeof(*c->rows)))
+		return NULL;
+	r = &c->rows[c->n++];
+	r->quarter_row = quarter_row;
+	for (k = 0; k < KS_NCOLS; k++) {
+		r->i[k] = INT64_MIN;
+		r->d[k] = NAN;
+	}
+	return r;
+}
+
+/* avg, med, min, max of v[0..n) (reordered) into columns avg.. of r; p90 and p99 too when p90 >= 0. */
+static void ks_stats(struct ks_row *r, int64_t *v, size_t n, int avg, int p90)
+{
+	struct dstats s;
+	if (!n)
+		return;
+	stats_of(v, n, &s);
+	r->d[avg] = s.mean;
+	r->d[avg + 1] = s.median;
+	r->i[avg + 2] = s.min;
+	r->i[avg + 3] = s.max;
+	if (p90 >= 0) {
+		r->d[p90] = stats_percentile(v, n, 90);
+		r->d[p90 + 1] = stats_percentile(v, n, 99);
+	}
+}
+
+/* The name rows: kernels of one name are o[0..n) of k's order. */
+static int ks_names(struct ks_cursor *c, const struct ke_cursor *k, int64_t *api, int64_t *q, int64_t *dur)
+{
+	size_t i = 0;
+	while (i < k->s.n) {
+		int64_t name = k->name[k->order[i]], total = 0;
+		size_t j, na = 0, nq = 0, nd = 0;
+		struct ks_row *r;
+		for (j = i; j < k->s.n && k->name[k->order[j]] == name; j++) {
+			uint32_t x = k->order[j];
+			dur[nd++] = k->dur[x];
+			total += k->dur[x];
+			if (k->api[x] != INT64_MIN) {
+				api[na++] = k->api[x];
+				if (k->queue[x] > 0)
+					q[nq++] = k->queue[x];
+			}
+		}
+		if (!(r = ks_add(c, 0)))
+			return SQLITE_NOMEM;
+		r->i[KS_NAME_ID] = name;
+		r->i[KS_CALLS] = (int64_t)nd;
+		r->i[KS_LAUNCHED] = (int64_t)na;
+		r->i[KS_QCOUNT] = (int64_t)nq;
+		r->i[KS_K_TOTAL] = total;
+		ks_stats(r, api, na, KS_API_AVG, -1);
+		ks_stats(r, q, nq, KS_Q_AVG, KS_Q_P90);
+		ks_stats(r, dur, nd, KS_K_AVG, -1);
+		i = j;
+	}
+	return SQLITE_OK;
+}
+
+/* Queue-time bucket of a kernel: 0 no launch call, 1 none (started before its call returned), 2.. by decade. */
+static int ks_bucket(int64_t api, int64_t queue)
+{
+	int b = 2;
+	int64_t edge = 1000;
+	if (api == INT64_MIN)
+		return 0;
+	if (queue <= 0)
+		return 1;
+	while (b < 7 && queue >= edge) {
+		b++;
+		edge *= 10;
+	}
+	return b;
+}
+
+/* The quarter rows, over the kernels whose name id keep[] says (keep[id - lo]; NULL: every kernel). */
+static int ks_quarters(struct ks_cursor *c, const struct ke_cursor *k, const unsigned char *keep, int64_t lo,
+		       size_t span, int64_t *w)
+{
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN, len;
+	int64_t counts[4][8], first[4], kernels[4] = { 0 }, launched[4] = { 0 }, waited[4] = { 0 };
+	size_t i, nw[4] = { 0 }, off[4];
+	int qu, b;
+#define KEPT(x) (!keep || ((uint64_t)k->name[x] - (uint64_t)lo < span && keep[k->name[x] - lo]))
+	for (i = 0; i < k->s.n; i++)
+		if (KEPT(i)) {
+			t0 = k->start[i] < t0 ? k->start[i] : t0;
+			t1 = k->start[i] > t1 ? k->start[i] : t1;
+		}
+	if (t0 > t1)
+		return SQLITE_OK;
+	len = t1 - t0 + 1;
+	memset(counts, 0, sizeof(counts));
+	for (qu = 0; qu < 4; qu++)
+		first[qu] = INT64_MAX;
+	/* Twice over the kernels: how many waits each quarter has, then the waits themselves, by quarter. */
+	for (i = 0; i < k->s.n; i++) {
+		if (!KEPT(i))
+			continue;
+		qu = (int)((__int128)(k->start[i] - t0) * 4 / len);
+		qu = qu > 3 ? 3 : qu;
+		b = ks_bucket(k->api[i], k->queue[i]);
+		counts[qu][b]++;
+		kernels[qu]++;
+		first[qu] = k->start[i] < first[qu] ? k->start[i] : first[qu];
+		if (b) {
+			launched[qu]++;
+			waited[qu] += b > 1;
+		}
+	}
+	for (qu = 0, off[0] = 0; qu < 3; qu++)
+		off[qu + 1] = off[qu] + (size_t)launched[qu];
+	for (i = 0; i < k->s.n; i++) {
+		if (!KEPT(i) || k->api[i] == INT64_MIN)
+			continue;
+		qu = (int)((__int128)(k->start[i] - t0) * 4 / len);
+		qu = qu > 3 ? 3 : qu;
+		w[off[qu] + nw[qu]++] = k->queue[i] > 0 ? k->queue[i] : 0;
+	}
+#undef KEPT
+	for (qu = 0; qu < 4; qu++) {
+		int64_t *v = w + off[qu];
+		double med = NAN, p90 = NAN;
+		int64_t max = INT64_MIN;
+		if (nw[qu]) {
+			struct dstats s;
+			stats_of(v, nw[qu], &s);
+			med = s.median;
+			max = s.max;
+			p90 = stats_percentile(v, nw[qu], 90);
+		}
+		for (b = 0; b < 8; b++) {
+			struct ks_row *r;
+			if (!counts[qu][b])
+				continue;
+			if (!(r = ks_add(c, 1)))
+				return SQLITE_NOMEM;
+			r->i[KS_QUARTER] = qu + 1;
+			r->i[KS_BUCKET] = b;
+			r->i[KS_N] = counts[qu][b];
+			r->i[KS_START] = first[qu];
+			r->i[KS_KERNELS] = kernels[qu];
+			r->i[KS_QLAUNCHED] = launched[qu];
+			r->i[KS_WAITED] = waited[qu];
+			r->d[KS_W_MED] = med;
+			r->d[KS_W_P90] = p90;
+			r->i[KS_W_MAX] = max;
+		}
+	}
+	return SQLITE_OK;
+}
+
+/*
+ * The name ids of session s that match and not exclude, as keep[id - *lo] over *span ids (sqlite3_malloc64'd;
+ * NULL with no patterns). SQLITE_OK or an error code with cur's table's message set.
+ */
+static int ks_keep(sqlite3_vtab_cursor *cur, sqlite3 *db, int64_t s, sqlite3_value *match, sqlite3_value *exclude,
+		   unsigned char **keep, int64_t *lo, size_t *span)
+{
+	sqlite3_stmt *st;
+	int64_t hi;
+	int rc;
+	*keep = NULL;
+	if (sqlite3_value_type(match) == SQLITE_NULL && sqlite3_value_type(exclude) == SQLITE_NULL)
+		return SQLITE_OK;
+	rc = sqlite3_prepare_v2(db, "SELECT min(id), max(id) FROM main.strings WHERE session_id = ?1", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlext_vt_error(cur, rc, sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, s);
+	*lo = 0;
+	hi = -1;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*lo = sqlite3_column_int64(st, 0);
+		hi = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	*span = hi >= *lo ? (size_t)(hi - *lo + 1) : 0;
+	if (!(*keep = sqlite3_malloc64(*span ? *span : 1)))
+		return SQLITE_NOMEM;
+	memset(*keep, 0, *span ? *span : 1);
+	rc = sqlite3_prepare_v2(db, "SELECT id FROM main.strings WHERE session_id = ?1 AND (?2 IS NULL OR value REGEXP ?2) "
+				"AND (?3 IS NULL OR NOT value REGEXP ?3)", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return sqlext_vt_error(cur, rc, sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, s);
+	sqlite3_bind_value(st, 2, match);
+	sqlite3_bind_value(st, 3, exclude);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		(*keep)[sqlite3_column_int64(st, 0) - *lo] = 1;
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sqlext_vt_error(cur, SQLITE_ERROR, sqlite3_errmsg(db));
+	return SQLITE_OK;
+}
+
+/* session_id, match and exclude as the function's arguments (equalities on them), in that order. */
+static int ks_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
+{
+	int i, k, seen = 0;
+	(void)v;
+	for (k = KS_SESSION; k <= KS_EXCLUDE; k++)
+		for (i = 0; i < ix->nConstraint; i++)
+			if (ix->aConstraint[i].iColumn == k && ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_EQ) {
+				if (!ix->aConstraint[i].usable)
+					return SQLITE_CONSTRAINT;
+				ix->aConstraintUsage[i].argvIndex = k - KS_SESSION + 1;
+				ix->aConstraintUsage[i].omit = 1;
+				seen |= 1 << (k - KS_SESSION);
+				break;
+			}
+	if (seen != 7) {
+		ix->idxNum = 0;
+		ix->estimatedCost = 1e12;	/* kernel_exec_summary(session, match, exclude) only */
+		return SQLITE_OK;
+	}
+	ix->idxNum = 1;
+	ix->estimatedCost = 1e6;
+	return SQLITE_OK;
+}
+
+static int ks_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc, sqlite3_value **argv)
+{
+	struct ks_cursor *c = (struct ks_cursor *)cur;
+	struct ke_cursor k;
+	sqlite3 *db = sqlext_vt_db(cur);
+	unsigned char *keep = NULL;
+	int64_t *buf[3] = { NULL, NULL, NULL }, lo = 0;
+	size_t span = 0, i;
+	int rc;
+	(void)idxstr;
+	c->n = c->at = 0;
+	if (!idx || argc != 3)
+		return sqlext_vt_error(cur, SQLITE_ERROR, "kernel_exec_summary needs (session, match, exclude)");
+	memset(&k, 0, sizeof(k));
+	k.s.base.pVtab = cur->pVtab;
+	if (!(k.s.sessions = sqlite3_malloc64(sizeof(int64_t))))
+		return SQLITE_NOMEM;
+	k.s.sessions[0] = sqlite3_value_int64(argv[0]);
+	k.s.nsessions = 1;
+	rc = ke_session(&k.s);
+	if (rc == SQLITE_OK)
+		rc = ks_keep(cur, db, k.s.sessions[0], argv[1], argv[2], &keep, &lo, &span);
+	for (i = 0; i < 3 && rc == SQLITE_OK; i++)
+		if (!(buf[i] = sqlite3_malloc64((k.s.n ? k.s.n : 1) * sizeof(int64_t))))
+			rc = SQLITE_NOMEM;
+	if (rc == SQLITE_OK)
+		rc = ks_names(c, &k, buf[0], buf[1], buf[2]);
+	if (rc == SQLITE_OK)
+		rc = ks_quarters(c, &k, keep, lo, span, buf[0]);
+	for (i = 0; i < 3; i++)
+		sqlite3_free(buf[i]);
+	sqlite3_free(keep);
+	sqlext_session_reset(&k.s);
+	ke_free(&k);
+	if (rc == SQLITE_NOMEM)
+		rc = sqlext_vt_error(cur, rc, "out of memory");
+	return rc;
+}
+
+static int ks_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
+{
+	struct ks_cursor *c = sqlite3_malloc(sizeof(*c));
+	(void)v;
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	*out = &c->base;
+	return SQLITE_OK;
+}
+
+static int ks_close(sqlite3_vtab_cursor *cur)
+{
+	sqlite3_free(((struct ks_cursor *)cur)->rows);
+	sqlite3_free(cur);
+	return SQLITE_OK;
+}
+
+static int ks_next(sqlite3_vtab_cursor *cur)
+{
+	((struct ks_cursor *)cur)->at++;
+	return SQLITE_OK;
+}
+
+static int ks_eof(sqlite3_vtab_cursor *cur)
+{
+	const struct ks_cursor *c = (const struct ks_cursor *)cur;
+	return c->at >= c->n;
+}
+
+static int ks_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	*rowid = (sqlite3_int64)((struct ks_cursor *)cur)->at;
+	return SQLITE_OK;
+}
+
+static int ks_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
+{
+	const struct ks_row *r = &((struct ks_cursor *)cur)->rows[((struct ks_cursor *)cur)->at];
+	if (k == KS_KIND)
+		sqlite3_result_text(ctx, r->quarter_row ? "quarter" : "name", -1, SQLITE_STATIC);
+	else if (r->i[k] != INT64_MIN)
+		sqlite3_result_int64(ctx, r->i[k]);
+	else if (!isnan(r->d[k]))
+		sqlite3_result_double(ctx, r->d[k]);
+	return SQLITE_OK;
+}
+
+static sqlite3_module ks_module = {
+	.iVersion = 0,
+	.xConnect = sqlext_vt_connect,
+	.xBestIndex = ks_best_index,
+	.xDisconnect = sqlext_vt_disconnect,
+	.xDestroy = sqlext_vt_disconnect,
+	.xOpen = ks_open,
+	.xClose = ks_close,
+	.xFilter = ks_filter,
+	.xNext = ks_next,
+	.xEof = ks_eof,
+	.xColumn = ks_column,
+	.xRowid = ks_rowid,
+};
+
 int gpuprof_sqlite_exec(sqlite3 *db)
 {
-	return sqlite3_create_module(db, "kernel_exec", &ke_module, (void *)&exec_def);
+	int rc = sqlite3_create_module(db, "kernel_exec", &ke_module, (void *)&exec_def);
+	return rc != SQLITE_OK ? rc : sqlite3_create_module(db, "kernel_exec_summary", &ks_module, (void *)&summary_def);
 }

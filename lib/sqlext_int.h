@@ -108,7 +108,7 @@ int sqlext_session_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid);
 
 /* kernel_columns' column numbers as kernel_windows names them (api_columns': thread_id 4, correlation_id 6). */
 enum { SX_PID = KC_PID, SX_START = KC_START, SX_STREAM = KC_STREAM, SX_NAME = KC_NAME, SX_CORR = KC_CORR,
-       SX_DUR = KC_DUR, SX_THREAD = 4, SX_CALL_CORR = 6 };
+       SX_DUR = KC_DUR, SX_THREAD = 4, SX_NAME_CALL = 5, SX_CALL_CORR = 6, SX_DUR_CALL = 7 };
 /*
  * Session s of schema (a database name: "main", "base"; NULL for main) as kernel_columns reads it
  * (api_columns with calls), in table order, as sqlext_kernels gives it (from the connection's kept columns

@@ -726,9 +726,18 @@ static sqlite3_module kv_module = {
  */
 enum { KS_SESSION, KS_NAME, KS_CALLS, KS_TOTAL, KS_AVG, KS_MED, KS_MIN, KS_MAX, KS_STDDEV, KS_COUNT };
 
-/* Only its schema: kernel_stats reads kernel_columns' cursor (kernel_def), not a definition of its own. */
+/*
+ * Only its schema and table: kernel_stats reads kernel_columns' cursor (kernel_def), api_stats, the same
+ * statistics of the API calls by name, api_columns' (call_def; the api analysis reads it).
+ */
 static const struct vt_def stats_def = {
 	.t = CS_KERNELS,
+	.schema = "CREATE TABLE x(session_id INTEGER, name_id INTEGER, calls INTEGER, total_ns INTEGER, "
+		  "avg_ns REAL, med_ns REAL, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL, schema TEXT HIDDEN)",
+	.ncols = KS_COUNT,
+};
+static const struct vt_def api_stats_def = {
+	.t = CS_CALLS,
 	.schema = "CREATE TABLE x(session_id INTEGER, name_id INTEGER, calls INTEGER, total_ns INTEGER, "
 		  "avg_ns REAL, med_ns REAL, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL, schema TEXT HIDDEN)",
 	.ncols = KS_COUNT,
@@ -1120,10 +1129,11 @@ int sqlext_read(sqlite3_vtab *vt, sqlite3 *db, const char *schema, int64_t s, in
 	return table_read(vt, db, calls ? &call_def : &kernel_def, schema ? schema : "main", s, used, each, arg);
 }
 
-/* Name ids and durations of a session's kernels, as kernel_stats gathers them. */
+/* Name ids and durations of a session's kernels (or calls), as kernel_stats (api_stats) gathers them. */
 struct ks_load {
 	int64_t *name, *dur;	/* sqlite3_realloc64'd */
 	size_t n, alloc;
+	int name_col, dur_col;	/* in the batches: kernel_columns' or api_columns' */
 };
 
 static int ks_take(void *arg, const int64_t *const *col, size_t n)
@@ -1139,8 +1149,8 @@ static int ks_take(void *arg, const int64_t *const *col, size_t n)
 		if (!a || !b)
 			return SQLITE_NOMEM;
 	}
-	memcpy(l->name + l->n, col[KC_NAME], n * sizeof(int64_t));
-	memcpy(l->dur + l->n, col[KC_DUR], n * sizeof(int64_t));
+	memcpy(l->name + l->n, col[l->name_col], n * sizeof(int64_t));
+	memcpy(l->dur + l->n, col[l->dur_col], n * sizeof(int64_t));
 	l->n += n;
 	return SQLITE_OK;
 }
@@ -1148,14 +1158,15 @@ static int ks_take(void *arg, const int64_t *const *col, size_t n)
 /* Session s's kernels as name ids and durations into *name, *dur (*n; sqlite3_malloc64'd). */
 static int ks_load(struct ks_cursor *c, int64_t s, int64_t **name, int64_t **dur, size_t *n)
 {
-	struct ks_load l = { NULL, NULL, 0, 0 };
-	int64_t rows = chunked_rows(c->db, c->schema, "kernels", s);
+	int calls = ((const struct vt_def *)((struct sqlext_vtab *)c->base.pVtab)->def)->t == CS_CALLS;
+	struct ks_load l = { NULL, NULL, 0, 0, calls ? SX_NAME_CALL : KC_NAME, calls ? SX_DUR_CALL : KC_DUR };
+	int64_t rows = chunked_rows(c->db, c->schema, calls ? "api_calls" : "kernels", s);
 	int rc;
 	/* Sized once when the chunks say how many kernels there are (growing 40 MB arrays costs more). */
 	if (rows > 0 && (l.name = sqlite3_malloc64((size_t)rows * sizeof(int64_t))) &&
 	    (l.dur = sqlite3_malloc64((size_t)rows * sizeof(int64_t))))
 		l.alloc = (size_t)rows;
-	rc = sqlext_read(c->base.pVtab, c->db, c->schema, s, 0, 1u << KC_NAME | 1u << KC_DUR, ks_take, &l);
+	rc = sqlext_read(c->base.pVtab, c->db, c->schema, s, calls, 1u << l.name_col | 1u << l.dur_col, ks_take, &l);
 	if (rc == SQLITE_NOMEM)
 		rc = sqlext_vt_error(&c->base, rc, "out of memory");
 	if (rc != SQLITE_OK) {
@@ -1360,6 +1371,8 @@ int gpuprof_sqlite_tables(sqlite3 *db)
 		rc = sqlite3_create_module(db, "api_columns", &kv_module, (void *)&call_def);
 	if (rc == SQLITE_OK)
 		rc = sqlite3_create_module(db, "kernel_stats", &ks_module, (void *)&stats_def);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_module(db, "api_stats", &ks_module, (void *)&api_stats_def);
 	if (rc == SQLITE_OK)
 		rc = sqlext_busy_tables(db);
 	if (rc == SQLITE_OK)

@@ -664,7 +664,7 @@ static int timeline_write(struct tl *c, int height)
 			row_bars(c, &r->lane->ops[1], share(BAR_BUDGET, r->lane->ops[1].n, ops), "cp", 11, 5,
 				 "copies and memsets", r->where, NULL, 0);
 		} else
-			row_bars(c, r->iv, share(RANGE_BUDGET, r->iv->n, ranges), NULL, 0, r->h - 2, "ranges", r->where,
+			row_bars(c, r->iv, share(RANGE_BUDGET, r->iv->n, ranges), NULL, 0, r->h - 2, "NVTX ranges", r->where,
 				 nf, r->y);
 		fputs("</g>\n", c->out);
 	}

@@ -309,11 +309,11 @@ def timeline_bars(tl):
     for y, row in re.findall(r'<g transform="translate\(0 (\d+)\)">(.*?)</g>', plot.group(1) if plot else "", re.S):
         for cls, title in re.findall(r'<rect class="([^"]+)"[^>]*><title>(.*?)</title></rect>', row, re.S):
             bars.append((int(y), cls, title))
-            m = re.match(r"(\d+) (kernels|copies and memsets|ranges) in [^(]+\(busy [^)]+\) on ([^&]+)&#10;", title)
+            m = re.match(r"(\d+) (kernels|copies and memsets|NVTX ranges) in [^(]+\(busy [^)]+\) on ([^&]+)&#10;", title)
             if m:
                 key, n = (m.group(2), m.group(3)), int(m.group(1))
             else:
-                what = "kernels" if cls.split()[0] == "k" else "copies and memsets" if cls.split()[0] == "cp" else "ranges"
+                what = "kernels" if cls.split()[0] == "k" else "copies and memsets" if cls.split()[0] == "cp" else "NVTX ranges"
                 key, n = (what, re.search(r" on ([^&]+)$", title).group(1)), 1
             held[key] = held.get(key, 0) + n
     return bars, held
@@ -336,11 +336,11 @@ def check_timeline_demo(tmp):
           sorted((f"thread {t}, pid {p}", n) for p, t, n in threads))
     bars, held = timeline_bars(tl)
     check("demo timeline: every kernel, copy and memset in a bar of stream 7",
-          {k: v for k, v in held.items() if k[0] != "ranges"},
+          {k: v for k, v in held.items() if k[0] != "NVTX ranges"},
           {("kernels", "stream 7, GPU 0"): q("SELECT count(*) FROM kernels")[0][0],
            ("copies and memsets", "stream 7, GPU 0"): q("SELECT (SELECT count(*) FROM memcpys) + (SELECT count(*) FROM memsets)")[0][0]})
     check("demo timeline: every range in a bar of its thread",
-          {k[1]: v for k, v in held.items() if k[0] == "ranges"}, {f"thread {t}, pid {p}": n for p, t, n in threads})
+          {k[1]: v for k, v in held.items() if k[0] == "NVTX ranges"}, {f"thread {t}, pid {p}": n for p, t, n in threads})
     ok("demo timeline: bars bounded", len(bars) <= 4000 + 64 * 4, len(bars))
     # nesting: train_step and eval on one sub-row, their children (depth 1) on the next
     rows = {}
@@ -407,7 +407,7 @@ def check_timeline_gpu_ranges(tmp, trace):
     tl = timeline_of(run("gpuprof-report", db, "--format", "html").stdout)
     con = sqlite3.connect(db)
     _, held = timeline_bars(tl)
-    got = {k[1]: v for k, v in held.items() if k[0] == "ranges" and k[1].startswith("stream")}
+    got = {k[1]: v for k, v in held.items() if k[0] == "NVTX ranges" and k[1].startswith("stream")}
     want = {f"stream {s}, GPU {d}": n for s, d, n in con.execute(
         """SELECT r.thread_id, (SELECT min(device_id) FROM kernels k WHERE k.stream_id = r.thread_id), count(*)
            FROM ranges r WHERE kind = 3 GROUP BY 1""")}

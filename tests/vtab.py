@@ -209,6 +209,16 @@ def columns(tmp, sources):
         for a, b in zip(stats, group):
             for i, col in ((4, "avg"), (5, "median"), (8, "stddev")):
                 close(f"kernel_stats ({what}) {a[:2]}: {col}", float(a[i]), float(b[i]), 1e-12)
+        # api_stats: the same statistics of the API calls by name, against GROUP BY over api_columns.
+        stats = sql(d, "SELECT session_id, name_id, calls, total_ns, avg_ns, med_ns, min_ns, max_ns, stddev_ns "
+                       "FROM api_stats")
+        group = sql(d, "SELECT session_id, name_id, count(*), sum(dur_ns), avg(dur_ns), median(dur_ns), min(dur_ns), "
+                       "max(dur_ns), stddev_samp(dur_ns) FROM api_columns GROUP BY 1, 2 ORDER BY 1, 2")
+        check(f"api_stats ({what}): the groups", [r[:4] + r[6:8] for r in stats], [r[:4] + r[6:8] for r in group])
+        ok(f"api_stats ({what}): some calls", len(stats) > 0, "no rows")
+        for a, b in zip(stats, group):
+            for i, col in ((4, "avg"), (5, "median"), (8, "stddev")):
+                close(f"api_stats ({what}) {a[:2]}: {col}", float(a[i]), float(b[i]), 1e-12)
         one = sql(d, f"SELECT count(*) FROM kernel_stats WHERE session_id = {first}")
         check(f"kernel_stats ({what}): session_id = S", one,
               sql(d, f"SELECT count(DISTINCT name_id) FROM kernels WHERE session_id = {first}", load=False))
