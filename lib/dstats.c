@@ -64,6 +64,21 @@ double stats_stddev(const int64_t *v, size_t n, int64_t total)
 {
 	double mean = (double)total / (double)n, ss = 0;
 	size_t i;
+	/*
+	 * Exactly when it fits 128 bits (fewer than 2^23 values, each under 2^40 ns, 18 minutes): n * sum(v^2) -
+	 * total^2 is an integer, so the result is the same double whatever the values' order (rows and column
+	 * chunks give a name's values in different orders). Otherwise the two passes below.
+	 */
+	if (n > 1 && n < ((size_t)1 << 23)) {
+		__int128 s2 = 0;
+		const int64_t lim = (int64_t)1 << 40;
+		for (i = 0; i < n && v[i] < lim && v[i] > -lim; i++)
+			s2 += (__int128)v[i] * v[i];
+		if (i == n) {
+			__int128 num = (__int128)n * s2 - (__int128)total * total;
+			return (double)sqrtl((long double)num / ((long double)n * (long double)(n - 1)));
+		}
+	}
 	for (i = 0; i < n; i++) {
 		double d = (double)v[i] - mean;
 		ss += d * d;
