@@ -73,7 +73,9 @@ int main(void)
 	CHECK_EQ_STR(b.s, "text (default), csv, json or md");
 	buf_reset(&b);
 	format_names(&b, FMT_REPORT, NULL, ", ", NULL);
-	CHECK_EQ_STR(b.s, "text, csv, json, md, html, xlsx");
+	CHECK_EQ_STR(b.s, "text, csv, json, md, html, xlsx, trace");
+	CHECK(format_find("trace", FMT_REPORT) == &formats[FMT_TRACE] && formats[FMT_TRACE].events);
+	CHECK(format_find("trace", FMT_ANALYZE) == NULL);
 	buf_reset(&b);
 	format_names(&b, FMT_REPORT, table_filter, " or ", NULL);
 	CHECK_EQ_STR(b.s, "csv");
