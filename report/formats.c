@@ -77,7 +77,7 @@ int report_json(FILE *out, const char *path, const struct report_doc *d)
 		fprintf(out, "%s\"%s\": ", i ? ",\n" : "\n", d->ts->v[i]->name);
 		if (d->ts->v[i]->quiet)
 			fputs("[]", out);	/* a section the report leaves out: its key, no rows */
-		else if (render_json(out, d->ts->v[i]))
+		else if (render_json(out, d->ts->v[i], d->ro))
 			return -1;
 	}
 	fputs("\n}}\n", out);
