@@ -52,14 +52,27 @@ static int take_offset(const char *opt, const char *arg, int64_t *v, int *has, i
 	return 0;
 }
 
-/* The extensions -o PATH names formats by, for --help: ".txt .csv .json ...". */
+/* The extensions -o PATH names formats by, for --help: ".txt .csv .json ...", wrapped. */
 static void ext_names(struct buf *b)
 {
 	const struct format *f;
-	for (f = formats; f->name; f++)
-		if (f->programs & FMT_REPORT)
-			buf_addf(b, "%s%s%s%s", b->len ? " " : "", f->ext, f->more_ext ? " " : "",
-				 f->more_ext ? f->more_ext : "");
+	size_t line = 0;
+	for (f = formats; f->name; f++) {
+		const char *p = f->ext;
+		while ((f->programs & FMT_REPORT) && p && *p) {
+			size_t n = strcspn(p, " ");
+			char name[32];	/* a file with that extension */
+			snprintf(name, sizeof(name), "x%.*s", (int)n, p);
+			if (format_for_path(name, FMT_REPORT) == f) {	/* not trace's ".json", which is json's */
+				if (b->len - line + n > 60) {
+					buf_addstr(b, "\n                      ");
+					line = b->len;
+				}
+				buf_addf(b, " %s", name + 1);
+			}
+			p = p == f->ext ? f->more_ext : p + n + (p[n] == ' ');
+		}
+	}
 }
 
 static void usage(FILE *out)
@@ -79,9 +92,10 @@ static void usage(FILE *out)
 		"usage: gpuprof-report session.db [options]\n"
 		"\n"
 		"  -f, --format FMT     %s\n"
-		"  -o, --output PATH    write to PATH instead of standard output; without --format its extension\n"
-		"                       names the format (%s), else text\n"
-		"                       (%s: a directory, a file per table; PATH%s: the one table of --table)\n"
+		"  -o, --output PATH    write to PATH instead of standard output; without --format, PATH's extension\n"
+		"                       names the format, another extension text:\n"
+		"                      %s\n"
+		"                       (%s: PATH a directory, a file per table, or PATH%s, the one table of --table)\n"
 		"  -t, --table NAME     %s: only the table NAME (on standard output, needed)\n"
 		"  -n, --top N          rows per ranked section (default 10)\n"
 		"  -s, --session ID     the session (id or session uuid); default the newest\n"
