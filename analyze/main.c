@@ -180,7 +180,7 @@ int main(int argc, char **argv)
 	};
 	struct option longopts[sizeof(common) / sizeof(common[0]) + MAX_EXTRA + 1];
 	struct analysis_opts o;
-	struct render_opts ro = { 0, 0 };
+	struct render_opts ro = { 0, 0, 0, 0 };
 	struct tables ts = { NULL, 0 };
 	const struct analysis *a;
 	const struct format *fmt = formats;
@@ -269,7 +269,8 @@ int main(int argc, char **argv)
 	ro.width = render_width();
 	if (!(db = db_open(argv[optind + 1], DB_READ)))
 		return EXIT_DATA;
-	if (db_session(db, session, &o.session) || (a->needs_baseline && analysis_baseline(db, &o))) {
+	if (db_session(db, session, &o.session) || (ro.has_origin = db_session_start(db, o.session, &ro.origin)) < 0 ||
+	    (a->needs_baseline && analysis_baseline(db, &o))) {
 		db_close(o.base_db);
 		db_close(db);
 		return EXIT_DATA;

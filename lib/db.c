@@ -353,6 +353,24 @@ int db_session(sqlite3 *db, const char *want, int64_t *id)
 	return 0;
 }
 
+int db_session_start(sqlite3 *db, int64_t id, int64_t *ns)
+{
+	sqlite3_stmt *st = db_prepare(db, "SELECT start_ns FROM sessions WHERE id = ?");
+	int rc;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*ns = sqlite3_column_int64(st, 0);
+		rc = 1;
+	} else {
+		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : error("sqlite: %s", sqlite3_errmsg(db));
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 void db_timestamp(char out[32])
 {
 	time_t t = time(NULL);

@@ -56,6 +56,12 @@ sqlite3_stmt *db_prepare(sqlite3 *db, const char *sql);
  */
 int db_session(sqlite3 *db, const char *want, int64_t *id);
 
+/*
+ * The start of session id (sessions.start_ns, its first event), the origin of the JSON offsets: 1 and *ns
+ * when it has one, 0 when it has none (no events), -1 with a message on error.
+ */
+int db_session_start(sqlite3 *db, int64_t id, int64_t *ns);
+
 /* 0 if pattern is a valid PCRE2 expression, else -1 with a message. */
 int db_regex_check(const char *pattern);
 

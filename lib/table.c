@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -147,21 +148,23 @@ static int md_table(FILE *out, const struct table *t, const struct render_opts *
 
 static int json_table(FILE *out, const struct table *t, const struct render_opts *o)
 {
-	(void)o;
-	return render_json(out, t);
+	return render_json(out, t, o);
 }
 
 #define BOTH (FMT_ANALYZE | FMT_REPORT)
 const struct format formats[] = {
-	/* id, name, alias, ext, programs, to_dir, needs_path, table_filter, events, render, sep, keyed */
-	{ FMT_TEXT, "text", NULL, ".txt", BOTH, 0, 0, 0, 0, render_text, "\n", 0 },
-	{ FMT_CSV, "csv", NULL, ".csv", BOTH, 1, 0, 1, 0, csv_table, "\r\n", 0 },
-	{ FMT_JSON, "json", NULL, ".json", BOTH, 0, 0, 0, 0, json_table, ",\n", 1 },
-	{ FMT_MD, "md", "markdown", ".md", BOTH, 0, 0, 0, 0, md_table, "", 0 },
-	{ FMT_HTML, "html", NULL, ".html", FMT_REPORT, 0, 0, 0, 0, NULL, NULL, 0 },
-	{ FMT_XLSX, "xlsx", NULL, ".xlsx", FMT_REPORT, 0, 1, 0, 0, NULL, NULL, 0 },
-	{ FMT_TRACE, "trace", NULL, ".json.gz", FMT_REPORT, 0, 0, 0, 1, NULL, NULL, 0 },
-	{ FMT_N, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, 0 }
+	/* id, name, alias, ext, more_ext, programs, to_dir, needs_path, table_filter, events, render, sep, keyed.
+	   trace writes plain JSON too: ".json" here lets --format trace -o x.json be, while json's row, first
+	   with an extension as long, is what -o x.json implies. */
+	{ FMT_TEXT, "text", NULL, ".txt", NULL, BOTH, 0, 0, 0, 0, render_text, "\n", 0 },
+	{ FMT_CSV, "csv", NULL, ".csv", NULL, BOTH, 1, 0, 1, 0, csv_table, "\r\n", 0 },
+	{ FMT_JSON, "json", NULL, ".json", NULL, BOTH, 0, 0, 0, 0, json_table, ",\n", 1 },
+	{ FMT_MD, "md", "markdown", ".md", ".markdown", BOTH, 0, 0, 0, 0, md_table, "", 0 },
+	{ FMT_HTML, "html", NULL, ".html", ".htm", FMT_REPORT, 0, 0, 0, 0, NULL, NULL, 0 },
+	{ FMT_XLSX, "xlsx", NULL, ".xlsx", NULL, FMT_REPORT, 0, 1, 0, 0, NULL, NULL, 0 },
+	{ FMT_TRACE, "trace", NULL, ".json.gz", ".trace.json .trace.json.gz .json", FMT_REPORT, 0, 0, 0, 1, NULL, NULL,
+	  0 },
+	{ FMT_N, NULL, NULL, NULL, NULL, 0, 0, 0, 0, 0, NULL, NULL, 0 }
 };
 
 const struct format *format_find(const char *name, unsigned program)
@@ -171,6 +174,38 @@ const struct format *format_find(const char *name, unsigned program)
 		if ((f->programs & program) && (!strcmp(f->name, name) || (f->alias && !strcmp(f->alias, name))))
 			return f;
 	return NULL;
+}
+
+/* Whether path ends with the n bytes of ext, ASCII case ignored, after at least one other character. */
+static int ext_ends(const char *path, const char *ext, size_t n)
+{
+	size_t len = strlen(path);
+	return n && len > n && !strncasecmp(path + len - n, ext, n);
+}
+
+size_t format_ext_at(const struct format *f, const char *path)
+{
+	const char *p = f->more_ext;
+	size_t best = ext_ends(path, f->ext, strlen(f->ext)) ? strlen(f->ext) : 0;
+	while (p && *p) {
+		size_t n = strcspn(p, " ");
+		if (n > best && ext_ends(path, p, n))
+			best = n;
+		p += n + (p[n] == ' ');
+	}
+	return best;
+}
+
+const struct format *format_for_path(const char *path, unsigned program)
+{
+	const struct format *f, *best = NULL;
+	size_t n, longest = 0;
+	for (f = formats; f->name; f++)
+		if ((f->programs & program) && (n = format_ext_at(f, path)) > longest) {
+			longest = n;
+			best = f;
+		}
+	return best;
 }
 
 void format_names(struct buf *b, unsigned program, int (*keep)(const struct format *f), const char *last_sep,
@@ -518,7 +553,15 @@ int render_md(FILE *out, const struct table *t)
 	return ferror(out) ? -1 : 0;
 }
 
-int render_json(FILE *out, const struct table *t)
+void table_offset_key(char *out, size_t n, const char *key)
+{
+	size_t len = strlen(key);
+	if (len > 3 && !strcmp(key + len - 3, "_ns"))
+		len -= 3;
+	snprintf(out, n, "%.*s_offset_ns", (int)len, key);
+}
+
+int render_json(FILE *out, const struct table *t, const struct render_opts *o)
 {
 	struct buf b;
 	size_t r;
@@ -539,6 +582,17 @@ int render_json(FILE *out, const struct table *t)
 				json_quote(&b, cl->s, strlen(cl->s));
 			else
 				table_raw(&b, cl);
+			if (t->cols[c].type == C_TIME && o && o->has_origin) {
+				char key[256];
+				table_offset_key(key, sizeof(key), t->cols[c].key);
+				buf_addstr(&b, ", ");
+				json_quote(&b, key, strlen(key));
+				buf_addstr(&b, ": ");
+				if (cl->null)
+					buf_addstr(&b, "null");
+				else
+					buf_addi64(&b, (cl->is_real ? (int64_t)cl->d : cl->i) - o->origin);
+			}
 		}
 		buf_addch(&b, '}');
 	}

@@ -79,6 +79,8 @@ int table_find_col(const struct table *t, const char *key);
 struct render_opts {
 	int wide;		/* text: never shorten names */
 	int width;		/* text: width to fit names in; 0 = never shorten */
+	int has_origin;		/* JSON: origin is known; each C_TIME key gets a NAME_offset_ns twin */
+	int64_t origin;		/* JSON: the session's start, epoch ns (sessions.start_ns) */
 };
 
 /*
@@ -95,6 +97,7 @@ struct format {
 	const char *name;	/* --format NAME; the first row is the default */
 	const char *alias;	/* another name it answers to, or NULL */
 	const char *ext;	/* extension of the files it writes: ".csv" */
+	const char *more_ext;	/* other extensions of its files, space-separated, or NULL: ".htm" */
 	unsigned programs;	/* FMT_ANALYZE | FMT_REPORT */
 	int to_dir;		/* report -o PATH: a directory, a file per table (else one file) */
 	int needs_path;		/* report: a file of its own, -o PATH required */
@@ -111,6 +114,13 @@ extern const struct format formats[];	/* ended by a row with name NULL */
 /* The format called (or aliased) `name` among those `program` takes, or NULL. */
 const struct format *format_find(const char *name, unsigned program);
 /*
+ * The format a file name implies among those `program` takes: the one with the longest of its extensions
+ * (ext, more_ext; ASCII case ignored) ending path, the first row on a tie; NULL when none does.
+ */
+const struct format *format_for_path(const char *path, unsigned program);
+/* The length of f's longest extension that ends path, or 0 when none does. */
+size_t format_ext_at(const struct format *f, const char *path);
+/*
  * Append to b the names of the formats `program` takes (those `keep` keeps, all when it is NULL):
  * "text, csv, json, md". last_sep joins the last two ("text, csv, json or md"); first_note, unless NULL,
  * follows the first name ("text (default)").
@@ -125,8 +135,14 @@ int render_width(void);
 int render_text(FILE *out, const struct table *t, const struct render_opts *o);
 int render_csv(FILE *out, const struct table *t);
 int render_md(FILE *out, const struct table *t);
-/* One table as a JSON array of row objects (no trailing newline). */
-int render_json(FILE *out, const struct table *t);
+/*
+ * One table as a JSON array of row objects (no trailing newline). With o->has_origin, each C_TIME column
+ * KEY_ns is followed by KEY_offset_ns, its offset from o->origin (exact in a double; NULL stays null);
+ * o may be NULL.
+ */
+int render_json(FILE *out, const struct table *t, const struct render_opts *o);
+/* The key of C_TIME column `key`'s offset twin into out: "start_ns" -> "start_offset_ns". */
+void table_offset_key(char *out, size_t n, const char *key);
 
 /*
  * A numeric cell as machines read it (CSV, JSON, the exact value in HTML), appended to b: integers and

@@ -77,7 +77,7 @@ int report_json(FILE *out, const char *path, const struct report_doc *d)
 		fprintf(out, "%s\"%s\": ", i ? ",\n" : "\n", d->ts->v[i]->name);
 		if (d->ts->v[i]->quiet)
 			fputs("[]", out);	/* a section the report leaves out: its key, no rows */
-		else if (render_json(out, d->ts->v[i]))
+		else if (render_json(out, d->ts->v[i], d->ro))
 			return -1;
 	}
 	fputs("\n}}\n", out);
@@ -85,8 +85,9 @@ int report_json(FILE *out, const char *path, const struct report_doc *d)
 }
 
 /*
- * CSV: with -o DIR one RFC 4180 file per table (DIR/hotspots.csv, ...); with --table NAME that table
- * alone on standard output; otherwise every table on standard output, separated by an empty line.
+ * CSV: with -o DIR one RFC 4180 file per table (DIR/hotspots.csv, ...; with --table NAME that one);
+ * without a directory (path NULL: standard output, or -o FILE.csv opened by main) the table --table NAME
+ * names, which main insists on: tables joined without their names on one stream were no use.
  */
 int report_csv(FILE *out, const char *path, const struct report_doc *d)
 {

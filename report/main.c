@@ -14,6 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The extension of the formats that write a directory, for --help: ".csv" (as many as there are). */
+static const char *dir_ext(void)
+{
+	const struct format *f;
+	for (f = formats; f->name; f++)
+		if ((f->programs & FMT_REPORT) && f->to_dir)
+			return f->ext;
+	return "";
+}
+
 /* Whether a format writes -o PATH as a directory, for --help. */
 static int to_dir(const struct format *f)
 {
@@ -42,9 +52,34 @@ static int take_offset(const char *opt, const char *arg, int64_t *v, int *has, i
 	return 0;
 }
 
+/* The extensions -o PATH names formats by, for --help: ".txt .csv .json ...", wrapped. */
+static void ext_names(struct buf *b)
+{
+	const struct format *f;
+	size_t line = 0;
+	for (f = formats; f->name; f++) {
+		const char *p = f->ext;
+		while ((f->programs & FMT_REPORT) && p && *p) {
+			size_t n = strcspn(p, " ");
+			char name[32];	/* a file with that extension */
+			snprintf(name, sizeof(name), "x%.*s", (int)n, p);
+			if (format_for_path(name, FMT_REPORT) == f) {	/* not trace's ".json", which is json's */
+				if (b->len - line + n > 60) {
+					buf_addstr(b, "\n                      ");
+					line = b->len;
+				}
+				buf_addf(b, " %s", name + 1);
+			}
+			p = p == f->ext ? f->more_ext : p + n + (p[n] == ' ');
+		}
+	}
+}
+
 static void usage(FILE *out)
 {
-	struct buf fmts, dirs, tables, events;
+	struct buf fmts, dirs, tables, events, exts;
+	buf_init(&exts);
+	ext_names(&exts);
 	buf_init(&events);
 	format_names(&events, FMT_REPORT, events_fmt, " or ", NULL);
 	buf_init(&fmts);
@@ -57,8 +92,11 @@ static void usage(FILE *out)
 		"usage: gpuprof-report session.db [options]\n"
 		"\n"
 		"  -f, --format FMT     %s\n"
-		"  -o, --output PATH    write to PATH instead of standard output (%s: a directory, a file per table)\n"
-		"  -t, --table NAME     %s: only the table NAME\n"
+		"  -o, --output PATH    write to PATH instead of standard output; without --format, PATH's extension\n"
+		"                       names the format, another extension text:\n"
+		"                      %s\n"
+		"                       (%s: PATH a directory, a file per table, or PATH%s, the one table of --table)\n"
+		"  -t, --table NAME     %s: only the table NAME (on standard output, needed)\n"
 		"  -n, --top N          rows per ranked section (default 10)\n"
 		"  -s, --session ID     the session (id or session uuid); default the newest\n"
 		"  -w, --wide           text: never shorten names\n"
@@ -66,6 +104,7 @@ static void usage(FILE *out)
 		"  -S, --short          base names: no return type, template arguments or parameters\n"
 		"      --baseline BASE  first, compare with BASE.db's newest session: kernels, NVTX ranges, copies\n"
 
+		"      --json-schema    print the JSON Schema of --format json (schemas/report.schema.json)\n"
 		"  -h, --help           show this help\n"
 		"      --version        show the version\n"
 		"\n%s: the session's events for Perfetto, TensorBoard or HTA (-o PATH, .gz compressed, - stdout);\n"
@@ -77,7 +116,8 @@ static void usage(FILE *out)
 		"      --to TIME        only events that start at or before TIME (as --from)\n"
 		"      --rank R         only rank R's processes and GPUs: one rank's trace, as HTA reads a job\n"
 		"\nExit status: 0 ok, 2 usage, 3 bad input, 4 system error.\n",
-		fmts.s, dirs.s, tables.s, events.s);
+		fmts.s, exts.s, dirs.s, dir_ext(), tables.s, events.s);
+	buf_release(&exts);
 	buf_release(&fmts);
 	buf_release(&dirs);
 	buf_release(&tables);
@@ -98,6 +138,44 @@ static int report_sections(const struct analysis **v, int max)
 		n++;
 	}
 	return n;
+}
+
+/* The names of the sections' tables, those that need a baseline only with one: "summary, devices, ...". */
+static void table_names(struct buf *b, const struct analysis **v, int n, int baseline)
+{
+	int i, k;
+	for (i = 0; i < n; i++)
+		for (k = 0; k < v[i]->ntables && (baseline || !v[i]->needs_baseline); k++)
+			buf_addf(b, "%s%s", b->len ? ", " : "", v[i]->tables[k].name);
+}
+
+/*
+ * The checks -o PATH and --format make together: the format PATH's extension implies, unless --format
+ * named one (given), then whether they agree; a directory format written as one file or on standard
+ * output needs --table. Sets *fmt; 0, or -1 with a message (a usage error).
+ */
+static int output_format(const char *output, const char *table, int given, const struct format **fmt,
+			 const struct analysis **v, int n, int baseline)
+{
+	const struct format *by_ext = output ? format_for_path(output, FMT_REPORT) : NULL;
+	struct buf names;
+	if (by_ext && !given)
+		*fmt = by_ext;
+	else if (by_ext && !format_ext_at(*fmt, output))
+		return error("--format %s conflicts with -o %s, whose extension '%s' is the %s format's", (*fmt)->name,
+			     output, output + strlen(output) - format_ext_at(by_ext, output), by_ext->name);
+	if (!(*fmt)->to_dir || table || (output && !format_ext_at(*fmt, output)))
+		return 0;
+	buf_init(&names);
+	table_names(&names, v, n, baseline);
+	if (output)
+		error("-o %s: a %s file holds one table: add --table NAME (%s), or give -o a directory", output,
+		      (*fmt)->ext, names.s);
+	else
+		error("%s on standard output holds one table: add --table NAME (%s), or -o DIR for a file per table",
+		      (*fmt)->name, names.s);
+	buf_release(&names);
+	return -1;
 }
 
 /* Whether session s has rank r; when not, says which ranks it has. */
@@ -171,12 +249,13 @@ int main(int argc, char **argv)
 		{ "from", required_argument, NULL, 'F' },
 		{ "to", required_argument, NULL, 'T' },
 		{ "rank", required_argument, NULL, 'R' },
+		{ "json-schema", no_argument, NULL, 'J' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct analysis_opts o;
-	struct render_opts ro = { 0, 0 };
+	struct render_opts ro = { 0, 0, 0, 0 };
 	struct tables ts = { NULL, 0 };
 	struct report_doc doc;
 	struct trace_opts tro;
@@ -185,7 +264,7 @@ int main(int argc, char **argv)
 	const struct report_renderer *r;
 	const struct analysis *sections[64];
 	const char *session = NULL, *output = NULL, *table = NULL;
-	int c, status = EXIT_OK, top = -1, i, nsections;
+	int c, status = EXIT_OK, top = -1, i, nsections, fmt_given = 0, json_schema = 0;
 	int64_t n;
 	FILE *out = stdout;
 	sqlite3 *db;
@@ -204,6 +283,7 @@ int main(int argc, char **argv)
 				buf_release(&names);
 				return EXIT_USAGE;
 			}
+			fmt_given = 1;
 			break;
 		case 'o': output = optarg; break;
 		case 't': table = optarg; break;
@@ -241,16 +321,22 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			event_opts = 1;
 			break;
+		case 'J': json_schema = 1; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("gpuprof-report %s\n", GPUPROF_VERSION); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
+	nsections = report_sections(sections, NCOLS(sections));
+	if (json_schema)
+		return report_schema(stdout, sections, nsections) || fflush(stdout) ? EXIT_SYSTEM : EXIT_OK;
 	if (argc - optind != 1) {
 		error(argc == optind ? "no database given" : "too many arguments");
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (output_format(output, table, fmt_given, &fmt, sections, nsections, o.baseline != NULL))
+		return EXIT_USAGE;
 	if (fmt->needs_path && !output) {
 		error("the %s format writes a file: give -o PATH", fmt->name);
 		return EXIT_USAGE;
@@ -285,7 +371,7 @@ int main(int argc, char **argv)
 	ro.width = render_width();
 	if (!(db = db_open(argv[optind], DB_READ)))
 		return EXIT_DATA;
-	if (db_session(db, session, &o.session)) {
+	if (db_session(db, session, &o.session) || (ro.has_origin = db_session_start(db, o.session, &ro.origin)) < 0) {
 		db_close(db);
 		return EXIT_DATA;
 	}
@@ -317,7 +403,6 @@ int main(int argc, char **argv)
 		return EXIT_DATA;
 	}
 	r = &report_renderers[fmt->id];
-	nsections = report_sections(sections, NCOLS(sections));
 	/* With --baseline, the sections that compare with it come first: they are what a CI reader looks for. */
 	for (i = 0; o.baseline && i < nsections && status == EXIT_OK; i++)
 		if (sections[i]->needs_baseline)
@@ -331,7 +416,8 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 	}
 	if (status == EXIT_OK) {
-		int to_file = output && !fmt->to_dir && !fmt->needs_path;	/* else the renderer writes PATH */
+		/* Else the renderer writes PATH: a directory, or a file of its own. */
+		int to_file = output && !fmt->needs_path && (!fmt->to_dir || format_ext_at(fmt, output));
 		if (to_file && !(out = fopen(output, "w"))) {
 			error("%s: cannot write: %s", output, strerror(errno));
 			status = EXIT_SYSTEM;

@@ -56,6 +56,12 @@ const struct table *report_table(const struct tables *ts, const char *name);
 int report_trace(sqlite3 *db, int64_t session, const struct trace_opts *o, const char *path);
 int report_trace_doc(FILE *out, const char *path, const struct report_doc *d);
 
+/*
+ * The JSON Schema of report_json's document (report/schema.c) to out, from the report's sections in their
+ * order (those that need a baseline included, as optional tables). 0, or -1 on a write error.
+ */
+int report_schema(FILE *out, const struct analysis *const *sections, int n);
+
 int report_text(FILE *out, const char *path, const struct report_doc *d);
 int report_csv(FILE *out, const char *path, const struct report_doc *d);
 int report_json(FILE *out, const char *path, const struct report_doc *d);

@@ -2,8 +2,10 @@
  * xlsx: the report as an Excel workbook (libxlsxwriter): the summary as a sheet of field/value pairs,
  * a sheet per other table with rows, in document order, and native charts for the ranked tables.
  *
- * Numbers stay numbers: durations in ns, sizes in bytes, times as Unix-epoch ns, the unit in the
- * heading; a number format only changes how they look. Text is always written as a string, never a
+ * Numbers stay numbers: durations in ns and sizes in bytes, the unit in the heading; a number format
+ * only changes how they look: each duration column in the unit its largest value reads best in ("1.235
+ * ms" for 1234567), each size column likewise ("12.30 MB"). An absolute time is two columns: an Excel
+ * date-time (UTC, to the millisecond) and its Unix-epoch ns. Text is always written as a string, never a
  * formula, whatever it begins with. Excel numbers are doubles: integers beyond 2^53 (epoch ns) keep
  * about 16 significant digits.
  */
@@ -18,14 +20,29 @@
 #define XLSX_MAX_STRING 32767	/* characters in a cell */
 #define XLSX_MAX_WIDTH 80	/* widest column, in characters */
 #define XLSX_CHART_ROWS 10	/* bars in a chart */
+#define XLSX_UNITS 5		/* number formats of durations (ns .. s) and sizes (B .. TB) */
+#define XLSX_EPOCH_DAYS 25569.0	/* 1970-01-01 as an Excel date (days since 1899-12-30) */
+
+/*
+ * The number formats of durations and sizes, by scale (the value divided by 1000^k, by the k commas
+ * that end the number part): the value stays ns or bytes, the cell shows "1.235 ms", "12.30 MB".
+ */
+static const char *const ns_formats[XLSX_UNITS] = {
+	"#,##0 \"ns\"", "#,##0.000, \"us\"", "#,##0.000,, \"ms\"", "#,##0.000,,, \"s\"", "#,##0.000,,, \"s\"",
+};
+static const char *const bytes_formats[XLSX_UNITS] = {
+	"#,##0 \"B\"", "#,##0.00, \"kB\"", "#,##0.00,, \"MB\"", "#,##0.00,,, \"GB\"", "#,##0.00,,,, \"TB\"",
+};
 
 /* The cell formats of one workbook, made once. */
 struct xlsx_formats {
 	lxw_format *header;	/* bold heading */
-	lxw_format *integer;	/* "#,##0": counts, ns, bytes */
-	lxw_format *real;	/* "#,##0.0": real ns and bytes */
+	lxw_format *integer;	/* "#,##0": counts */
 	lxw_format *pct;	/* "0.00" */
 	lxw_format *time;	/* "0": epoch ns, no separators */
+	lxw_format *date;	/* "yyyy-mm-dd hh:mm:ss.000": a time as Excel shows dates */
+	lxw_format *ns[XLSX_UNITS];	/* ns_formats */
+	lxw_format *bytes[XLSX_UNITS];	/* bytes_formats */
 };
 
 /* A chart drawn for a table: the bar labels' column, the values' column, the title. */
@@ -33,12 +50,66 @@ static const struct xlsx_chart {
 	const char *table, *label, *value, *title;	/* value: a column, or several (stacked), comma-separated */
 	uint8_t type;
 } xlsx_charts[] = {
-	{ "hotspots", "name", "total_ns", "Top kernels by total GPU time (ns)", LXW_CHART_BAR },
-	{ "classes", "class", "total_ns", "Kernel time by class (ns)", LXW_CHART_PIE },
-	{ "memcpy", "kind", "total_ns", "Copy and memset time by kind (ns)", LXW_CHART_BAR },
-	{ "ranks", "rank", "compute_ns,exposed_comm_ns,idle_ns", "Per rank: compute, exposed communication, idle (ns)",
+	{ "devices", "device", "span_ns,busy_ns", "GPU span and busy time per device", LXW_CHART_BAR },
+	{ "hotspots", "name", "total_ns", "Top kernels by total GPU time", LXW_CHART_BAR },
+	{ "kernexec", "name", "api_avg_ns,queue_avg_ns,kernel_avg_ns",
+	  "Launch pipeline per kernel (averages): API call, queue, kernel", LXW_CHART_BAR_STACKED },
+	{ "kernexec_queue", "queue", "kernels", "Kernels by queue time", LXW_CHART_BAR },
+	{ "kernexec_trend", "quarter", "wait_med_ns,wait_p90_ns,wait_max_ns", "Launch queue wait by quarter",
+	  LXW_CHART_COLUMN },
+	{ "classes", "class", "total_ns", "Kernel time by class", LXW_CHART_PIE },
+	{ "stalls", "reason", "samples", "Warp samples by stall reason", LXW_CHART_BAR },
+	{ "memcpy", "kind", "total_ns", "Copy and memset time by kind", LXW_CHART_BAR },
+	{ "api", "name", "total_ns", "CUDA API calls by total time", LXW_CHART_BAR },
+	{ "ranges", "name", "total_ns", "NVTX ranges by total time", LXW_CHART_BAR },
+	{ "memory", "device", "peak_bytes,live_end_bytes", "Peak and live-at-end memory per device", LXW_CHART_BAR },
+	{ "leaks", "site", "bytes", "Unfreed memory by site", LXW_CHART_BAR },
+	{ "idle", "device", "busy_ns,idle_ns", "GPU busy and idle time per device", LXW_CHART_BAR_STACKED },
+	{ "gaps", "start_ns", "gap_ns", "Longest GPU idle gaps, by start", LXW_CHART_BAR },
+	{ "metrics", "device", "gpu_util_avg,mem_util_avg", "GPU and memory utilisation per device (%)",
+	  LXW_CHART_BAR },
+	{ "overhead", "kind", "total_ns", "Profiling overhead by kind", LXW_CHART_BAR },
+	{ "ranks", "rank", "compute_ns,exposed_comm_ns,idle_ns", "Per rank: compute, exposed communication, idle",
 	  LXW_CHART_BAR_STACKED },
+	{ "collectives", "name", "total_ns,wait_ns", "Collectives: time and time waited", LXW_CHART_BAR },
+	{ "compare", "name", "base_total_ns,new_total_ns", "Kernels: total time, baseline and new", LXW_CHART_BAR },
+	{ "compare_ranges", "name", "base_total_ns,new_total_ns", "NVTX ranges: total time, baseline and new",
+	  LXW_CHART_BAR },
+	{ "compare_copies", "name", "base_total_ns,new_total_ns", "Copies: total time, baseline and new",
+	  LXW_CHART_BAR },
+	{ "compare_api", "name", "base_total_ns,new_total_ns", "CUDA API calls: total time, baseline and new",
+	  LXW_CHART_BAR },
 };
+
+/* The sheet column of table column c: each time before it takes two (its date-time, then its ns). */
+static lxw_col_t xlsx_col(const struct table *t, int c)
+{
+	int i, n = c;
+	for (i = 0; i < c; i++)
+		n += t->cols[i].type == C_TIME;
+	return (lxw_col_t)n;
+}
+
+/* The scale (0: ns or bytes, 1: thousands, ...) column c's largest magnitude reads best in. */
+static int xlsx_scale(const struct table *t, int c)
+{
+	double max = 0, v;
+	size_t r;
+	int k = 0;
+	for (r = 0; r < t->nrows; r++) {
+		const struct cell *cl = &t->cells[r * (size_t)t->ncols + c];
+		v = cl->null ? 0 : cl->is_real ? cl->d : (double)cl->i;
+		if (v < 0)
+			v = -v;
+		if (v > max)
+			max = v;
+	}
+	while (k < XLSX_UNITS - 1 && max >= 1000.0) {
+		max /= 1000.0;
+		k++;
+	}
+	return t->cols[c].type == C_NS && k > 3 ? 3 : k;	/* seconds at most */
+}
 
 /* The heading of a column: its title and unit, "Total (ns)". */
 static void xlsx_heading(char *out, size_t n, const struct column *c)
@@ -46,7 +117,7 @@ static void xlsx_heading(char *out, size_t n, const struct column *c)
 	const char *unit = "";
 	switch (c->type) {
 	case C_NS: unit = " (ns)"; break;
-	case C_TIME: unit = " (epoch ns)"; break;
+	case C_TIME: unit = " (epoch ns)"; break;	/* its date-time's heading: title (UTC) */
 	case C_BYTES: unit = " (B)"; break;
 	case C_PCT: unit = strchr(c->title, '%') ? "" : " (%)"; break;
 	default: break;
@@ -54,38 +125,43 @@ static void xlsx_heading(char *out, size_t n, const struct column *c)
 	snprintf(out, n, "%s%s", c->title, unit);
 }
 
-/* Characters a number takes with its format: digits, separators, sign and decimals. */
-static size_t xlsx_num_chars(const struct column *col, const struct cell *c)
+/* Characters a number takes with its format (scale: xlsx_scale's): digits, separators, sign, decimals, unit. */
+static size_t xlsx_num_chars(const struct column *col, const struct cell *c, int scale)
 {
 	char tmp[64];
 	size_t digits;
 	double v = c->is_real ? c->d : (double)c->i;
+	int k;
+	if (col->type == C_NS || col->type == C_BYTES)
+		for (k = 0; k < scale; k++)
+			v /= 1000.0;
 	snprintf(tmp, sizeof(tmp), "%.0f", v < 0 ? -v : v);
 	digits = strlen(tmp);
 	if (col->type == C_TIME)
 		return digits;
 	if (col->type == C_PCT || col->type == C_REAL)
 		return digits + 4;
-	return digits + (digits - 1) / 3 + (v < 0) + (c->is_real ? 2 : 0);
+	digits += (digits - 1) / 3 + (v < 0);
+	if (col->type == C_NS || col->type == C_BYTES)
+		return digits + (scale ? 4 : 0) + 3;	/* ".000" and " ms" */
+	return digits + (c->is_real ? 2 : 0);
 }
 
-static lxw_format *xlsx_format(const struct xlsx_formats *f, const struct column *col, const struct cell *c)
+static lxw_format *xlsx_format(const struct xlsx_formats *f, const struct column *col, int scale)
 {
 	switch (col->type) {
 	case C_TIME: return f->time;
 	case C_PCT: return f->pct;
 	case C_REAL: return NULL;
-	case C_INT: return f->integer;
-	default: return c->is_real ? f->real : f->integer;
+	case C_NS: return f->ns[scale];
+	case C_BYTES: return f->bytes[scale];
+	default: return f->integer;
 	}
 }
 
-/*
- * Write one cell at (row, col): NULL stays empty, text as a string (cut at a character boundary when
- * longer than Excel allows), numbers as numbers. Returns 0, or -1 with a message.
- */
-static int xlsx_cell(lxw_worksheet *ws, const struct xlsx_formats *f, lxw_row_t row, lxw_col_t col,
-		     const struct column *c, const struct cell *cl, const char *sheet)
+/* xlsx_cell's one cell: the value itself (a time's ns). */
+static int xlsx_value(lxw_worksheet *ws, const struct xlsx_formats *f, lxw_row_t row, lxw_col_t col,
+		      const struct column *c, const struct cell *cl, int scale, const char *sheet)
 {
 	lxw_error err;
 	if (cl->null)
@@ -104,11 +180,35 @@ static int xlsx_cell(lxw_worksheet *ws, const struct xlsx_formats *f, lxw_row_t 
 		}
 	} else {
 		double v = cl->is_real ? cl->d : (double)cl->i;
-		err = worksheet_write_number(ws, row, col, v, xlsx_format(f, c, cl));
+		err = worksheet_write_number(ws, row, col, v, xlsx_format(f, c, scale));
 	}
 	if (err != LXW_NO_ERROR)
 		return error("sheet '%s': cannot write a cell: %s", sheet, lxw_strerror(err));
 	return 0;
+}
+
+/* A time as an Excel date-time (UTC, to the millisecond) at (row, col); NULL stays empty. 0, or -1. */
+static int xlsx_date(lxw_worksheet *ws, const struct xlsx_formats *f, lxw_row_t row, lxw_col_t col,
+		     const struct cell *cl, const char *sheet)
+{
+	int64_t ns = cl->is_real ? (int64_t)cl->d : cl->i;
+	double days = XLSX_EPOCH_DAYS + (double)(ns / 1000000) / 86400000.0;
+	if (!cl->null && worksheet_write_number(ws, row, col, days, f->date) != LXW_NO_ERROR)
+		return error("sheet '%s': cannot write a cell", sheet);
+	return 0;
+}
+
+/*
+ * Write one cell at (row, col): NULL stays empty, text as a string (cut at a character boundary when
+ * longer than Excel allows), numbers as numbers in the column's scale. A time takes two cells, (row, col)
+ * its date-time and (row, col + 1) its ns. Returns 0, or -1 with a message.
+ */
+static int xlsx_cell(lxw_worksheet *ws, const struct xlsx_formats *f, lxw_row_t row, lxw_col_t col,
+		     const struct column *c, const struct cell *cl, int scale, const char *sheet)
+{
+	if (c->type == C_TIME && xlsx_date(ws, f, row, col++, cl, sheet))
+		return -1;
+	return xlsx_value(ws, f, row, col, c, cl, scale, sheet);
 }
 
 /* Set a column's width from the characters of its widest cell. */
@@ -144,12 +244,24 @@ static int xlsx_frame(lxw_worksheet *ws, int ncols, size_t nrows, const char *sh
 	return 0;
 }
 
-/* The summary (a one-row table) as two columns, field and value. Returns 0, or -1 with a message. */
+/* A time's two headings: its date-time's, "Start (UTC)", and its ns', "Start (epoch ns)". */
+static void xlsx_date_heading(char *out, size_t n, const struct column *c)
+{
+	snprintf(out, n, "%s (UTC)", c->title);
+}
+
+#define XLSX_DATE_CHARS 23	/* "2025-11-22 14:33:58.892" */
+
+/*
+ * The summary (a one-row table) as two columns, field and value; a time takes two rows, its date-time and
+ * its ns. Returns 0, or -1 with a message.
+ */
 static int xlsx_summary(lxw_workbook *wb, const struct xlsx_formats *f, const struct table *t)
 {
 	char sheet[32], head[512];
 	lxw_worksheet *ws;
-	size_t wfield = 5, wvalue = 5;
+	size_t wfield = 5, wvalue = XLSX_DATE_CHARS;
+	lxw_row_t row = 1;
 	int c;
 
 	xlsx_sheet_name(sheet, sizeof(sheet), t->name);
@@ -159,24 +271,34 @@ static int xlsx_summary(lxw_workbook *wb, const struct xlsx_formats *f, const st
 	worksheet_write_string(ws, 0, 1, "Value", f->header);
 	for (c = 0; c < t->ncols; c++) {
 		const struct column *col = &t->cols[c];
+		const struct cell *cl = t->nrows > 0 ? &t->cells[c] : NULL;
+		int scale = xlsx_scale(t, c);
+		if (col->type == C_TIME) {
+			xlsx_date_heading(head, sizeof(head), col);
+			if (worksheet_write_string(ws, row, 0, head, NULL) != LXW_NO_ERROR)
+				return error("sheet '%s': cannot write a cell", sheet);
+			if (cl && xlsx_date(ws, f, row, 1, cl, sheet))
+				return -1;
+			row++;
+		}
 		xlsx_heading(head, sizeof(head), col);
-		if (worksheet_write_string(ws, (lxw_row_t)c + 1, 0, head, NULL) != LXW_NO_ERROR)
+		if (worksheet_write_string(ws, row, 0, head, NULL) != LXW_NO_ERROR)
 			return error("sheet '%s': cannot write a cell", sheet);
 		if (utf8_chars(head) > wfield)
 			wfield = utf8_chars(head);
-		if (t->nrows > 0) {
-			const struct cell *cl = &t->cells[c];
+		if (cl) {
 			size_t w;
-			if (xlsx_cell(ws, f, (lxw_row_t)c + 1, 1, col, cl, sheet))
+			if (xlsx_value(ws, f, row, 1, col, cl, scale, sheet))
 				return -1;
-			w = cl->null ? 0 : col->type == C_TEXT ? utf8_chars(cl->s) : xlsx_num_chars(col, cl);
+			w = cl->null ? 0 : col->type == C_TEXT ? utf8_chars(cl->s) : xlsx_num_chars(col, cl, scale);
 			if (w > wvalue)
 				wvalue = w;
 		}
+		row++;
 	}
 	xlsx_width(ws, 0, wfield);
 	xlsx_width(ws, 1, wvalue);
-	return xlsx_frame(ws, 2, (size_t)t->ncols, sheet);
+	return xlsx_frame(ws, 2, (size_t)row - 1, sheet);
 }
 
 /*
@@ -208,26 +330,31 @@ static void xlsx_chart(lxw_workbook *wb, lxw_worksheet *ws, const char *sheet, c
 		return;
 	while (last < t->nrows && last < XLSX_CHART_ROWS) {
 		const struct cell *label = &t->cells[last * (size_t)t->ncols + lc];
-		if (t->cells[last * (size_t)t->ncols + vc[0]].null ||
-		    (!label->null && label->s && !strcmp(label->s, "all")))
+		int values = 0;
+		for (k = 0; k < nv; k++)
+			values += !t->cells[last * (size_t)t->ncols + vc[k]].null;
+		if (!values || (!label->null && label->s && !strcmp(label->s, "all")))
 			break;
 		last++;
 	}
 	if (last == 0 || !(ch = workbook_add_chart(wb, spec->type)))
 		return;
 	for (k = 0; k < nv; k++) {
+		lxw_col_t lcol = xlsx_col(t, lc), vcol = xlsx_col(t, vc[k]) + (t->cols[vc[k]].type == C_TIME);
 		series = chart_add_series(ch, NULL, NULL);
-		chart_series_set_categories(series, sheet, 1, (lxw_col_t)lc, last, (lxw_col_t)lc);
-		chart_series_set_values(series, sheet, 1, (lxw_col_t)vc[k], last, (lxw_col_t)vc[k]);
-		chart_series_set_name(series, names[k]);
+		chart_series_set_categories(series, sheet, 1, lcol, last, lcol);	/* a time: its date-time */
+		chart_series_set_values(series, sheet, 1, vcol, last, vcol);
+		chart_series_set_name(series, t->cols[vc[k]].title);
 	}
 	chart_title_set_name(ch, spec->title);
 	if (spec->type == LXW_CHART_BAR || spec->type == LXW_CHART_BAR_STACKED) {
 		chart_legend_set_position(ch, nv > 1 ? LXW_CHART_LEGEND_BOTTOM : LXW_CHART_LEGEND_NONE);
 		chart_axis_set_reverse(ch->y_axis);	/* the first row on top */
-	} else {
+	} else if (spec->type == LXW_CHART_PIE) {
 		chart_legend_set_position(ch, LXW_CHART_LEGEND_RIGHT);
 		chart_series_set_labels_percentage(series);
+	} else {
+		chart_legend_set_position(ch, nv > 1 ? LXW_CHART_LEGEND_BOTTOM : LXW_CHART_LEGEND_NONE);
 	}
 	/* Below the table and the line after it (a verdict). */
 	worksheet_insert_chart_opt(ws, (lxw_row_t)t->nrows + 2, 0, ch, &opt);
@@ -239,7 +366,7 @@ static int xlsx_table(lxw_workbook *wb, const struct xlsx_formats *f, const stru
 	char sheet[32], head[512];
 	lxw_worksheet *ws;
 	size_t r, *width;
-	int c, rc = 0;
+	int c, rc = 0, *scale, ncols = (int)xlsx_col(t, t->ncols);
 	unsigned i;
 
 	if (t->nrows >= XLSX_MAX_ROWS)
@@ -247,28 +374,38 @@ static int xlsx_table(lxw_workbook *wb, const struct xlsx_formats *f, const stru
 	xlsx_sheet_name(sheet, sizeof(sheet), t->name);
 	if (!(ws = workbook_add_worksheet(wb, sheet)))
 		return error("cannot add the sheet '%s'", sheet);
-	width = xcalloc((size_t)t->ncols, sizeof(*width));
+	width = xcalloc((size_t)ncols, sizeof(*width));
+	scale = xcalloc((size_t)t->ncols, sizeof(*scale));
 	for (c = 0; c < t->ncols; c++) {
+		lxw_col_t sc = xlsx_col(t, c);
+		if (t->cols[c].type == C_TIME) {
+			xlsx_date_heading(head, sizeof(head), &t->cols[c]);
+			worksheet_write_string(ws, 0, sc, head, f->header);
+			width[sc++] = utf8_chars(head) + 2 > XLSX_DATE_CHARS ? utf8_chars(head) + 2 : XLSX_DATE_CHARS;
+		}
 		xlsx_heading(head, sizeof(head), &t->cols[c]);
-		worksheet_write_string(ws, 0, (lxw_col_t)c, head, f->header);
-		width[c] = utf8_chars(head) + 2;	/* room for the filter button */
+		worksheet_write_string(ws, 0, sc, head, f->header);
+		width[sc] = utf8_chars(head) + 2;	/* room for the filter button */
+		scale[c] = xlsx_scale(t, c);
 	}
 	for (r = 0; r < t->nrows && !rc; r++)
 		for (c = 0; c < t->ncols && !rc; c++) {
 			const struct column *col = &t->cols[c];
 			const struct cell *cl = &t->cells[r * (size_t)t->ncols + c];
+			lxw_col_t sc = xlsx_col(t, c) + (col->type == C_TIME);	/* the value's column */
 			size_t w;
-			rc = xlsx_cell(ws, f, (lxw_row_t)r + 1, (lxw_col_t)c, col, cl, sheet);
+			rc = xlsx_cell(ws, f, (lxw_row_t)r + 1, xlsx_col(t, c), col, cl, scale[c], sheet);
 			if (cl->null)
 				continue;
-			w = col->type == C_TEXT ? utf8_chars(cl->s) : xlsx_num_chars(col, cl);
-			if (w > width[c])
-				width[c] = w;
+			w = col->type == C_TEXT ? utf8_chars(cl->s) : xlsx_num_chars(col, cl, scale[c]);
+			if (w > width[sc])
+				width[sc] = w;
 		}
-	for (c = 0; c < t->ncols; c++)
+	for (c = 0; c < ncols; c++)
 		xlsx_width(ws, (lxw_col_t)c, width[c]);
 	free(width);
-	if (rc || xlsx_frame(ws, t->ncols, t->nrows, sheet))
+	free(scale);
+	if (rc || xlsx_frame(ws, ncols, t->nrows, sheet))
 		return -1;
 	/* The table's verdict (ranks') on the row after it. */
 	if (t->footer && worksheet_write_string(ws, (lxw_row_t)t->nrows + 1, 0, t->footer, NULL) != LXW_NO_ERROR)
@@ -296,8 +433,14 @@ int report_xlsx(FILE *out, const char *path, const struct report_doc *d)
 	format_set_bold(f.header);
 	f.integer = workbook_add_format(wb);
 	format_set_num_format(f.integer, "#,##0");
-	f.real = workbook_add_format(wb);
-	format_set_num_format(f.real, "#,##0.0");
+	for (i = 0; i < XLSX_UNITS; i++) {
+		f.ns[i] = workbook_add_format(wb);
+		format_set_num_format(f.ns[i], ns_formats[i]);
+		f.bytes[i] = workbook_add_format(wb);
+		format_set_num_format(f.bytes[i], bytes_formats[i]);
+	}
+	f.date = workbook_add_format(wb);
+	format_set_num_format(f.date, "yyyy-mm-dd hh:mm:ss.000");
 	f.pct = workbook_add_format(wb);
 	format_set_num_format(f.pct, "0.00");
 	f.time = workbook_add_format(wb);

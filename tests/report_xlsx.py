@@ -11,6 +11,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import datetime
+import re
 import zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -29,6 +31,37 @@ def check(cond, what):
 def run(*args):
     return subprocess.run([os.path.join(BIN, args[0])] + list(args[1:]), env=ENV,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+
+
+# The sheets that get a chart (README's list); the others' rows are fields, verdicts, a matrix or pairs
+# whose labels repeat, which a chart would not make clearer.
+CHARTED = {"devices", "hotspots", "kernexec", "kernexec_queue", "kernexec_trend", "classes", "stalls", "memcpy",
+           "api", "ranges", "memory", "leaks", "idle", "gaps", "metrics", "overhead", "ranks", "collectives",
+           "compare", "compare_ranges", "compare_copies", "compare_api"}
+UNCHARTED = {"summary", "stall_kernels", "sync", "growth", "host"}
+UNIT = re.compile(r'.*0[,]* "(ns|us|ms|s|B|kB|MB|GB|TB)"$')
+
+
+def is_time(row, key):
+    """Whether key is an absolute time: JSON gives it an offset twin."""
+    return key.endswith("_ns") and key[:-3] + "_offset_ns" in row
+
+
+def same_date(cell, ns):
+    """A time's date-time cell: UTC, to the millisecond."""
+    if ns is None:
+        return cell.value is None
+    if not isinstance(cell.value, datetime.datetime):
+        return False
+    want = datetime.datetime(1970, 1, 1) + datetime.timedelta(milliseconds=ns // 1000000)
+    return abs((cell.value - want).total_seconds()) < 0.0015 and cell.number_format == "yyyy-mm-dd hh:mm:ss.000"
+
+
+def readable(cell, key, row):
+    """A duration (or size) shows its unit: "1.235 ms" for 1234567 ns (a time's ns: digits alone)."""
+    if is_time(row, key):
+        return cell.number_format == "0"
+    return cell.value is None or not (key.endswith("_ns") or key.endswith("bytes")) or bool(UNIT.match(cell.number_format))
 
 
 def unit_of(key):
@@ -65,8 +98,9 @@ def chart_files(path):
             for n in z.namelist() if n.startswith("xl/charts/chart")}
 
 
-def check_workbook(db, label, tmp, *extra):
-    """The xlsx report of db (with the report options extra) against its JSON report."""
+def check_workbook(db, label, tmp, *extra, charts=True):
+    """The xlsx report of db (with the report options extra) against its JSON report; with charts, each
+    sheet of CHARTED has one (a session whose values a chart would draw: not a tiny planted one)."""
     import openpyxl
     xlsx = os.path.join(tmp, label + ".xlsx")
     r = run("gpuprof-report", db, "--format", "json", *extra)
@@ -87,20 +121,36 @@ def check_workbook(db, label, tmp, *extra):
         check(ws.freeze_panes == "A2", "%s/%s: header frozen (%s)" % (label, name, ws.freeze_panes))
         check(bool(ws.auto_filter.ref), "%s/%s: autofilter set" % (label, name))
         rows = tables[name]
-        keys = list(rows[0].keys()) if rows else []
+        # the sheet's columns: a time is two, its date-time then its ns; JSON's offsets are not there
+        keys, cols = [], []
+        for k in (rows[0].keys() if rows else []):
+            if k.endswith("_offset_ns"):
+                continue
+            if is_time(rows[0], k):
+                cols.append(("date", k))
+            cols.append(("value", k))
+            keys.append(k)
+        nchart = len(ws._charts)
+        check(name not in UNCHARTED or nchart == 0, "%s/%s: no chart, got %d" % (label, name, nchart))
         if name == "summary":
             check([c.value for c in ws[1]] == ["Field", "Value"], "%s/summary: heading" % label)
-            check(ws.max_row == len(keys) + 1, "%s/summary: %d fields, want %d" %
-                  (label, ws.max_row - 1, len(keys)))
-            bad = [k for i, k in enumerate(keys)
-                   if not same_value(ws.cell(row=i + 2, column=2), rows[0][k]) or
-                   (unit_of(k) and not str(ws.cell(row=i + 2, column=1).value).endswith(unit_of(k)))]
+            check(ws.max_row == len(cols) + 1, "%s/summary: %d fields, want %d" %
+                  (label, ws.max_row - 1, len(cols)))
+            bad = [k for i, (what, k) in enumerate(cols)
+                   if not (same_date(ws.cell(row=i + 2, column=2), rows[0][k]) if what == "date" else
+                           same_value(ws.cell(row=i + 2, column=2), rows[0][k]) and
+                           readable(ws.cell(row=i + 2, column=2), k, rows[0])) or
+                   (what == "value" and unit_of(k) and not str(ws.cell(row=i + 2, column=1).value).endswith(unit_of(k)))]
             check(not bad, "%s/summary: fields differ: %s" % (label, bad[:5]))
+            check([ws.cell(row=i + 2, column=1).value for i, (what, k) in enumerate(cols) if k == "start_ns"] ==
+                  ["Start (UTC)", "Start (epoch ns)"], "%s/summary: the start, a date-time and its ns" % label)
             continue
+        check(not charts or name not in CHARTED or nchart >= 1, "%s/%s: a chart" % (label, name))
         head = [c.value for c in ws[1]]
-        check(len(head) == len(keys) and all(isinstance(h, str) and h for h in head),
-              "%s/%s: %d headings for %d keys" % (label, name, len(head), len(keys)))
-        check(all(not unit_of(k) or str(h).endswith(unit_of(k)) for h, k in zip(head, keys)),
+        check(len(head) == len(cols) and all(isinstance(h, str) and h for h in head),
+              "%s/%s: %d headings for %d columns" % (label, name, len(head), len(cols)))
+        check(all(str(h).endswith(" (UTC)") if what == "date" else not unit_of(k) or str(h).endswith(unit_of(k))
+                  for h, (what, k) in zip(head, cols)),
               "%s/%s: units in headings %s for keys %s" % (label, name, head, keys))
         verdict = name in ("ranks", "kernexec_trend")  # a verdict line follows their rows, as in text
         check(ws.max_row == len(rows) + 1 + verdict, "%s/%s: %d rows, want %d" %
@@ -113,10 +163,12 @@ def check_workbook(db, label, tmp, *extra):
             check(len(ws._charts) >= 1, "%s: ranks sheet has a chart" % label)
         bad = []
         for r_i, row in enumerate(rows):
-            for c_i, k in enumerate(keys):
+            for c_i, (what, k) in enumerate(cols):
                 cell = ws.cell(row=r_i + 2, column=c_i + 1)
-                if not same_value(cell, row[k]):
-                    bad.append("%s[%d]=%r (%s), want %r" % (k, r_i, cell.value, cell.data_type, row[k]))
+                if not (same_date(cell, row[k]) if what == "date" else
+                        same_value(cell, row[k]) and readable(cell, k, row)):
+                    bad.append("%s[%d]=%r (%s, %s), want %r" % (k, r_i, cell.value, cell.data_type,
+                                                                 cell.number_format, row[k]))
         check(not bad, "%s/%s: cells differ: %s" % (label, name, bad[:5]))
     if "hotspots" in want:
         # openpyxl reads charts only partially: count them, and look at the package itself
@@ -219,7 +271,7 @@ def main():
         r = run("gpuprof-ingest", "-q", nd, "-o", db)
         if check(r.returncode == 0, "ingest of the formula session exits %d: %s" %
                  (r.returncode, r.stderr.decode().strip())):
-            wb = check_workbook(db, "formulas", tmp)
+            wb = check_workbook(db, "formulas", tmp, charts=False)
             if wb is not None and check("hotspots" in wb.sheetnames, "formulas: hotspots sheet"):
                 ws = wb["hotspots"]
                 head = [c.value for c in ws[1]]

@@ -192,8 +192,23 @@ def main():
         check("report --help names its formats", helps["report"], ["text", "csv", "json", "md", "html", "xlsx", "or", "trace"])
         for f in ("text", "csv", "json", "md", "markdown"):
             check(f"analyze -f {f}", run(analyze, "hotspots", db, "-f", f)[0], 0)
-        for f in ("text", "csv", "json", "md", "markdown", "html", "trace"):
+        for f in ("text", "json", "md", "markdown", "html", "trace"):
             check(f"report -f {f}", run(report, db, "-f", f)[0], 0)
+        check("report -f csv -t NAME", run(report, db, "-f", "csv", "-t", "hotspots")[0], 0)
+        check("report -f csv on standard output needs --table", run(report, db, "-f", "csv")[0], 2)
+        # -o PATH's extension names the format, from the rows' ext and more_ext.
+        for f, ext in (("text", ".txt"), ("json", ".json"), ("md", ".md"), ("md", ".markdown"), ("html", ".html"),
+                       ("html", ".htm"), ("xlsx", ".xlsx"), ("trace", ".json.gz"), ("trace", ".trace.json")):
+            out = os.path.join(tmp, "r" + ext)
+            rc = run(report, db, "-o", out)[0]
+            first = open(out, "rb").read(2) if os.path.exists(out) else b""
+            want = {"json": b'{"', "md": b"##", "html": b"<!", "xlsx": b"PK", "trace": b"\x1f\x8b" if ext.endswith(".gz")
+                    else b"{\n"}.get(f, b"Se")
+            check(f"report -o r{ext}: --format {f}", (rc, first), (0, want))
+            check(f"report -f {f} -o r{ext}: they agree", run(report, db, "-f", f, "-o", out)[0], 0)
+        check("report -f json -o r.xlsx: they disagree", run(report, db, "-f", "json", "-o", os.path.join(tmp, "x.xlsx")),
+              (2, f"gpuprof-report: error: --format json conflicts with -o {tmp}/x.xlsx, whose extension '.xlsx' is "
+                  "the xlsx format's\n"))
         check("report -f xlsx -o", run(report, db, "-f", "xlsx", "-o", os.path.join(tmp, "r.xlsx"))[0], 0)
         check("report -f csv -o DIR: a file per table, the format's extension",
               (run(report, db, "-f", "csv", "-o", os.path.join(tmp, "csv"))[0],

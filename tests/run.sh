@@ -63,6 +63,7 @@ suite stalls python3 tests/stalls.py
 suite html python3 tests/report_html.py
 suite xlsx python3 tests/report_xlsx.py
 suite csv python3 tests/report_csv.py
+suite report_schema /usr/bin/python3 tests/report_schema.py
 suite demo python3 tests/demo_session.py
 suite collector python3 tests/collector.py
 suite collect tests/collect.sh

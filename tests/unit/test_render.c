@@ -13,7 +13,7 @@ static char *render(int fmt, const struct table *t)
 	if (fmt == FMT_CSV)
 		render_csv(f, t);
 	else if (fmt == FMT_JSON)
-		render_json(f, t);
+		render_json(f, t, NULL);
 	else if (fmt == FMT_MD)
 		render_md(f, t);
 	else
