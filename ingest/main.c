@@ -126,32 +126,52 @@ out:
 	return r;
 }
 
-/* The reader for input `path`, by --format, by JSON structure or by detect; NULL with a message. */
-static const struct reader *pick_reader(const char *path, const char *format)
+/*
+ * The reader for input `path`, by --format, by JSON structure or by detect; NULL with a message and
+ * *status the exit code: 4 when the input cannot be read (missing), 2 for an unknown --format, 3 for an
+ * input no reader takes (an Nsight Systems report, a directory given to a reader of files).
+ */
+static const struct reader *pick_reader(const char *path, const char *format, int *status)
 {
-	const struct reader *r;
+	const struct reader *r = NULL;
 	char head[4097];
 	struct buf seen;
 	struct stat st;
 	size_t i;
 	int n = 0, is_dir;
 
+	*status = EXIT_DATA;
 	if (format) {
-		for (i = 0; i < NREADERS; i++)
+		for (i = 0; i < NREADERS && !r; i++)
 			if (!strcmp(readers[i]->name, format))
-				return readers[i];
-		error("unknown format '%s' (see --help)", format);
-		return NULL;
+				r = readers[i];
+		if (!r) {
+			*status = EXIT_USAGE;
+			error("unknown format '%s' (see --help)", format);
+			return NULL;
+		}
 	}
 	if (stat(path, &st)) {
-		error("%s: %s", path, strerror(errno));
+		*status = EXIT_SYSTEM;
+		error("%s: cannot read: %s", path, strerror(errno));
 		return NULL;
 	}
 	is_dir = S_ISDIR(st.st_mode);
+	if (is_dir && r && r != &ndjson_reader) {
+		error("%s: is a directory; the %s format reads a file", path, r->name);
+		return NULL;
+	}
+	if (r)
+		return r;
+	if (!is_dir && is_nsys_report(path)) {
+		error_nsys_report(path);
+		return NULL;
+	}
 	buf_init(&seen);
 	if (!is_dir) {
 		gzFile f = gzopen(path, "rb");
 		if (!f) {
+			*status = EXIT_SYSTEM;
 			error("%s: cannot open: %s", path, strerror(errno));
 			return NULL;
 		}
@@ -377,7 +397,7 @@ int main(int argc, char **argv)
 	int64_t t0 = now_ns();
 
 	util_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "o:f:j:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:f:j:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'f': format = optarg; break;
@@ -393,20 +413,21 @@ int main(int argc, char **argv)
 			break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("gpuprof-ingest %s\n", GPUPROF_VERSION); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		default: return usage_bad_option(c, argv);
 		}
 	}
-	if (!out || (optind == argc && !reindex)) {
-		error(!out ? "no output database given (-o session.db)" : "no input given");
+	if (argc == 1) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (!out || (optind == argc && !reindex))
+		return usage_error(!out ? "no output database: give -o session.db" : "no input given");
 	/* Every input's reader first (each file sniffed once), so that an unknown one changes nothing. */
 	picked = xcalloc((size_t)(argc - optind) + 1, sizeof(*picked));
 	for (i = optind; i < argc; i++)
-		if (!(picked[i - optind] = pick_reader(argv[i], format))) {
+		if (!(picked[i - optind] = pick_reader(argv[i], format, &c))) {
 			free(picked);
-			return format ? EXIT_USAGE : EXIT_DATA;
+			return c;
 		}
 	if (!(db = db_open(out, DB_WRITE))) {
 		free(picked);
@@ -448,7 +469,8 @@ int main(int argc, char **argv)
 	free(picked);
 	sink_free(sink);
 	db_close(db);
-	info("%s: done in %.2f s%s", out, (now_ns() - t0) / 1e9,
-	     status == EXIT_DATA ? " (with rejected input, see above)" : "");
+	/* After a failure the messages above say what happened; "done" would say it went well. */
+	if (status == EXIT_OK)
+		info("%s: done in %.2f s", out, (now_ns() - t0) / 1e9);
 	return status;
 }
