@@ -15,6 +15,20 @@ static const char *progname = "gpuprof";
 static int quiet;
 static void (*divert)(void *arg, const char *line);	/* util_divert_messages */
 static void *divert_arg;
+static pthread_mutex_t stderr_lock = PTHREAD_MUTEX_INITIALIZER;	/* messages and the progress line */
+static int progress_shown;	/* a progress line is on stderr's last line */
+
+void util_progress(const char *text)
+{
+	pthread_mutex_lock(&stderr_lock);
+	if (text)
+		fprintf(stderr, "\r%s\033[K", text);
+	else if (progress_shown)
+		fputs("\r\033[K", stderr);
+	progress_shown = text != NULL;
+	fflush(stderr);
+	pthread_mutex_unlock(&stderr_lock);
+}
 
 void util_init(const char *argv0)
 {
@@ -51,11 +65,17 @@ static void vreport(const char *level, const char *fmt, va_list ap)
 		else
 			snprintf(line, sizeof(line), "%s: %s", progname, msg);
 		divert(divert_arg, line);
-	} else if (level) {
-		fprintf(stderr, "%s: %s: %s\n", progname, level, msg);
-	} else {
-		fprintf(stderr, "%s: %s\n", progname, msg);
+		return;
 	}
+	pthread_mutex_lock(&stderr_lock);
+	if (progress_shown)
+		fputs("\r\033[K", stderr);
+	progress_shown = 0;
+	if (level)
+		fprintf(stderr, "%s: %s: %s\n", progname, level, msg);
+	else
+		fprintf(stderr, "%s: %s\n", progname, msg);
+	pthread_mutex_unlock(&stderr_lock);
 }
 
 int error(const char *fmt, ...)

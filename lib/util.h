@@ -38,6 +38,12 @@ void util_set_quiet(int quiet);
  */
 void util_divert_messages(void (*fn)(void *arg, const char *line), void *arg);
 /*
+ * A progress line on stderr (a terminal): util_progress(text) shows text in place of the last one;
+ * util_progress(NULL) takes it away. A message printed meanwhile takes it away first, so that it is not
+ * written over. Safe from another thread than the one printing messages.
+ */
+void util_progress(const char *text);
+/*
  * A usage error in one line that points at --help: "prog: error: MSG (try 'prog --help')". Returns
  * EXIT_USAGE, for `return usage_error(...)` in main.
  */
