@@ -342,17 +342,21 @@ static int parallel_ingest(struct sink *sink, const char *out, char **inputs, co
 		events += ev;
 		if (progress) {
 			double sec = (now_ns() - t0) / 1e9, rate = sec > 0 ? events / sec : 0;
+			struct buf line;
+			buf_init(&line);
 			if (rate >= 1e6)
-				fprintf(stderr, "\rgpuprof-ingest: %d/%d inputs, %.2f M events/s ", i + 1, n, rate / 1e6);
+				buf_addf(&line, "%s: %d/%d inputs, %.2f M events/s", util_progname(), i + 1, n, rate / 1e6);
 			else
-				fprintf(stderr, "\rgpuprof-ingest: %d/%d inputs, %.0f events/s ", i + 1, n, rate);
+				buf_addf(&line, "%s: %d/%d inputs, %.0f events/s", util_progname(), i + 1, n, rate);
+			util_progress(line.s);	/* (a warning printed meanwhile takes it away first) */
+			buf_release(&line);
 		}
 	}
 	/* What was read stays, as reading one input after another would have kept it. */
 	if (sink_batch_active(sink) && sink_batch_commit(sink))
 		status = EXIT_SYSTEM;
 	if (progress)
-		fputc('\n', stderr);
+		util_progress(NULL);
 	if (jobs)
 		close(fds[0]);	/* a reader still going (stopped early) ends at its next write */
 	for (k = 0; k < jobs; k++) {

@@ -54,6 +54,17 @@ def main():
            "6000 ranges" in kept, kept)
         ok("terminal: nothing after the last line", text.endswith("\r\n"), text[-200:])
 
+        # Several inputs read at once (-j): the line of inputs done, taken away the same way.
+        subprocess.run([os.path.join(BIN, "gpuprof-synth"), "--kernels", "20000", "--seed", "4", "-o",
+                        os.path.join(tmp, "run2"), "--no-expected"], check=True, capture_output=True)
+        rc, out = run_pty(["gpuprof-ingest", "-j", "2", src, "run2", "-o", "j.db"], tmp)
+        text = out.decode("utf-8", "replace")
+        check("terminal, -j 2: exit status", rc, 0)
+        ok("terminal, -j 2: the inputs done", "2/2 inputs" in text, text[-400:])
+        kept = [l.split("\r")[-1].replace("\x1b[K", "") for l in text.split("\r\n")[:-1]]
+        ok("terminal, -j 2: every line left on screen is a message", kept and all(
+            l.startswith("gpuprof-ingest: ") and "/s" not in l for l in kept), kept)
+
         rc, out = run_pty(["gpuprof-ingest", "-q", src, "-o", "b.db"], tmp)
         check("terminal, -q: exit status", rc, 0)
         check("terminal, -q: nothing at all", out, b"")
