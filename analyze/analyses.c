@@ -341,9 +341,22 @@ static const struct colspec summary_cols[] = {
 	{ "busy_ns", "GPU busy (kernels, copies, memsets)", C_NS },
 	{ "idle_ns", "GPU idle (span - busy)", C_NS },
 	{ "busy_pct", "GPU busy % of GPU span", C_PCT },
+	{ "collector_errors", "Collector errors", C_INT },	/* last: columns are only ever added */
 };
 static const struct table_spec summary_tables[] = {
 	{ "summary", "Session summary", summary_cols, NCOLS(summary_cols), .vertical = 1 },
+};
+
+static const struct colspec problems_cols[] = {
+	{ "problem", "Problem", C_TEXT },
+	{ "source", "Source", C_TEXT },
+	{ "count", "Count", C_INT },
+	{ "first_ns", "First", C_TIME },
+	{ "detail", "Detail", C_TEXT },
+};
+static const struct table_spec problems_tables[] = {
+	{ "problems", "Recording problems: collector errors and what the collector lost", problems_cols,
+	  NCOLS(problems_cols) },
 };
 
 static const struct colspec devices_cols[] = {
@@ -638,6 +651,9 @@ static const struct table_spec trend_tables[] = {
 const struct analysis analyses[] = {
 	{ SQL_ROW("summary", "summary.sql",
 		  "The session and its GPU span, busy and idle time (kernels, copies, memsets)", summary_tables),
+	  .section = 2 },
+	{ SQL_ROW("problems", "problems.sql",
+		  "Recording problems: collector errors (no NVML, CUPTI refused, ...) and records it lost", problems_tables),
 	  .section = 2 },
 	{ SQL_ROW("devices", "devices.sql",
 		  "GPUs: span and busy time (kernels, copies, memsets), kernel-only time, properties", devices_tables),
