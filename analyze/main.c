@@ -198,7 +198,7 @@ int main(int argc, char **argv)
 	for (i = 0; i < nextra; i++)
 		longopts[NCOLS(common) + i] = (struct option){ extra[i]->name, extra[i]->has_arg, NULL, EXTRA_VAL + i };
 	memset(&longopts[NCOLS(common) + nextra], 0, sizeof(longopts[0]));
-	while ((c = getopt_long(argc, argv, "f:n:m:x:s:wlg:Sh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:n:m:x:s:wlg:Sh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!(fmt = format_find(optarg, FMT_ANALYZE))) {
@@ -233,10 +233,8 @@ int main(int argc, char **argv)
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("gpuprof-analyze %s\n", GPUPROF_VERSION); return EXIT_OK;
 		default:
-			if (c < EXTRA_VAL || c >= EXTRA_VAL + nextra) {
-				usage(stderr);
-				return EXIT_USAGE;
-			}
+			if (c < EXTRA_VAL || c >= EXTRA_VAL + nextra)
+				return usage_bad_option(c, argv);
 			i = c - EXTRA_VAL;
 			if (extra[i]->parse(&o, optarg)) {
 				error("--%s %s, not '%s'", extra[i]->name, extra[i]->want, optarg);
@@ -250,11 +248,12 @@ int main(int argc, char **argv)
 			break;
 		}
 	}
-	if (argc - optind != 2) {
-		error(argc - optind < 2 ? "need an analysis and a database" : "too many arguments");
+	if (argc == 1) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (argc - optind != 2)
+		return usage_error(argc - optind < 2 ? "need an analysis and a database" : "too many arguments");
 	if (!(a = analysis_find(argv[optind]))) {
 		error("no analysis '%s' (gpuprof-analyze --list names them)", argv[optind]);
 		return EXIT_USAGE;
@@ -268,12 +267,12 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	ro.width = render_width();
 	if (!(db = db_open(argv[optind + 1], DB_READ)))
-		return EXIT_DATA;
+		return db_exit_code();
 	if (db_session(db, session, &o.session) || (ro.has_origin = db_session_start(db, o.session, &ro.origin)) < 0 ||
 	    (a->needs_baseline && analysis_baseline(db, &o))) {
 		db_close(o.base_db);
 		db_close(db);
-		return EXIT_DATA;
+		return db_exit_code();
 	}
 	/*
 	 * A gate judges every row, so with one the analysis runs once with all rows and its tables are cut by

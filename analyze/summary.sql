@@ -29,5 +29,6 @@ SELECT s.id AS session_id, s.uuid AS session, s.source, s.program, s.hostname, s
        (SELECT coalesce(sum(count), 0) FROM drops x WHERE x.session_id = s.id AND x.source = 'wire') AS missing_batches,
        (SELECT count(*) FROM ingest_errors e WHERE e.session_id = s.id) AS ingest_errors,
        b.kernels, b.kernel_ns, b.kernel_busy_ns, b.gpu_span_ns, b.busy_ns, b.idle_ns,
-       CASE WHEN b.gpu_span_ns > 0 THEN 100.0 * b.busy_ns / b.gpu_span_ns END AS busy_pct
+       CASE WHEN b.gpu_span_ns > 0 THEN 100.0 * b.busy_ns / b.gpu_span_ns END AS busy_pct,
+       (SELECT count(*) FROM collector_errors e WHERE e.session_id = s.id) AS collector_errors
 FROM sessions s, busy b WHERE s.id = :session;

@@ -162,7 +162,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	int c;
 	memset(o, 0, sizeof(*o));
 	/* "+": options end at the first non-option, so PROGRAM's own options are left alone. */
-	while ((c = getopt_long(argc, argv, "+o:e:i:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:e:i:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			o->dir = optarg;
@@ -208,7 +208,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			printf("gpuprof-collect %s\n", GPUPROF_VERSION);
 			return 1;
 		default:
-			usage(stderr);
+			usage_bad_option(c, argv);
 			return -1;
 		}
 	}

@@ -1070,11 +1070,37 @@ static int events(struct state *st, struct jstream *in, int bare, struct buf *va
 	}
 }
 
-/* Walk the document. Returns EXIT_OK, EXIT_DATA (malformed: caller rolls back) or EXIT_SYSTEM. */
+/*
+ * Top-level members that make a JSON document a trace: those Kineto writes (whatever precedes them: tools
+ * that collect traces put their own metadata first), those of the Chrome trace format, and "ph", the one
+ * member every event has, for documents in its array form.
+ */
+static const struct json_claim kineto_claims[] = {
+	{ "traceEvents", NULL }, { "schemaVersion", NULL }, { "deviceProperties", NULL },
+	{ "distributedInfo", NULL }, { "baseTimeNanoseconds", NULL }, { "displayTimeUnit", NULL },
+	{ "traceName", NULL }, { "trace_id", NULL }, { "cupti_version", NULL }, { "cuda_runtime_version", NULL },
+	{ "cuda_driver_version", NULL }, { "systemTraceEvents", NULL }, { "otherData", NULL },
+	{ "stackFrames", NULL }, { "ph", NULL }, { NULL, NULL }
+};
+
+/* 1 when a top-level member named key (quoted, as read) is one that only traces have. */
+static int trace_member(const struct buf *key)
+{
+	const struct json_claim *c;
+	for (c = kineto_claims; c->key; c++)
+		if (key->len == strlen(c->key) + 2 && !memcmp(key->s + 1, c->key, key->len - 2))
+			return 1;
+	return 0;
+}
+
+/*
+ * Walk the document. Returns EXIT_OK, EXIT_DATA (malformed, or an object no trace member names, which
+ * --format kineto may force on any JSON: caller rolls back) or EXIT_SYSTEM.
+ */
 static int walk(struct state *st, struct jstream *in)
 {
 	struct buf key, val;
-	int c, status = EXIT_OK, rc;
+	int c, status = EXIT_OK, rc, traced = 0;
 	const char *what = NULL;
 
 	buf_init(&key);
@@ -1101,6 +1127,7 @@ static int walk(struct state *st, struct jstream *in)
 			what = "expected a member name";
 			goto bad;
 		}
+		traced |= trace_member(&key);
 		if (!strcmp(key.s, "\"traceEvents\"")) {
 			if (jstream_next(in) != '[') {
 				what = "\"traceEvents\" is not an array";
@@ -1128,6 +1155,14 @@ static int walk(struct state *st, struct jstream *in)
 			what = c < 0 ? "the trace ends early" : "expected ',' or '}' after a top-level member";
 			goto bad;
 		}
+	}
+	if (jstream_next(in) >= 0) {
+		what = "more after the trace's object (one JSON object a line is gpuprof's wire format: --format ndjson)";
+		goto bad;
+	}
+	if (!traced) {
+		what = "not a trace: no \"traceEvents\" or other member a trace has";
+		goto bad;
 	}
 	goto out;
 bad:
@@ -1216,19 +1251,6 @@ out:
 	free(st.gpu_pids);
 	return status;
 }
-
-/*
- * Top-level members that make a JSON document a trace: those Kineto writes (whatever precedes them: tools
- * that collect traces put their own metadata first), those of the Chrome trace format, and "ph", the one
- * member every event has, for documents in its array form.
- */
-static const struct json_claim kineto_claims[] = {
-	{ "traceEvents", NULL }, { "schemaVersion", NULL }, { "deviceProperties", NULL },
-	{ "distributedInfo", NULL }, { "baseTimeNanoseconds", NULL }, { "displayTimeUnit", NULL },
-	{ "traceName", NULL }, { "trace_id", NULL }, { "cupti_version", NULL }, { "cuda_runtime_version", NULL },
-	{ "cuda_driver_version", NULL }, { "systemTraceEvents", NULL }, { "otherData", NULL },
-	{ "stackFrames", NULL }, { "ph", NULL }, { NULL, NULL }
-};
 
 const struct reader kineto_reader = {
 	"kineto", "PyTorch profiler (Kineto) / Chrome trace JSON, .json or .json.gz",

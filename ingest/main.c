@@ -8,8 +8,11 @@
 #include "sink.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +49,10 @@ static void usage(FILE *out)
 		"      --reindex       rebuild the column chunks analyses read fast (after the inputs) of\n"
 		"                      sessions that lack them: written by an older gpuprof, or whose kernels\n"
 		"                      or API calls were changed with sqlite3\n"
-		"  -q, --quiet         print only warnings and errors\n"
+		"  -q, --quiet         print only warnings and errors (no progress line either)\n"
+		"  -v, --verbose       say how each input is read: its format and how it was told\n"
+		"\n"
+		"On a terminal, a progress line on stderr says how far reading is; none when stderr is not one.\n"
 		"  -h, --help          show this help\n"
 		"      --version       show the version\n"
 		"\n"
@@ -126,32 +132,52 @@ out:
 	return r;
 }
 
-/* The reader for input `path`, by --format, by JSON structure or by detect; NULL with a message. */
-static const struct reader *pick_reader(const char *path, const char *format)
+/*
+ * The reader for input `path`, by --format, by JSON structure or by detect; NULL with a message and
+ * *status the exit code: 4 when the input cannot be read (missing), 2 for an unknown --format, 3 for an
+ * input no reader takes (an Nsight Systems report, a directory given to a reader of files).
+ */
+static const struct reader *pick_reader(const char *path, const char *format, int *status)
 {
-	const struct reader *r;
+	const struct reader *r = NULL;
 	char head[4097];
 	struct buf seen;
 	struct stat st;
 	size_t i;
 	int n = 0, is_dir;
 
+	*status = EXIT_DATA;
 	if (format) {
-		for (i = 0; i < NREADERS; i++)
+		for (i = 0; i < NREADERS && !r; i++)
 			if (!strcmp(readers[i]->name, format))
-				return readers[i];
-		error("unknown format '%s' (see --help)", format);
-		return NULL;
+				r = readers[i];
+		if (!r) {
+			*status = EXIT_USAGE;
+			error("unknown format '%s' (see --help)", format);
+			return NULL;
+		}
 	}
 	if (stat(path, &st)) {
-		error("%s: %s", path, strerror(errno));
+		*status = EXIT_SYSTEM;
+		error("%s: cannot read: %s", path, strerror(errno));
 		return NULL;
 	}
 	is_dir = S_ISDIR(st.st_mode);
+	if (is_dir && r && r != &ndjson_reader) {
+		error("%s: is a directory; the %s format reads a file", path, r->name);
+		return NULL;
+	}
+	if (r)
+		return r;
+	if (!is_dir && is_nsys_report(path)) {
+		error_nsys_report(path);
+		return NULL;
+	}
 	buf_init(&seen);
 	if (!is_dir) {
 		gzFile f = gzopen(path, "rb");
 		if (!f) {
+			*status = EXIT_SYSTEM;
 			error("%s: cannot open: %s", path, strerror(errno));
 			return NULL;
 		}
@@ -316,17 +342,21 @@ static int parallel_ingest(struct sink *sink, const char *out, char **inputs, co
 		events += ev;
 		if (progress) {
 			double sec = (now_ns() - t0) / 1e9, rate = sec > 0 ? events / sec : 0;
+			struct buf line;
+			buf_init(&line);
 			if (rate >= 1e6)
-				fprintf(stderr, "\rgpuprof-ingest: %d/%d inputs, %.2f M events/s ", i + 1, n, rate / 1e6);
+				buf_addf(&line, "%s: %d/%d inputs, %.2f M events/s", util_progname(), i + 1, n, rate / 1e6);
 			else
-				fprintf(stderr, "\rgpuprof-ingest: %d/%d inputs, %.0f events/s ", i + 1, n, rate);
+				buf_addf(&line, "%s: %d/%d inputs, %.0f events/s", util_progname(), i + 1, n, rate);
+			util_progress(line.s);	/* (a warning printed meanwhile takes it away first) */
+			buf_release(&line);
 		}
 	}
 	/* What was read stays, as reading one input after another would have kept it. */
 	if (sink_batch_active(sink) && sink_batch_commit(sink))
 		status = EXIT_SYSTEM;
 	if (progress)
-		fputc('\n', stderr);
+		util_progress(NULL);
 	if (jobs)
 		close(fds[0]);	/* a reader still going (stopped early) ends at its next write */
 	for (k = 0; k < jobs; k++) {
@@ -353,6 +383,135 @@ static int parallel_ingest(struct sink *sink, const char *out, char **inputs, co
 	return status;
 }
 
+/*
+ * The progress line of inputs read one after another, on a terminal: a thread that every half second
+ * shows the records written so far, their rate, how far into the current file reading is (its
+ * descriptor's offset, from /proc; a file SQLite reads shows none) and, for several, the inputs done.
+ */
+struct progress {
+	struct sink *sink;
+	char **inputs;
+	int n;
+	int current;		/* the input being read (atomic) */
+	int stop;		/* set under lock to end the thread */
+	int64_t t0;		/* when ingest began (monotonic ns) */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+};
+
+/* How far into the file `path` this process has read (its descriptor's offset), or -1 when not open. */
+static long long input_offset(const char *path)
+{
+	char want[PATH_MAX], link[300], got[PATH_MAX], line[128];
+	long long pos = -1;
+	struct dirent *e;
+	DIR *d;
+	if (!realpath(path, want) || !(d = opendir("/proc/self/fd")))
+		return -1;
+	while (pos < 0 && (e = readdir(d))) {
+		ssize_t n;
+		FILE *f;
+		snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name);
+		if ((n = readlink(link, got, sizeof(got) - 1)) <= 0)
+			continue;
+		got[n] = '\0';
+		if (strcmp(got, want))
+			continue;
+		snprintf(link, sizeof(link), "/proc/self/fdinfo/%s", e->d_name);
+		if (!(f = fopen(link, "r")))
+			continue;
+		while (fgets(line, sizeof(line), f))
+			if (sscanf(line, "pos: %lld", &pos) == 1)
+				break;
+		fclose(f);
+	}
+	closedir(d);
+	return pos > 0 ? pos : -1;
+}
+
+/* "1.2 GB", "340 MB", "12 kB": n bytes in about three digits. */
+static void human_bytes(char *out, size_t size, double n)
+{
+	static const char *const units[] = { "B", "kB", "MB", "GB", "TB" };
+	int u = 0;
+	while (n >= 1000 && u < 4) {
+		n /= 1000;
+		u++;
+	}
+	snprintf(out, size, n < 10 && u ? "%.1f %s" : "%.0f %s", n, units[u]);
+}
+
+static void *progress_main(void *arg)
+{
+	struct progress *p = arg;
+	struct timespec ts;
+	pthread_mutex_lock(&p->lock);
+	while (!p->stop) {
+		int i = __atomic_load_n(&p->current, __ATOMIC_RELAXED);
+		double sec = (now_ns() - p->t0) / 1e9, rows = (double)sink_rows(p->sink), rate = sec > 0 ? rows / sec : 0;
+		long long pos;
+		struct stat st;
+		struct buf b;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 500000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		if (pthread_cond_timedwait(&p->wake, &p->lock, &ts) != ETIMEDOUT || p->stop)
+			continue;
+		buf_init(&b);
+		buf_addf(&b, "%s: %s: ", util_progname(), p->inputs[i]);
+		if (rows >= 1e6)
+			buf_addf(&b, "%.2f M events, %.2f M/s", rows / 1e6, rate / 1e6);
+		else
+			buf_addf(&b, "%.0f events, %.0f/s", rows, rate);
+		if ((pos = input_offset(p->inputs[i])) > 0 && !stat(p->inputs[i], &st) && st.st_size > 0) {
+			char h[32], t[32];
+			human_bytes(h, sizeof(h), (double)pos);
+			human_bytes(t, sizeof(t), (double)st.st_size);
+			buf_addf(&b, ", %s of %s read", h, t);
+		}
+		if (p->n > 1)
+			buf_addf(&b, ", %d/%d inputs done", i, p->n);
+		util_progress(b.s);
+		buf_release(&b);
+	}
+	pthread_mutex_unlock(&p->lock);
+	util_progress(NULL);
+	return NULL;
+}
+
+/* Start p's thread (0), or -1 when it cannot be (no progress line then: not worth a message). */
+static int progress_start(struct progress *p, struct sink *sink, char **inputs, int n, int64_t t0)
+{
+	memset(p, 0, sizeof(*p));
+	p->sink = sink;
+	p->inputs = inputs;
+	p->n = n;
+	p->t0 = t0;
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->wake, NULL);
+	if (pthread_create(&p->thread, NULL, progress_main, p)) {
+		pthread_mutex_destroy(&p->lock);
+		pthread_cond_destroy(&p->wake);
+		return -1;
+	}
+	return 0;
+}
+
+static void progress_stop(struct progress *p)
+{
+	pthread_mutex_lock(&p->lock);
+	p->stop = 1;
+	pthread_cond_signal(&p->wake);
+	pthread_mutex_unlock(&p->lock);
+	pthread_join(p->thread, NULL);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->wake);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -362,6 +521,7 @@ int main(int argc, char **argv)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "reindex", no_argument, NULL, 'R' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -371,19 +531,20 @@ int main(int argc, char **argv)
 	const struct reader **picked;	/* the reader of each input */
 	struct sink *sink;
 	sqlite3 *db;
-	int c, i, status = EXIT_OK, reindex = 0, quiet = 0, combined = 0;
+	int c, i, status = EXIT_OK, reindex = 0, quiet = 0, verbose = 0, combined = 0;
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	char *end;
 	int64_t t0 = now_ns();
 
 	util_init(argv[0]);
-	while ((c = getopt_long(argc, argv, "o:f:j:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:f:j:qvh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 'f': format = optarg; break;
 		case 'S': ro.session = optarg; break;
 		case 'R': reindex = 1; break;
 		case 'q': util_set_quiet(1); quiet = 1; break;
+		case 'v': verbose = 1; break;
 		case 'j':
 			jobs = strtol(optarg, &end, 10);
 			if (*end || end == optarg || jobs < 1 || jobs > 1024) {
@@ -393,20 +554,24 @@ int main(int argc, char **argv)
 			break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("gpuprof-ingest %s\n", GPUPROF_VERSION); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		default: return usage_bad_option(c, argv);
 		}
 	}
-	if (!out || (optind == argc && !reindex)) {
-		error(!out ? "no output database given (-o session.db)" : "no input given");
+	if (argc == 1) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (!out || (optind == argc && !reindex))
+		return usage_error(!out ? "no output database: give -o session.db" : "no input given");
 	/* Every input's reader first (each file sniffed once), so that an unknown one changes nothing. */
 	picked = xcalloc((size_t)(argc - optind) + 1, sizeof(*picked));
 	for (i = optind; i < argc; i++)
-		if (!(picked[i - optind] = pick_reader(argv[i], format))) {
+		if (!(picked[i - optind] = pick_reader(argv[i], format, &c))) {
 			free(picked);
-			return format ? EXIT_USAGE : EXIT_DATA;
+			return c;
+		} else if (verbose) {
+			info("%s: read as %s, %s (%s)", argv[i], picked[i - optind]->name, picked[i - optind]->help,
+			     format ? "as --format says" : "told by its content");
 		}
 	if (!(db = db_open(out, DB_WRITE))) {
 		free(picked);
@@ -428,11 +593,19 @@ int main(int argc, char **argv)
 		if (progress)
 			util_set_quiet(0);
 	} else {
+		struct progress p;
+		int progress = !quiet && argc > optind && isatty(STDERR_FILENO) &&
+			       !progress_start(&p, sink, argv + optind, argc - optind, t0);
 		for (i = optind; i < argc && status != EXIT_SYSTEM; i++) {
-			int rc = picked[i - optind]->ingest(sink, argv[i], &ro);
+			int rc;
+			if (progress)
+				__atomic_store_n(&p.current, i - optind, __ATOMIC_RELAXED);
+			rc = picked[i - optind]->ingest(sink, argv[i], &ro);
 			if (rc > status)
 				status = rc;
 		}
+		if (progress)
+			progress_stop(&p);
 	}
 	if (reindex && status != EXIT_SYSTEM) {
 		int64_t n;
@@ -448,7 +621,8 @@ int main(int argc, char **argv)
 	free(picked);
 	sink_free(sink);
 	db_close(db);
-	info("%s: done in %.2f s%s", out, (now_ns() - t0) / 1e9,
-	     status == EXIT_DATA ? " (with rejected input, see above)" : "");
+	/* After a failure the messages above say what happened; "done" would say it went well. */
+	if (status == EXIT_OK)
+		info("%s: done in %.2f s", out, (now_ns() - t0) / 1e9);
 	return status;
 }

@@ -225,6 +225,22 @@ out:
 	return status;
 }
 
+/*
+ * 1 when db has a table that Nsight Systems exports write (string table, target info, CUPTI activity,
+ * NVTX), 0 when none, -1 when db cannot be read (its message in sqlite3_errmsg).
+ */
+static int has_nsys_tables(sqlite3 *db)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND (name IN "
+				    "('StringIds', 'TARGET_INFO_GPU', 'TARGET_INFO_SESSION_START_TIME', 'NVTX_EVENTS') "
+				    "OR name LIKE 'CUPTI\\_ACTIVITY\\_KIND\\_%' ESCAPE '\\')", -1, &st, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
 /* Open the export and prepare everything that reads it, before anything is written. */
 static int prepare(struct nsys *n)
 {
@@ -237,6 +253,10 @@ static int prepare(struct nsys *n)
 		return nsys_src_error(n, "open");
 	if ((status = nsys_load_names(n, NULL, &n->tables)))
 		return status;
+	/* (--format nsys on another SQLite file would read as an empty session at time 0) */
+	if (!has_nsys_tables(n->db))
+		return error("%s: not an Nsight Systems export: an SQLite file without its tables (StringIds, "
+			     "TARGET_INFO_GPU, CUPTI_ACTIVITY_KIND_*, ...)", n->path), EXIT_DATA;
 	n->has_strings = nsys_has_table(n, "StringIds");
 	if (n->has_strings &&
 	    !(n->str_st = nsys_src_prepare(n, "SELECT value FROM StringIds WHERE id = ?", "StringIds", &status)))
@@ -380,26 +400,14 @@ out:
 static int nsys_detect(const char *path, int is_dir, const char *head, size_t n)
 {
 	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	int found = 0, rc = SQLITE_ERROR;
+	int found = -1;
 	if (is_dir || n < 16 || memcmp(head, "SQLite format 3", 16))
 		return 0;
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
-	    (rc = sqlite3_prepare_v2(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name IN (?, ?, ?, ?)",
-				     -1, &st, NULL)) == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, "CUPTI_ACTIVITY_KIND_KERNEL", -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, "TARGET_INFO_GPU", -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, "NVTX_EVENTS", -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 4, "StringIds", -1, SQLITE_STATIC);
-		rc = sqlite3_step(st);
-		found = rc == SQLITE_ROW;
-	}
-	/* A damaged .sqlite file is claimed too, so that ingest says what is wrong with it. */
-	if (!found && rc != SQLITE_DONE && ends_with(path, ".sqlite"))
-		found = 1;
-	sqlite3_finalize(st);
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK)
+		found = has_nsys_tables(db);
 	sqlite3_close(db);
-	return found;
+	/* A damaged .sqlite file is claimed too, so that ingest says what is wrong with it. */
+	return found > 0 || (found < 0 && ends_with(path, ".sqlite"));
 }
 
 const struct reader nsys_reader = {

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <errno.h>
+#include <sys/stat.h>
 
 int db_exec(sqlite3 *db, const char *sql)
 {
@@ -45,10 +47,21 @@ static const struct migration {
 };
 
 static int refused;	/* the last db_open failed on what the file holds */
+static int reading;	/* the db_open in progress is for DB_READ */
+
+static int no_session;	/* the last db_session failed: 1 no such session, 2 none at all */
+static int unreadable;	/* the last db_open failed to read the file (missing, I/O error) */
 
 int db_refused(void)
 {
 	return refused;
+}
+
+int db_exit_code(void)
+{
+	if (no_session)
+		return no_session == 1 ? EXIT_USAGE : EXIT_DATA;
+	return unreadable && !refused ? EXIT_SYSTEM : EXIT_DATA;
 }
 
 /* One integer from a statement with no parameters (0 when no row); -1 on error, the message left to the caller. */
@@ -65,11 +78,43 @@ static int query_int(sqlite3 *db, const char *sql, int64_t *v)
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* Print that path is not a gpuprof session database (why), set refused, return -1. */
-static int not_ours(const char *path, const char *why)
+/*
+ * 1 when path holds what gpuprof-ingest reads: JSON (a trace, NDJSON), gzip, or an SQLite file with an
+ * Nsight Systems export's tables (db, which may be unusable, is its connection).
+ */
+static int ingestible(sqlite3 *db, const char *path)
 {
+	unsigned char head[64];
+	size_t n, i = 0;
+	FILE *f = fopen(path, "rb");
+	int64_t tables = 0;
+	if (!f)
+		return 0;
+	n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	while (i < n && (head[i] == ' ' || head[i] == '\t' || head[i] == '\n' || head[i] == '\r'))
+		i++;
+	if (i < n && (head[i] == '{' || head[i] == '['))
+		return 1;
+	if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b)
+		return 1;
+	return !query_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN "
+			  "('StringIds', 'TARGET_INFO_GPU', 'CUPTI_ACTIVITY_KIND_KERNEL', 'NVTX_EVENTS')", &tables) &&
+	       tables > 0;
+}
+
+/*
+ * Print that path is not a gpuprof session database (why), set refused, return -1. For a reader, a
+ * profile that gpuprof-ingest takes gets the command that makes it one instead.
+ */
+static int not_ours(sqlite3 *db, const char *path, const char *why)
+{
+	char reason[256];
 	refused = 1;
-	return error("%s: not a gpuprof session database (%s)", path, why);
+	snprintf(reason, sizeof(reason), "%s", why);	/* (it may be db's message, which a query replaces) */
+	if (reading && ingestible(db, path))
+		return error("%s: not a session database; ingest it first: gpuprof-ingest %s -o session.db", path, path);
+	return error("%s: not a gpuprof session database (%s)", path, reason);
 }
 
 /*
@@ -86,7 +131,7 @@ static int legacy_version(sqlite3 *db, const char *path, int64_t *version)
 			       "coalesce(sum(name = 'column_chunks'), 0), coalesce(sum(name = 'overheads'), 0) "
 			       "FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'", -1, &st, NULL) != SQLITE_OK) {
 		sqlite3_finalize(st);
-		return not_ours(path, sqlite3_errmsg(db));
+		return not_ours(db, path, sqlite3_errmsg(db));
 	}
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		objects = sqlite3_column_int64(st, 0);
@@ -99,14 +144,14 @@ static int legacy_version(sqlite3 *db, const char *path, int64_t *version)
 	if (!objects)
 		return 0;
 	if (meta && query_int(db, "SELECT value FROM meta WHERE key = 'schema_version'", &said))
-		return not_ours(path, sqlite3_errmsg(db));
+		return not_ours(db, path, sqlite3_errmsg(db));
 	if (said == 1)
 		*version = !chunks ? 1 : !overheads ? 2 : 3;
 	else if (said == 2)
 		*version = 4;
 	else if (said > 2)
 		*version = said;	/* made from session.sql by hand, without its PRAGMA user_version */
-	return *version ? 0 : not_ours(path, "no schema version in table 'meta'");
+	return *version ? 0 : not_ours(db, path, "no schema version in table 'meta'");
 }
 
 /* gpuprof_schema_version(): the version db_open found, as db_schema_version returns it. */
@@ -146,7 +191,8 @@ static int find_version(sqlite3 *db, const char *path, int64_t *version)
 	char why[64];
 	if (query_int(db, "PRAGMA user_version", version) || query_int(db, "PRAGMA application_id", &app)) {
 		if (sqlite3_errcode(db) == SQLITE_NOTADB)
-			return not_ours(path, sqlite3_errmsg(db));
+			return not_ours(db, path, sqlite3_errmsg(db));
+		unreadable = 1;
 		return error("%s: %s", path, sqlite3_errmsg(db));
 	}
 	if (!*version) {
@@ -154,7 +200,7 @@ static int find_version(sqlite3 *db, const char *path, int64_t *version)
 			return -1;
 	} else if (app != DB_APPLICATION_ID) {
 		snprintf(why, sizeof(why), "application_id %lld", (long long)app);
-		return not_ours(path, why);
+		return not_ours(db, path, why);
 	}
 	if (*version > DB_SCHEMA_VERSION) {
 		refused = 1;
@@ -204,6 +250,7 @@ static sqlite3 *open_conn(const char *path, int flags)
 {
 	sqlite3 *db = NULL;
 	if (sqlite3_open_v2(path, &db, flags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		unreadable = 1;
 		error("%s: cannot open database: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
 		sqlite3_close(db);
 		return NULL;
@@ -254,9 +301,13 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	sqlite3 *db;
 	int flags = mode == DB_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
 	int64_t version;
+	struct stat st;
 
 	static int configured;
 	refused = 0;
+	no_session = 0;
+	unreadable = 0;
+	reading = mode == DB_READ;
 	if (!configured) {
 		/*
 		 * The writer (ingest) uses SQLite from one thread only (its decoder thread never touches it), so
@@ -267,8 +318,22 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 		configured = 1;
 	}
-	if (mode == DB_READ && access(path, F_OK)) {
-		error("%s: no such file", path);
+	if (mode == DB_READ && is_nsys_report(path)) {
+		refused = 1;
+		error_nsys_report(path);
+		return NULL;
+	}
+	if (mode == DB_READ && stat(path, &st)) {
+		unreadable = 1;
+		error("%s: cannot read: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (strcmp(path, ":memory:") && !stat(path, &st) && S_ISDIR(st.st_mode)) {
+		if (mode == DB_WRITE)
+			return error("%s: is a directory; -o names the database file to write", path), NULL;
+		refused = 1;
+		error("%s: is a directory, not a session database; a recorded session directory is ingested first: "
+		      "gpuprof-ingest %s -o session.db", path, path);
 		return NULL;
 	}
 	if (!(db = open_conn(path, flags)))
@@ -276,7 +341,7 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	if (find_version(db, path, &version))
 		goto fail;
 	if (!version && mode == DB_READ) {
-		not_ours(path, "an empty database");
+		not_ours(db, path, "an empty database");
 		goto fail;
 	}
 	/* A fresh database gets big pages, which suit bulk event tables. */
@@ -328,6 +393,7 @@ int db_session(sqlite3 *db, const char *want, int64_t *id)
 	sqlite3_stmt *st;
 	int64_t n;
 	int rc;
+	no_session = 0;
 	if (!want)
 		st = db_prepare(db, "SELECT max(id) FROM sessions");
 	else if (!parse_i64(want, strlen(want), &n))
@@ -344,6 +410,9 @@ int db_session(sqlite3 *db, const char *want, int64_t *id)
 	rc = sqlite3_step(st);
 	if (rc != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL) {
 		sqlite3_finalize(st);
+		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+			return error("sqlite: %s", sqlite3_errmsg(db));
+		no_session = want ? 1 : 2;
 		if (want)
 			return error("no session '%s' in the database", want);
 		return error("the database holds no session");

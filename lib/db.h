@@ -36,6 +36,12 @@ sqlite3 *db_open(const char *path, enum db_mode mode);
 /* 1 when the last db_open failed on what the file holds (not ours, newer schema: exit 3), else 0. */
 int db_refused(void);
 /*
+ * The exit code for the last failed db_open or db_session: EXIT_USAGE for a session asked for that is
+ * not there, EXIT_SYSTEM for a file that cannot be read (missing, an I/O error), else EXIT_DATA (not a
+ * session database, one that holds no session).
+ */
+int db_exit_code(void);
+/*
  * The schema version of db's file as db_open found it (DB_SCHEMA_VERSION once opened for writing); also
  * SQL function gpuprof_schema_version() on connections of db_open and db_clone. -1 with a message on a
  * connection they did not make.
@@ -52,7 +58,7 @@ sqlite3_stmt *db_prepare(sqlite3 *db, const char *sql);
 
 /*
  * Pick a session: `want` is NULL (the newest, i.e. highest id), a numeric id, or a session uuid.
- * Returns 0 and sets *id, or -1 with a message.
+ * Returns 0 and sets *id, or -1 with a message (db_exit_code says which kind of failure).
  */
 int db_session(sqlite3 *db, const char *want, int64_t *id);
 

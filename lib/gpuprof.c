@@ -26,7 +26,7 @@ static void usage(FILE *out)
 	fprintf(out, "usage: gpuprof COMMAND [ARGS]\n\nCommands:\n");
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].help);
-	fprintf(out, "\n'gpuprof COMMAND --help' describes each.\n");
+	fprintf(out, "\n'gpuprof help COMMAND' (or 'gpuprof COMMAND --help') describes each.\n");
 }
 
 int main(int argc, char **argv)
@@ -36,6 +36,16 @@ int main(int argc, char **argv)
 	size_t i;
 
 	util_init(argv[0]);
+	/* "gpuprof help COMMAND" is "gpuprof COMMAND --help", as git has it. */
+	if (argc == 3 && !strcmp(argv[1], "help")) {
+		static char help[] = "--help";
+		argv[1] = argv[2];
+		argv[2] = help;
+	}
+	if (argc > 3 && !strcmp(argv[1], "help")) {
+		error("'gpuprof help' takes one command (see gpuprof --help)");
+		return EXIT_USAGE;
+	}
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? EXIT_USAGE : EXIT_OK;

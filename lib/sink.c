@@ -83,7 +83,8 @@ static int tx_open(struct sink *s)
 static int tx_close(struct sink *s)
 {
 	if (db_exec(s->db, embed_get("schemas/session.sql")) || db_exec(s->db, "COMMIT")) {
-		db_exec(s->db, "ROLLBACK");
+		/* Quietly: a failed COMMIT may have ended the transaction, and "no transaction is active" says nothing. */
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 		return -1;
 	}
 	return 0;

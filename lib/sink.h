@@ -84,6 +84,8 @@ const char *sink_string_value(struct sink *s, int64_t id);
 int sink_add(struct sink *s, enum rec_type t, const struct value *vals);
 /* Records added per type in the current process. */
 int64_t sink_count(const struct sink *s, enum rec_type t);
+/* The records written since sink_open, all processes; may be read from another thread (progress). */
+int64_t sink_rows(struct sink *s);
 
 /*
  * Add offset_ns to every time the current process has written so far (a format whose time base comes

@@ -185,7 +185,7 @@ int sink_combine(struct sink *s, const char *path, const char *session, int64_t 
 {
 	sqlite3 *db = s->db;
 	sqlite3_stmt *st;
-	int64_t app = 0, version = 0;
+	int64_t app = 0, version = 0, tables;
 	int rc = -1, attached = 0, added;
 
 	*events = *processes = 0;
@@ -194,14 +194,28 @@ int sink_combine(struct sink *s, const char *path, const char *session, int64_t 
 	sqlite3_bind_text(st, 1, path, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE && sqlite3_errcode(db) == SQLITE_NOTADB)
+		return error("%s: not a gpuprof database (%s)", path, sqlite3_errmsg(db)) - 1;
 	if (rc != SQLITE_DONE)
 		return error("%s: cannot open: %s", path, sqlite3_errmsg(db));
 	attached = 1;
 	rc = -1;
+	/* A file that is no database may fail only here, as bad input rather than an I/O error. */
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM src.sqlite_master WHERE type = 'table' AND name IN "
+			       "('sessions', 'processes', 'strings', 'kernels', 'ingest_errors')", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		int notadb = sqlite3_errcode(db) == SQLITE_NOTADB;
+		rc = notadb ? error("%s: not a gpuprof database (%s)", path, sqlite3_errmsg(db)) - 1
+			    : error("%s: cannot read: %s", path, sqlite3_errmsg(db));
+		sqlite3_finalize(st);
+		goto out;
+	}
+	tables = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
 	if (sink_query_i64(s, "PRAGMA src.application_id", NULL, 0, &app) < 0 ||
 	    sink_query_i64(s, "PRAGMA src.user_version", NULL, 0, &version) < 0)
 		goto out;
-	if (app != DB_APPLICATION_ID && version) {
+	if ((app != DB_APPLICATION_ID && version) || (!version && tables < 5)) {
 		rc = error("%s: not a gpuprof database", path) - 1;
 		goto out;
 	}

@@ -44,6 +44,7 @@ struct sink {
 	int64_t next_string_id;
 	int64_t min_ns, max_ns;	/* event times seen in this process */
 	int64_t counts[R_COUNT];
+	int64_t rows;		/* records written since sink_open, read by sink_rows (another thread) */
 	int64_t first_rowid[R_COUNT];	/* where the current process's rows of each table begin */
 
 	struct strmap_entry *map;	/* the current session's strings (sink_strings.c) */

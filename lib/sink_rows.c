@@ -108,6 +108,7 @@ int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
 	if (sink_step(s, st))
 		return -1;
 	s->counts[t]++;
+	__atomic_store_n(&s->rows, s->rows + 1, __ATOMIC_RELAXED);	/* (one writer) */
 	for (i = 0; i < CS_TABLES; i++)
 		if (colstore_specs[i].rec == t && colstore_writer_add(s->cs, i, s->pid, vals) && sink_chunks_flush(s, i, 0))
 			return -1;
@@ -117,6 +118,11 @@ int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
 int64_t sink_count(const struct sink *s, enum rec_type t)
 {
 	return s->counts[t];
+}
+
+int64_t sink_rows(struct sink *s)
+{
+	return __atomic_load_n(&s->rows, __ATOMIC_RELAXED);
 }
 
 int sink_shift_times(struct sink *s, int64_t offset_ns)

@@ -2,10 +2,41 @@
 
 #include <string.h>
 
+/*
+ * 1 when plain (a name's top level, template arguments and parentheses taken out) reads as C++: words
+ * that are identifiers or scoped ones ("at::native::kernel", "T::~T"), apart by spaces, '*' or '&'. An NVTX
+ * range such as "## forward ##" or "epoch 3" does not.
+ */
+static int cxx_words(const char *plain)
+{
+	const char *p = plain;
+	while (*p) {
+		if (*p == ' ' || *p == '*' || *p == '&') {
+			p++;
+			continue;
+		}
+		for (;;) {
+			if (*p == '~')
+				p++;
+			if (!(*p == '_' || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z')))
+				return 0;	/* a word starts with a letter or '_' */
+			while (*p == '_' || (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))
+				p++;
+			if (p[0] != ':' || p[1] != ':')
+				break;
+			while (p[0] == ':' && p[1] == ':')	/* "at::(anonymous namespace)::f" lost its middle */
+				p += 2;
+		}
+		if (*p && *p != ' ' && *p != '*' && *p != '&')
+			return 0;
+	}
+	return 1;
+}
+
 void name_short(const char *name, struct buf *out)
 {
-	size_t len = cxx_params_at(name, strlen(name)), i, start = 0;
-	int depth = 0;
+	size_t full = strlen(name), len = cxx_params_at(name, full), i, start = 0;
+	int depth = 0, nested = 0;
 	struct buf plain;
 	buf_reset(out);
 	buf_init(&plain);
@@ -14,6 +45,7 @@ void name_short(const char *name, struct buf *out)
 		char c = name[i];
 		if (c == '<' || c == '(') {
 			depth++;
+			nested = 1;
 			continue;
 		}
 		if ((c == '>' || c == ')') && depth > 0) {
@@ -22,6 +54,12 @@ void name_short(const char *name, struct buf *out)
 		}
 		if (!depth)
 			buf_addch(&plain, c);
+	}
+	/* Only a signature is shortened: parameters, template arguments or a scope, in C++ words. */
+	if (depth || !cxx_words(plain.s) || (len == full && !nested && !strstr(plain.s, "::"))) {
+		buf_addstr(out, name);
+		buf_release(&plain);
+		return;
 	}
 	/* The return type is what stands before the last top-level space. */
 	for (i = plain.len; i-- > 0;)

@@ -309,42 +309,228 @@ void table_raw(struct buf *b, const struct cell *c)
 	}
 }
 
-/*
- * Copy s shortened to at most `max` display columns, losing the least: first the return type "void "
- * and the parameter list of a C++ kernel name, then the middle ("head...tail"), so names that differ only
- * in their template arguments stay apart.
- */
-static void shorten(char *out, size_t n, const char *s, int max)
+/* The byte after n more characters of s[at..len) (UTF-8: continuation bytes are not characters). */
+static size_t chars_fwd(const char *s, size_t at, size_t len, size_t n)
 {
-	size_t len = strlen(s), p, head, tail, i;
-	int w;
-	if ((int)utf8_chars(s) <= max || max < 8) {
-		snprintf(out, n, "%s", s);
-		return;
+	while (at < len && n) {
+		at++;
+		while (at < len && ((unsigned char)s[at] & 0xC0) == 0x80)
+			at++;
+		n--;
 	}
+	return at;
+}
+
+/* The byte where the last n characters of s[0..at) begin. */
+static size_t chars_back(const char *s, size_t at, size_t n)
+{
+	while (at > 0 && n) {
+		at--;
+		while (at > 0 && ((unsigned char)s[at] & 0xC0) == 0x80)
+			at--;
+		n--;
+	}
+	return at;
+}
+
+/* What of a name a cut shows: without the return type "void " and the parameter list of a C++ kernel name. */
+static void cut_view(const char *s, size_t *off, size_t *len)
+{
+	size_t p;
+	*off = 0;
+	*len = strlen(s);
 	if (!strncmp(s, "void ", 5)) {
-		s += 5;
-		len -= 5;
+		*off = 5;
+		*len -= 5;
 	}
-	p = cxx_params_at(s, len);
-	if (p > 0 && p < len)
-		len = p;
-	snprintf(out, n, "%.*s", (int)len, s);
-	if ((int)utf8_chars(out) <= max)
+	p = cxx_params_at(s + *off, *len);
+	if (p > 0 && p < *len)
+		*len = p;
+}
+
+/*
+ * Copy s shortened to at most `max` display columns (max >= 8), losing the least: first the return type
+ * and the parameter list (cut_view), then the middle. keep is the byte of s (in the view) that must stay
+ * in sight, where the name first differs from another it would look the same as (in the whole name
+ * when `whole`: names that differ only in what the view leaves out), or SIZE_MAX: then
+ * two thirds from the head and one third from the tail ("head...tail"); else the head up to a few
+ * characters past keep and the tail, or the head, a window around keep and the tail ("h...window...t").
+ */
+static void cut_name(struct buf *out, const char *s, int max, size_t keep, int whole)
+{
+	size_t off, len, cols, head, tail, w0, w1;
+	buf_reset(out);
+	if (keep == SIZE_MAX && (int)utf8_chars(s) <= max) {
+		buf_addstr(out, s);
 		return;
-	/* Keep two thirds from the head, one third from the tail, on character boundaries. */
-	head = (size_t)(max - 3) * 2 / 3;
-	tail = (size_t)(max - 3) - head;
-	for (i = 0, w = 0; i < len && (size_t)w < head; i++)
-		if (((unsigned char)s[i] & 0xC0) != 0x80)
-			w++;
-	while (i < len && ((unsigned char)s[i] & 0xC0) == 0x80)
+	}
+	cut_view(s, &off, &len);
+	if (whole) {
+		off = 0;
+		len = strlen(s);
+	}
+	s += off;
+	cols = (size_t)max - 3;
+	if (keep == SIZE_MAX) {
+		buf_add(out, s, len);
+		if ((int)utf8_chars(out->s) <= max)
+			return;
+		buf_reset(out);
+		head = chars_fwd(s, 0, len, cols * 2 / 3);
+		tail = chars_back(s, len, cols - cols * 2 / 3);
+	} else {
+		size_t before = keep > len ? len : keep, ahead = 6, quarter = ((size_t)max - 6) / 4, i;
+		for (i = 0, w0 = 0; i < before; i++)	/* the characters before keep */
+			w0 += ((unsigned char)s[i] & 0xC0) != 0x80;
+		if (w0 + ahead + 8 <= cols) {
+			head = chars_fwd(s, 0, len, w0 + ahead);
+			tail = chars_back(s, len, cols - w0 - ahead);
+		} else {
+			size_t win = (size_t)max - 6 - 2 * quarter;
+			head = chars_fwd(s, 0, len, quarter);
+			tail = chars_back(s, len, quarter);
+			w0 = chars_back(s, before, win / 2);
+			if (w0 < head)
+				w0 = head;
+			w1 = chars_fwd(s, w0, len, win);
+			if (w1 > tail) {
+				w1 = tail;
+				w0 = chars_back(s, tail, win);
+			}
+			if (w0 <= head || w1 >= tail) {	/* the window meets the head or the tail: one cut */
+				buf_add(out, s, w0 <= head ? w1 : head);
+				buf_addstr(out, "...");
+				buf_add(out, s + (w0 <= head ? tail : w0), len - (w0 <= head ? tail : w0));
+				return;
+			}
+			buf_add(out, s, head);
+			buf_addstr(out, "...");
+			buf_add(out, s + w0, w1 - w0);
+			buf_addstr(out, "...");
+			buf_add(out, s + tail, len - tail);
+			return;
+		}
+	}
+	if (tail < head)
+		tail = head;
+	buf_add(out, s, head);
+	buf_addstr(out, "...");
+	buf_add(out, s + tail, len - tail);
+}
+
+struct cut {
+	const char *name;	/* the whole name */
+	char *shown;		/* what the row shows */
+};
+
+static int cut_cmp(const void *a, const void *b)
+{
+	const struct cut *x = *(const struct cut *const *)a, *y = *(const struct cut *const *)b;
+	int c = strcmp(x->shown, y->shown);
+	return c ? c : strcmp(x->name, y->name);
+}
+
+/*
+ * The byte where the views of a and b first differ; where the views are the same, where a and b do,
+ * with *whole set.
+ */
+static size_t view_diff(const char *a, const char *b, int *whole)
+{
+	size_t ao, al, bo, bl, i = 0;
+	cut_view(a, &ao, &al);
+	cut_view(b, &bo, &bl);
+	while (i < al && i < bl && a[ao + i] == b[bo + i])
 		i++;
-	head = i;
-	for (i = len, w = 0; i > head && (size_t)w < tail; i--)
-		if (((unsigned char)s[i - 1] & 0xC0) != 0x80)
-			w++;
-	snprintf(out, n, "%.*s...%.*s", (int)head, s, (int)(len - i), s + i);
+	if (i < al || i < bl)
+		return i;
+	*whole = 1;
+	for (i = 0; a[i] && a[i] == b[i]; i++)
+		;
+	return i;
+}
+
+/*
+ * Cut each of n names to `max` columns so that two different names never look the same: a cut shared
+ * by different names is made again around where each first differs from the others, and a name that
+ * still looks like another is shown whole. cuts[i].shown is malloc'ed.
+ */
+static void cut_column(struct cut *cuts, size_t n, int max)
+{
+	struct cut **by = xcalloc(n ? n : 1, sizeof(*by));
+	struct buf b;
+	size_t i, j, k;
+	int pass;
+	buf_init(&b);
+	for (i = 0; i < n; i++) {
+		cut_name(&b, cuts[i].name, max, SIZE_MAX, 0);
+		cuts[i].shown = xstrdup(b.s);
+		by[i] = &cuts[i];
+	}
+	for (pass = 0; pass < 2; pass++) {
+		xqsort(by, n, sizeof(*by), cut_cmp);
+		for (i = 0; i < n; i = j) {
+			size_t *keep;
+			int whole = 0;	/* some differ only in what the view leaves out: cut whole names */
+			for (j = i + 1; j < n && !strcmp(by[i]->shown, by[j]->shown); j++)
+				;
+			if (j - i < 2 || !strcmp(by[i]->name, by[j - 1]->name))
+				continue;	/* one name, maybe in several rows */
+			keep = xcalloc(j - i, sizeof(*keep));
+			for (k = i; k < j; k++) {
+				size_t m;
+				for (m = i; m < j; m++)
+					if (strcmp(by[k]->name, by[m]->name))
+						view_diff(by[k]->name, by[m]->name, &whole);
+			}
+			for (k = i; k < j; k++) {
+				size_t m, d;
+				int w = 0;
+				for (m = i; m < j; m++) {
+					if (!strcmp(by[k]->name, by[m]->name))
+						continue;
+					d = view_diff(by[k]->name, by[m]->name, &w);
+					if (whole && !w) {	/* where the whole names differ */
+						for (d = 0; by[k]->name[d] && by[k]->name[d] == by[m]->name[d]; d++)
+							;
+					}
+					w = 0;
+					if (d > keep[k - i])
+						keep[k - i] = d;
+				}
+			}
+			for (k = i; k < j; k++) {
+				if (pass == 0)
+					cut_name(&b, by[k]->name, max, keep[k - i], whole);
+				free(by[k]->shown);
+				by[k]->shown = xstrdup(pass == 0 ? b.s : by[k]->name);
+			}
+			free(keep);
+		}
+	}
+	buf_release(&b);
+	free(by);
+}
+
+char **table_cut_names(const char *const *names, size_t n, int max)
+{
+	struct cut *cuts = xcalloc(n ? n : 1, sizeof(*cuts));
+	char **shown = xcalloc(n ? n : 1, sizeof(*shown));
+	size_t i;
+	for (i = 0; i < n; i++)
+		cuts[i].name = names[i];
+	cut_column(cuts, n, max < 8 ? 8 : max);
+	for (i = 0; i < n; i++)
+		shown[i] = cuts[i].shown;
+	free(cuts);
+	return shown;
+}
+
+void table_cut_names_free(char **shown, size_t n)
+{
+	size_t i;
+	for (i = 0; shown && i < n; i++)
+		free(shown[i]);
+	free(shown);
 }
 
 int render_width(void)
@@ -363,6 +549,7 @@ int render_text(FILE *out, const struct table *t, const struct render_opts *o)
 	int width = o && o->width > 0 && !o->wide ? o->width : INT32_MAX / 2;
 	int *w = xcalloc((size_t)t->ncols, sizeof(int));
 	char cellbuf[4096];
+	struct cut *cuts = NULL;	/* the last column's names and what each row shows of its name */
 	size_t r;
 	int c, used = 0;
 
@@ -417,16 +604,22 @@ int render_text(FILE *out, const struct table *t, const struct render_opts *o)
 			fputc('-', out);
 		fputs(c == t->ncols - 1 ? "\n" : "  ", out);
 	}
+	/* Only the last text column is cut to the width left (the others are as wide as their longest cell). */
+	if (t->ncols && t->cols[t->ncols - 1].type == C_TEXT && !(o && o->wide) && w[t->ncols - 1] >= 8) {
+		c = t->ncols - 1;
+		cuts = xcalloc(t->nrows ? t->nrows : 1, sizeof(*cuts));
+		for (r = 0; r < t->nrows; r++) {
+			table_human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
+			cuts[r].name = xstrdup(cellbuf);
+		}
+		cut_column(cuts, t->nrows, w[c]);
+	}
 	for (r = 0; r < t->nrows; r++) {
 		for (c = 0; c < t->ncols; c++) {
 			int last = c == t->ncols - 1;
 			table_human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
 			if (t->cols[c].type == C_TEXT) {
-				char cut[4096];
-				if (o && o->wide)
-					snprintf(cut, sizeof(cut), "%s", cellbuf);
-				else
-					shorten(cut, sizeof(cut), cellbuf, w[c]);
+				const char *cut = last && cuts ? cuts[r].shown : cellbuf;
 				if (last)
 					fputs(cut, out);
 				else
@@ -439,6 +632,11 @@ int render_text(FILE *out, const struct table *t, const struct render_opts *o)
 	}
 	if (t->footer)
 		fprintf(out, "%s\n", t->footer);
+	for (r = 0; cuts && r < t->nrows; r++) {
+		free((char *)cuts[r].name);
+		free(cuts[r].shown);
+	}
+	free(cuts);
 	free(w);
 	return ferror(out) ? -1 : 0;
 }

@@ -133,6 +133,13 @@ void format_names(struct buf *b, unsigned program, int (*keep)(const struct form
 int render_width(void);
 
 int render_text(FILE *out, const struct table *t, const struct render_opts *o);
+/*
+ * The n names cut to at most max columns (8 or more) as text tables cut them: in the middle, and so that
+ * two different names never look the same (a name that would is cut around where it differs, or shown
+ * whole). Returns n malloc'ed strings; free them with table_cut_names_free.
+ */
+char **table_cut_names(const char *const *names, size_t n, int max);
+void table_cut_names_free(char **shown, size_t n);
 int render_csv(FILE *out, const struct table *t);
 int render_md(FILE *out, const struct table *t);
 /*

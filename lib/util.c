@@ -9,11 +9,26 @@
 #include <string.h>
 #include <time.h>
 #include <limits.h>
+#include <getopt.h>
 
 static const char *progname = "gpuprof";
 static int quiet;
 static void (*divert)(void *arg, const char *line);	/* util_divert_messages */
 static void *divert_arg;
+static pthread_mutex_t stderr_lock = PTHREAD_MUTEX_INITIALIZER;	/* messages and the progress line */
+static int progress_shown;	/* a progress line is on stderr's last line */
+
+void util_progress(const char *text)
+{
+	pthread_mutex_lock(&stderr_lock);
+	if (text)
+		fprintf(stderr, "\r%s\033[K", text);
+	else if (progress_shown)
+		fputs("\r\033[K", stderr);
+	progress_shown = text != NULL;
+	fflush(stderr);
+	pthread_mutex_unlock(&stderr_lock);
+}
 
 void util_init(const char *argv0)
 {
@@ -50,11 +65,17 @@ static void vreport(const char *level, const char *fmt, va_list ap)
 		else
 			snprintf(line, sizeof(line), "%s: %s", progname, msg);
 		divert(divert_arg, line);
-	} else if (level) {
-		fprintf(stderr, "%s: %s: %s\n", progname, level, msg);
-	} else {
-		fprintf(stderr, "%s: %s\n", progname, msg);
+		return;
 	}
+	pthread_mutex_lock(&stderr_lock);
+	if (progress_shown)
+		fputs("\r\033[K", stderr);
+	progress_shown = 0;
+	if (level)
+		fprintf(stderr, "%s: %s: %s\n", progname, level, msg);
+	else
+		fprintf(stderr, "%s: %s\n", progname, msg);
+	pthread_mutex_unlock(&stderr_lock);
 }
 
 int error(const char *fmt, ...)
@@ -82,6 +103,47 @@ void info(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport(NULL, fmt, ap);
 	va_end(ap);
+}
+
+int is_nsys_report(const char *path)
+{
+	return ends_with(path, ".nsys-rep") || ends_with(path, ".qdrep");
+}
+
+int error_nsys_report(const char *path)
+{
+	int base = (int)(strlen(path) - strlen(ends_with(path, ".qdrep") ? ".qdrep" : ".nsys-rep"));
+	return error("%s: an Nsight Systems report; gpuprof reads its SQLite export: run "
+		     "'nsys export --type sqlite %s', then 'gpuprof-ingest %.*s.sqlite -o session.db'", path, path,
+		     base, path);
+}
+
+int usage_error(const char *fmt, ...)
+{
+	char msg[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	error("%s (try '%s --help')", msg, progname);
+	return EXIT_USAGE;
+}
+
+int usage_bad_option(int c, char **argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	int len;
+	if (!strncmp(arg, "--", 2) && (c == ':' || !optopt)) {	/* a long option */
+		len = (int)strcspn(arg, "=");
+		if (c == ':')
+			return usage_error("option '%.*s' needs a value", len, arg);
+		return usage_error("unknown option '%.*s'", len, arg);
+	}
+	if (!strncmp(arg, "--", 2))	/* "--wide=1": a value given to an option that takes none */
+		return usage_error("option '%.*s' takes no value", (int)strcspn(arg, "="), arg);
+	if (c == ':')
+		return usage_error("option '-%c' needs a value", optopt);
+	return usage_error("unknown option '-%c'", optopt);
 }
 
 static void *oom(size_t n)

@@ -37,6 +37,23 @@ void util_set_quiet(int quiet);
  * again. gpuprof-ingest -j: a reader's messages go into its spool, printed by the writer in input order.
  */
 void util_divert_messages(void (*fn)(void *arg, const char *line), void *arg);
+/*
+ * A progress line on stderr (a terminal): util_progress(text) shows text in place of the last one;
+ * util_progress(NULL) takes it away. A message printed meanwhile takes it away first, so that it is not
+ * written over. Safe from another thread than the one printing messages.
+ */
+void util_progress(const char *text);
+/*
+ * A usage error in one line that points at --help: "prog: error: MSG (try 'prog --help')". Returns
+ * EXIT_USAGE, for `return usage_error(...)` in main.
+ */
+int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * getopt_long's '?' (an unknown option) or ':' (an option without its argument; the option string must
+ * begin with ':', after any '+', so that getopt prints nothing itself) as usage_error's one line, naming
+ * the option as given. Returns EXIT_USAGE.
+ */
+int usage_bad_option(int c, char **argv);
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
@@ -102,6 +119,10 @@ size_t utf8_chars(const char *s);
 
 /* Match a glob-free suffix: 1 if s ends with suffix. */
 int ends_with(const char *s, const char *suffix);
+/* 1 when path names an Nsight Systems report (.nsys-rep, .qdrep), which gpuprof reads only exported. */
+int is_nsys_report(const char *path);
+/* Say that path is an Nsight Systems report and the two commands that make it a session; returns -1. */
+int error_nsys_report(const char *path);
 
 /* 1 when the environment variable name is set to anything but "" or "0" (GPUPROF_DISABLED). */
 int env_flag(const char *name);

@@ -147,6 +147,21 @@ void html_short_name(char *out, size_t n, const char *name)
 	snprintf(out, n, "%.*s...", (int)k, name);
 }
 
+/* The labels of a chart of t's rows: column cn's names cut as text tables cut them (never two alike). */
+static char **chart_labels(const struct table *t, int cn)
+{
+	const char **names = xcalloc(t->nrows ? t->nrows : 1, sizeof(*names));
+	char **labels;
+	size_t r;
+	for (r = 0; r < t->nrows; r++) {
+		const struct cell *nc = &t->cells[r * (size_t)t->ncols + (size_t)cn];
+		names[r] = nc->null || !nc->s ? "-" : nc->s;
+	}
+	labels = table_cut_names(names, t->nrows, SHORT_NAME - 4);
+	free(names);
+	return labels;
+}
+
 /* Chart 1: the hotspots table's kernels as horizontal bars of total time. */
 static void chart_hotspots(FILE *out, const struct report_doc *d)
 {
@@ -154,6 +169,7 @@ static void chart_hotspots(FILE *out, const struct report_doc *d)
 	int cn, ct, bar_h = 22, w = 1000, name_w = 420;
 	size_t r;
 	double max = 0;
+	char **labels;
 	if (!t || !t->nrows || (cn = table_find_col(t, "name")) < 0 || (ct = table_find_col(t, "total_ns")) < 0)
 		return;
 	for (r = 0; r < t->nrows; r++) {
@@ -166,24 +182,25 @@ static void chart_hotspots(FILE *out, const struct report_doc *d)
 	fputs("<section id=\"c-hotspots\"><h2>Top kernels by total time</h2>\n", out);
 	fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %d %zu\" role=\"img\" aria-label=\"Top kernels by total time\">\n",
 		name_w + w + 90, t->nrows * (size_t)bar_h + 4);
+	labels = chart_labels(t, cn);
 	for (r = 0; r < t->nrows; r++) {
 		const struct cell *nc = &t->cells[r * (size_t)t->ncols + (size_t)cn];
 		const struct cell *tc = &t->cells[r * (size_t)t->ncols + (size_t)ct];
 		const char *name = nc->null || !nc->s ? "-" : nc->s;
-		char h[64], shortname[SHORT_NAME];
+		char h[64];
 		double v = tc->null ? 0 : tc->d, bw = v / max * (w - 10);
 		size_t y = r * (size_t)bar_h;
 		fmt_ns(h, sizeof(h), v);
-		html_short_name(shortname, sizeof(shortname), name);
 		fputs("<g><title>", out);
 		html_esc(out, name);
 		fprintf(out, ": %s</title>", h);
 		fprintf(out, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\">", name_w - 6, y + 15);
-		html_esc(out, shortname);
+		html_esc(out, labels[r]);
 		fprintf(out, "</text><rect class=\"bar\" x=\"%d\" y=\"%zu\" width=\"%.1f\" height=\"%d\"/>",
 			name_w, y + 3, bw > 0.5 ? bw : 0.5, bar_h - 6);
 		fprintf(out, "<text x=\"%.1f\" y=\"%zu\" class=\"muted\">%s</text></g>\n", name_w + bw + 6, y + 15, h);
 	}
+	table_cut_names_free(labels, t->nrows);
 	fputs("</svg></section>\n", out);
 }
 
@@ -196,6 +213,7 @@ static void chart_stalls(FILE *out, const struct report_doc *d)
 	const struct table *t = report_table(d->ts, "stall_kernels");
 	int cn, c, bar_h = 22, w = 1000, name_w = 420, nreasons = 0, legend_h;
 	size_t r;
+	char **labels;
 	if (!t || !t->nrows || (cn = table_find_col(t, "name")) < 0)
 		return;
 	for (c = 0; c < t->ncols; c++)
@@ -215,17 +233,16 @@ static void chart_stalls(FILE *out, const struct report_doc *d)
 		fputs("</text>\n", out);
 		r++;
 	}
+	labels = chart_labels(t, cn);
 	for (r = 0; r < t->nrows; r++) {
 		const struct cell *nc = &t->cells[r * (size_t)t->ncols + (size_t)cn];
 		const char *name = nc->null || !nc->s ? "-" : nc->s;
 		size_t y = (size_t)legend_h + r * (size_t)bar_h, k = 0;
 		double x = name_w;
-		char shortname[SHORT_NAME];
-		html_short_name(shortname, sizeof(shortname), name);
 		fprintf(out, "<text x=\"%d\" y=\"%zu\" text-anchor=\"end\"><title>", name_w - 6, y + 15);
 		html_esc(out, name);
 		fputs("</title>", out);
-		html_esc(out, shortname);
+		html_esc(out, labels[r]);
 		fputs("</text>", out);
 		for (c = 0; c < t->ncols && (int)k < nreasons; c++) {
 			const struct cell *v = &t->cells[r * (size_t)t->ncols + (size_t)c];
@@ -244,6 +261,7 @@ static void chart_stalls(FILE *out, const struct report_doc *d)
 		}
 		fputs("\n", out);
 	}
+	table_cut_names_free(labels, t->nrows);
 	fputs("</svg><p class=\"note\">Shares of each kernel&#39;s samples for the reasons sampled most overall; "
 	      "the rest of a bar is other reasons.</p></section>\n", out);
 }

@@ -9,7 +9,7 @@
 
 #define NB 1000			/* SVG units across every time chart's plot */
 #define LABEL_W 150		/* room for row labels left of the plot */
-#define SHORT_NAME 64		/* bytes of a chart label: 60 and the NUL */
+#define SHORT_NAME 64		/* a chart label: 60 characters (html.c: table_cut_names); timeline titles: bytes */
 
 /* Write s with &, <, >, " and ' escaped, so it is text in element content and in quoted attributes. */
 void html_esc(FILE *out, const char *s);

@@ -272,7 +272,7 @@ int main(int argc, char **argv)
 	util_init(argv[0]);
 	analysis_opts_init(&o);
 	memset(&tro, 0, sizeof(tro));
-	while ((c = getopt_long(argc, argv, "f:o:t:n:s:wg:Shm:x:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:o:t:n:s:wg:Shm:x:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
 			if (!(fmt = format_find(optarg, FMT_REPORT))) {
@@ -324,17 +324,18 @@ int main(int argc, char **argv)
 		case 'J': json_schema = 1; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("gpuprof-report %s\n", GPUPROF_VERSION); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		default: return usage_bad_option(c, argv);
 		}
 	}
 	nsections = report_sections(sections, NCOLS(sections));
 	if (json_schema)
 		return report_schema(stdout, sections, nsections) || fflush(stdout) ? EXIT_SYSTEM : EXIT_OK;
-	if (argc - optind != 1) {
-		error(argc == optind ? "no database given" : "too many arguments");
+	if (argc == 1) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (argc - optind != 1)
+		return usage_error(argc == optind ? "no database given" : "too many arguments");
 	if (output_format(output, table, fmt_given, &fmt, sections, nsections, o.baseline != NULL))
 		return EXIT_USAGE;
 	if (fmt->needs_path && !output) {
@@ -370,10 +371,10 @@ int main(int argc, char **argv)
 	}
 	ro.width = render_width();
 	if (!(db = db_open(argv[optind], DB_READ)))
-		return EXIT_DATA;
+		return db_exit_code();
 	if (db_session(db, session, &o.session) || (ro.has_origin = db_session_start(db, o.session, &ro.origin)) < 0) {
 		db_close(db);
-		return EXIT_DATA;
+		return db_exit_code();
 	}
 	doc.ts = &ts;
 	doc.db = db;
@@ -400,7 +401,7 @@ int main(int argc, char **argv)
 	if (o.baseline && analysis_baseline(db, &o)) {
 		db_close(o.base_db);
 		db_close(db);
-		return EXIT_DATA;
+		return db_exit_code();
 	}
 	r = &report_renderers[fmt->id];
 	/* With --baseline, the sections that compare with it come first: they are what a CI reader looks for. */

@@ -236,9 +236,10 @@ def xss_session(path):
 
 
 def check_long_names(tmp):
-    """Chart labels: a name over 60 bytes is cut at 57 on a character boundary (two-byte characters here)
-    and marked with "..."; shorter names stay whole. The full name is the label's tooltip."""
-    long, short = "\u00e9" * 40, "k" * 60
+    """Chart labels: a name over 60 characters is cut in the middle as text tables cut names (two thirds of
+    57 from the head, a third from the tail, two-byte characters here), shorter names stay whole. The full
+    name is the label's tooltip."""
+    long, short = "\u00e9" * 70, "k" * 60
     n = 2
     cols = {"start": [0, 1000], "end": [500, 1300], "name": [1, 2], "grid_x": [1] * n, "block_x": [32] * n}
     for f in ("device", "context", "stream", "correlation", "mangled", "grid_y", "grid_z", "block_y", "block_z",
@@ -256,7 +257,7 @@ def check_long_names(tmp):
     html = run("gpuprof-report", db, "--format", "html").stdout
     chart = re.search(r'<section id="c-hotspots">(.*?)</section>', html, re.S)
     labels = re.findall(r'<text x="\d+" y="\d+" text-anchor="end">([^<]*)</text>', chart.group(1)) if chart else None
-    check("long names: hotspot chart labels", labels, ["\u00e9" * 28 + "...", short])
+    check("long names: hotspot chart labels", labels, ["\u00e9" * 38 + "..." + "\u00e9" * 19, short])
     ok("long names: the whole name in the tooltip", f"<title>{long}: " in html)
 
 

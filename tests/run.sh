@@ -54,6 +54,7 @@ suite sqlext python3 tests/sqlext.py
 suite vtab python3 tests/vtab.py
 suite ranks python3 tests/ranks.py
 suite ingest_jobs python3 tests/ingest_jobs.py
+suite progress python3 tests/ingest_progress.py
 suite trace_export python3 tests/trace_export.py
 suite compare python3 tests/compare.py
 suite parallel python3 tests/parallel.py
