@@ -50,6 +50,7 @@ suite nsys_rows python3 tests/nsys_rows.py
 suite nsys_stats python3 tests/nsys_stats.py
 suite rows python3 tests/rows.py
 suite analyses python3 tests/analyses.py
+suite views python3 tests/views.py
 suite sqlext python3 tests/sqlext.py
 suite vtab python3 tests/vtab.py
 suite ranks python3 tests/ranks.py
@@ -63,6 +64,7 @@ suite stalls python3 tests/stalls.py
 suite html python3 tests/report_html.py
 suite xlsx python3 tests/report_xlsx.py
 suite csv python3 tests/report_csv.py
+suite md python3 tests/report_md.py
 suite demo python3 tests/demo_session.py
 suite collector python3 tests/collector.py
 suite collect tests/collect.sh
