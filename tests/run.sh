@@ -67,6 +67,7 @@ suite csv python3 tests/report_csv.py
 suite md python3 tests/report_md.py
 suite demo python3 tests/demo_session.py
 suite collector python3 tests/collector.py
+suite install python3 tests/install.py
 suite collect tests/collect.sh
 suite atomic tests/atomic.sh
 echo "$passed passed, $failed failed"
