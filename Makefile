@@ -1,5 +1,5 @@
 # gpuprof — one Makefile. `make` builds everything into build/; `make V=1` shows the commands.
-# Targets: all test demo bench gpu-check fuzz install clean deps.
+# Targets: all man test demo bench gpu-check fuzz install clean deps.
 
 PREFIX ?= /usr/local
 CC ?= cc
@@ -71,6 +71,15 @@ EXT_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -f
 	     -DGPUPROF_SQLITE_LOADABLE
 
 all: $(PROGRAMS) $(COLLECTOR) $(EXTENSION)
+
+# Man pages, one per program, made from its --help and --version (scripts/help2man.py): the one source.
+MANPAGES = $(PROGRAMS:$(B)/bin/%=$(B)/man/%.1)
+man: $(MANPAGES)
+
+$(B)/man/%.1: $(B)/bin/% $(B)/bin/gpuprof scripts/help2man.py
+	@mkdir -p $(@D)
+	@echo "  MAN     $@"
+	$(Q)python3 scripts/help2man.py $< > $@
 
 $(B)/bin/bin2c: scripts/bin2c.c
 	@mkdir -p $(@D)
@@ -232,9 +241,16 @@ fuzz:
 gpu-check: all
 	@tests/gpu/run.sh && python3 tests/gpu/check.py $${OUT:-$(B)/gpu-check}
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin
+# The programs, their man pages and bash completion (scripts/gpuprof-completion.bash, under each program's
+# name, as bash-completion looks them up), the collector, the SQLite extension and the schemas.
+COMPLETIONS = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+install: all man
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(COMPLETIONS)
 	install -m 755 $(filter-out $(B)/bin/gpuprof-synth,$(PROGRAMS)) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(filter-out $(B)/man/gpuprof-synth.1,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 scripts/gpuprof-completion.bash $(COMPLETIONS)/gpuprof
+	for p in gpuprof-ingest gpuprof-analyze gpuprof-report gpuprof-collect; do \
+		ln -sf gpuprof $(COMPLETIONS)/$$p; done
 ifneq ($(HAVE_CUPTI),)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
 	install -m 755 $(COLLECTOR) $(DESTDIR)$(PREFIX)/lib/
@@ -249,7 +265,7 @@ endif
 clean:
 	rm -rf build demo
 
-.PHONY: all deps test demo bench fuzz gpu-check install clean
+.PHONY: all man deps test demo bench fuzz gpu-check install clean
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

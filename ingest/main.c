@@ -40,6 +40,7 @@ static void usage(FILE *out)
 		"Load profiles into a session database (created if missing). INPUT is a gpuprof session\n"
 		"directory or .ndjson[.gz] file, a PyTorch profiler trace, an Nsight Systems export or a\n"
 		"gpuprof database (combined: per-host databases into one); the format is detected from content.\n"
+		"INPUT - reads standard input (NDJSON, Kineto JSON or an nsys export, .gz compressed too).\n"
 		"\n"
 		"  -o, --output DB     the database to write (required)\n"
 		"  -f, --format NAME   read every INPUT as NAME instead of detecting it\n"
@@ -512,6 +513,91 @@ static void progress_stop(struct progress *p)
 	pthread_cond_destroy(&p->wake);
 }
 
+static char stdin_copy[4096];	/* the temporary file `-` was read into, "" when none */
+static pid_t stdin_owner;	/* the process that made it and removes it at exit (not a reader process) */
+
+/* All n bytes of buf to fd; 0, or -1 with errno set. */
+static int write_all(int fd, const char *buf, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, buf, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		buf += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static void stdin_remove(void)
+{
+	if (*stdin_copy && getpid() == stdin_owner)
+		unlink(stdin_copy);
+}
+
+/*
+ * Input `-`: standard input copied whole into a temporary file ($TMPDIR, else /tmp) that the readers read as
+ * any other input (the format is told from its content; .gz compressed too), removed at exit. Its path, or
+ * NULL with a message.
+ */
+static const char *stdin_spool(void)
+{
+	const char *dir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char buf[65536];
+	ssize_t n;
+	int fd;
+	if (*stdin_copy) {
+		error("-: standard input can be read once");
+		return NULL;
+	}
+	snprintf(stdin_copy, sizeof(stdin_copy), "%s/gpuprof-ingest-stdin.XXXXXX", dir);
+	if ((fd = mkstemp(stdin_copy)) < 0) {
+		error("%s: cannot create: %s", stdin_copy, strerror(errno));
+		*stdin_copy = 0;
+		return NULL;
+	}
+	stdin_owner = getpid();
+	atexit(stdin_remove);
+	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write_all(fd, buf, (size_t)n)) {
+			error("-: cannot copy standard input to %s: %s", stdin_copy, strerror(errno));
+			close(fd);
+			return NULL;
+		}
+	}
+	if (close(fd)) {
+		error("%s: write error: %s", stdin_copy, strerror(errno));
+		return NULL;
+	}
+	return stdin_copy;
+}
+
+/* What the database says of the input read from standard input: "-", not the temporary file. 0, or -1. */
+static int stdin_rename(sqlite3 *db)
+{
+	static const char *const sql[] = {
+		"UPDATE sessions SET path = '-' WHERE path = ?1", "UPDATE processes SET file = '-' WHERE file = ?1",
+		"UPDATE ingest_errors SET file = '-' WHERE file = ?1", "UPDATE ingest_skipped SET file = '-' WHERE file = ?1",
+	};
+	size_t i;
+	for (i = 0; i < sizeof(sql) / sizeof(sql[0]); i++) {
+		sqlite3_stmt *st = db_prepare(db, sql[i]);
+		int rc;
+		if (!st)
+			return -1;
+		sqlite3_bind_text(st, 1, stdin_copy, -1, SQLITE_STATIC);
+		rc = sqlite3_step(st);
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			return error("%s", sqlite3_errmsg(db));
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -563,6 +649,9 @@ int main(int argc, char **argv)
 	}
 	if (!out || (optind == argc && !reindex))
 		return usage_error(!out ? "no output database: give -o session.db" : "no input given");
+	for (i = optind; i < argc; i++)
+		if (!strcmp(argv[i], "-") && !(argv[i] = (char *)stdin_spool()))
+			return EXIT_SYSTEM;
 	/* Every input's reader first (each file sniffed once), so that an unknown one changes nothing. */
 	picked = xcalloc((size_t)(argc - optind) + 1, sizeof(*picked));
 	for (i = optind; i < argc; i++)
@@ -620,6 +709,8 @@ int main(int argc, char **argv)
 	}
 	free(picked);
 	sink_free(sink);
+	if (*stdin_copy && status != EXIT_SYSTEM && stdin_rename(db))
+		status = EXIT_SYSTEM;
 	db_close(db);
 	/* After a failure the messages above say what happened; "done" would say it went well. */
 	if (status == EXIT_OK)

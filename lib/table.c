@@ -686,7 +686,7 @@ int render_csv(FILE *out, const struct table *t)
 	return ferror(out) ? -1 : 0;
 }
 
-static void md_text(FILE *out, const char *s)
+void md_text(FILE *out, const char *s)
 {
 	for (; *s; s++) {
 		if (*s == '|' || *s == '\\' || *s == '`' || *s == '*' || *s == '_' || *s == '<' || *s == '>' ||
@@ -699,12 +699,30 @@ static void md_text(FILE *out, const char *s)
 	}
 }
 
-int render_md(FILE *out, const struct table *t)
+void table_cut_middle(char *out, size_t n, const char *s, size_t max)
 {
-	char cellbuf[4096];
+	size_t len = strlen(s), chars = 0, head, tail, i, a, b;
+	for (i = 0; i < len; i++)
+		chars += ((unsigned char)s[i] & 0xC0) != 0x80;
+	if (chars <= max || max < 8) {
+		snprintf(out, n, "%s", s);
+		return;
+	}
+	head = (max - 3) * 2 / 3;	/* the start says what it is; the end tells instances apart */
+	tail = max - 3 - head;
+	for (a = 0, i = 0; a < len; a++)	/* a: the byte after the head's last character */
+		if (((unsigned char)s[a] & 0xC0) != 0x80 && i++ == head)
+			break;
+	for (b = len, i = 0; b > 0 && i < tail; b--)	/* b: the tail's first byte */
+		i += ((unsigned char)s[b - 1] & 0xC0) != 0x80;
+	snprintf(out, n, "%.*s...%s", (int)a, s, s + b);
+}
+
+int render_md_rows(FILE *out, const struct table *t)
+{
+	char cellbuf[4096], cut[MD_CELL_MAX * 4 + 8];
 	size_t r;
 	int c;
-	fprintf(out, "### %s\n\n", t->title);
 	if (t->note) {
 		md_text(out, t->note);
 		fputs("\n\n", out);
@@ -714,10 +732,11 @@ int render_md(FILE *out, const struct table *t)
 		for (r = 0; r < t->nrows; r++)
 			for (c = 0; c < t->ncols; c++) {
 				table_human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
+				table_cut_middle(cut, sizeof(cut), cellbuf, MD_CELL_MAX);
 				fputs("| ", out);
 				md_text(out, t->cols[c].title);
 				fputs(" | ", out);
-				md_text(out, cellbuf);
+				md_text(out, cut);
 				fputs(" |\n", out);
 			}
 		fputc('\n', out);
@@ -737,8 +756,9 @@ int render_md(FILE *out, const struct table *t)
 		fputc('|', out);
 		for (c = 0; c < t->ncols; c++) {
 			table_human(cellbuf, sizeof(cellbuf), &t->cols[c], &t->cells[r * (size_t)t->ncols + c]);
+			table_cut_middle(cut, sizeof(cut), cellbuf, MD_CELL_MAX);
 			fputc(' ', out);
-			md_text(out, cellbuf);
+			md_text(out, cut);
 			fputs(" |", out);
 		}
 		fputc('\n', out);
@@ -757,6 +777,12 @@ void table_offset_key(char *out, size_t n, const char *key)
 	if (len > 3 && !strcmp(key + len - 3, "_ns"))
 		len -= 3;
 	snprintf(out, n, "%.*s_offset_ns", (int)len, key);
+}
+
+int render_md(FILE *out, const struct table *t)
+{
+	fprintf(out, "### %s\n\n", t->title);
+	return render_md_rows(out, t);
 }
 
 int render_json(FILE *out, const struct table *t, const struct render_opts *o)

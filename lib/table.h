@@ -142,6 +142,17 @@ char **table_cut_names(const char *const *names, size_t n, int max);
 void table_cut_names_free(char **shown, size_t n);
 int render_csv(FILE *out, const struct table *t);
 int render_md(FILE *out, const struct table *t);
+/* render_md without the heading: the note, the rows, the footer. Cells longer than MD_CELL_MAX characters
+   are cut in the middle (table_cut_middle), so a CI job summary's lines stay readable. */
+#define MD_CELL_MAX 80
+int render_md_rows(FILE *out, const struct table *t);
+/* s with Markdown's special characters escaped and line breaks as spaces, for a table cell or a line. */
+void md_text(FILE *out, const char *s);
+/*
+ * s into out (n bytes), whole when it has at most max characters (UTF-8), else its first two thirds and its
+ * end joined by "...", max characters in all, cut on character boundaries: "void at::native::vecto...(int)".
+ */
+void table_cut_middle(char *out, size_t n, const char *s, size_t max);
 /*
  * One table as a JSON array of row objects (no trailing newline). With o->has_origin, each C_TIME column
  * KEY_ns is followed by KEY_offset_ns, its offset from o->origin (exact in a double; NULL stays null);

@@ -2,6 +2,7 @@
  * formats: the report's renderer for each format, and the text, CSV, JSON and Markdown documents.
  */
 #include "report.h"
+#include "html.h"
 #include "util.h"
 
 #include <errno.h>
@@ -59,11 +60,108 @@ int report_text(FILE *out, const char *path, const struct report_doc *d)
 	return report_stream(out, d);
 }
 
+/* A cell of row r of t by column key, as people read it, into out; "" when the table lacks the column. */
+static const char *md_cell(char *out, size_t n, const struct table *t, size_t r, const char *key)
+{
+	int c = t ? table_find_col(t, key) : -1;
+	*out = 0;
+	if (c >= 0 && r < t->nrows)
+		table_human(out, n, &t->cols[c], &t->cells[r * (size_t)t->ncols + (size_t)c]);
+	return out;
+}
+
+/*
+ * The verdicts a Markdown report leads with, as a list: the summary's GPU busy share and kernels, each
+ * shown table's footer (its one-line verdict) and each row's verdict where a table has a verdict column.
+ */
+static void md_verdicts(FILE *out, const struct report_doc *d)
+{
+	const struct table *sum = report_table(d->ts, "summary");
+	char a[128], b[128], c[128], e[128];
+	size_t r;
+	int i, k;
+	fputs("### Verdicts\n\n", out);
+	if (sum && sum->nrows)
+		fprintf(out, "- **GPU busy**: %s %% of the GPU span (%s of %s); %s kernels in a wall span of %s\n",
+			md_cell(a, sizeof(a), sum, 0, "busy_pct"), md_cell(b, sizeof(b), sum, 0, "busy_ns"),
+			md_cell(c, sizeof(c), sum, 0, "gpu_span_ns"), md_cell(e, sizeof(e), sum, 0, "kernels"),
+			md_cell(e + 64, sizeof(e) - 64, sum, 0, "wall_span_ns"));
+	for (i = 0; i < d->ts->n; i++) {
+		const struct table *t = d->ts->v[i];
+		if (!report_shown(t))
+			continue;
+		if (t->footer) {
+			fputs("- **", out);
+			md_text(out, t->title);
+			fputs("**: ", out);
+			md_text(out, t->footer);
+			fputc('\n', out);
+		}
+		if ((k = table_find_col(t, "verdict")) < 0)
+			continue;
+		for (r = 0; r < t->nrows && r < 5; r++) {
+			const struct cell *v = &t->cells[r * (size_t)t->ncols + (size_t)k];
+			if (v->null || !v->s)
+				continue;
+			fputs("- **", out);
+			md_text(out, t->title);
+			fputs("**: ", out);
+			md_text(out, v->s);
+			if (table_find_col(t, "device") >= 0)
+				fprintf(out, " (device %s)", md_cell(a, sizeof(a), t, r, "device"));
+			fputc('\n', out);
+		}
+	}
+	fputc('\n', out);
+}
+
+/* One section folded: <details> with the table's title as its <summary>, blank lines so GitHub renders it. */
+static int md_details(FILE *out, const struct table *t, const char *title)
+{
+	fputs("<details><summary>", out);
+	html_esc(out, title);
+	fputs("</summary>\n\n", out);
+	if (render_md_rows(out, t))
+		return -1;
+	fputs("</details>\n\n", out);
+	return ferror(out) ? -1 : 0;
+}
+
+/*
+ * Markdown for a CI job summary ($GITHUB_STEP_SUMMARY): the verdicts, the recording problems when there
+ * are any, the top MD_TOP kernels, then every other shown section folded in a <details> block named by its title. --table NAME: that table alone.
+ */
+#define MD_TOP 10
 int report_md(FILE *out, const char *path, const struct report_doc *d)
 {
+	const struct table *hot = report_table(d->ts, "hotspots"), *problems = report_table(d->ts, "problems");
+	int i;
 	(void)path;
 	fprintf(out, "## gpuprof report\n\n");
-	return report_stream(out, d);
+	if (d->table)
+		return report_stream(out, d);
+	md_verdicts(out, d);
+	/* What went wrong while recording is never folded: every number below may be short of it. */
+	if (problems && report_shown(problems) && render_md(out, problems))
+		return -1;
+	if (hot && report_shown(hot)) {
+		struct table top = *hot;
+		char title[256];
+		top.nrows = hot->nrows < MD_TOP ? hot->nrows : MD_TOP;
+		top.footer = NULL;
+		if (render_md(out, &top))
+			return -1;
+		if (hot->nrows > MD_TOP) {
+			snprintf(title, sizeof(title), "%s: all %zu", hot->title, hot->nrows);
+			if (md_details(out, hot, title))
+				return -1;
+		}
+	}
+	for (i = 0; i < d->ts->n; i++)
+		if (d->ts->v[i] != hot && d->ts->v[i] != problems && report_shown(d->ts->v[i]) &&
+		    md_details(out, d->ts->v[i], d->ts->v[i]->title))
+			return -1;
+	return ferror(out) ? -1 : 0;
 }
 
 /* One document holding every table, empty ones too, so the keys are stable (schemas/report-json.md). */

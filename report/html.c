@@ -53,6 +53,29 @@ static const char *unit_of(enum col_type t)
 	return t == C_NS || t == C_TIME ? " ns" : t == C_BYTES ? " bytes" : "";
 }
 
+/*
+ * A long text cell: up to HTML_NAME_MAX characters as they are; a longer name (a C++ template's) cut in the
+ * middle, its whole in the title (hover) and in a <details> the cut name opens, so a row stays a line or two.
+ */
+static void write_name_cell(FILE *out, const char *s)
+{
+	char cut[HTML_NAME_MAX * 4 + 8];
+	table_cut_middle(cut, sizeof(cut), s, HTML_NAME_MAX);
+	if (!strcmp(cut, s)) {
+		fputs("<td class=\"name\">", out);
+		html_esc(out, s);
+		fputs("</td>", out);
+		return;
+	}
+	fputs("<td class=\"name\" title=\"", out);
+	html_esc(out, s);
+	fputs("\"><details><summary>", out);
+	html_esc(out, cut);
+	fputs("</summary>", out);
+	html_esc(out, s);
+	fputs("</details></td>", out);
+}
+
 /* One <td>: text escaped; numbers right-aligned with data-v (sorting) and title (the exact value). */
 static void write_cell(FILE *out, const struct column *col, const struct cell *c)
 {
@@ -61,11 +84,12 @@ static void write_cell(FILE *out, const struct column *col, const struct cell *c
 	if (col->type == C_TEXT) {
 		if (c->null || !c->s)
 			fputs("<td class=\"null\">-</td>", out);
-		else {
-			fputs(strlen(c->s) > 32 ? "<td class=\"name\">" : "<td class=\"txt\">", out);
+		else if (strlen(c->s) <= 32) {
+			fputs("<td class=\"txt\">", out);
 			html_esc(out, c->s);
 			fputs("</td>", out);
-		}
+		} else
+			write_name_cell(out, c->s);
 		return;
 	}
 	if (c->null) {
@@ -135,6 +159,14 @@ static void write_table(FILE *out, const struct table *t)
 	fputs("</section>\n", out);
 }
 
+void html_chart_open(FILE *out, const char *cls, int w, double h, const char *label)
+{
+	fprintf(out, "<div class=\"scroll\"><svg class=\"%s\" viewBox=\"0 0 %d %.0f\" style=\"min-width:%dpx\" "
+		"role=\"img\" aria-label=\"", cls, w, h, w);
+	html_esc(out, label);
+	fputs("\">\n", out);
+}
+
 void html_short_name(char *out, size_t n, const char *name)
 {
 	size_t k = n - 7;
@@ -166,7 +198,7 @@ static char **chart_labels(const struct table *t, int cn)
 static void chart_hotspots(FILE *out, const struct report_doc *d)
 {
 	const struct table *t = report_table(d->ts, "hotspots");
-	int cn, ct, bar_h = 22, w = 1000, name_w = 420;
+	int cn, ct, bar_h = 22, w = 720, name_w = 500;
 	size_t r;
 	double max = 0;
 	char **labels;
@@ -180,8 +212,7 @@ static void chart_hotspots(FILE *out, const struct report_doc *d)
 	if (max <= 0)
 		return;
 	fputs("<section id=\"c-hotspots\"><h2>Top kernels by total time</h2>\n", out);
-	fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %d %zu\" role=\"img\" aria-label=\"Top kernels by total time\">\n",
-		name_w + w + 90, t->nrows * (size_t)bar_h + 4);
+	html_chart_open(out, "chart", name_w + w + 90, (double)(t->nrows * (size_t)bar_h + 4), "Top kernels by total time");
 	labels = chart_labels(t, cn);
 	for (r = 0; r < t->nrows; r++) {
 		const struct cell *nc = &t->cells[r * (size_t)t->ncols + (size_t)cn];
@@ -201,7 +232,7 @@ static void chart_hotspots(FILE *out, const struct report_doc *d)
 		fprintf(out, "<text x=\"%.1f\" y=\"%zu\" class=\"muted\">%s</text></g>\n", name_w + bw + 6, y + 15, h);
 	}
 	table_cut_names_free(labels, t->nrows);
-	fputs("</svg></section>\n", out);
+	fputs("</svg></div></section>\n", out);
 }
 
 /*
@@ -211,7 +242,7 @@ static void chart_hotspots(FILE *out, const struct report_doc *d)
 static void chart_stalls(FILE *out, const struct report_doc *d)
 {
 	const struct table *t = report_table(d->ts, "stall_kernels");
-	int cn, c, bar_h = 22, w = 1000, name_w = 420, nreasons = 0, legend_h;
+	int cn, c, bar_h = 22, w = 720, name_w = 500, nreasons = 0, legend_h;
 	size_t r;
 	char **labels;
 	if (!t || !t->nrows || (cn = table_find_col(t, "name")) < 0)
@@ -222,13 +253,13 @@ static void chart_stalls(FILE *out, const struct report_doc *d)
 		nreasons = 8;	/* one colour each; the rest of a bar is the other reasons */
 	legend_h = 18 * ((nreasons + 4) / 5);
 	fputs("<section id=\"c-stalls\"><h2>Stall mix per kernel</h2>\n", out);
-	fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %d %zu\" role=\"img\" aria-label=\"Stall mix per kernel\">\n",
-		name_w + w + 20, (size_t)legend_h + t->nrows * (size_t)bar_h + 8);
+	html_chart_open(out, "chart", name_w + w + 20, (double)((size_t)legend_h + t->nrows * (size_t)bar_h + 8),
+			"Stall mix per kernel");
 	for (c = 0, r = 0; c < t->ncols && (int)r < nreasons; c++) {
 		if (t->cols[c].type != C_PCT)
 			continue;
 		fprintf(out, "<rect class=\"s%zu\" x=\"%zu\" y=\"%zu\" width=\"12\" height=\"12\"/><text x=\"%zu\" y=\"%zu\">",
-			r % 8, (r % 5) * 280 + 4, (r / 5) * 18 + 2, (r % 5) * 280 + 22, (r / 5) * 18 + 12);
+			r % 8, (r % 5) * 240 + 4, (r / 5) * 18 + 2, (r % 5) * 240 + 22, (r / 5) * 18 + 12);
 		html_esc(out, t->cols[c].title);
 		fputs("</text>\n", out);
 		r++;
@@ -262,7 +293,7 @@ static void chart_stalls(FILE *out, const struct report_doc *d)
 		fputs("\n", out);
 	}
 	table_cut_names_free(labels, t->nrows);
-	fputs("</svg><p class=\"note\">Shares of each kernel&#39;s samples for the reasons sampled most overall; "
+	fputs("</svg></div><p class=\"note\">Shares of each kernel&#39;s samples for the reasons sampled most overall; "
 	      "the rest of a bar is other reasons.</p></section>\n", out);
 }
 
@@ -297,8 +328,8 @@ static void chart_ranks(FILE *out, const struct report_doc *d)
 	fputs("<section id=\"c-ranks\"><h2>Per rank: compute, exposed communication, idle</h2>\n<p class=\"legend\">", out);
 	for (k = 0; k < 4; k++)
 		fprintf(out, "<span><i class=\"c%d\"></i>%s</span>", k == 3 ? 7 : k, seg[k]);
-	fprintf(out, "</p>\n<svg class=\"chart\" viewBox=\"0 0 %d %zu\" role=\"img\" aria-label=\"Per rank GPU time\">\n",
-		name_w + w + 90, t->nrows * (size_t)bar_h + 4);
+	fputs("</p>\n", out);
+	html_chart_open(out, "chart", name_w + w + 90, (double)(t->nrows * (size_t)bar_h + 4), "Per rank GPU time");
 	for (r = 0; r < t->nrows; r++) {
 		const struct cell *rank = cr >= 0 ? &t->cells[r * (size_t)t->ncols + (size_t)cr] : NULL;
 		const struct cell *host = ch >= 0 ? &t->cells[r * (size_t)t->ncols + (size_t)ch] : NULL;
@@ -335,7 +366,7 @@ static void chart_ranks(FILE *out, const struct report_doc *d)
 		fmt_ns(h, sizeof(h), span);
 		fprintf(out, "<text x=\"%.1f\" y=\"%zu\" class=\"muted\">%s</text></g>\n", x + 6, y + 15, h);
 	}
-	fputs("</svg></section>\n", out);
+	fputs("</svg></div></section>\n", out);
 }
 
 sqlite3_stmt *html_query(const struct report_doc *d, const char *sql)
@@ -460,8 +491,8 @@ static int chart_memory(FILE *out, const struct report_doc *d, int64_t t0, int64
 		char lab[64], pk[64], when[64];
 		int started = 0;
 		fprintf(out, "<h3>Device %lld</h3>\n", (long long)m->device);
-		fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %d %.0f\" role=\"img\" aria-label=\"Live memory of device %lld\">\n",
-			LABEL_W + NB + 10, h + 22, (long long)m->device);
+		snprintf(lab, sizeof(lab), "Live memory of device %lld", (long long)m->device);
+		html_chart_open(out, "chart", LABEL_W + NB + 10, h + 22, lab);
 		html_time_axis(out, h, 14, span);
 		fmt_bytes(lab, sizeof(lab), top);
 		fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"0\"/>"
@@ -495,7 +526,7 @@ static int chart_memory(FILE *out, const struct report_doc *d, int64_t t0, int64
 			"<text class=\"peak\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">peak %s at +%s</text></g>\n",
 			pk, when, px, py, px + (px > LABEL_W + NB * 0.7 ? -6 : 6), py - 7,
 			px > LABEL_W + NB * 0.7 ? "end" : "start", pk, when);
-		fputs("</svg>\n", out);
+		fputs("</svg></div>\n", out);
 	}
 	fputs("</section>\n", out);
 done:
@@ -581,8 +612,7 @@ static int chart_metrics(FILE *out, const struct report_doc *d, int64_t t0, int6
 		for (i = 0; i < ndevs; i++)
 			fprintf(out, "<span><i class=\"c%zu\"></i>device %lld</span>", i % NSERIES, (long long)devs[i]->device);
 		fputs("</p>\n", out);
-		fprintf(out, "<svg class=\"chart\" viewBox=\"0 0 %d %.0f\" role=\"img\" aria-label=\"%s\">\n",
-			LABEL_W + NB + 10, h + 22, metrics[m].title);
+		html_chart_open(out, "chart", LABEL_W + NB + 10, h + 22, metrics[m].title);
 		html_time_axis(out, h, 14, span);
 		snprintf(lab, sizeof(lab), "%.0f %s", top, metrics[m].unit);
 		fprintf(out, "<line class=\"grid\" x1=\"%d\" y1=\"0\" x2=\"%d\" y2=\"0\"/>"
@@ -599,7 +629,7 @@ static int chart_metrics(FILE *out, const struct report_doc *d, int64_t t0, int6
 				}
 			fprintf(out, "\"><title>device %lld</title></polyline>\n", (long long)devs[i]->device);
 		}
-		fputs("</svg>\n", out);
+		fputs("</svg></div>\n", out);
 	}
 	if (any_section)
 		fputs("</section>\n", out);

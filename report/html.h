@@ -10,6 +10,7 @@
 #define NB 1000			/* SVG units across every time chart's plot */
 #define LABEL_W 150		/* room for row labels left of the plot */
 #define SHORT_NAME 64		/* a chart label: 60 characters (html.c: table_cut_names); timeline titles: bytes */
+#define HTML_NAME_MAX 80	/* characters of a name shown in a table cell; the whole in its title and <details> */
 
 /* Write s with &, <, >, " and ' escaped, so it is text in element content and in quoted attributes. */
 void html_esc(FILE *out, const char *s);
@@ -18,6 +19,12 @@ void html_esc(FILE *out, const char *s);
  * character boundary, "..." added (SHORT_NAME: over 60 bytes, cut at 57).
  */
 void html_short_name(char *out, size_t n, const char *name);
+/*
+ * Open a chart: <div class="scroll"><svg class=cls viewBox="0 0 w h" ...>, drawn at least w pixels wide so
+ * its labels never shrink below their size (report.css, 12 px and more): a narrow window scrolls it. The
+ * caller closes it with "</svg></div>".
+ */
+void html_chart_open(FILE *out, const char *cls, int w, double h, const char *label);
 /* A time axis under a plot of height y: five ticks labelled with the time since the session's start. */
 void html_time_axis(FILE *out, double y, double h, double span);
 

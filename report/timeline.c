@@ -35,7 +35,7 @@
 #define OPEN_END (1 << 30)	/* in iv.aux: the range never ended (drawn to the session's end) */
 #define DOMAIN(aux) (((aux) & (OPEN_END - 1)) - 1)	/* iv.aux's domain id, -1 for none */
 #define LANE_H 18		/* a stream's lane: kernels 11, copies 5 */
-#define RANGE_H 14		/* one sub-row of ranges */
+#define RANGE_H 16		/* one sub-row of ranges: names of 12 px in bars of 14 */
 #define HEAD_H 20		/* a process's or GPU's heading */
 
 struct iv {
@@ -625,8 +625,7 @@ static int timeline_write(struct tl *c, int height)
 	      "<button type=\"button\" value=\"2\">Zoom in</button><button type=\"button\" value=\"0.5\">Zoom out"
 	      "</button><button type=\"button\">Reset</button><span class=\"muted\">Ctrl+wheel zooms at the "
 	      "pointer, drag pans, double-click resets</span></p>\n", c->out);
-	fprintf(c->out, "<svg class=\"chart tlc\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"Timeline\">\n",
-		LABEL_W + NB + 10, height + 22);
+	html_chart_open(c->out, "chart tlc", LABEL_W + NB + 10, height + 22, "Timeline");
 	for (i = 0; i < c->nrows; i++) {
 		const struct row *r = &c->rows[i];
 		if (r->kind == ROW_HEAD) {
@@ -673,7 +672,7 @@ static int timeline_write(struct tl *c, int height)
 	if (names)
 		fwrite(names, 1, names_len, c->out);
 	free(names);
-	fputs("</svg></div>\n", c->out);
+	fputs("</svg></div></div>\n", c->out);
 	timeline_note(c);
 	fputs("</section>\n", c->out);
 	return 0;

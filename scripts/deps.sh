@@ -4,7 +4,7 @@
 #   scripts/deps.sh fuzz    also clang with libFuzzer
 set -e
 pkgs="build-essential pkg-config libsqlite3-dev sqlite3 libpcre2-dev libxlsxwriter-dev
-zlib1g-dev python3 python3-openpyxl python3-jsonschema chromium"
+zlib1g-dev python3 python3-openpyxl python3-jsonschema chromium groff-base man-db"
 [ "$1" = fuzz ] && pkgs="$pkgs clang libclang-rt-dev"
 missing=
 for p in $pkgs; do

@@ -180,6 +180,65 @@ def check_report(tmp, db, name, min_svg):
         print(f"report_html: screenshot {png}")
 
 
+
+# Injected into a copy of the report: per table its width, its container's and whether that scrolls; per
+# table its tallest body row in lines of its first cell; the name cells with a title and a <details>; the
+# smallest label of any chart as drawn (font size times the SVG's scale on screen).
+LAYOUT_PROBE = """<script>(function(){var r={rows:[],tables:[],fonts:[],names:0,titled:0,details:0};
+var lh=function(el){var cs=getComputedStyle(el);var l=parseFloat(cs.lineHeight);return isNaN(l)?parseFloat(cs.fontSize)*1.2:l;};
+document.querySelectorAll('section[id^="t-"] table').forEach(function(t){
+ var sec=t.closest('section').id, box=t.parentElement, cs=getComputedStyle(box);
+ var main=document.querySelector('main').getBoundingClientRect();
+ var bw=box.getBoundingClientRect();
+ r.tables.push({sec:sec,w:Math.round(t.getBoundingClientRect().width),box:Math.round(bw.width),
+   scroll:(cs.overflowX==='auto'||cs.overflowX==='scroll'),boxInMain:bw.right<=main.right+1&&bw.left>=main.left-1});
+ var worst=0;
+ Array.prototype.forEach.call(t.tBodies[0].rows,function(tr){var h=tr.getBoundingClientRect().height,
+   lines=h/lh(tr.cells[0]);if(lines>worst)worst=lines;});
+ r.rows.push({sec:sec,lines:Math.round(worst*10)/10});});
+document.querySelectorAll('td.name').forEach(function(td){r.names++;
+ if(td.hasAttribute('title'))r.titled++;if(td.querySelector('details'))r.details++;});
+var minf=1e9,minw='';
+document.querySelectorAll('svg.chart text').forEach(function(t){if(t.closest('[display="none"]'))return;
+ var m=t.getScreenCTM();if(!m)return;var f=parseFloat(getComputedStyle(t).fontSize)*Math.abs(m.d);
+ if(f<minf){minf=f;minw=(t.closest('section')||{}).id+': '+t.textContent.slice(0,30);}});
+r.fonts={min:Math.round(minf*100)/100,where:minw};
+var p=document.createElement('pre');p.id='__measure';p.textContent=JSON.stringify(r);document.body.appendChild(p);})();</script>"""
+ROW_LINES_MAX, LABEL_PX_MIN = 3, 12
+
+
+def check_layout(tmp, html, name):
+    """Long names, wide tables and chart labels at 1400 and 800 px wide, measured in Chromium's DOM."""
+    with open(html, encoding="utf-8") as f:
+        src = f.read()
+    copy = os.path.join(tmp, name + ".layout.html")
+    with open(copy, "w", encoding="utf-8") as f:
+        f.write(src.replace("</body>", LAYOUT_PROBE + "</body>", 1))
+    for width in (1400, 800):
+        dom, _ = chromium(tmp, f"--window-size={width},3000", "--dump-dom", "file://" + copy)
+        m = re.search(r'<pre id="__measure">(.*?)</pre>', dom, re.S)
+        ok(f"{name} at {width} px: layout measured", m is not None, dom[-300:])
+        if not m:
+            continue
+        r = json.loads(unescape(m.group(1)))
+        check(f"{name} at {width} px: rows of at most {ROW_LINES_MAX} lines",
+              [x for x in r["rows"] if x["lines"] > ROW_LINES_MAX + 0.5], [])
+        check(f"{name} at {width} px: a table wider than its box scrolls in it",
+              [x for x in r["tables"] if x["w"] > x["box"] + 1 and not x["scroll"]], [])
+        check(f"{name} at {width} px: every table's box within the page", [x for x in r["tables"] if not x["boxInMain"]], [])
+        ok(f"{name} at {width} px: chart labels at least {LABEL_PX_MIN} px", r["fonts"]["min"] >= LABEL_PX_MIN, r["fonts"])
+        ok(f"{name} at {width} px: tables measured", len(r["rows"]) > 3 and r["names"] > 0, r)
+    # every name over 80 characters: cut in the cell, whole in its title and its <details>
+    doc = json.loads(run("gpuprof-report", html[:-5] + ".db", "--format", "json").stdout)["tables"]
+    long = {row[k] for t in doc.values() for row in t for k in ("name",) if isinstance(row.get(k), str) and len(row[k]) > 80}
+    cells = re.findall(r'<td class="name" title="([^"]*)"><details><summary>([^<]*)</summary>([^<]*)</details></td>', src)
+    ok(f"{name}: long names in the tables", len(long) > 0, "none")
+    check(f"{name}: each long name whole in a title and a <details>", long - {unescape(t) for t, _, d in cells if t == d}, set())
+    check(f"{name}: the cut names at most 80 characters", [c for _, c, _ in cells if len(unescape(c)) > 80], [])
+    check(f"{name}: the cut names cut in the middle", [c for t, c, _ in cells if "..." not in c or
+                                                        not unescape(t).startswith(unescape(c).split("...")[0])], [])
+
+
 def check_zoom(name, z):
     """What the probe saw of the timeline's zoom: the script shows the buttons; a plain wheel leaves the
     view (the page scrolls); Ctrl+wheel zooms 1.5x at the pointer, the button 2x more, a drag leftwards
@@ -352,7 +411,7 @@ def check_timeline_demo(tmp):
     top = rows.get("train_step", {0})
     check("demo timeline: train_step and eval share a sub-row", rows.get("eval"), top)
     check("demo timeline: forward, backward, data, optimizer a sub-row lower",
-          [rows.get(n) for n in ("forward", "backward", "data", "optimizer")], [{min(top) + 14}] * 4)
+          [rows.get(n) for n in ("forward", "backward", "data", "optimizer")], [{min(top) + 16}] * 4)  # RANGE_H (report/timeline.c)
     p, t, dur = q("""SELECT pid, thread_id, end_ns - start_ns FROM range_events WHERE name = 'train_step'
                     ORDER BY dur_ns DESC LIMIT 1""")[0]
     ok("demo timeline: a range's title: name, duration, thread",
@@ -457,6 +516,7 @@ def main():
                 db = os.path.join(tmp, name + ".db")
                 run("gpuprof-ingest", "-q", trace, "-o", db)
                 check_report(tmp, db, name, min_svg)
+            check_layout(tmp, os.path.join(tmp, "alexnet.html"), "alexnet")
         else:
             print("report_html: ../shared/traces absent: using gpuprof-synth")
             d = os.path.join(tmp, "synth3000")
@@ -464,6 +524,7 @@ def main():
             db = os.path.join(tmp, "synth3000.db")
             run("gpuprof-ingest", "-q", d, "-o", db)
             check_report(tmp, db, "synth3000", 3)
+            check_layout(tmp, os.path.join(tmp, "synth3000.html"), "synth3000")
         # A job of four ranks: the per-rank chart and the verdict.
         d = os.path.join(tmp, "ranks4")
         run("gpuprof-synth", "--ranks", "4", "--gpus-per-host", "2", "--seed", "5", "-o", d)
@@ -473,6 +534,8 @@ def main():
         check_report(tmp, db, "ranks4", 2)
         check_timeline_gpus(tmp, db, "ranks4")
         check_timeline_demo(tmp)
+        report(os.path.join(tmp, "demo.db"), os.path.join(tmp, "demo.html"))
+        check_layout(tmp, os.path.join(tmp, "demo.html"), "demo")
         nccl = os.path.join(TRACES, "kineto", "a100_nccl.json.gz")
         if os.path.exists(nccl):
             check_timeline_gpu_ranges(tmp, nccl)

@@ -50,6 +50,7 @@ suite nsys_rows python3 tests/nsys_rows.py
 suite nsys_stats python3 tests/nsys_stats.py
 suite rows python3 tests/rows.py
 suite analyses python3 tests/analyses.py
+suite views python3 tests/views.py
 suite sqlext python3 tests/sqlext.py
 suite vtab python3 tests/vtab.py
 suite ranks python3 tests/ranks.py
@@ -65,8 +66,10 @@ suite html python3 tests/report_html.py
 suite xlsx python3 tests/report_xlsx.py
 suite csv python3 tests/report_csv.py
 suite report_schema /usr/bin/python3 tests/report_schema.py
+suite md python3 tests/report_md.py
 suite demo python3 tests/demo_session.py
 suite collector python3 tests/collector.py
+suite install python3 tests/install.py
 suite collect tests/collect.sh
 suite atomic tests/atomic.sh
 echo "$passed passed, $failed failed"
