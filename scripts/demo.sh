@@ -23,4 +23,6 @@ cat >&2 <<MSG
 demo: the database is demo/session.db. Try:
   build/bin/gpuprof-analyze hotspots demo/session.db --top 5 --format json
   sqlite3 demo/session.db 'SELECT name, calls, total_ns FROM hotspots LIMIT 5'
+  build/bin/gpuprof-report demo/session.db -o demo/report.html      # the format from the extension
+  build/bin/gpuprof-report demo/session.db -o demo/trace.json.gz    # open in https://ui.perfetto.dev
 MSG
