@@ -79,6 +79,37 @@ static int query_int(sqlite3 *db, const char *sql, int64_t *v)
 }
 
 /*
+ * views.sql: its views dropped and made again (an older database gets this build's), but only when meta's
+ * `views` (a hash of the text that made them) says they are another build's: a database the same build
+ * made is then not written to when nothing else is (a refused input leaves it as it was). 0, or -1.
+ */
+static int make_views(sqlite3 *db)
+{
+	const char *sql = embed_get("schemas/views.sql");
+	char want[24], *set;
+	sqlite3_stmt *st;
+	int same = 0;
+	if (!sql)
+		return error("internal: schemas/views.sql is not embedded");
+	snprintf(want, sizeof(want), "%016llx", (unsigned long long)fnv1a(FNV1A_INIT, sql, strlen(sql)));
+	if (sqlite3_prepare_v2(db, "SELECT value = ?1 FROM meta WHERE key = 'views'", -1, &st, NULL) == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, want, -1, SQLITE_STATIC);
+		same = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (same)
+		return 0;
+	if (db_exec(db, sql))
+		return -1;
+	set = sqlite3_mprintf("INSERT OR REPLACE INTO meta VALUES ('views', %Q)", want);
+	if (!set)
+		return error("out of memory");
+	same = db_exec(db, set);
+	sqlite3_free(set);
+	return same ? -1 : 0;
+}
+
+/*
  * 1 when path holds what gpuprof-ingest reads: JSON (a trace, NDJSON), gzip, or an SQLite file with an
  * Nsight Systems export's tables (db, which may be unusable, is its connection).
  */
@@ -225,7 +256,7 @@ static int upgrade(sqlite3 *db, const char *path, int64_t from)
 		if (!embed_get(m->sql) || db_exec(db, embed_get(m->sql)) || (m->fn && m->fn(db)))
 			return error("%s: cannot upgrade schema version %d to %d", path, m->to - 1, m->to);
 	}
-	return db_exec(db, embed_get("schemas/session.sql")) || db_exec(db, embed_get("schemas/views.sql")) ? -1 : 0;
+	return db_exec(db, embed_get("schemas/session.sql")) || make_views(db) ? -1 : 0;
 }
 
 /*

@@ -88,6 +88,13 @@ static void md_verdicts(FILE *out, const struct report_doc *d)
 			md_cell(e + 64, sizeof(e) - 64, sum, 0, "wall_span_ns"));
 	for (i = 0; i < d->ts->n; i++) {
 		const struct table *t = d->ts->v[i];
+		size_t len = t->title ? strlen(t->title) : 0;
+		/* A title that ends in its verdict (the comparison's: "...: ok", "...: FAIL") is one. */
+		if ((len > 4 && !strcmp(t->title + len - 4, ": ok")) || (len > 6 && !strcmp(t->title + len - 6, ": FAIL"))) {
+			fputs("- ", out);
+			md_text(out, t->title);
+			fputc('\n', out);
+		}
 		if (!report_shown(t))
 			continue;
 		if (t->footer) {

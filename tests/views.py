@@ -173,6 +173,7 @@ def check_upgrade(tmp, db):
     for (v,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'view'").fetchall():
         con.execute(f"DROP VIEW {v}")
     con.executescript(old.stdout)
+    con.execute("DELETE FROM meta WHERE key = 'views'")	# as an older build left it: no hash of its views
     con.commit()
     check("old views: kernel_events lacks t_ns", "t_ns" in [d[1] for d in con.execute("PRAGMA table_info(kernel_events)")], False)
     con.close()
