@@ -444,10 +444,10 @@ static sqlite3_module ke_module = {
  * against a computation in Python).
  */
 enum {
-	KS_KIND, KS_NAME_ID, KS_CALLS, KS_LAUNCHED, KS_QCOUNT, KS_API_AVG, KS_API_MED, KS_API_MIN, KS_API_MAX,
-	KS_Q_AVG, KS_Q_MED, KS_Q_MIN, KS_Q_MAX, KS_Q_P90, KS_Q_P99, KS_K_TOTAL, KS_K_AVG, KS_K_MED, KS_K_MIN,
-	KS_K_MAX, KS_QUARTER, KS_BUCKET, KS_N, KS_START, KS_KERNELS, KS_QLAUNCHED, KS_WAITED, KS_W_MED, KS_W_P90,
-	KS_W_MAX, KS_SESSION, KS_MATCH, KS_EXCLUDE, KS_NCOLS
+	KX_KIND, KX_NAME_ID, KX_CALLS, KX_LAUNCHED, KX_QCOUNT, KX_API_AVG, KX_API_MED, KX_API_MIN, KX_API_MAX,
+	KX_Q_AVG, KX_Q_MED, KX_Q_MIN, KX_Q_MAX, KX_Q_P90, KX_Q_P99, KX_K_TOTAL, KX_K_AVG, KX_K_MED, KX_K_MIN,
+	KX_K_MAX, KX_QUARTER, KX_BUCKET, KX_N, KX_START, KX_KERNELS, KX_QLAUNCHED, KX_WAITED, KX_W_MED, KX_W_P90,
+	KX_W_MAX, KX_SESSION, KX_MATCH, KX_EXCLUDE, KX_NCOLS
 };
 
 static const struct vt_def summary_def = {
@@ -461,28 +461,28 @@ static const struct vt_def summary_def = {
 };
 
 /* One row: integers (INT64_MIN for NULL) and doubles (NaN for NULL) by column. */
-struct ks_row {
+struct kx_row {
 	int quarter_row;
-	int64_t i[KS_NCOLS];
-	double d[KS_NCOLS];
+	int64_t i[KX_NCOLS];
+	double d[KX_NCOLS];
 };
 
-struct ks_cursor {
+struct kx_cursor {
 	sqlite3_vtab_cursor base;
-	struct ks_row *rows;
+	struct kx_row *rows;
 	size_t n, alloc, at;
 };
 
 /* A row of kind 'name' or 'quarter', every value NULL. */
-static struct ks_row *ks_add(struct ks_cursor *c, int quarter_row)
+static struct kx_row *kx_add(struct kx_cursor *c, int quarter_row)
 {
-	struct ks_row *r;
+	struct kx_row *r;
 	int k;
 	if (sqlext_grow((void **)&c->rows, &c->alloc, c->n + 1, sizeof(*c->rows)))
 		return NULL;
 	r = &c->rows[c->n++];
 	r->quarter_row = quarter_row;
-	for (k = 0; k < KS_NCOLS; k++) {
+	for (k = 0; k < KX_NCOLS; k++) {
 		r->i[k] = INT64_MIN;
 		r->d[k] = NAN;
 	}
@@ -490,7 +490,7 @@ static struct ks_row *ks_add(struct ks_cursor *c, int quarter_row)
 }
 
 /* avg, med, min, max of v[0..n) (reordered) into columns avg.. of r; p90 and p99 too when p90 >= 0. */
-static void ks_stats(struct ks_row *r, int64_t *v, size_t n, int avg, int p90)
+static void kx_stats(struct kx_row *r, int64_t *v, size_t n, int avg, int p90)
 {
 	struct dstats s;
 	if (!n)
@@ -507,13 +507,13 @@ static void ks_stats(struct ks_row *r, int64_t *v, size_t n, int avg, int p90)
 }
 
 /* The name rows: kernels of one name are o[0..n) of k's order. */
-static int ks_names(struct ks_cursor *c, const struct ke_cursor *k, int64_t *api, int64_t *q, int64_t *dur)
+static int kx_names(struct kx_cursor *c, const struct ke_cursor *k, int64_t *api, int64_t *q, int64_t *dur)
 {
 	size_t i = 0;
 	while (i < k->s.n) {
 		int64_t name = k->name[k->order[i]], total = 0;
 		size_t j, na = 0, nq = 0, nd = 0;
-		struct ks_row *r;
+		struct kx_row *r;
 		for (j = i; j < k->s.n && k->name[k->order[j]] == name; j++) {
 			uint32_t x = k->order[j];
 			dur[nd++] = k->dur[x];
@@ -524,23 +524,23 @@ static int ks_names(struct ks_cursor *c, const struct ke_cursor *k, int64_t *api
 					q[nq++] = k->queue[x];
 			}
 		}
-		if (!(r = ks_add(c, 0)))
+		if (!(r = kx_add(c, 0)))
 			return SQLITE_NOMEM;
-		r->i[KS_NAME_ID] = name;
-		r->i[KS_CALLS] = (int64_t)nd;
-		r->i[KS_LAUNCHED] = (int64_t)na;
-		r->i[KS_QCOUNT] = (int64_t)nq;
-		r->i[KS_K_TOTAL] = total;
-		ks_stats(r, api, na, KS_API_AVG, -1);
-		ks_stats(r, q, nq, KS_Q_AVG, KS_Q_P90);
-		ks_stats(r, dur, nd, KS_K_AVG, -1);
+		r->i[KX_NAME_ID] = name;
+		r->i[KX_CALLS] = (int64_t)nd;
+		r->i[KX_LAUNCHED] = (int64_t)na;
+		r->i[KX_QCOUNT] = (int64_t)nq;
+		r->i[KX_K_TOTAL] = total;
+		kx_stats(r, api, na, KX_API_AVG, -1);
+		kx_stats(r, q, nq, KX_Q_AVG, KX_Q_P90);
+		kx_stats(r, dur, nd, KX_K_AVG, -1);
 		i = j;
 	}
 	return SQLITE_OK;
 }
 
 /* Queue-time bucket of a kernel: 0 no launch call, 1 none (started before its call returned), 2.. by decade. */
-static int ks_bucket(int64_t api, int64_t queue)
+static int kx_bucket(int64_t api, int64_t queue)
 {
 	int b = 2;
 	int64_t edge = 1000;
@@ -556,7 +556,7 @@ static int ks_bucket(int64_t api, int64_t queue)
 }
 
 /* The quarter rows, over the kernels whose name id keep[] says (keep[id - lo]; NULL: every kernel). */
-static int ks_quarters(struct ks_cursor *c, const struct ke_cursor *k, const unsigned char *keep, int64_t lo,
+static int kx_quarters(struct kx_cursor *c, const struct ke_cursor *k, const unsigned char *keep, int64_t lo,
 		       size_t span, int64_t *w)
 {
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN, len;
@@ -581,7 +581,7 @@ static int ks_quarters(struct ks_cursor *c, const struct ke_cursor *k, const uns
 			continue;
 		qu = (int)((__int128)(k->start[i] - t0) * 4 / len);
 		qu = qu > 3 ? 3 : qu;
-		b = ks_bucket(k->api[i], k->queue[i]);
+		b = kx_bucket(k->api[i], k->queue[i]);
 		counts[qu][b]++;
 		kernels[qu]++;
 		first[qu] = k->start[i] < first[qu] ? k->start[i] : first[qu];
@@ -612,21 +612,21 @@ static int ks_quarters(struct ks_cursor *c, const struct ke_cursor *k, const uns
 			p90 = stats_percentile(v, nw[qu], 90);
 		}
 		for (b = 0; b < 8; b++) {
-			struct ks_row *r;
+			struct kx_row *r;
 			if (!counts[qu][b])
 				continue;
-			if (!(r = ks_add(c, 1)))
+			if (!(r = kx_add(c, 1)))
 				return SQLITE_NOMEM;
-			r->i[KS_QUARTER] = qu + 1;
-			r->i[KS_BUCKET] = b;
-			r->i[KS_N] = counts[qu][b];
-			r->i[KS_START] = first[qu];
-			r->i[KS_KERNELS] = kernels[qu];
-			r->i[KS_QLAUNCHED] = launched[qu];
-			r->i[KS_WAITED] = waited[qu];
-			r->d[KS_W_MED] = med;
-			r->d[KS_W_P90] = p90;
-			r->i[KS_W_MAX] = max;
+			r->i[KX_QUARTER] = qu + 1;
+			r->i[KX_BUCKET] = b;
+			r->i[KX_N] = counts[qu][b];
+			r->i[KX_START] = first[qu];
+			r->i[KX_KERNELS] = kernels[qu];
+			r->i[KX_QLAUNCHED] = launched[qu];
+			r->i[KX_WAITED] = waited[qu];
+			r->d[KX_W_MED] = med;
+			r->d[KX_W_P90] = p90;
+			r->i[KX_W_MAX] = max;
 		}
 	}
 	return SQLITE_OK;
@@ -636,7 +636,7 @@ static int ks_quarters(struct ks_cursor *c, const struct ke_cursor *k, const uns
  * The name ids of session s that match and not exclude, as keep[id - *lo] over *span ids (sqlite3_malloc64'd;
  * NULL with no patterns). SQLITE_OK or an error code with cur's table's message set.
  */
-static int ks_keep(sqlite3_vtab_cursor *cur, sqlite3 *db, int64_t s, sqlite3_value *match, sqlite3_value *exclude,
+static int kx_keep(sqlite3_vtab_cursor *cur, sqlite3 *db, int64_t s, sqlite3_value *match, sqlite3_value *exclude,
 		   unsigned char **keep, int64_t *lo, size_t *span)
 {
 	sqlite3_stmt *st;
@@ -676,18 +676,18 @@ static int ks_keep(sqlite3_vtab_cursor *cur, sqlite3 *db, int64_t s, sqlite3_val
 }
 
 /* session_id, match and exclude as the function's arguments (equalities on them), in that order. */
-static int ks_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
+static int kx_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 {
 	int i, k, seen = 0;
 	(void)v;
-	for (k = KS_SESSION; k <= KS_EXCLUDE; k++)
+	for (k = KX_SESSION; k <= KX_EXCLUDE; k++)
 		for (i = 0; i < ix->nConstraint; i++)
 			if (ix->aConstraint[i].iColumn == k && ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_EQ) {
 				if (!ix->aConstraint[i].usable)
 					return SQLITE_CONSTRAINT;
-				ix->aConstraintUsage[i].argvIndex = k - KS_SESSION + 1;
+				ix->aConstraintUsage[i].argvIndex = k - KX_SESSION + 1;
 				ix->aConstraintUsage[i].omit = 1;
-				seen |= 1 << (k - KS_SESSION);
+				seen |= 1 << (k - KX_SESSION);
 				break;
 			}
 	if (seen != 7) {
@@ -700,9 +700,9 @@ static int ks_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 	return SQLITE_OK;
 }
 
-static int ks_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc, sqlite3_value **argv)
+static int kx_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc, sqlite3_value **argv)
 {
-	struct ks_cursor *c = (struct ks_cursor *)cur;
+	struct kx_cursor *c = (struct kx_cursor *)cur;
 	struct ke_cursor k;
 	sqlite3 *db = sqlext_vt_db(cur);
 	unsigned char *keep = NULL;
@@ -721,14 +721,14 @@ static int ks_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	k.s.nsessions = 1;
 	rc = ke_session(&k.s);
 	if (rc == SQLITE_OK)
-		rc = ks_keep(cur, db, k.s.sessions[0], argv[1], argv[2], &keep, &lo, &span);
+		rc = kx_keep(cur, db, k.s.sessions[0], argv[1], argv[2], &keep, &lo, &span);
 	for (i = 0; i < 3 && rc == SQLITE_OK; i++)
 		if (!(buf[i] = sqlite3_malloc64((k.s.n ? k.s.n : 1) * sizeof(int64_t))))
 			rc = SQLITE_NOMEM;
 	if (rc == SQLITE_OK)
-		rc = ks_names(c, &k, buf[0], buf[1], buf[2]);
+		rc = kx_names(c, &k, buf[0], buf[1], buf[2]);
 	if (rc == SQLITE_OK)
-		rc = ks_quarters(c, &k, keep, lo, span, buf[0]);
+		rc = kx_quarters(c, &k, keep, lo, span, buf[0]);
 	for (i = 0; i < 3; i++)
 		sqlite3_free(buf[i]);
 	sqlite3_free(keep);
@@ -739,9 +739,9 @@ static int ks_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	return rc;
 }
 
-static int ks_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
+static int kx_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 {
-	struct ks_cursor *c = sqlite3_malloc(sizeof(*c));
+	struct kx_cursor *c = sqlite3_malloc(sizeof(*c));
 	(void)v;
 	if (!c)
 		return SQLITE_NOMEM;
@@ -750,35 +750,35 @@ static int ks_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 	return SQLITE_OK;
 }
 
-static int ks_close(sqlite3_vtab_cursor *cur)
+static int kx_close(sqlite3_vtab_cursor *cur)
 {
-	sqlite3_free(((struct ks_cursor *)cur)->rows);
+	sqlite3_free(((struct kx_cursor *)cur)->rows);
 	sqlite3_free(cur);
 	return SQLITE_OK;
 }
 
-static int ks_next(sqlite3_vtab_cursor *cur)
+static int kx_next(sqlite3_vtab_cursor *cur)
 {
-	((struct ks_cursor *)cur)->at++;
+	((struct kx_cursor *)cur)->at++;
 	return SQLITE_OK;
 }
 
-static int ks_eof(sqlite3_vtab_cursor *cur)
+static int kx_eof(sqlite3_vtab_cursor *cur)
 {
-	const struct ks_cursor *c = (const struct ks_cursor *)cur;
+	const struct kx_cursor *c = (const struct kx_cursor *)cur;
 	return c->at >= c->n;
 }
 
-static int ks_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+static int kx_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
 {
-	*rowid = (sqlite3_int64)((struct ks_cursor *)cur)->at;
+	*rowid = (sqlite3_int64)((struct kx_cursor *)cur)->at;
 	return SQLITE_OK;
 }
 
-static int ks_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
+static int kx_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 {
-	const struct ks_row *r = &((struct ks_cursor *)cur)->rows[((struct ks_cursor *)cur)->at];
-	if (k == KS_KIND)
+	const struct kx_row *r = &((struct kx_cursor *)cur)->rows[((struct kx_cursor *)cur)->at];
+	if (k == KX_KIND)
 		sqlite3_result_text(ctx, r->quarter_row ? "quarter" : "name", -1, SQLITE_STATIC);
 	else if (r->i[k] != INT64_MIN)
 		sqlite3_result_int64(ctx, r->i[k]);
@@ -787,23 +787,23 @@ static int ks_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 	return SQLITE_OK;
 }
 
-static sqlite3_module ks_module = {
+static sqlite3_module kx_module = {
 	.iVersion = 0,
 	.xConnect = sqlext_vt_connect,
-	.xBestIndex = ks_best_index,
+	.xBestIndex = kx_best_index,
 	.xDisconnect = sqlext_vt_disconnect,
 	.xDestroy = sqlext_vt_disconnect,
-	.xOpen = ks_open,
-	.xClose = ks_close,
-	.xFilter = ks_filter,
-	.xNext = ks_next,
-	.xEof = ks_eof,
-	.xColumn = ks_column,
-	.xRowid = ks_rowid,
+	.xOpen = kx_open,
+	.xClose = kx_close,
+	.xFilter = kx_filter,
+	.xNext = kx_next,
+	.xEof = kx_eof,
+	.xColumn = kx_column,
+	.xRowid = kx_rowid,
 };
 
 int gpuprof_sqlite_exec(sqlite3 *db)
 {
 	int rc = sqlite3_create_module(db, "kernel_exec", &ke_module, (void *)&exec_def);
-	return rc != SQLITE_OK ? rc : sqlite3_create_module(db, "kernel_exec_summary", &ks_module, (void *)&summary_def);
+	return rc != SQLITE_OK ? rc : sqlite3_create_module(db, "kernel_exec_summary", &kx_module, (void *)&summary_def);
 }
