@@ -108,8 +108,7 @@ def round_trip(name, src, tmp):
         ok(f"{name}: ingest the source", False, r.stderr.decode()[-300:])
         return
     r = report(a, "-o", out)
-    check(f"{name}: export exits 0", (r.returncode, r.stderr.decode()[-300:]), (0, r.stderr.decode()[-300:] if
-          r.returncode == 0 else ""))
+    ok(f"{name}: export exits 0", r.returncode == 0, r.stderr.decode()[-300:])
     total = sum(sum(rows(a, t).values()) for t in CARRIED)
     r = ingest(out, b)
     check(f"{name}: the export ingests", r.returncode, 0 if total else 3)
@@ -159,8 +158,17 @@ def check_options(db, tmp):
     ok("--match: every event's name matches (metadata, memory and counters aside)",
        all(gemm.search(e["name"]) for e in d["traceEvents"]
            if e["ph"] in ("X", "B") and e["cat"] not in ("cpu_instant_event",)), "")
-    ok("--match: flows only between kept events", not [e for e in d["traceEvents"] if e["ph"] in "sf"] or
-       all(e["ph"] in "sf" for e in d["traceEvents"] if e.get("cat") == "ac2g"), "")
+    # Flows only between kept events: with the launch calls matched too, each gemm kernel keeps its arrow
+    # (tef_check finds both ends on slices of their rows), and no flow goes to a kernel left out.
+    r = report(db, "--match", "gemm|LaunchKernel", "-o", os.path.join(tmp, "mf.json"))
+    mf = events(os.path.join(tmp, "mf.json"))
+    flows = sum(1 for e in mf["traceEvents"] if e["ph"] == "f")
+    ok("--match 'gemm|LaunchKernel': flows, at most one a gemm kernel", 0 < flows <= sum(names(mf).values()),
+       f"{flows} flows, {sum(names(mf).values())} kernels")
+    r = run(sys.executable, TEF, os.path.join(tmp, "mf.json"))
+    check("--match: every flow between two events written (tef_check)",
+          (r.returncode, r.stdout.decode().splitlines()[:-1]), (0, []))
+    check("--match gemm: no flow without its launch call", [e for e in d["traceEvents"] if e["ph"] in ("s", "f")], [])
     r = report(db, "--exclude", "gemm|elementwise", "-o", os.path.join(tmp, "x.json"))
     d = events(os.path.join(tmp, "x.json"))
     check("--exclude leaves out the kernels whose name matches", names(d),
