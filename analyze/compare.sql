@@ -30,6 +30,26 @@ CREATE TEMP TABLE cmp_groups(tbl INTEGER, side INTEGER, name TEXT, style TEXT, c
 -- with --short, then the first --group whose expression matches; a family's statistics over all its
 -- kernels (kernel_columns by family key, its first name id), else kernel_stats. When both sides are jobs
 -- of several ranks, per rank and name ("rank 3: name"): which rank's kernels changed.
+DROP TABLE IF EXISTS temp.cmp_stats;
+CREATE TEMP TABLE cmp_stats AS
+SELECT s.side, k.* FROM temp.cmp_sides s JOIN kernel_stats k ON k.session_id = s.session AND k.schema = s.schema;
+-- Each name id with its name as shown and its family's key (first id), keyed: the kernels look their names
+-- up (a materialized CTE with a subquery in it gets no automatic index: a scan per row).
+DROP TABLE IF EXISTS temp.cmp_names;
+CREATE TEMP TABLE cmp_names(side INTEGER, id INTEGER, key INTEGER, name TEXT, PRIMARY KEY (side, id)) WITHOUT ROWID;
+WITH strs(side, id, value) AS (
+	SELECT 0, id, value FROM base.strings
+	WHERE session_id = :base_session AND id IN (SELECT name_id FROM temp.cmp_stats WHERE side = 0)
+	UNION ALL
+	SELECT 1, id, value FROM main.strings
+	WHERE session_id = :session AND id IN (SELECT name_id FROM temp.cmp_stats WHERE side = 1)
+),
+names(side, id, name) AS MATERIALIZED (
+	SELECT side, id, coalesce((SELECT g.name FROM temp.name_groups g WHERE n REGEXP g.pattern ORDER BY g.ord LIMIT 1), n)
+	FROM (SELECT side, id, CASE WHEN :short THEN short_name(value) ELSE value END AS n FROM strs
+	      WHERE (:match IS NULL OR value REGEXP :match) AND (:exclude IS NULL OR NOT value REGEXP :exclude))
+)
+INSERT INTO temp.cmp_names SELECT side, id, min(id) OVER (PARTITION BY side, name), name FROM names;
 WITH ranked(side, pid, label) AS MATERIALIZED (
 	SELECT 0, pid, 'rank ' || rank FROM base.processes WHERE session_id = :base_session AND rank IS NOT NULL
 	UNION ALL
@@ -38,61 +58,46 @@ WITH ranked(side, pid, label) AS MATERIALIZED (
 per_rank(yes) AS (
 	SELECT (SELECT count(DISTINCT label) FROM ranked WHERE side = 0) > 1
 	       AND (SELECT count(DISTINCT label) FROM ranked WHERE side = 1) > 1
-),
-stats AS MATERIALIZED (
-	SELECT s.side, k.* FROM temp.cmp_sides s JOIN kernel_stats k ON k.session_id = s.session AND k.schema = s.schema
-),
-strs(side, id, value) AS (
-	SELECT 0, id, value FROM base.strings
-	WHERE session_id = :base_session AND id IN (SELECT name_id FROM stats WHERE side = 0)
-	UNION ALL
-	SELECT 1, id, value FROM main.strings
-	WHERE session_id = :session AND id IN (SELECT name_id FROM stats WHERE side = 1)
-),
-names(side, id, name) AS MATERIALIZED (
-	SELECT side, id, coalesce((SELECT g.name FROM temp.name_groups g WHERE n REGEXP g.pattern ORDER BY g.ord LIMIT 1), n)
-	FROM (SELECT side, id, CASE WHEN :short THEN short_name(value) ELSE value END AS n FROM strs
-	      WHERE (:match IS NULL OR value REGEXP :match) AND (:exclude IS NULL OR NOT value REGEXP :exclude))
-),
-family(side, id, key, name) AS MATERIALIZED (
-	SELECT side, id, min(id) OVER (PARTITION BY side, name), name FROM names
 )
 INSERT INTO temp.cmp_groups
 SELECT 0, k.side, n.name, NULL, k.calls, k.total_ns, k.avg_ns, k.med_ns, NULL
-FROM stats k JOIN names n ON n.side = k.side AND n.id = k.name_id
+FROM temp.cmp_stats k JOIN temp.cmp_names n ON n.side = k.side AND n.id = k.name_id
 WHERE NOT :folded AND NOT (SELECT yes FROM per_rank)
 UNION ALL
 SELECT 0, s.side, f.name, NULL, count(*), sum(k.dur_ns), 1.0 * sum(k.dur_ns) / count(*), median(k.dur_ns), NULL
 FROM temp.cmp_sides s JOIN kernel_columns k ON k.session_id = s.session AND k.schema = s.schema
-JOIN family f ON f.side = s.side AND f.id = k.name_id
+JOIN temp.cmp_names f ON f.side = s.side AND f.id = k.name_id
 WHERE :folded AND NOT (SELECT yes FROM per_rank)
 GROUP BY s.side, f.key
 UNION ALL
 SELECT 0, s.side, r.label || ': ' || f.name, NULL, count(*), sum(k.dur_ns), 1.0 * sum(k.dur_ns) / count(*),
        median(k.dur_ns), NULL
 FROM temp.cmp_sides s JOIN kernel_columns k ON k.session_id = s.session AND k.schema = s.schema
-JOIN family f ON f.side = s.side AND f.id = k.name_id
+JOIN temp.cmp_names f ON f.side = s.side AND f.id = k.name_id
 JOIN ranked r ON r.side = s.side AND r.pid = k.pid
 WHERE (SELECT yes FROM per_rank)
 GROUP BY s.side, r.label, f.key;
 
--- Statement 4: the NVTX ranges of both sides, named as ranges names them, in nesting order per side.
-DELETE FROM temp.range_rows;
+-- Statement 4: the NVTX ranges of both sides, named as ranges names them, in nesting order per side. The
+-- names go into a keyed table first: each range looks its name up (a materialized CTE has no index, and a
+-- scan per range took minutes on an export of 17,000 ranges of distinct names).
+DROP TABLE IF EXISTS temp.cmp_range_names;
+CREATE TEMP TABLE cmp_range_names(side INTEGER, id INTEGER, name TEXT, PRIMARY KEY (side, id)) WITHOUT ROWID;
 WITH strs(side, id, value) AS (
 	SELECT 0, id, value FROM base.strings
 	WHERE session_id = :base_session AND id IN (SELECT name_id FROM base.ranges WHERE session_id = :base_session)
 	UNION ALL
 	SELECT 1, id, value FROM main.strings
 	WHERE session_id = :session AND id IN (SELECT name_id FROM main.ranges WHERE session_id = :session)
-),
-names(side, id, name) AS MATERIALIZED (
-	SELECT side, id, CASE WHEN :folded
-		THEN coalesce((SELECT g.name FROM temp.name_groups g WHERE n REGEXP g.pattern ORDER BY g.ord LIMIT 1), n)
-		ELSE n END
-	FROM (SELECT side, id, CASE WHEN :short THEN short_name(fold_name(value)) ELSE fold_name(value) END AS n
-	      FROM strs)
-),
-both(side, pid, thread_id, kind, start_ns, end_ns, name_id, seq) AS (
+)
+INSERT INTO temp.cmp_range_names
+SELECT side, id, CASE WHEN :folded
+	THEN coalesce((SELECT g.name FROM temp.name_groups g WHERE n REGEXP g.pattern ORDER BY g.ord LIMIT 1), n)
+	ELSE n END
+FROM (SELECT side, id, CASE WHEN :short THEN short_name(fold_name(value)) ELSE fold_name(value) END AS n
+      FROM strs);
+DELETE FROM temp.range_rows;
+WITH both(side, pid, thread_id, kind, start_ns, end_ns, name_id, seq) AS (
 	SELECT 0, pid, thread_id, kind, start_ns, end_ns, name_id, rowid FROM base.ranges WHERE session_id = :base_session
 	UNION ALL
 	SELECT 1, pid, thread_id, kind, start_ns, end_ns, name_id, rowid FROM main.ranges WHERE session_id = :session
@@ -100,7 +105,7 @@ both(side, pid, thread_id, kind, start_ns, end_ns, name_id, seq) AS (
 INSERT INTO temp.range_rows(side, pid, thread, kind, start_ns, end_ns, open_end, name)
 SELECT r.side, r.pid, coalesce(r.thread_id, 0), r.kind, r.start_ns, r.end_ns,
        coalesce(r.end_ns, 9223372036854775807), n.name
-FROM both r CROSS JOIN names n ON n.side = r.side AND n.id = r.name_id	-- each range looks its name up
+FROM both r JOIN temp.cmp_range_names n ON n.side = r.side AND n.id = r.name_id
 ORDER BY r.side, r.pid, r.kind = 3, coalesce(r.thread_id, 0), r.start_ns, 7 DESC, r.seq;
 
 -- Statement 5: their paths, those --match and --exclude let through, grouped (views.sql).

@@ -1,76 +1,123 @@
 #!/usr/bin/env bash
 # make test: every test that needs no GPU, quietly. Each suite prints "NAME: N passed, M failed";
-# this script adds them up and ends with "N passed, M failed". Exit status 1 if anything failed.
+# this script runs them GPUPROF_TEST_JOBS at a time (default: the number of CPUs), shows each one's line
+# in the order below as they finish, and ends with "N passed, M failed". Exit status 1 if anything failed.
+# Arguments, when given, name the suites to run (e.g. tests/run.sh units cases).
 set -u
 export LC_ALL=C TZ=UTC
 cd "$(dirname "$0")/.."
+build=${GPUPROF_BUILD:-build}
+jobs=${GPUPROF_TEST_JOBS:-$(nproc 2>/dev/null || echo 2)}
+dir=$(mktemp -d)
+trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$dir"' EXIT
 passed=0 failed=0
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+names=() shown=0 running=0
 
-# suite NAME COMMAND...: run one suite, show its output only when it fails.
-suite() {
-	local name=$1 line p f rc
+# The suites, longest first, so that the last to finish is a short one.
+list() {
+	echo "vtab python3 tests/vtab.py"
+	echo "schema python3 tests/schema_versions.py"
+	echo "analyses python3 tests/analyses.py"
+	echo "compare python3 tests/compare.py"
+	echo "ingest_jobs python3 tests/ingest_jobs.py"
+	echo "trace_export python3 tests/trace_export.py"
+	echo "sqlext python3 tests/sqlext.py"
+	echo "kineto python3 tests/traces_kineto.py"
+	echo "progress python3 tests/ingest_progress.py"
+	local t
+	for t in "$build"/tests/*; do
+		[ -f "$t" ] && [ -x "$t" ] && echo "${t##*/} $t"
+	done
+	echo "cases python3 tests/cases.py"
+	echo "wire_doc python3 tests/wire_doc.py"
+	echo "golden tests/golden.sh"
+	echo "truth python3 tests/truth.py"
+	echo "nsys python3 tests/traces_nsys.py"
+	echo "nsys_rows python3 tests/nsys_rows.py"
+	echo "nsys_stats python3 tests/nsys_stats.py"
+	echo "rows python3 tests/rows.py"
+	echo "views python3 tests/views.py"
+	echo "ranks python3 tests/ranks.py"
+	echo "parallel python3 tests/parallel.py"
+	echo "classes python3 tests/analyses_launch_classes.py"
+	echo "memory python3 tests/memory.py"
+	echo "stalls python3 tests/stalls.py"
+	echo "html python3 tests/report_html.py"
+	echo "xlsx python3 tests/report_xlsx.py"
+	echo "csv python3 tests/report_csv.py"
+	echo "report_schema /usr/bin/python3 tests/report_schema.py"
+	echo "md python3 tests/report_md.py"
+	echo "demo python3 tests/demo_session.py"
+	echo "collector python3 tests/collector.py"
+	echo "install python3 tests/install.py"
+	echo "collect tests/collect.sh"
+	echo "atomic tests/atomic.sh"
+}
+
+# run NAME COMMAND...: one suite, in the background; its output to NAME.log, then its exit status and
+# seconds to NAME.done.
+run() {
+	local name=$1 t0 rc
 	shift
-	"$@" >"$log" 2>&1
+	t0=$(date +%s.%N)
+	"$@" >"$dir/$name.log" 2>&1 </dev/null
 	rc=$?
-	line=$(grep -E '^[A-Za-z0-9_.-]+: [0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
-	p=$(printf '%s' "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
-	f=$(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
-	[ -n "$line" ] || { p=0; f=1; }
-	[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
-	passed=$((passed + p))
-	failed=$((failed + f))
-	if [ "$f" -ne 0 ]; then
-		echo "--- $name failed (exit $rc):"
-		tail -60 "$log"
-	else
-		printf '%-12s %s\n' "$name" "${line#*: }"
-	fi
+	awk -v rc=$rc -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%d %.1f\n", rc, b - a }' >"$dir/$name.tmp"
+	mv "$dir/$name.tmp" "$dir/$name.done"
+}
+
+# show: the finished suites' lines, in the list's order, as far as all before them have finished.
+show() {
+	local name rc secs line p f
+	while [ "$shown" -lt "${#names[@]}" ] && [ -f "$dir/${names[$shown]}.done" ]; do
+		name=${names[$shown]}
+		read -r rc secs <"$dir/$name.done"
+		line=$(grep -E '^[A-Za-z0-9_.-]+: [0-9]+ passed, [0-9]+ failed' "$dir/$name.log" | tail -1)
+		p=$(printf '%s' "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
+		f=$(printf '%s' "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+		[ -n "$line" ] || { p=0; f=1; }
+		[ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && f=1
+		passed=$((passed + p))
+		failed=$((failed + f))
+		if [ "$f" -ne 0 ]; then
+			echo "--- $name failed (exit $rc):"
+			tail -60 "$dir/$name.log"
+		else
+			printf '%-13s %-28s %6s s\n' "$name" "${line#*: }" "$secs"
+		fi
+		shown=$((shown + 1))
+	done
+}
+
+wanted() { # wanted NAME: whether the arguments name it (or there are none; "units" names the unit programs)
+	local a
+	[ $# -gt 1 ] || return 0
+	for a in "${@:2}"; do
+		[ "$a" = "$1" ] && return 0
+		[ "$a" = units ] && [ -x "$build/tests/$1" ] && return 0
+	done
+	return 1
 }
 
 units=0
-for t in "${GPUPROF_BUILD:-build}"/tests/*; do
-	[ -f "$t" ] && [ -x "$t" ] || continue
-	units=$((units + 1))
-	suite "${t##*/}" "$t"
-done
+while read -r name cmd; do
+	case $cmd in "$build"/tests/*) units=$((units + 1)) ;; esac
+	wanted "$name" "$@" || continue
+	names+=("$name")
+	while [ "$running" -ge "$jobs" ]; do
+		wait -n
+		running=$((running - 1))
+		show
+	done
+	# shellcheck disable=SC2086 # the command's words
+	run "$name" $cmd &
+	running=$((running + 1))
+done < <(list)
+wait
+show
 if [ "$units" -eq 0 ]; then
-	echo "--- no unit test programs in ${GPUPROF_BUILD:-build}/tests (make test builds them)"
+	echo "--- no unit test programs in $build/tests (make test builds them)"
 	failed=$((failed + 1))
 fi
-suite cases python3 tests/cases.py
-suite wire_doc python3 tests/wire_doc.py
-suite golden tests/golden.sh
-suite truth python3 tests/truth.py
-suite kineto python3 tests/traces_kineto.py
-suite schema python3 tests/schema_versions.py
-suite nsys python3 tests/traces_nsys.py
-suite nsys_rows python3 tests/nsys_rows.py
-suite nsys_stats python3 tests/nsys_stats.py
-suite rows python3 tests/rows.py
-suite analyses python3 tests/analyses.py
-suite views python3 tests/views.py
-suite sqlext python3 tests/sqlext.py
-suite vtab python3 tests/vtab.py
-suite ranks python3 tests/ranks.py
-suite ingest_jobs python3 tests/ingest_jobs.py
-suite progress python3 tests/ingest_progress.py
-suite trace_export python3 tests/trace_export.py
-suite compare python3 tests/compare.py
-suite parallel python3 tests/parallel.py
-suite classes python3 tests/analyses_launch_classes.py
-suite memory python3 tests/memory.py
-suite stalls python3 tests/stalls.py
-suite html python3 tests/report_html.py
-suite xlsx python3 tests/report_xlsx.py
-suite csv python3 tests/report_csv.py
-suite report_schema /usr/bin/python3 tests/report_schema.py
-suite md python3 tests/report_md.py
-suite demo python3 tests/demo_session.py
-suite collector python3 tests/collector.py
-suite install python3 tests/install.py
-suite collect tests/collect.sh
-suite atomic tests/atomic.sh
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
