@@ -48,7 +48,13 @@ CUDA ?= /usr/local/cuda
 HAVE_CUPTI := $(wildcard $(CUDA)/include/cupti.h)
 COLLECTOR_SRC = collector/inject.c collector/activity.c collector/pcsampling.c collector/wire.c \
 		collector/sampler.c lib/util.c lib/json.c lib/records.c lib/intmap.c
-PIC_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -Icollector -isystem $(CUDA)/include
+# Each function in a section of its own, and the link keeps only those reachable from the entry points:
+# what libgpuprof.so can run is then what nm shows, and tests/collector.py checks that nothing in it can
+# abort the program (lib/util.c's x* allocators, abort, exit). GPUPROF_NEVER_ABORT makes every struct buf
+# in it fail soft (lib/util.h).
+PIC_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ffunction-sections -fdata-sections -DGPUPROF_NEVER_ABORT \
+	     -Icollector \
+	     -isystem $(CUDA)/include
 CUPTI_LIBS = -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcupti
 ifneq ($(HAVE_CUPTI),)
 COLLECTOR = $(B)/lib/libgpuprof.so
@@ -138,7 +144,7 @@ $(B)/pic/%.o: %.c
 $(B)/lib/libgpuprof.so: $(COLLECTOR_SRC:%.c=$(B)/pic/%.o)
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"
-	$(Q)$(CC) -shared $(LDFLAGS) -Wl,--no-undefined -o $@ $^ $(CUPTI_LIBS) -lstdc++ -ldl -lm -pthread
+	$(Q)$(CC) -shared $(LDFLAGS) -Wl,--no-undefined -Wl,--gc-sections -o $@ $^ $(CUPTI_LIBS) -lstdc++ -ldl -lm -pthread
 
 $(B)/ext/%.o: %.c
 	@mkdir -p $(@D)

@@ -311,6 +311,16 @@ def symbols():
     out = subprocess.run(["nm", "-D", "--defined-only", LIB], capture_output=True, text=True, check=True).stdout
     exported = sorted(l.split()[-1] for l in out.splitlines() if l.split() and l.split()[-2] in ("T", "D", "B", "W"))
     check("only the injection entry points are exported", exported, ["InitializeInjection", "InitializeInjectionNvtx2"])
+    # The link keeps only what the entry points can reach (--gc-sections): none of it may end the program.
+    undefined = subprocess.run(["nm", "-D", "--undefined-only", LIB], capture_output=True, text=True, check=True).stdout
+    check("nothing in the library can end the program (abort, exit, assert)",
+          sorted({l.split()[-1].split("@")[0] for l in undefined.splitlines()} &
+                 {"abort", "exit", "_exit", "_Exit", "quick_exit", "__assert_fail", "err", "errx"}), [])
+    local = subprocess.run(["nm", LIB], capture_output=True, text=True, check=True).stdout
+    check("no aborting allocator (lib/util.c's x*, out_of_memory) is linked in",
+          sorted({l.split()[-1] for l in local.splitlines()} &
+                 {"xmalloc", "xcalloc", "xrealloc", "xstrdup", "xstrndup", "grow_array", "xmap", "out_of_memory",
+                  "intmap_put", "die"}), [])
 
 
 def main():
