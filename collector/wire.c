@@ -91,6 +91,21 @@ struct wire *wire_open(const char *path, const struct wire_header *h)
 		free(w);
 		return NULL;
 	}
+	if (fd <= 2) {
+		/*
+		 * The program closed stdin, stdout or stderr: were the file to stay on that number, the program's
+		 * next printf (or the descriptor it opens for stdout) would write into it.
+		 */
+		int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		close(fd);
+		if (high < 0) {
+			unlink(path);
+			buf_release(&w->line);
+			free(w);
+			return NULL;
+		}
+		fd = high;
+	}
 	w->fd = fd;
 	w->origin = h->origin_ns;
 	buf_addstr(&w->line, "{\"type\":\"header\"," VKEY ",\"session\":");
@@ -377,6 +392,32 @@ int wire_error(struct wire *w, int64_t ts_ns, const char *what, const char *reas
 	return put_line(w) ? -1 : 0;
 }
 
+/* Free everything of w. */
+static void wire_free(struct wire *w)
+{
+	int t;
+	for (t = 0; t < R_COUNT; t++) {
+		struct pending *p = &w->p[t];
+		size_t i;
+		for (i = 0; p->rows && i < p->n * (size_t)rec_specs[t].nfields; i++)
+			if (rec_specs[t].fields[i % (size_t)rec_specs[t].nfields].kind == F_TEXT)
+				free((char *)p->rows[i].s);
+		free(p->rows);
+	}
+	for (t = 0; (size_t)t < w->nvalues; t++)
+		free(w->values[t]);
+	free(w->values);
+	free(w->slots);
+	buf_release(&w->line);
+	free(w);
+}
+
+void wire_discard(struct wire *w)
+{
+	close(w->fd);
+	wire_free(w);
+}
+
 int wire_close(struct wire *w, int64_t end_ns, int clean)
 {
 	int t, rc = wire_flush(w), first;
@@ -408,13 +449,6 @@ int wire_close(struct wire *w, int64_t end_ns, int clean)
 	}
 	if (close(w->fd))
 		rc = -1;
-	for (t = 0; t < R_COUNT; t++)
-		free(w->p[t].rows);
-	for (t = 0; (size_t)t < w->nvalues; t++)
-		free(w->values[t]);
-	free(w->values);
-	free(w->slots);
-	buf_release(&w->line);
-	free(w);
+	wire_free(w);
 	return rc ? -1 : 0;
 }

@@ -49,6 +49,8 @@ void wire_nomem(struct wire *w, enum rec_type t, int64_t n);
 int wire_flush(struct wire *w);
 int wire_drops(struct wire *w, int64_t ts_ns, const char *source, const char *what, int64_t count);
 int wire_error(struct wire *w, int64_t ts_ns, const char *what, const char *reason);
+/* Close and free without writing anything more (a forked child's copy of its parent's wire). */
+void wire_discard(struct wire *w);
 /* Records added so far of type t (those of lost batch lines included, as the end record counts them). */
 int64_t wire_count(const struct wire *w, enum rec_type t);
 /* Records lost with batch lines that could not be written (a full disk, a file size limit). */
