@@ -60,7 +60,8 @@ ifneq ($(HAVE_CUPTI),)
 COLLECTOR = $(B)/lib/libgpuprof.so
 COLLECTOR_TESTS = $(B)/tests/collector/test_activity $(B)/tests/collector/test_pcsampling \
 		  $(B)/tests/collector/test_inject $(B)/tests/collector/test_wire \
-		  $(B)/tests/collector/fake/libcupti.so.13
+		  $(B)/tests/collector/fake/libcupti.so.13 $(B)/tests/collector/life \
+		  $(B)/tests/collector/failmalloc.so
 endif
 
 # The SQL functions as an SQLite loadable extension (`.load gpuprof_sqlite` in sqlite3): lib/sqlext.c and
@@ -192,6 +193,19 @@ $(B)/tests/collector/fake/libcupti.so.13: tests/collector/fake_cupti.c tests/col
 	@echo "  CC      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -isystem $(CUDA)/include -MF $(B)/obj/tests/fake_cupti.d $(LDFLAGS) \
 		-Wl,--version-script=tests/collector/fake_cupti.map -Wl,-soname,libcupti.so.13 -o $@ $< -pthread
+
+# A program's life under the collector (fork, exec, kill, closed stdout); an LD_PRELOAD shim that fails the
+# Nth allocation of libgpuprof.so. Not in build/tests/ itself, where tests/run.sh runs every program.
+$(B)/tests/collector/life: tests/collector/life.c
+	@mkdir -p $(@D) $(B)/obj/tests
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -MF $(B)/obj/tests/life.d $(LDFLAGS) -o $@ $< -ldl
+
+$(B)/tests/collector/failmalloc.so: tests/collector/failmalloc.c
+	@mkdir -p $(@D) $(B)/obj/tests
+	@echo "  CC      $@"
+	$(Q)$(CC) $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -fPIC -shared \
+		-MF $(B)/obj/tests/failmalloc.d -o $@ $< -ldl
 
 $(B)/tests/collector/test_inject: tests/collector/test_inject.c
 	@mkdir -p $(@D) $(B)/obj/tests
