@@ -48,13 +48,20 @@ CUDA ?= /usr/local/cuda
 HAVE_CUPTI := $(wildcard $(CUDA)/include/cupti.h)
 COLLECTOR_SRC = collector/inject.c collector/activity.c collector/pcsampling.c collector/wire.c \
 		collector/sampler.c lib/util.c lib/json.c lib/records.c lib/intmap.c
-PIC_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -Icollector -isystem $(CUDA)/include
+# Each function in a section of its own, and the link keeps only those reachable from the entry points:
+# what libgpuprof.so can run is then what nm shows, and tests/collector.py checks that nothing in it can
+# abort the program (lib/util.c's x* allocators, abort, exit). GPUPROF_NEVER_ABORT makes every struct buf
+# in it fail soft (lib/util.h).
+PIC_CFLAGS = $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ffunction-sections -fdata-sections -DGPUPROF_NEVER_ABORT \
+	     -Icollector \
+	     -isystem $(CUDA)/include
 CUPTI_LIBS = -L$(CUDA)/lib64 -Wl,-rpath,$(CUDA)/lib64 -lcupti
 ifneq ($(HAVE_CUPTI),)
 COLLECTOR = $(B)/lib/libgpuprof.so
 COLLECTOR_TESTS = $(B)/tests/collector/test_activity $(B)/tests/collector/test_pcsampling \
 		  $(B)/tests/collector/test_inject $(B)/tests/collector/test_wire \
-		  $(B)/tests/collector/fake/libcupti.so.13
+		  $(B)/tests/collector/fake/libcupti.so.13 $(B)/tests/collector/life \
+		  $(B)/tests/collector/failmalloc.so
 endif
 
 # The SQL functions as an SQLite loadable extension (`.load gpuprof_sqlite` in sqlite3): lib/sqlext.c and
@@ -138,7 +145,7 @@ $(B)/pic/%.o: %.c
 $(B)/lib/libgpuprof.so: $(COLLECTOR_SRC:%.c=$(B)/pic/%.o)
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"
-	$(Q)$(CC) -shared $(LDFLAGS) -Wl,--no-undefined -o $@ $^ $(CUPTI_LIBS) -lstdc++ -ldl -lm -pthread
+	$(Q)$(CC) -shared $(LDFLAGS) -Wl,--no-undefined -Wl,--gc-sections -o $@ $^ $(CUPTI_LIBS) -lstdc++ -ldl -lm -pthread
 
 $(B)/ext/%.o: %.c
 	@mkdir -p $(@D)
@@ -186,6 +193,19 @@ $(B)/tests/collector/fake/libcupti.so.13: tests/collector/fake_cupti.c tests/col
 	@echo "  CC      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -fPIC -shared -isystem $(CUDA)/include -MF $(B)/obj/tests/fake_cupti.d $(LDFLAGS) \
 		-Wl,--version-script=tests/collector/fake_cupti.map -Wl,-soname,libcupti.so.13 -o $@ $< -pthread
+
+# A program's life under the collector (fork, exec, kill, closed stdout); an LD_PRELOAD shim that fails the
+# Nth allocation of libgpuprof.so. Not in build/tests/ itself, where tests/run.sh runs every program.
+$(B)/tests/collector/life: tests/collector/life.c
+	@mkdir -p $(@D) $(B)/obj/tests
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -MF $(B)/obj/tests/life.d $(LDFLAGS) -o $@ $< -ldl
+
+$(B)/tests/collector/failmalloc.so: tests/collector/failmalloc.c
+	@mkdir -p $(@D) $(B)/obj/tests
+	@echo "  CC      $@"
+	$(Q)$(CC) $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -fPIC -shared \
+		-MF $(B)/obj/tests/failmalloc.d -o $@ $< -ldl
 
 $(B)/tests/collector/test_inject: tests/collector/test_inject.c
 	@mkdir -p $(@D) $(B)/obj/tests

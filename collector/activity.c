@@ -319,7 +319,10 @@ static int marker(struct act *a, const CUpti_ActivityMarker2 *m)
 	}
 	if (m->flags & CUPTI_ACTIVITY_FLAG_MARKER_START) {
 		struct open_range *r;
-		ALLOC_GROW(a->open, a->nopen + 1, a->aopen);
+		if (ALLOC_GROW_SOFT(a->open, a->nopen + 1, a->aopen)) {
+			wire_nomem(a->w, R_RANGE, 1);	/* its END finds no START: dropped */
+			return 0;
+		}
 		r = &a->open[a->nopen];
 		r->id = m->id;
 		r->start = (int64_t)m->timestamp;

@@ -608,7 +608,8 @@ static int collect_run(struct opts *o)
 		check_write(&c, wire_error(c.w, realtime_ns(), "exec", msg));
 		goto done;
 	}
-	c.s = sampler_open(c.child, 1);
+	if (!(c.s = sampler_open(c.child, 1)))
+		out_of_memory(sizeof(struct sampler *));
 	if ((reason = sampler_gpu_error(c.s)))
 		check_write(&c, wire_error(c.w, realtime_ns(), "nvml", reason));
 	monitor(&c, &wait_set);

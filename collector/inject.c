@@ -54,6 +54,7 @@ static struct {
 	int interval_ms;
 	size_t buffer_bytes;
 	int all_api;		/* every API call is recorded, queries too (GPUPROF_API=all) */
+	int forked;		/* this process is a forked child of one that initialised */
 
 	pthread_t writer;
 	pthread_mutex_t wlock;	/* the wire and act state */
@@ -66,6 +67,10 @@ static struct {
 	int stop;
 	int64_t lost_records;	/* records of buffers the queue could not take (out of memory), under qlock */
 	CUpti_SubscriberHandle subscriber;
+	int hooks;		/* the exit and fork handlers are registered (once per process image) */
+	char dir[4096];		/* the session directory, kept for forked children ("" until the first file) */
+	char sid[256];		/* the session id */
+	int64_t origin;		/* the session's time origin */
 } C = { .wlock = PTHREAD_MUTEX_INITIALIZER, .qlock = PTHREAD_MUTEX_INITIALIZER, .qcond = PTHREAD_COND_INITIALIZER };
 
 /* Record a failure in the session; the program is not told. */
@@ -330,10 +335,34 @@ static void finish(void)
 	C.sampler = NULL;
 }
 
-/* A forked child inherits our state but must never touch it (its CUPTI state is not its own). */
+/*
+ * A forked child inherits our state but must never touch it: the parent's file, queue and threads are not
+ * its own, and a lock the parent's writer held at the fork would never be let go. The child starts
+ * afresh: should its driver initialise again (InitializeInjection), it writes its own file into the same
+ * session, with the same time origin. Only the child's own thread runs here, so freeing is safe.
+ */
 static void after_fork_child(void)
 {
-	C.active = 0;
+	size_t i;
+	pthread_mutex_init(&C.wlock, NULL);
+	pthread_mutex_init(&C.qlock, NULL);
+	pthread_cond_init(&C.qcond, NULL);
+	if (C.w)
+		wire_discard(C.w);
+	C.w = NULL;
+	for (i = 0; i < C.qn; i++)
+		free(C.queue[i].buf);
+	free(C.queue);
+	C.queue = NULL;
+	C.qn = C.qalloc = 0;
+	while (C.npool)
+		free(C.pool[--C.npool]);
+	C.pool_ready = 0;
+	C.stop = 0;
+	C.lost_records = 0;
+	C.sampler = NULL;	/* the parent's NVML handles: left alone */
+	C.initialized = C.active = C.cupti = 0;
+	C.forked = 1;
 }
 
 /* An integer setting in lo..hi from the environment, or def when it is missing or not one. */
@@ -388,30 +417,36 @@ static char **command_line(char **program)
 	return argv + (argc ? 1 : 0);
 }
 
-/* Open our file in the session directory and write its header. */
+/*
+ * Open our file in the session directory and write its header. A forked child keeps its parent's session
+ * (C.dir, C.sid, C.origin). The file is <pid>.ndjson, or <pid>-K.ndjson when a file of this pid is there
+ * already: the program this one exec'd from wrote it.
+ */
 static int open_output(const char *engine)
 {
-	char dir[4096], path[4200], session[64], host[256] = "", opts[768], pcs[384] = "";
+	char path[4200], host[256] = "", opts[768], pcs[384] = "";
 	const char *exact = getenv("GPUPROF_SESSION_DIR"), *out = getenv("GPUPROF_OUTPUT");
 	const char *sid = getenv("GPUPROF_SESSION");
 	struct wire_header h;
 	char *program;
 	char **args = command_line(&program);
-	int64_t origin = env_int("GPUPROF_ORIGIN_NS", 0, 1, INT64_MAX);
+	int k;
 
-	if (!origin)
-		origin = realtime_ns();
-	if (!sid) {
-		snprintf(session, sizeof(session), "%lld-%d", (long long)origin, (int)getpid());
-		sid = session;
+	if (!C.dir[0]) {
+		C.origin = env_int("GPUPROF_ORIGIN_NS", 0, 1, INT64_MAX);
+		if (!C.origin)
+			C.origin = realtime_ns();
+		if (sid)
+			snprintf(C.sid, sizeof(C.sid), "%s", sid);
+		else
+			snprintf(C.sid, sizeof(C.sid), "%lld-%d", (long long)C.origin, (int)getpid());
+		if (exact && *exact)
+			snprintf(C.dir, sizeof(C.dir), "%s", exact);	/* chosen by the launcher */
+		else
+			snprintf(C.dir, sizeof(C.dir), "%s/%s", out && *out ? out : "gpuprof-sessions", C.sid);
 	}
-	if (exact && *exact)
-		snprintf(dir, sizeof(dir), "%s", exact);	/* chosen by the launcher */
-	else
-		snprintf(dir, sizeof(dir), "%s/%s", out && *out ? out : "gpuprof-sessions", sid);
-	if (make_dirs(dir))
+	if (make_dirs(C.dir))
 		return -1;
-	snprintf(path, sizeof(path), "%s/%d.ndjson", dir, (int)getpid());
 	gethostname(host, sizeof(host) - 1);
 	if (C.pcs) {
 		pcs[0] = ',';
@@ -421,7 +456,7 @@ static int open_output(const char *engine)
 		 C.interval_ms, C.buffer_bytes >> 20, C.all_api ? "all" : "core",
 		 getenv("GPUPROF_LAUNCHER") ? "true" : "false", pcs);
 	memset(&h, 0, sizeof(h));
-	h.session = sid;
+	h.session = C.sid;
 	h.collector = "gpuprof " GPUPROF_VERSION;
 	h.program = program;
 	h.args = (const char *const *)args;
@@ -430,8 +465,17 @@ static int open_output(const char *engine)
 	h.hostname = host;
 	h.engine = engine;
 	h.options_json = opts;
-	h.origin_ns = origin;
-	C.w = wire_open(path, &h);
+	h.origin_ns = C.origin;
+	for (k = 1; !C.w && k < 100; k++) {
+		if (k == 1)
+			snprintf(path, sizeof(path), "%s/%d.ndjson", C.dir, (int)getpid());
+		else
+			snprintf(path, sizeof(path), "%s/%d-%d.ndjson", C.dir, (int)getpid(), k);
+		if (!(C.w = wire_open(path, &h)) && errno != EEXIST)
+			break;
+	}
+	if (!C.w)
+		rmdir(C.dir);	/* when it is empty: no session is better than one without a file */
 	return C.w ? 0 : -1;
 }
 
@@ -570,6 +614,10 @@ int InitializeInjection(void)
 		engine = "trace";
 	C.interval_ms = (int)env_int("GPUPROF_INTERVAL_MS", 100, 1, 60000);
 	C.pcs = !strcmp(engine, "pcsampling");
+	if (C.pcs && C.forked) {
+		C.pcs = 0;	/* PC sampling's state is the parent's */
+		engine = "trace";
+	}
 	if (C.pcs)
 		pcs_options_from_env(&C.pcs_opts);
 	C.buffer_bytes = (size_t)env_int("GPUPROF_BUFFER_MB", 8, 1, 1024) << 20;
@@ -597,8 +645,11 @@ int InitializeInjection(void)
 	}
 	if (strcmp(engine, "monitor"))
 		start_cupti();
-	pthread_atfork(NULL, NULL, after_fork_child);
-	atexit(finish);
+	if (!C.hooks) {
+		C.hooks = 1;
+		pthread_atfork(NULL, NULL, after_fork_child);
+		atexit(finish);
+	}
 	return 1;
 }
 

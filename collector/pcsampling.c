@@ -144,7 +144,8 @@ static int64_t function_name(struct pcs_conv *cv, const char *name)
 	if (intmap_get(&cv->names, (int64_t)(intptr_t)name, &id))
 		return id;
 	id = act_kernel_name(cv->w, name, NULL);
-	intmap_put(&cv->names, (int64_t)(intptr_t)name, id);
+	if (id >= 0)
+		intmap_try_put(&cv->names, (int64_t)(intptr_t)name, id);	/* out of memory: looked up again */
 	return id;
 }
 
@@ -424,8 +425,9 @@ static int stall_reasons(struct pcs_ctx *c)
 			pthread_mutex_lock(P.wlock);
 			pcs_write_reasons(&P.cv, c->device, n, c->reason_index, (const char *const *)names);
 			pthread_mutex_unlock(P.wlock);
-			ALLOC_GROW(P.described, P.ndescribed + 1, P.adescribed);
-			P.described[P.ndescribed++] = c->device;
+			/* Out of memory: written again for the device's next context, which readers allow. */
+			if (!ALLOC_GROW_SOFT(P.described, P.ndescribed + 1, P.adescribed))
+				P.described[P.ndescribed++] = c->device;
 		}
 	}
 	for (i = 0; names && i < n; i++)
@@ -540,6 +542,10 @@ static void context_created(CUcontext ctx)
 		P.note("pcsampling", "out of memory for the sample buffers of device %u", c->device);
 	else if (c->nreasons && configure(c) == 0)
 		c->on = 1;
+	if (c->on && ALLOC_GROW_SOFT(P.ctx, P.nctx + 1, P.actx)) {
+		P.note("pcsampling", "out of memory: no PC samples from a context of device %u", c->device);
+		c->on = 0;
+	}
 	if (!c->on) {
 		memset(&d, 0, sizeof(d));
 		d.size = CUpti_PCSamplingDisableParamsSize;
@@ -549,7 +555,6 @@ static void context_created(CUcontext ctx)
 		ctx_free(c);
 		return;
 	}
-	ALLOC_GROW(P.ctx, P.nctx + 1, P.actx);
 	P.ctx[P.nctx++] = c;
 }
 
@@ -566,7 +571,7 @@ static struct cubin *find_cubin(uint64_t crc)
 static void keep_cubin(const CUpti_ModuleResourceData *m)
 {
 	CUpti_GetCubinCrcParams p;
-	void *copy;
+	void *copy = NULL;
 	if (!m || !m->pCubin || !m->cubinSize || !P.o.cubin_bytes)
 		return;
 	memset(&p, 0, sizeof(p));
@@ -575,7 +580,9 @@ static void keep_cubin(const CUpti_ModuleResourceData *m)
 	p.cubinSize = m->cubinSize;
 	if (cuptiGetCubinCrc(&p) != CUPTI_SUCCESS || find_cubin(p.cubinCrc))
 		return;
-	if (P.cubin_total + m->cubinSize > P.o.cubin_bytes || !(copy = malloc(m->cubinSize))) {
+	if (P.cubin_total + m->cubinSize > P.o.cubin_bytes || !(copy = malloc(m->cubinSize)) ||
+	    ALLOC_GROW_SOFT(P.cubins, P.ncubins + 1, P.acubins)) {
+		free(copy);	/* NULL unless the list could not grow */
 		if (!P.cubins_full) {
 			P.cubins_full = 1;
 			P.note("pcsampling", "cubins beyond %zu MB are not kept (GPUPROF_PC_CUBIN_MB): samples in "
@@ -584,7 +591,6 @@ static void keep_cubin(const CUpti_ModuleResourceData *m)
 		return;
 	}
 	memcpy(copy, m->pCubin, m->cubinSize);
-	ALLOC_GROW(P.cubins, P.ncubins + 1, P.acubins);
 	P.cubins[P.ncubins].crc = p.cubinCrc;
 	P.cubins[P.ncubins].data = copy;
 	P.cubins[P.ncubins].size = m->cubinSize;
@@ -600,13 +606,20 @@ static size_t line_hash(uint64_t crc, uint32_t function, uint64_t pc)
 	return (size_t)(h ^ (h >> 32));
 }
 
-/* The slot of (crc, function, pc): its entry, or the free slot where it goes. */
+/*
+ * The slot of (crc, function, pc): its entry, or the free slot where it goes; NULL when the table is
+ * full and finds no memory to grow.
+ */
 static struct line_slot *line_find(uint64_t crc, uint32_t function, uint64_t pc)
 {
 	size_t j, mask;
 	if ((P.nlines + 1) * 2 > P.alines) {
 		size_t i, n = P.alines ? P.alines * 2 : 1024;
-		struct line_slot *t = xcalloc(n, sizeof(*t));
+		struct line_slot *t = calloc(n, sizeof(*t));
+		if (!t && P.nlines + 1 < P.alines)
+			goto find;	/* fuller than it should be, but with room */
+		if (!t)
+			return NULL;
 		for (i = 0; i < P.alines; i++) {
 			if (!P.lines[i].used)
 				continue;
@@ -619,6 +632,7 @@ static struct line_slot *line_find(uint64_t crc, uint32_t function, uint64_t pc)
 		P.lines = t;
 		P.alines = n;
 	}
+find:
 	mask = P.alines - 1;
 	for (j = line_hash(crc, function, pc) & mask; P.lines[j].used; j = (j + 1) & mask)
 		if (P.lines[j].crc == crc && P.lines[j].function == function && P.lines[j].pc == pc)
@@ -637,6 +651,8 @@ void pcs_cubin_line(void *arg, uint64_t cubin_crc, const char *function, uint32_
 	if (!function || !(cb = find_cubin(cubin_crc)))
 		return;
 	s = line_find(cubin_crc, function_index, pc_offset);
+	if (!s)
+		return;	/* out of memory: no line */
 	if (!s->used) {
 		CUpti_GetSassToSourceCorrelationParams q;
 		memset(s, 0, sizeof(*s));
@@ -653,15 +669,19 @@ void pcs_cubin_line(void *arg, uint64_t cubin_crc, const char *function, uint32_
 		q.pcOffset = pc_offset;
 		if (cuptiGetSassToSourceCorrelation(&q) == CUPTI_SUCCESS && q.fileName && *q.fileName) {
 			struct buf b;
-			buf_init(&b);
+			buf_init_soft(&b);
 			if (q.dirName && *q.dirName && q.fileName[0] != '/') {
 				buf_addstr(&b, q.dirName);
 				if (!ends_with(q.dirName, "/"))
 					buf_addch(&b, '/');
 			}
 			buf_addstr(&b, q.fileName);
-			s->file = b.s;
-			s->line = q.lineNumber;
+			if (b.failed || !b.alloc) {
+				buf_release(&b);	/* out of memory: no line */
+			} else {
+				s->file = b.s;
+				s->line = q.lineNumber;
+			}
 		}
 		free(q.fileName);
 		free(q.dirName);

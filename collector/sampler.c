@@ -223,9 +223,8 @@ static int scan_one(struct sampler *s, int procfd, pid_t pid)
 		return -1;
 	memset(&p, 0, sizeof(p));
 	p.pid = pid;
-	if (parse_stat(text, &p))
-		return -1;
-	ALLOC_GROW(s->cur, s->ncur + 1, s->acur);
+	if (parse_stat(text, &p) || ALLOC_GROW_SOFT(s->cur, s->ncur + 1, s->acur))
+		return -1;	/* out of memory: left out of this sample */
 	s->cur[s->ncur++] = p;
 	return 0;
 }
@@ -275,8 +274,9 @@ static int scan_procs(struct sampler *s, int procfd, int full)
 		if (*end || pid <= 0)
 			continue;
 		if (!full && has_pid(s->outside, s->nout, (pid_t)pid)) {
-			ALLOC_GROW(s->skipped, s->nskip + 1, s->askip);
-			s->skipped[s->nskip++] = (pid_t)pid;
+			/* Out of memory: forgotten, so read again next time. */
+			if (!ALLOC_GROW_SOFT(s->skipped, s->nskip + 1, s->askip))
+				s->skipped[s->nskip++] = (pid_t)pid;
 			continue;
 		}
 		if (scan_one(s, procfd, (pid_t)pid) == 0 && s->ncur > 1 &&
@@ -295,9 +295,8 @@ static void keep_outside(struct sampler *s)
 	size_t i;
 	pid_t *tmp;
 	for (i = 0; i < s->ncur; i++) {
-		if (s->cur[i].tracked)
-			continue;
-		ALLOC_GROW(s->skipped, s->nskip + 1, s->askip);
+		if (s->cur[i].tracked || ALLOC_GROW_SOFT(s->skipped, s->nskip + 1, s->askip))
+			continue;	/* out of memory: read again next time */
 		s->skipped[s->nskip++] = s->cur[i].pid;
 	}
 	qsort(s->skipped, s->nskip, sizeof(*s->skipped), cmp_pid_t);
@@ -559,7 +558,10 @@ static void nvml_open(struct sampler *s)
 	}
 	if (count > MAX_GPUS)
 		count = MAX_GPUS;
-	s->gpus = xcalloc(count ? count : 1, sizeof(*s->gpus));
+	if (!(s->gpus = calloc(count ? count : 1, sizeof(*s->gpus)))) {
+		snprintf(s->gpu_error, sizeof(s->gpu_error), "out of memory for %u NVML devices", count);
+		goto fail;
+	}
 	for (i = 0; i < count; i++) {
 		nvmlDevice_t dev;
 		/* A device that cannot be opened (lost, no permission) is left out; the others stay. */
@@ -588,7 +590,9 @@ fail:
 
 struct sampler *sampler_open(pid_t root, int tree)
 {
-	struct sampler *s = xcalloc(1, sizeof(*s));
+	struct sampler *s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
 	s->root = root;
 	s->tree = tree;
 	s->page_size = sysconf(_SC_PAGESIZE);

@@ -37,6 +37,7 @@ struct wire;
  * Start sampling the process tree rooted at root (root itself and all its descendants); with
  * tree = 0 only root. NVML is tried once here. Never fails for lack of NVML.
  */
+/* NULL when out of memory (it never aborts: libgpuprof.so runs it inside other programs). */
 struct sampler *sampler_open(pid_t root, int tree);
 /* One host sample; 0, or -1 when /proc cannot be read (the root is gone). */
 int sampler_host(struct sampler *s, struct host_sample *out);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #define BATCH_ROWS 4096
+#define LINE_RESERVE 8192	/* line buffer bytes reserved at open: drops, error and end lines always fit */
 #define STR_(x) #x
 #define STR(x) STR_(x)
 #define VKEY "\"v\":" STR(WIRE_VERSION)	/* every line's version key */
@@ -29,8 +30,9 @@ struct wire {
 	size_t nvalues, avalues, declared;
 	struct strslot { const char *s; int64_t id; } *slots;
 	size_t nslots;
-	struct buf line;
+	struct buf line;	/* soft: a line that finds no memory is not written */
 	int64_t lost;		/* records of batch lines that could not be written */
+	int64_t nomem[R_COUNT];	/* records dropped for lack of memory, not yet in a drops line */
 };
 
 static uint64_t hash_str(const char *s)
@@ -41,11 +43,19 @@ static uint64_t hash_str(const char *s)
 	return h;
 }
 
-/* Write the line buffer with one write() (retrying short writes of a single line). */
+/*
+ * Write the line buffer with one write() (retrying short writes of a single line). 0, -1 on a write
+ * error, NOMEM when the line could not be built (out of memory: nothing is written).
+ */
+#define NOMEM (-2)
 static int put_line(struct wire *w)
 {
 	size_t off = 0;
 	buf_addch(&w->line, '\n');
+	if (w->line.failed) {
+		buf_reset(&w->line);
+		return NOMEM;
+	}
 	while (off < w->line.len) {
 		ssize_t n = write(w->fd, w->line.s + off, w->line.len - off);
 		if (n < 0 && errno == EINTR)
@@ -69,15 +79,35 @@ static void add_key(struct buf *b, const char *key)
 
 struct wire *wire_open(const char *path, const struct wire_header *h)
 {
-	struct wire *w;
+	struct wire *w = calloc(1, sizeof(*w));
 	char origin[24];
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
-	if (fd < 0)
+	int fd, rc;
+	if (!w)
 		return NULL;
-	w = xcalloc(1, sizeof(*w));
+	buf_init_soft(&w->line);
+	if (buf_reserve(&w->line, LINE_RESERVE) ||
+	    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644)) < 0) {
+		buf_release(&w->line);
+		free(w);
+		return NULL;
+	}
+	if (fd <= 2) {
+		/*
+		 * The program closed stdin, stdout or stderr: were the file to stay on that number, the program's
+		 * next printf (or the descriptor it opens for stdout) would write into it.
+		 */
+		int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		close(fd);
+		if (high < 0) {
+			unlink(path);
+			buf_release(&w->line);
+			free(w);
+			return NULL;
+		}
+		fd = high;
+	}
 	w->fd = fd;
 	w->origin = h->origin_ns;
-	buf_init(&w->line);
 	buf_addstr(&w->line, "{\"type\":\"header\"," VKEY ",\"session\":");
 	json_quote(&w->line, h->session, strlen(h->session));
 	buf_addstr(&w->line, ",\"collector\":");
@@ -111,9 +141,10 @@ struct wire *wire_open(const char *path, const struct wire_header *h)
 	buf_addstr(&w->line, ",\"origin_ns\":\"");
 	buf_addstr(&w->line, origin);
 	buf_addstr(&w->line, "\",\"clock\":\"realtime\"}");
-	if (put_line(w)) {
-		int e = errno;
+	if ((rc = put_line(w))) {
+		int e = rc == NOMEM ? ENOMEM : errno;
 		close(fd);
+		unlink(path);	/* no header: not a file of the session */
 		buf_release(&w->line);
 		free(w);
 		errno = e;
@@ -126,11 +157,14 @@ int64_t wire_string(struct wire *w, const char *s)
 {
 	size_t j;
 	uint64_t h;
+	char *copy;
 	if (!s)
 		return 0;
 	if ((w->nvalues + 1) * 2 > w->nslots) {
 		size_t i, n = w->nslots ? w->nslots * 2 : 1024;
-		struct strslot *slots = xcalloc(n, sizeof(*slots));
+		struct strslot *slots = calloc(n, sizeof(*slots));
+		if (!slots)
+			return -1;
 		for (i = 0; i < w->nslots; i++) {
 			if (!w->slots[i].s)
 				continue;
@@ -147,8 +181,9 @@ int64_t wire_string(struct wire *w, const char *s)
 	for (j = h & (w->nslots - 1); w->slots[j].s; j = (j + 1) & (w->nslots - 1))
 		if (!strcmp(w->slots[j].s, s))
 			return w->slots[j].id;
-	ALLOC_GROW(w->values, w->nvalues + 1, w->avalues);
-	w->values[w->nvalues] = xstrdup(s);
+	if (ALLOC_GROW_SOFT(w->values, w->nvalues + 1, w->avalues) || !(copy = strdup(s)))
+		return -1;
+	w->values[w->nvalues] = copy;
 	w->slots[j].s = w->values[w->nvalues];
 	w->slots[j].id = (int64_t)++w->nvalues;
 	return w->slots[j].id;
@@ -177,7 +212,7 @@ static int declare_strings(struct wire *w)
 	rc = put_line(w);
 	if (!rc)
 		w->declared = w->nvalues;
-	return rc;
+	return rc;	/* NOMEM: a shorter list may fit next time */
 }
 
 /* Write type t's buffered rows as one batch line numbered seq; 0 or -1. */
@@ -230,7 +265,8 @@ static int put_batch(struct wire *w, enum rec_type t, int64_t seq)
 /*
  * Write type t's buffered rows as one batch line and empty the buffer, written or not: rows of a line
  * that cannot be written are lost, counted in w->lost, and leave a gap in seq that readers report.
- * Returns 0, or -1 on a write error.
+ * Rows of a line that could not be built for lack of memory were never written: they are counted in
+ * w->nomem, leave the totals and take no seq. Returns 0, or -1 on a write error.
  */
 static int flush_type(struct wire *w, enum rec_type t)
 {
@@ -245,8 +281,14 @@ static int flush_type(struct wire *w, enum rec_type t)
 	rc = declare_strings(w);
 	if (!rc)
 		rc = put_batch(w, t, seq);
-	if (rc)
+	if (rc == NOMEM) {
+		w->nomem[t] += (int64_t)p->n;
+		p->total -= (int64_t)p->n;
+		p->seq--;
+		rc = 0;
+	} else if (rc) {
 		w->lost += (int64_t)p->n;
+	}
 	for (i = 0; i < p->n * (size_t)r->nfields; i++)
 		if (r->fields[i % (size_t)r->nfields].kind == F_TEXT)
 			free((char *)p->rows[i].s);
@@ -260,23 +302,57 @@ int wire_add(struct wire *w, enum rec_type t, const struct value *vals)
 	struct pending *p = &w->p[t];
 	struct value *row;
 	int c;
-	if (!p->rows)
-		p->rows = xcalloc(BATCH_ROWS * (size_t)r->nfields, sizeof(*p->rows));
+	for (c = 0; c < r->nfields; c++)
+		if ((r->fields[c].kind == F_STR || r->fields[c].kind == F_STRTEXT) && vals[c].i < 0)
+			goto nomem;	/* wire_string found no memory for one of its strings */
+	if (!p->rows && !(p->rows = calloc(BATCH_ROWS * (size_t)r->nfields, sizeof(*p->rows))))
+		goto nomem;
 	row = &p->rows[p->n * (size_t)r->nfields];
 	memcpy(row, vals, (size_t)r->nfields * sizeof(*vals));
-	for (c = 0; c < r->nfields; c++)
-		if (r->fields[c].kind == F_TEXT)
-			row[c].s = xstrdup(vals[c].s ? vals[c].s : "");
+	for (c = 0; c < r->nfields; c++) {
+		if (r->fields[c].kind == F_TEXT && !(row[c].s = strdup(vals[c].s ? vals[c].s : ""))) {
+			while (c-- > 0)
+				if (r->fields[c].kind == F_TEXT)
+					free((char *)row[c].s);
+			goto nomem;
+		}
+	}
 	p->n++;
 	p->total++;
 	return p->n == BATCH_ROWS ? flush_type(w, t) : 0;
+nomem:
+	w->nomem[t]++;
+	return 0;
+}
+
+void wire_nomem(struct wire *w, enum rec_type t, int64_t n)
+{
+	w->nomem[t] += n;
+}
+
+/* A drops line (source "memory") per type for the records dropped for lack of memory since the last. */
+static int put_nomem(struct wire *w, int64_t ts_ns)
+{
+	char what[64];
+	int t, rc = 0;
+	for (t = 0; t < R_COUNT; t++) {
+		if (!w->nomem[t])
+			continue;
+		snprintf(what, sizeof(what), "%s records", rec_specs[t].wire);
+		if (wire_drops(w, ts_ns, "memory", what, w->nomem[t]))
+			rc = -1;	/* counted again next time */
+		else
+			w->nomem[t] = 0;
+	}
+	return rc;
 }
 
 int wire_flush(struct wire *w)
 {
-	int t, rc = declare_strings(w);
+	int t, rc = declare_strings(w) == -1;
 	for (t = 0; t < R_COUNT; t++)
 		rc |= flush_type(w, t);
+	rc |= put_nomem(w, realtime_ns());
 	return rc ? -1 : 0;
 }
 
@@ -301,7 +377,7 @@ int wire_drops(struct wire *w, int64_t ts_ns, const char *source, const char *wh
 	buf_addstr(&w->line, ",\"count\":");
 	buf_addi64(&w->line, count);
 	buf_addch(&w->line, '}');
-	return put_line(w);
+	return put_line(w) ? -1 : 0;
 }
 
 int wire_error(struct wire *w, int64_t ts_ns, const char *what, const char *reason)
@@ -313,7 +389,33 @@ int wire_error(struct wire *w, int64_t ts_ns, const char *what, const char *reas
 	buf_addstr(&w->line, ",\"reason\":");
 	json_quote(&w->line, reason, strlen(reason));
 	buf_addch(&w->line, '}');
-	return put_line(w);
+	return put_line(w) ? -1 : 0;
+}
+
+/* Free everything of w. */
+static void wire_free(struct wire *w)
+{
+	int t;
+	for (t = 0; t < R_COUNT; t++) {
+		struct pending *p = &w->p[t];
+		size_t i;
+		for (i = 0; p->rows && i < p->n * (size_t)rec_specs[t].nfields; i++)
+			if (rec_specs[t].fields[i % (size_t)rec_specs[t].nfields].kind == F_TEXT)
+				free((char *)p->rows[i].s);
+		free(p->rows);
+	}
+	for (t = 0; (size_t)t < w->nvalues; t++)
+		free(w->values[t]);
+	free(w->values);
+	free(w->slots);
+	buf_release(&w->line);
+	free(w);
+}
+
+void wire_discard(struct wire *w)
+{
+	close(w->fd);
+	wire_free(w);
 }
 
 int wire_close(struct wire *w, int64_t end_ns, int clean)
@@ -343,17 +445,10 @@ int wire_close(struct wire *w, int64_t end_ns, int clean)
 			buf_addi64(&w->line, w->p[t].seq);
 		}
 		buf_addstr(&w->line, "}}");
-		rc = put_line(w);
+		rc = put_line(w) ? -1 : 0;
 	}
 	if (close(w->fd))
 		rc = -1;
-	for (t = 0; t < R_COUNT; t++)
-		free(w->p[t].rows);
-	for (t = 0; (size_t)t < w->nvalues; t++)
-		free(w->values[t]);
-	free(w->values);
-	free(w->slots);
-	buf_release(&w->line);
-	free(w);
+	wire_free(w);
 	return rc ? -1 : 0;
 }

@@ -16,7 +16,10 @@ struct intmap {
 
 #define INTMAP_INIT { NULL, NULL, 0, 0 }
 
+/* Set key to val; aborts when out of memory (util.h's x* rule). */
 void intmap_put(struct intmap *m, int64_t key, int64_t val);
+/* intmap_put that fails soft, for libgpuprof.so: 0, or -1 out of memory with the map as it was. */
+int intmap_try_put(struct intmap *m, int64_t key, int64_t val);
 /* 1 and *val when key is present, else 0. */
 int intmap_get(const struct intmap *m, int64_t key, int64_t *val);
 void intmap_release(struct intmap *m);

@@ -146,10 +146,15 @@ int usage_bad_option(int c, char **argv)
 	return usage_error("unknown option '-%c'", optopt);
 }
 
-static void *oom(size_t n)
+void out_of_memory(size_t n)
 {
 	fprintf(stderr, "%s: fatal: out of memory allocating %zu bytes\n", progname, n);
 	abort();
+}
+
+static void *oom(size_t n)
+{
+	out_of_memory(n);
 }
 
 void *xmalloc(size_t n)
@@ -277,6 +282,22 @@ void grow_array(void **p, size_t *alloc, size_t need, size_t size)
 	*alloc = n;
 }
 
+int grow_array_soft(void **p, size_t *alloc, size_t need, size_t size)
+{
+	size_t n;
+	void *q;
+	if (need <= *alloc)
+		return 0;
+	n = *alloc ? *alloc : 16;
+	while (n < need && n < SIZE_MAX / 2)
+		n = n / 2 * 3 + 16;
+	if (n < need || n > SIZE_MAX / size || !(q = realloc(*p, n * size)))
+		return -1;
+	*p = q;
+	*alloc = n;
+	return 0;
+}
+
 /* An empty buffer points here until it first grows, so init and release never allocate (git's slopbuf). */
 static char empty_buf[1];
 
@@ -285,13 +306,23 @@ void buf_init(struct buf *b)
 	b->alloc = 0;
 	b->s = empty_buf;
 	b->len = 0;
+	b->soft = 0;
+	b->failed = 0;
+}
+
+void buf_init_soft(struct buf *b)
+{
+	buf_init(b);
+	b->soft = 1;
 }
 
 void buf_release(struct buf *b)
 {
+	unsigned soft = b->soft;
 	if (b->alloc)
 		free(b->s);
 	buf_init(b);
+	b->soft = soft;
 }
 
 uint64_t fnv1a(uint64_t h, const void *p, size_t n)
@@ -306,27 +337,52 @@ uint64_t fnv1a(uint64_t h, const void *p, size_t n)
 void buf_reset(struct buf *b)
 {
 	b->len = 0;
+	b->failed = 0;
 	if (b->alloc)
 		b->s[0] = '\0';
 }
 
-static void buf_need(struct buf *b, size_t extra)
+/* Room for extra more bytes and the NUL: 0, or -1 (soft buffers only: b->failed set, nothing changed). */
+static int buf_need(struct buf *b, size_t extra)
 {
 	size_t need = b->len + extra + 1;
+	if (b->failed)
+		return -1;	/* later appends would leave a hole in what is there */
 	if (need > b->alloc) {
 		size_t n = b->alloc ? b->alloc * 2 : 64;
-		while (n < need)
+		char *s;
+		while (n < need && n < SIZE_MAX / 2)
 			n *= 2;
-		b->s = b->alloc ? xrealloc(b->s, n) : xmalloc(n);
+#ifdef GPUPROF_NEVER_ABORT
+		if (1) {	/* libgpuprof.so: every buffer is soft */
+#else
+		if (b->soft) {
+#endif
+			s = n < need ? NULL : b->alloc ? realloc(b->s, n) : malloc(n);
+			if (!s) {
+				b->failed = 1;
+				return -1;
+			}
+		} else {
+			s = b->alloc ? xrealloc(b->s, n) : xmalloc(n);
+		}
+		b->s = s;
 		if (!b->alloc)
 			b->s[0] = '\0';
 		b->alloc = n;
 	}
+	return 0;
+}
+
+int buf_reserve(struct buf *b, size_t n)
+{
+	return buf_need(b, n);
 }
 
 void buf_add(struct buf *b, const void *data, size_t n)
 {
-	buf_need(b, n);
+	if (buf_need(b, n))
+		return;
 	memcpy(b->s + b->len, data, n);
 	b->len += n;
 	b->s[b->len] = '\0';
@@ -339,7 +395,8 @@ void buf_addstr(struct buf *b, const char *s)
 
 void buf_addch(struct buf *b, char c)
 {
-	buf_need(b, 1);
+	if (buf_need(b, 1))
+		return;
 	b->s[b->len++] = c;
 	b->s[b->len] = '\0';
 }
@@ -348,14 +405,18 @@ void buf_vaddf(struct buf *b, const char *fmt, va_list ap)
 {
 	va_list cp;
 	int n;
-	buf_need(b, 64);
+	if (buf_need(b, 64))
+		return;
 	va_copy(cp, ap);
 	n = vsnprintf(b->s + b->len, b->alloc - b->len, fmt, cp);
 	va_end(cp);
 	if (n < 0)
 		return;
 	if ((size_t)n >= b->alloc - b->len) {
-		buf_need(b, (size_t)n);
+		if (buf_need(b, (size_t)n)) {
+			b->s[b->len] = '\0';	/* vsnprintf wrote a cut-off part */
+			return;
+		}
 		vsnprintf(b->s + b->len, b->alloc - b->len, fmt, ap);
 	}
 	b->len += (size_t)n;

@@ -2,8 +2,9 @@
  * util: messages, exit codes, memory and a growable byte buffer.
  *
  * Ownership: xmalloc/xrealloc/xstrdup never return NULL (they abort the program on out-of-memory, the one
- * place library code may end it). A struct buf owns its bytes; buf_release frees them and leaves an empty
- * buffer. Messages go to stderr as "PROGNAME: error: ..." with the program name set by util_init.
+ * place library code may end it). Code that runs inside other programs (libgpuprof.so) must never abort:
+ * it uses malloc/calloc and the _soft variants below, which fail with NULL or -1, and soft buffers
+ * (buf_init_soft; built with GPUPROF_NEVER_ABORT, every buffer is soft). A struct buf owns its bytes; buf_release frees them and leaves an empty buffer. Messages go to stderr as "PROGNAME: error: ..." with the program name set by util_init.
  */
 #ifndef GPUPROF_UTIL_H
 #define GPUPROF_UTIL_H
@@ -55,6 +56,8 @@ int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int usage_bad_option(int c, char **argv);
 
+/* Say so on stderr and abort: the end of every x* allocation that fails. */
+void out_of_memory(size_t n) __attribute__((noreturn));
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
@@ -71,11 +74,16 @@ void xunmap(void *p, size_t bytes);
 /* Grow *p (holding *alloc elements of size `size`) to hold at least `need` elements. */
 void grow_array(void **p, size_t *alloc, size_t need, size_t size);
 #define ALLOC_GROW(p, need, alloc) grow_array((void **)&(p), &(alloc), (need), sizeof(*(p)))
+/* grow_array that fails soft: 0, or -1 with *p and *alloc as they were (out of memory). */
+int grow_array_soft(void **p, size_t *alloc, size_t need, size_t size);
+#define ALLOC_GROW_SOFT(p, need, alloc) grow_array_soft((void **)&(p), &(alloc), (need), sizeof(*(p)))
 
 struct buf {
 	char *s;	/* NUL-terminated bytes, never NULL after buf_init */
 	size_t len;	/* bytes used, not counting the NUL */
 	size_t alloc;	/* bytes allocated */
+	unsigned soft:1;	/* out of memory fails soft (buf_init_soft) rather than aborting */
+	unsigned failed:1;	/* soft: an append found no memory and was dropped, until buf_reset */
 };
 
 /* FNV-1a: h is FNV1A_INIT, or the hash of what came before p when hashing in pieces. */
@@ -83,6 +91,13 @@ struct buf {
 uint64_t fnv1a(uint64_t h, const void *p, size_t n);
 
 void buf_init(struct buf *b);
+/*
+ * A buffer whose appends never abort: one that finds no memory leaves the buffer as it was and sets
+ * b->failed, so the caller can tell that the bytes are incomplete; buf_reset clears it. buf_reserve
+ * makes room for n more bytes up front (0, or -1 out of memory), so later appends up to that size cannot fail.
+ */
+void buf_init_soft(struct buf *b);
+int buf_reserve(struct buf *b, size_t n);
 void buf_release(struct buf *b);
 void buf_reset(struct buf *b);
 void buf_add(struct buf *b, const void *data, size_t n);

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The collector without a GPU: hand-built CUPTI activity and PC-sampling buffers through the real conversion
 paths, ingested and compared field by field; wire.c's batch lines that cannot be written; libgpuprof.so loaded
-the way the driver loads it, with each engine and with bad PC-sampling settings; its exported symbols.
+the way the driver loads it, with each engine and with bad PC-sampling settings; a program's life under it (50 forked
+children, an exec, a SIGKILL mid-write, closed stdout and stderr) and every allocation it makes failing in turn
+(failmalloc.so); its exported symbols, none of which can abort the program.
 Skipped, with the reason printed, when the collector was not built (no CUPTI)."""
 import json
 import os
@@ -307,10 +309,165 @@ def inject(tmp):
     engine(tmp, prog)
 
 
+FAKE = os.path.join(BUILD, "tests", "collector", "fake")
+LIFE = os.path.join(BUILD, "tests", "collector", "life")
+FAILMALLOC = os.path.join(BUILD, "tests", "collector", "failmalloc.so")
+
+
+def life_env(sdir, **more):
+    """The environment of a program under the collector as gpuprof-collect sets it, with the stand-in libcupti."""
+    env = dict(os.environ, LD_LIBRARY_PATH=FAKE, CUDA_INJECTION64_PATH=os.path.abspath(LIB), GPUPROF_SESSION_DIR=sdir,
+               GPUPROF_SESSION="life", GPUPROF_BUFFER_MB="1", **more)
+    env.pop("GPUPROF_LAUNCHER", None)
+    return env
+
+
+def ingest(path, db):
+    if os.path.exists(db):
+        os.remove(db)
+    return subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", path, "-o", db], capture_output=True, text=True)
+
+
+def per_process(db):
+    """{pid: [clean_end, kernels, memcpys]} of a database."""
+    return {r[0]: r[1:] for r in rows(db, """SELECT p.pid, p.clean_end,
+            (SELECT count(*) FROM kernels k WHERE k.session_id = p.session_id AND k.pid = p.pid),
+            (SELECT count(*) FROM memcpys m WHERE m.session_id = p.session_id AND m.pid = p.pid) FROM processes p""")}
+
+
+def failmalloc(tmp):
+    """Every allocation libgpuprof.so makes in a run fails in turn (failmalloc.so), alone and with all after it:
+    the program exits with its own status and the session ingests with kernels + memcpys + what the drops
+    lines count of them = what the stand-in delivered."""
+    import time
+    k, m = 1000, 300
+    rep = os.path.join(tmp, "fm-report")
+    sdir = os.path.join(tmp, "fm-count")
+    r = subprocess.run([LIFE, "work", str(k), str(m), "7"], env=life_env(sdir, LD_PRELOAD=FAILMALLOC,
+                       FAILMALLOC_REPORT=rep), capture_output=True, text=True, timeout=60)
+    check("failmalloc: counting run exits with the program's status", (r.returncode, r.stderr), (7, ""))
+    points = int(open(rep).read().split()[0])
+    ok("failmalloc: the library allocates (points counted)", points >= 10, points)
+    bad, nofile, dropped, started = [], [], 0, time.time()
+    for after in ("0", "1"):
+        for n in range(1, points + 3):	# a run may allocate a little more than the counting one
+            sdir = os.path.join(tmp, f"fm-{after}-{n}")
+            r = subprocess.run([LIFE, "work", str(k), str(m), "7"], env=life_env(sdir, LD_PRELOAD=FAILMALLOC,
+                               FAILMALLOC_N=str(n), FAILMALLOC_AFTER=after), capture_output=True, text=True, timeout=60)
+            if (r.returncode, r.stdout, r.stderr) != (7, "", ""):
+                bad.append((after, n, "exit", r.returncode, r.stderr[-300:]))
+                continue
+            if not os.path.isdir(sdir):
+                nofile.append((after, n))	# its set-up found no memory: no session, the program untouched
+                continue
+            db = sdir + ".db"
+            i = ingest(sdir, db)
+            if i.returncode:
+                bad.append((after, n, "ingest", i.returncode, i.stderr[-300:]))
+                continue
+            got = rows(db, """SELECT (SELECT count(*) FROM kernels), (SELECT count(*) FROM memcpys),
+                   (SELECT coalesce(sum(count), 0) FROM drops WHERE source IN ('cupti', 'ring')
+                    OR (source = 'memory' AND what IN ('kernel records', 'memcpy records'))),
+                   (SELECT clean_end FROM sessions)""")[0]
+            dropped += got[2]
+            if got[0] + got[1] + got[2] != k + m or got[3] != 1:
+                bad.append((after, n, "counts", got))
+    print(f"failmalloc: {points} allocation points, each failed alone and with all after it: "
+          f"{2 * (points + 2)} runs in {time.time() - started:.1f} s; {len(nofile)} left no session, "
+          f"{dropped} records dropped and counted")
+    check("failmalloc: every run exits with its own status, ingests, and its counts add up", bad, [])
+    ok("failmalloc: only a failure in the set-up leaves no session", len(nofile) <= 4, nofile)
+
+
+def life(tmp):
+    """A program's life under the collector: 50 forked children, an exec, a SIGKILL mid-write, closed stdout
+    and stderr. Each exits with its own status; its files ingest with every delivered record."""
+    import signal
+    import time
+    # fork: the parent and its 25 children that initialise CUDA again each write a file of the session.
+    sdir = os.path.join(tmp, "life-fork")
+    r = subprocess.run([LIFE, "fork", "50", "300", "100", "9"], env=life_env(sdir), capture_output=True, text=True,
+                       timeout=120)
+    check("fork: 50 children end with their own statuses, the parent with its own", (r.returncode, r.stderr), (9, ""))
+    db = os.path.join(tmp, "life-fork.db")
+    i = ingest(sdir, db)
+    check("fork: the session ingests", (i.returncode, i.stderr), (0, ""))
+    procs = per_process(db)
+    parent = [p for p, v in procs.items() if v[1] != 300]
+    check("fork: one file per process that initialised (the parent and 25 children)", len(procs), 26)
+    check("fork: each child: clean end, its 300 kernels and 100 memcpys",
+          sorted(v for p, v in procs.items() if p not in parent), [[1, 300, 100]] * 25)
+    check("fork: the parent: clean end, its kernels and memcpys (300 + 5 x 30, 100 + 5 x 10)",
+          [procs[p] for p in parent], [[1, 450, 150]])
+    if parent:
+        check("fork: the children's parent is the parent",
+              rows(db, f"SELECT DISTINCT ppid FROM processes WHERE pid != {int(parent[0])}"), [[parent[0]]])
+
+    # exec: the image before keeps what its writer flushed (it ends with no exit handler: truncated), the
+    # image after writes <pid>-2.ndjson; each file ingests with its own records.
+    sdir = os.path.join(tmp, "life-exec")
+    r = subprocess.run([LIFE, "exec", "200", "50", "5"], env=life_env(sdir), capture_output=True, text=True, timeout=60)
+    check("exec: the exec'd program's status", (r.returncode, r.stderr), (5, ""))
+    files = sorted(os.listdir(sdir)) if os.path.isdir(sdir) else []
+    check("exec: a file for each program of the process", [re.sub(r"^\d+", "PID", f) for f in files],
+          ["PID-2.ndjson", "PID.ndjson"])
+    for f, clean in zip(files, (1, 0)):
+        db = os.path.join(tmp, f + ".db")
+        i = ingest(os.path.join(sdir, f), db)
+        check(f"exec: {re.sub(r'^[0-9]+', 'PID', f)} ingests", i.returncode, 0)
+        check(f"exec: {re.sub(r'^[0-9]+', 'PID', f)}: clean end {clean}, 200 kernels, 50 memcpys",
+              list(per_process(db).values()), [[clean, 200, 50]])
+
+    # SIGKILL while the writer writes: every whole line is kept, the cut-off one dropped with a warning.
+    sdir = os.path.join(tmp, "life-kill")
+    p = subprocess.Popen([LIFE, "stream", "2000", "500"], env=life_env(sdir, LIFE_PER_BUFFER="500"),
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    ready = p.stdout.readline()
+    time.sleep(1.6)
+    p.send_signal(signal.SIGKILL)
+    p.wait(timeout=30)
+    check("kill: the program ran, then died of SIGKILL", (ready, p.returncode), ("ready\n", -signal.SIGKILL))
+    files = os.listdir(sdir)
+    whole = {"kernel": 0, "memcpy": 0}
+    for f in files:
+        with open(os.path.join(sdir, f), "rb") as fh:
+            for line in fh.read().split(b"\n")[:-1]:
+                rec = json.loads(line)
+                if rec["type"] in whole:
+                    whole[rec["type"]] += rec["n"]
+    db = os.path.join(tmp, "life-kill.db")
+    i = ingest(sdir, db)
+    check("kill: the session ingests (truncated: not an error)", i.returncode, 0)
+    check("kill: no session-end record, so clean_end = 0", [v[0] for v in per_process(db).values()], [0])
+    ok("kill: the writer had written batches before the kill", whole["kernel"] > 0, whole)
+    check("kill: every kernel and memcpy of the whole lines is in the database",
+          [v[1:] for v in per_process(db).values()], [[whole["kernel"], whole["memcpy"]]])
+
+    # stdout and stderr closed first: the file must not take fd 1 or 2, where the program's output would go.
+    sdir = os.path.join(tmp, "life-closed")
+    r = subprocess.run([LIFE, "closed", "300", "100", "6"], env=life_env(sdir), capture_output=True, text=True,
+                       timeout=60)
+    check("closed: the program's status, nothing printed", (r.returncode, r.stdout, r.stderr), (6, "", ""))
+    db = os.path.join(tmp, "life-closed.db")
+    i = ingest(sdir, db)
+    check("closed: the session ingests, none of the program's output in it", (i.returncode, i.stderr), (0, ""))
+    check("closed: clean end, 300 kernels, 100 memcpys", list(per_process(db).values()), [[1, 300, 100]])
+
+
 def symbols():
     out = subprocess.run(["nm", "-D", "--defined-only", LIB], capture_output=True, text=True, check=True).stdout
     exported = sorted(l.split()[-1] for l in out.splitlines() if l.split() and l.split()[-2] in ("T", "D", "B", "W"))
     check("only the injection entry points are exported", exported, ["InitializeInjection", "InitializeInjectionNvtx2"])
+    # The link keeps only what the entry points can reach (--gc-sections): none of it may end the program.
+    undefined = subprocess.run(["nm", "-D", "--undefined-only", LIB], capture_output=True, text=True, check=True).stdout
+    check("nothing in the library can end the program (abort, exit, assert)",
+          sorted({l.split()[-1].split("@")[0] for l in undefined.splitlines()} &
+                 {"abort", "exit", "_exit", "_Exit", "quick_exit", "__assert_fail", "err", "errx"}), [])
+    local = subprocess.run(["nm", LIB], capture_output=True, text=True, check=True).stdout
+    check("no aborting allocator (lib/util.c's x*, out_of_memory) is linked in",
+          sorted({l.split()[-1] for l in local.splitlines()} &
+                 {"xmalloc", "xcalloc", "xrealloc", "xstrdup", "xstrndup", "grow_array", "xmap", "out_of_memory",
+                  "intmap_put", "die"}), [])
 
 
 def main():
@@ -323,6 +480,8 @@ def main():
         wire(tmp)
         pcsampling(tmp)
         inject(tmp)
+        life(tmp)
+        failmalloc(tmp)
         symbols()
     return checks.summary("collector")
 

@@ -5,7 +5,8 @@
  * CUPTI_ERROR_OUT_OF_MEMORY, Disable flushing into the configuration's buffer). It checks what it is
  * given (size fields, the order of calls, no two calls on one context at once) and fake_cupti_run plays
  * a driver: contexts, a module with a cubin, launches, unloads, a context destroyed. fake_cupti_report
- * prints, as JSON on stdout, what it saw. Built with a version script so its symbols carry the
+ * prints, as JSON on stdout, what it saw. fake_cupti_work plays a workload's activity: kernel and memcpy
+ * records in the buffers the library hands out (records with no buffer are counted as CUPTI drops them). Built with a version script so its symbols carry the
  * libcupti.so.13 version libgpuprof.so asks for; picked up through LD_LIBRARY_PATH.
  */
 #include <cupti.h>
@@ -207,19 +208,42 @@ EXPORT CUptiResult CUPTIAPI cuptiActivityFlushPeriod(uint32_t time)
 	return CUPTI_SUCCESS;
 }
 
+/* The size of the record at p (fake_cupti_work writes kernels and memcpys), or 0: the buffer ends there. */
+static size_t record_size(const uint8_t *p, size_t left)
+{
+	uint32_t kind;
+	size_t size;
+	if (left < sizeof(CUpti_Activity))
+		return 0;
+	memcpy(&kind, p, sizeof(kind));
+	size = kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? sizeof(CUpti_ActivityKernel10) :
+	       kind == CUPTI_ACTIVITY_KIND_MEMCPY ? sizeof(CUpti_ActivityMemcpy6) : 0;
+	return size <= left ? size : 0;
+}
+
 EXPORT CUptiResult CUPTIAPI cuptiActivityGetNextRecord(uint8_t *buffer, size_t valid, CUpti_Activity **record)
 {
-	(void)buffer;
-	(void)valid;
-	(void)record;
-	return CUPTI_ERROR_MAX_LIMIT_REACHED;
+	size_t off = 0;
+	if (*record) {
+		off = (size_t)((uint8_t *)*record - buffer);
+		off += record_size(buffer + off, valid - off);
+	}
+	if (off >= valid || !record_size(buffer + off, valid - off))
+		return CUPTI_ERROR_MAX_LIMIT_REACHED;
+	*record = (CUpti_Activity *)(void *)(buffer + off);
+	return CUPTI_SUCCESS;
 }
+
+static size_t records_dropped;	/* for want of a buffer, until read (under lock) */
 
 EXPORT CUptiResult CUPTIAPI cuptiActivityGetNumDroppedRecords(CUcontext context, uint32_t stream, size_t *dropped)
 {
 	(void)context;
 	(void)stream;
-	*dropped = 0;
+	pthread_mutex_lock(&lock);
+	*dropped = records_dropped;
+	records_dropped = 0;
+	pthread_mutex_unlock(&lock);
 	return CUPTI_SUCCESS;
 }
 
@@ -583,6 +607,76 @@ void fake_cupti_run(int destroy)
 	}
 	if (destroy)
 		resource(CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING, ctxs[0].ctx, NULL);
+}
+
+static uint64_t realtime(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * A workload's activity, on the calling thread: kernels kernel records, then memcpys memcpy records, at
+ * most per_buffer to a buffer asked of the library; a buffer refused (NULL) drops its records, counted
+ * for cuptiActivityGetNumDroppedRecords as CUPTI counts them. Kernel i is named "_Z6kernelILi<i%3>EEvPf".
+ */
+EXPORT void fake_cupti_work(int kernels, int memcpys, int per_buffer);
+void fake_cupti_work(int kernels, int memcpys, int per_buffer)
+{
+	static const char *const names[3] = { "_Z6kernelILi0EEvPf", "_Z6kernelILi1EEvPf", "_Z6kernelILi2EEvPf" };
+	static uint32_t correlation;
+	int total = kernels + memcpys, i = 0;
+	while (i < total) {
+		uint8_t *b = NULL;
+		size_t size = 0, max = 0, off = 0;
+		int n;
+		if (buf_request)
+			buf_request(&b, &size, &max);
+		for (n = 0; i < total && n < per_buffer; n++, i++) {
+			union {
+				CUpti_ActivityKernel10 k;
+				CUpti_ActivityMemcpy6 c;
+			} r;
+			size_t rsize = i < kernels ? sizeof(r.k) : sizeof(r.c);
+			uint64_t t = realtime();
+			if (!b) {
+				pthread_mutex_lock(&lock);
+				records_dropped++;
+				pthread_mutex_unlock(&lock);
+				continue;
+			}
+			if (off + rsize > size)
+				break;
+			memset(&r, 0, sizeof(r));
+			if (i < kernels) {
+				r.k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+				r.k.start = t;
+				r.k.end = t + 1000 + (uint64_t)i;
+				r.k.contextId = 1;
+				r.k.streamId = 7;
+				r.k.correlationId = ++correlation;
+				r.k.gridX = r.k.gridY = r.k.gridZ = r.k.blockY = r.k.blockZ = 1;
+				r.k.blockX = 128;
+				r.k.name = names[i % 3];
+			} else {
+				r.c.kind = CUPTI_ACTIVITY_KIND_MEMCPY;
+				r.c.copyKind = CUPTI_ACTIVITY_MEMCPY_KIND_HTOD;
+				r.c.srcKind = CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE;
+				r.c.dstKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
+				r.c.bytes = 4096;
+				r.c.start = t;
+				r.c.end = t + 500;
+				r.c.contextId = 1;
+				r.c.streamId = 7;
+				r.c.correlationId = ++correlation;
+			}
+			memcpy(b + off, &r, rsize);
+			off += rsize;
+		}
+		if (b)
+			buf_complete(NULL, 0, b, size, off);
+	}
 }
 
 EXPORT void fake_cupti_report(void);
