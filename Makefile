@@ -203,6 +203,15 @@ $(B)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(B)/libcommon.a
 	@mkdir -p $(B)/obj/tests
 	$(Q)$(CC) $(ALL_CFLAGS) -MF $(B)/obj/tests/$*.d $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# The SQLite VFS that fails the Nth file operation (tests/faults.py LD_PRELOADs it into the programs); not
+# in $(B)/tests itself, whose every executable file tests/run.sh runs.
+FAULTVFS = $(B)/tests/faults/libfaultvfs.so
+$(FAULTVFS): tests/faults/faultvfs.c
+	@mkdir -p $(@D) $(B)/obj/tests
+	@echo "  CC      $@"
+	$(Q)$(CC) $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -fPIC -shared \
+		-MF $(B)/obj/tests/faultvfs.d -o $@ $< -lsqlite3 -ldl
+
 # Fuzzing needs clang's libFuzzer; FUZZ_SECONDS bounds each target's run.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/*.c))
@@ -215,7 +224,7 @@ $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/harness.h $(LIB_SRC) $(B)/gen/embedded.c 
 deps:
 	@scripts/deps.sh
 
-test: deps all $(UNITS) $(COLLECTOR_TESTS)
+test: deps all $(UNITS) $(COLLECTOR_TESTS) $(FAULTVFS)
 	@tests/run.sh
 
 demo: deps all
