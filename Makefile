@@ -1,5 +1,5 @@
 # gpuprof — one Makefile. `make` builds everything into build/; `make V=1` shows the commands.
-# Targets: all man test demo bench gpu-check fuzz install clean deps.
+# Targets: all man test stress demo bench gpu-check fuzz install clean deps.
 
 PREFIX ?= /usr/local
 CC ?= cc
@@ -227,6 +227,10 @@ deps:
 test: deps all $(UNITS) $(COLLECTOR_TESTS) $(FAULTVFS)
 	@tests/run.sh
 
+# tests/faults.py at full size: every Nth file operation failed in turn, 100 kills of an ingest.
+stress: deps all $(FAULTVFS)
+	@GPUPROF_FAULTS_EVERY=1 python3 tests/faults.py
+
 demo: deps all
 	@scripts/demo.sh
 
@@ -274,7 +278,7 @@ endif
 clean:
 	rm -rf build demo
 
-.PHONY: all man deps test demo bench fuzz gpu-check install clean
+.PHONY: all man deps test stress demo bench fuzz gpu-check install clean
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -72,5 +72,6 @@ suite collector python3 tests/collector.py
 suite install python3 tests/install.py
 suite collect tests/collect.sh
 suite atomic tests/atomic.sh
+suite faults python3 tests/faults.py
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
