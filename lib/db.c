@@ -440,7 +440,12 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	 * what it lacks given empty (read_shims) or asked of db_schema_version.
 	 */
 	if (mode == DB_WRITE) {
-		if (db_exec(db, "PRAGMA synchronous = NORMAL") || db_exec(db, "BEGIN"))
+		/*
+		 * IMMEDIATE: the write lock first. A deferred transaction that reads and then writes while
+		 * another ingest writes gets SQLITE_BUSY at once, without the busy timeout (SQLite's deadlock
+		 * avoidance): two ingests into one database failed with "database is locked".
+		 */
+		if (db_exec(db, "PRAGMA synchronous = NORMAL") || db_exec(db, "BEGIN IMMEDIATE"))
 			goto fail;
 		if (upgrade(db, path, version) || db_exec(db, "COMMIT")) {
 			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
