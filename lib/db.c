@@ -277,7 +277,7 @@ static int find_version(sqlite3 *db, const char *path, int64_t *version)
 		if (sqlite3_errcode(db) == SQLITE_NOTADB)
 			return not_ours(db, path, sqlite3_errmsg(db));
 		unreadable = 1;
-		return error("%s: %s", path, sqlite3_errmsg(db));
+		return db_error(db);
 	}
 	if (!*version) {
 		if (legacy_version(db, path, version))
@@ -368,6 +368,33 @@ static int read_shims(sqlite3 *db, int64_t version)
 	return 0;
 }
 
+/*
+ * A reader's connection that cannot read because an ingest killed or failed midway left a hot journal,
+ * which a read-only connection cannot roll back (SQLITE_READONLY_ROLLBACK): a read-write connection
+ * rolls it back, as the next writer or sqlite3 would, giving the database as it was before that ingest.
+ * 1 when it did (the caller opens again), 0 when there was none, -1 with a message when it cannot be.
+ */
+static int roll_back_journal(sqlite3 *db, const char *path)
+{
+	sqlite3 *rw = NULL;
+	int rc;
+	sqlite3_exec(db, "SELECT 1 FROM sqlite_master LIMIT 1", NULL, NULL, NULL);
+	if (sqlite3_extended_errcode(db) != SQLITE_READONLY_ROLLBACK)
+		return 0;
+	rc = sqlite3_open_v2(path, &rw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_busy_timeout(rw, 5000);
+		rc = sqlite3_exec(rw, "SELECT 1 FROM sqlite_master LIMIT 1", NULL, NULL, NULL);
+	}
+	if (rc != SQLITE_OK) {
+		system_failed = 1;
+		error("%s: an interrupted ingest left a journal that this user cannot roll back: %s", path,
+		      rw ? sqlite3_errmsg(rw) : "out of memory");
+	}
+	sqlite3_close(rw);
+	return rc == SQLITE_OK ? 1 : -1;
+}
+
 sqlite3 *db_clone(sqlite3 *db)
 {
 	/* SQLite's default page cache: a clone scans a slice once, which a bigger cache does not speed up. */
@@ -386,6 +413,7 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	int flags = mode == DB_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
 	int64_t version;
 	struct stat st;
+	int rc;
 
 	static int configured;
 	refused = 0;
@@ -423,6 +451,11 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	}
 	if (!(db = open_conn(path, flags)))
 		return NULL;
+	if (mode == DB_READ && (rc = roll_back_journal(db, path))) {
+		sqlite3_close(db);
+		if (rc < 0 || !(db = open_conn(path, flags)))
+			return NULL;
+	}
 	if (find_version(db, path, &version))
 		goto fail;
 	if (!version && mode == DB_READ) {

@@ -74,8 +74,10 @@ def spread(count, most):
     return sorted({1 + round(i * (count - 1) / (most - 1)) for i in range(most)})
 
 
-def loop(name, prepare, argv, db, tmp, out=None):
-    """Fail each op of argv (run on the database prepare() makes at db) in turn; returns {kind: calls}."""
+def loop(name, prepare, argv, db, tmp, out=None, reader=None):
+    """Fail each op of argv (run on the database prepare() makes at db) in turn; returns how many runs.
+    reader: a command that must read the database straight after a run that left a journal (a reader
+    rolls back what an interrupted writer left)."""
     log = os.path.join(tmp, "fault.log")
     prepare()
     before = state(db)
@@ -83,7 +85,7 @@ def loop(name, prepare, argv, db, tmp, out=None):
     check(f"{name}: clean run exits 0 ({err.strip()[:200]})", rc, 0)
     after = state(db)
     clean_out = open(out, "rb").read() if out else None
-    tried = 0
+    tried = journals = 0
     problems = {}
     for kind, how, most in TRIES:
         for n in spread(counts.get(kind, 0), most):
@@ -93,8 +95,13 @@ def loop(name, prepare, argv, db, tmp, out=None):
             rc, err, got = run(argv, f"{kind}:{n}{how}", log)
             tried += 1
             lines = [l for l in err.splitlines() if l.strip()]
-            integrity, rows = state(db)
             what = []
+            if reader and os.path.exists(db + "-journal"):
+                journals += 1
+                r = subprocess.run(reader, env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                if r.returncode != 0:
+                    what.append(f"a reader after it: exit {r.returncode}: {r.stderr.strip()[:200]}")
+            integrity, rows = state(db)
             if got.get("fired", 0) == 0 or (rc == 0 and not lines):
                 # Not fired (a shorter run) or absorbed (retried): the clean run's result.
                 if rc != 0:
@@ -119,7 +126,8 @@ def loop(name, prepare, argv, db, tmp, out=None):
             ok(f"{name} {kind}:{n}{how}", not what, "; ".join(what))
     for (kind, _), cases in problems.items():
         print(f"  {name} {kind}: {len(cases)} failing N, e.g. {cases[0][0]}: {cases[0][1][:300]}")
-    print(f"# {name}: {' '.join(f'{k}={counts.get(k, 0)}' for k in KINDS)}; {tried} faulty runs")
+    print(f"# {name}: {' '.join(f'{k}={counts.get(k, 0)}' for k in KINDS)}; {tried} faulty runs" +
+          (f", {journals} left a journal, read at once" if reader else ""))
     return tried
 
 
@@ -193,19 +201,24 @@ def kills(ingest, report, base, big, big2, tmp, loops):
         shutil.copy(base, db)
 
     outcomes = {"absent": 0, "whole": 0}
+    journals = 0
     for i in range(loops):
         reset()
         p = subprocess.Popen([ingest, "-q", big, "-o", db], env=ENV, stderr=subprocess.DEVNULL)
         time.sleep(rnd.uniform(0, took * 1.2))
         p.kill()
         p.wait()
+        # A reader first, before anything that writes rolls back the journal the kill may have left.
+        r = subprocess.run([report, db], env=ENV, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        check(f"kill {i}: gpuprof-report straight after ({r.stderr.strip()[:200]})", r.returncode, 0)
+        journals += os.path.exists(db + "-journal")
         integrity, sessions, _ = by_uuid(db)
         bad = whole(sessions, expect)
         check(f"kill {i}: integrity_check", integrity, [("ok",)])
         ok(f"kill {i}: whole or absent", not bad, "; ".join(bad)[:400])
         outcomes["whole" if len(sessions) == 2 else "absent"] += 1
     print(f"# kill loop: {loops} kills of an ingest of {took:.2f} s: {outcomes['whole']} left the session whole, "
-          f"{outcomes['absent']} absent")
+          f"{outcomes['absent']} absent, {journals} left a journal")
 
     # Two writers and readers (sqlite3 snapshots in a thread, gpuprof-report in a loop) at once.
     states, problems, reports = 0, [], {}
@@ -292,9 +305,11 @@ def main():
         tried = 0
         part = os.environ.get("GPUPROF_FAULTS_PART", "")	# "faults" or "kills": that part alone
         if part != "kills":
-            tried += loop("ingest", copy(one), [ingest, "-q", b, "-o", db], db, tmp)
-            tried += loop("ingest -j2", copy(one), [ingest, "-q", "-j", "2", a, b, "-o", db], db, tmp)
-            tried += loop("reindex", copy(nochunks), [ingest, "-q", "--reindex", "-o", db], db, tmp)
+            tried += loop("ingest", copy(one), [ingest, "-q", b, "-o", db], db, tmp, reader=[report, db])
+            tried += loop("ingest -j2", copy(one), [ingest, "-q", "-j", "2", a, b, "-o", db], db, tmp,
+                          reader=[report, db])
+            tried += loop("reindex", copy(nochunks), [ingest, "-q", "--reindex", "-o", db], db, tmp,
+                          reader=[report, db])
             tried += loop("report", copy(two), [report, db], db, tmp)
             out = os.path.join(tmp, "r.html")
             tried += loop("report html", copy(two), [report, db, "--format", "html", "-o", out], db, tmp, out)
