@@ -1,12 +1,17 @@
-"""Faults at every point: each SQLite file operation of the real programs fails in turn.
+"""Faults at every point, and kill loops.
 
 build/tests/faults/libfaultvfs.so (tests/faults/faultvfs.c), LD_PRELOADed, counts the read, write, sync,
 lock, open, truncate and delete calls of a clean run, then fails the Nth for N = 1.. the count (a spread of
-them, GPUPROF_FAULTS_EVERY=1 or `make stress` for every one). A run whose fault fired must exit 4 with one
-line on stderr ("PROG: error: ..."), and leave the database passing integrity_check and either as it was
-before the run or as the clean run left it, table by table and session by session (the new session whole
-or absent, every earlier one whole). A run whose fault SQLite absorbed (a busy lock retried) must do what
-the clean run did. Then a run with every write from the Nth on failing (a disk that stays full).
+them; GPUPROF_FAULTS_EVERY=1, `make stress`, every one); also a disk that stays full from the Nth write
+on, and a busy lock. A run whose fault fired must exit 4 with one line on stderr ("PROG: error: ..."),
+and leave the database passing integrity_check and either as it was before the run or as the clean run
+left it, table by table and session by session (the new session whole or absent, every earlier one
+whole); a writer's run that left a journal is read at once by gpuprof-report, which must succeed. A run
+whose fault SQLite absorbed (a busy lock retried) must do what the clean run did.
+
+Kill loops: an ingest SIGKILLed at random points; then two ingests into one database with readers at
+once, each writer killed at random: every state left behind or seen by a reader holds each session whole
+or not at all. GPUPROF_FAULTS_PART=faults or kills runs one part.
 """
 import os
 import re
@@ -24,9 +29,11 @@ SHIM = os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "tests", "fa
 KINDS = ("read", "write", "sync", "lock", "open", "truncate", "delete")
 # What is tried: (kind, what follows N in GPUPROF_FAULT, how many N in the make test size). `write:N:full+`
 # is a disk that stays full from the Nth write on; `lock:N:busy` a lock another process holds (retried).
-TRIES = tuple((k, "", 20) for k in KINDS) + (("write", ":full+", 8), ("lock", ":busy", 4))
+TRIES = tuple((k, "", 12) for k in KINDS) + (("write", ":full+", 6), ("lock", ":busy", 3))
 EVERY = os.environ.get("GPUPROF_FAULTS_EVERY") == "1"
-ENV = dict(os.environ, LC_ALL="C", TZ="UTC")
+# (A sanitizer build wants its runtime first among the libraries; the shim is preloaded before it.)
+ENV = dict(os.environ, LC_ALL="C", TZ="UTC",
+           ASAN_OPTIONS=":".join(filter(None, [os.environ.get("ASAN_OPTIONS"), "verify_asan_link_order=0"])))
 
 
 def run(argv, fault=None, log=None):
