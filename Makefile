@@ -1,5 +1,5 @@
 # gpuprof — one Makefile. `make` builds everything into build/; `make V=1` shows the commands.
-# Targets: all man test demo bench gpu-check fuzz install clean deps.
+# Targets: all man test stress demo bench gpu-check fuzz install clean deps.
 
 PREFIX ?= /usr/local
 CC ?= cc
@@ -223,6 +223,15 @@ $(B)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(B)/libcommon.a
 	@mkdir -p $(B)/obj/tests
 	$(Q)$(CC) $(ALL_CFLAGS) -MF $(B)/obj/tests/$*.d $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# The SQLite VFS that fails the Nth file operation (tests/faults.py LD_PRELOADs it into the programs); not
+# in $(B)/tests itself, whose every executable file tests/run.sh runs.
+FAULTVFS = $(B)/tests/faults/libfaultvfs.so
+$(FAULTVFS): tests/faults/faultvfs.c
+	@mkdir -p $(@D) $(B)/obj/tests
+	@echo "  CC      $@"
+	$(Q)$(CC) $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -fPIC -shared \
+		-MF $(B)/obj/tests/faultvfs.d -o $@ $< -lsqlite3 -ldl
+
 # Fuzzing needs clang's libFuzzer; FUZZ_SECONDS bounds each target's run.
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS = $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/*.c))
@@ -235,8 +244,12 @@ $(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/harness.h $(LIB_SRC) $(B)/gen/embedded.c 
 deps:
 	@scripts/deps.sh
 
-test: deps all $(UNITS) $(COLLECTOR_TESTS)
+test: deps all $(UNITS) $(COLLECTOR_TESTS) $(FAULTVFS)
 	@tests/run.sh
+
+# tests/faults.py at full size: every Nth file operation failed in turn, 100 kills of an ingest.
+stress: deps all $(FAULTVFS)
+	@GPUPROF_FAULTS_EVERY=1 python3 tests/faults.py
 
 demo: deps all
 	@scripts/demo.sh
@@ -285,7 +298,7 @@ endif
 clean:
 	rm -rf build demo
 
-.PHONY: all man deps test demo bench fuzz gpu-check install clean
+.PHONY: all man deps test stress demo bench fuzz gpu-check install clean
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

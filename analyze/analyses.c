@@ -737,7 +737,7 @@ static int default_base(sqlite3 *db, int64_t session, int64_t *base)
 	sqlite3_stmt *st;
 	int rc = -1;
 	if (sqlite3_prepare_v2(db, "SELECT max(id) FROM sessions WHERE id < ?", -1, &st, NULL) != SQLITE_OK)
-		return error("sqlite: %s", sqlite3_errmsg(db));
+		return db_error(db);
 	sqlite3_bind_int64(st, 1, session);
 	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
 		*base = sqlite3_column_int64(st, 0);
@@ -757,7 +757,7 @@ static int attach_base(sqlite3 *db, const char *file)
 	int rc;
 	sqlite3_exec(db, "DETACH DATABASE base", NULL, NULL, NULL);	/* an earlier baseline's, if any */
 	if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS base", -1, &st, NULL) != SQLITE_OK)
-		return error("sqlite: %s", sqlite3_errmsg(db));
+		return db_error(db);
 	sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);

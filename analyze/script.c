@@ -3,6 +3,7 @@
  * moving result rows into tables.
  */
 #include "analysis.h"
+#include "db.h"
 #include "embed.h"
 #include "util.h"
 
@@ -101,7 +102,7 @@ static int groups_fill(sqlite3 *db, const struct analysis_opts *o)
 	if (sqlite3_exec(db, "CREATE TEMP TABLE IF NOT EXISTS name_groups(ord INTEGER PRIMARY KEY, name TEXT, "
 			 "pattern TEXT); DELETE FROM temp.name_groups", NULL, NULL, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(db, "INSERT INTO temp.name_groups VALUES (?1, ?2, ?3)", -1, &st, NULL) != SQLITE_OK)
-		return error("sqlite: %s", sqlite3_errmsg(db));
+		return db_error(db);
 	for (g = 0; g < o->ngroups && rc == SQLITE_DONE; g++) {
 		const char *eq = strchr(o->groups[g], '=');
 		sqlite3_bind_int(st, 1, g);
@@ -111,7 +112,7 @@ static int groups_fill(sqlite3 *db, const struct analysis_opts *o)
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : error("sqlite: %s", sqlite3_errmsg(db));
+	return rc == SQLITE_DONE ? 0 : db_error(db);
 }
 
 /* Copy cell c into row r, column col of t (of the same kind of column). */
@@ -315,7 +316,7 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 		sqlite3_stmt *st = NULL;
 		while (!st && sc.tail && *sc.tail)
 			if (sqlite3_prepare_v2(db, sc.tail, -1, &st, &sc.tail) != SQLITE_OK) {
-				error("sqlite: %s", sqlite3_errmsg(db));
+				db_error(db);
 				goto done;
 			}
 		if (!st)
@@ -355,7 +356,7 @@ done:
 
 int step_error(sqlite3_stmt *st)
 {
-	error("sqlite: %s", sqlite3_errmsg(sqlite3_db_handle(st)));
+	db_error(sqlite3_db_handle(st));
 	sqlite3_finalize(st);
 	return -1;
 }

@@ -14,11 +14,64 @@
 #include <errno.h>
 #include <sys/stat.h>
 
+static int system_failed;	/* a db_error since the last db_open was the system's */
+
+/* What failed, by SQLite's extended I/O error code: the words after "disk I/O error (". */
+static const struct {
+	int code;
+	const char *what;
+} io_errors[] = {
+	{ SQLITE_IOERR_READ, "read failed" },
+	{ SQLITE_IOERR_SHORT_READ, "short read" },
+	{ SQLITE_IOERR_WRITE, "write failed" },
+	{ SQLITE_IOERR_FSYNC, "sync failed" },
+	{ SQLITE_IOERR_DIR_FSYNC, "directory sync failed" },
+	{ SQLITE_IOERR_TRUNCATE, "truncate failed" },
+	{ SQLITE_IOERR_FSTAT, "stat failed" },
+	{ SQLITE_IOERR_LOCK, "lock failed" },
+	{ SQLITE_IOERR_UNLOCK, "unlock failed" },
+	{ SQLITE_IOERR_RDLOCK, "read lock failed" },
+	{ SQLITE_IOERR_CHECKRESERVEDLOCK, "lock check failed" },
+	{ SQLITE_IOERR_DELETE, "journal delete failed" },
+	{ SQLITE_IOERR_DELETE_NOENT, "journal delete failed" },
+	{ SQLITE_IOERR_ACCESS, "access check failed" },
+	{ SQLITE_IOERR_NOMEM, "out of memory" },
+	{ SQLITE_IOERR_MMAP, "memory map failed" },
+};
+
+int db_system_error(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_IOERR: case SQLITE_FULL: case SQLITE_CANTOPEN: case SQLITE_BUSY: case SQLITE_LOCKED:
+	case SQLITE_NOMEM: case SQLITE_READONLY: case SQLITE_PERM: case SQLITE_NOLFS:
+		return 1;
+	}
+	return 0;
+}
+
+int db_error(sqlite3 *db)
+{
+	int rc = sqlite3_extended_errcode(db);
+	const char *path = sqlite3_db_filename(db, "main");
+	size_t i;
+	if (!db_system_error(rc))
+		return error("sqlite: %s", sqlite3_errmsg(db));
+	system_failed = 1;
+	for (i = 0; i < sizeof(io_errors) / sizeof(io_errors[0]); i++)
+		if (io_errors[i].code == rc)
+			return error("%s: %s (%s)", path && *path ? path : "database", sqlite3_errmsg(db),
+				     io_errors[i].what);
+	return error("%s: %s", path && *path ? path : "database", sqlite3_errmsg(db));
+}
+
 int db_exec(sqlite3 *db, const char *sql)
 {
 	char *msg = NULL;
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		error("sqlite: %s", msg ? msg : sqlite3_errmsg(db));
+		if (db_system_error(sqlite3_extended_errcode(db)))
+			db_error(db);
+		else
+			error("sqlite: %s", msg ? msg : sqlite3_errmsg(db));
 		sqlite3_free(msg);
 		return -1;
 	}
@@ -29,7 +82,7 @@ sqlite3_stmt *db_prepare(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
 	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		error("sqlite: %s", sqlite3_errmsg(db));
+		db_error(db);
 		return NULL;
 	}
 	return st;
@@ -61,7 +114,7 @@ int db_exit_code(void)
 {
 	if (no_session)
 		return no_session == 1 ? EXIT_USAGE : EXIT_DATA;
-	return unreadable && !refused ? EXIT_SYSTEM : EXIT_DATA;
+	return (unreadable || system_failed) && !refused ? EXIT_SYSTEM : EXIT_DATA;
 }
 
 /* One integer from a statement with no parameters (0 when no row); -1 on error, the message left to the caller. */
@@ -206,7 +259,7 @@ int db_schema_version(sqlite3 *db)
 	int64_t v;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(db, "SELECT gpuprof_schema_version()", -1, &st, NULL) != SQLITE_OK)
-		return error("sqlite: %s", sqlite3_errmsg(db));
+		return db_error(db);
 	v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
 	sqlite3_finalize(st);
 	return (int)v;
@@ -224,7 +277,7 @@ static int find_version(sqlite3 *db, const char *path, int64_t *version)
 		if (sqlite3_errcode(db) == SQLITE_NOTADB)
 			return not_ours(db, path, sqlite3_errmsg(db));
 		unreadable = 1;
-		return error("%s: %s", path, sqlite3_errmsg(db));
+		return db_error(db);
 	}
 	if (!*version) {
 		if (legacy_version(db, path, version))
@@ -315,6 +368,33 @@ static int read_shims(sqlite3 *db, int64_t version)
 	return 0;
 }
 
+/*
+ * A reader's connection that cannot read because an ingest killed or failed midway left a hot journal,
+ * which a read-only connection cannot roll back (SQLITE_READONLY_ROLLBACK): a read-write connection
+ * rolls it back, as the next writer or sqlite3 would, giving the database as it was before that ingest.
+ * 1 when it did (the caller opens again), 0 when there was none, -1 with a message when it cannot be.
+ */
+static int roll_back_journal(sqlite3 *db, const char *path)
+{
+	sqlite3 *rw = NULL;
+	int rc;
+	sqlite3_exec(db, "SELECT 1 FROM sqlite_master LIMIT 1", NULL, NULL, NULL);
+	if (sqlite3_extended_errcode(db) != SQLITE_READONLY_ROLLBACK)
+		return 0;
+	rc = sqlite3_open_v2(path, &rw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_busy_timeout(rw, 5000);
+		rc = sqlite3_exec(rw, "SELECT 1 FROM sqlite_master LIMIT 1", NULL, NULL, NULL);
+	}
+	if (rc != SQLITE_OK) {
+		system_failed = 1;
+		error("%s: an interrupted ingest left a journal that this user cannot roll back: %s", path,
+		      rw ? sqlite3_errmsg(rw) : "out of memory");
+	}
+	sqlite3_close(rw);
+	return rc == SQLITE_OK ? 1 : -1;
+}
+
 sqlite3 *db_clone(sqlite3 *db)
 {
 	/* SQLite's default page cache: a clone scans a slice once, which a bigger cache does not speed up. */
@@ -333,11 +413,13 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	int flags = mode == DB_WRITE ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY;
 	int64_t version;
 	struct stat st;
+	int rc;
 
 	static int configured;
 	refused = 0;
 	no_session = 0;
 	unreadable = 0;
+	system_failed = 0;
 	reading = mode == DB_READ;
 	if (!configured) {
 		/*
@@ -369,6 +451,11 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	}
 	if (!(db = open_conn(path, flags)))
 		return NULL;
+	if (mode == DB_READ && (rc = roll_back_journal(db, path))) {
+		sqlite3_close(db);
+		if (rc < 0 || !(db = open_conn(path, flags)))
+			return NULL;
+	}
 	if (find_version(db, path, &version))
 		goto fail;
 	if (!version && mode == DB_READ) {
@@ -386,7 +473,12 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	 * what it lacks given empty (read_shims) or asked of db_schema_version.
 	 */
 	if (mode == DB_WRITE) {
-		if (db_exec(db, "PRAGMA synchronous = NORMAL") || db_exec(db, "BEGIN"))
+		/*
+		 * IMMEDIATE: the write lock first. A deferred transaction that reads and then writes while
+		 * another ingest writes gets SQLITE_BUSY at once, without the busy timeout (SQLite's deadlock
+		 * avoidance): two ingests into one database failed with "database is locked".
+		 */
+		if (db_exec(db, "PRAGMA synchronous = NORMAL") || db_exec(db, "BEGIN IMMEDIATE"))
 			goto fail;
 		if (upgrade(db, path, version) || db_exec(db, "COMMIT")) {
 			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
@@ -442,7 +534,7 @@ int db_session(sqlite3 *db, const char *want, int64_t *id)
 	if (rc != SQLITE_ROW || sqlite3_column_type(st, 0) == SQLITE_NULL) {
 		sqlite3_finalize(st);
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-			return error("sqlite: %s", sqlite3_errmsg(db));
+			return db_error(db);
 		no_session = want ? 1 : 2;
 		if (want)
 			return error("no session '%s' in the database", want);
@@ -465,7 +557,7 @@ int db_session_start(sqlite3 *db, int64_t id, int64_t *ns)
 		*ns = sqlite3_column_int64(st, 0);
 		rc = 1;
 	} else {
-		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : error("sqlite: %s", sqlite3_errmsg(db));
+		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_error(db);
 	}
 	sqlite3_finalize(st);
 	return rc;

@@ -51,6 +51,15 @@ void db_close(sqlite3 *db);
 /* Another read-only connection to db's file, with the same SQL functions (for a second thread); NULL with a message. */
 sqlite3 *db_clone(sqlite3 *db);
 
+/*
+ * Print db's last error and return -1: "sqlite: MSG", or for a system error (I/O, a full disk, a lock
+ * held, no memory: db_system_error) the file and what failed, "PATH: disk I/O error (write failed)", after
+ * which db_exit_code says EXIT_SYSTEM.
+ */
+int db_error(sqlite3 *db);
+/* 1 when SQLite's (extended) error code rc is the system's fault rather than the data's or the SQL's. */
+int db_system_error(int rc);
+
 /* Run SQL text with no results; -1 with a message on failure. */
 int db_exec(sqlite3 *db, const char *sql);
 /* Prepare one statement; NULL with a message on failure. */

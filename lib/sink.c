@@ -79,9 +79,15 @@ static int tx_open(struct sink *s)
 	return 0;
 }
 
-/* Commit it: the schema's CREATE ... IF NOT EXISTS puts back the triggers tx_open took away. */
+/*
+ * Commit it: the schema's CREATE ... IF NOT EXISTS puts back the triggers tx_open took away. -1 without
+ * a message when no transaction is open: SQLite rolled it back itself after an error (an I/O error, a
+ * full disk), whose message was printed then.
+ */
 static int tx_close(struct sink *s)
 {
+	if (sqlite3_get_autocommit(s->db))
+		return -1;
 	if (db_exec(s->db, embed_get("schemas/session.sql")) || db_exec(s->db, "COMMIT")) {
 		/* Quietly: a failed COMMIT may have ended the transaction, and "no transaction is active" says nothing. */
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
@@ -167,7 +173,7 @@ int sink_query_i64(struct sink *s, const char *sql, const char *text, int64_t a,
 		*out = sqlite3_column_int64(st, 0);
 		rc = 1;
 	} else {
-		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : error("sqlite: %s", sqlite3_errmsg(s->db));
+		rc = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_error(s->db);
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -202,7 +208,7 @@ int sink_has_process(struct sink *s, int64_t session, const char *hostname, int6
 	if (sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0) > 0;
 	else
-		error("sqlite: %s", sqlite3_errmsg(s->db));
+		db_error(s->db);
 	sqlite3_finalize(st);
 	return (int)n;
 }
@@ -226,7 +232,7 @@ int sink_session_pid(struct sink *s, int64_t pid)
 		return error("%s: pid %lld is taken in the session by another host's process", s->hostname,
 			     (long long)pid);
 	if (rc != SQLITE_DONE)
-		return error("sqlite: %s", sqlite3_errmsg(s->db));
+		return db_error(s->db);
 	if (s->pid != pid)
 		info("%s: pid %lld of this host is stored as pid %lld: another host's process in the session "
 		     "has that pid", s->hostname[0] ? s->hostname : "(no host)", (long long)pid, (long long)s->pid);
@@ -279,7 +285,7 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 		rc = sqlite3_step(st);
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE)
-			return error("sqlite: %s", sqlite3_errmsg(s->db));
+			return db_error(s->db);
 		sid = sqlite3_last_insert_rowid(s->db);
 		s->session_is_new = 1;
 	}
@@ -323,7 +329,7 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return error("sqlite: %s", sqlite3_errmsg(s->db));
+		return db_error(s->db);
 	return 0;
 }
 
@@ -352,7 +358,7 @@ int sink_process_end(struct sink *s, int clean_end, int64_t end_ns)
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return error("sqlite: %s", sqlite3_errmsg(s->db));
+		return db_error(s->db);
 
 	st = db_prepare(s->db, "UPDATE sessions SET start_ns = min(coalesce(start_ns, ?1), ?1), "
 			"end_ns = max(coalesce(end_ns, ?2), ?2), clean_end = min(clean_end, ?3) WHERE id = ?4");
@@ -365,7 +371,7 @@ int sink_process_end(struct sink *s, int clean_end, int64_t end_ns)
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return error("sqlite: %s", sqlite3_errmsg(s->db));
+		return db_error(s->db);
 	s->session_id = 0;
 	sink_strings_clear(s);
 	return 0;
@@ -464,5 +470,5 @@ int sink_set_rank(struct sink *s, int64_t rank)
 	sqlite3_bind_int64(st, 4, s->pid);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : error("sqlite: %s", sqlite3_errmsg(s->db));
+	return rc == SQLITE_DONE ? 0 : db_error(s->db);
 }

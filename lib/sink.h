@@ -54,6 +54,7 @@ int sink_tx_begin(struct sink *s);
  * transaction is a savepoint of it, so a failed input still leaves nothing and the disk is synced once.
  */
 int sink_batch_begin(struct sink *s);
+/* (sink_batch_commit and sink_tx_commit: -1 without a message when an error SQLite met rolled all back.) */
 int sink_batch_commit(struct sink *s);
 /* Whether a batch is open. */
 int sink_batch_active(const struct sink *s);

@@ -43,7 +43,7 @@ int sink_chunks_begin(struct sink *s)
 		if (sqlite3_step(st) == SQLITE_ROW)
 			s->cs_next_row[t] = sqlite3_column_int64(st, 0);
 		else
-			rc = error("sqlite: %s", sqlite3_errmsg(s->db));
+			rc = db_error(s->db);
 		sqlite3_reset(st);
 	}
 	sqlite3_finalize(st);
@@ -127,7 +127,7 @@ int sink_chunks_shift(struct sink *s, int64_t offset_ns)
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return error("sqlite: %s", sqlite3_errmsg(s->db));
+		return db_error(s->db);
 	return 0;
 }
 
@@ -168,7 +168,7 @@ static int rebuild_sets(struct sink *s, enum colstore_table t, int64_t session, 
 		}
 	}
 	if (rc != SQLITE_DONE)
-		error("sqlite: %s", sqlite3_errmsg(s->db));
+		db_error(s->db);
 	sqlite3_finalize(st);
 	return rc == SQLITE_DONE ? 0 : -1;
 }
@@ -219,7 +219,7 @@ static int rebuild(struct sink *s, enum colstore_table t)
 			goto out;
 	}
 	if (rc != SQLITE_DONE) {
-		error("sqlite: %s", sqlite3_errmsg(s->db));
+		db_error(s->db);
 		goto out;
 	}
 	if (sink_chunks_flush(s, t, 1))
@@ -352,7 +352,7 @@ int sink_chunks_append(struct sink *s, int64_t session, const int64_t from[CS_TA
 				goto out;
 		}
 		if (rc != SQLITE_DONE) {
-			error("sqlite: %s", sqlite3_errmsg(s->db));
+			db_error(s->db);
 			goto out;
 		}
 		status = 0;

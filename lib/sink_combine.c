@@ -31,7 +31,7 @@ static int exec3(sqlite3 *db, const char *sql, int64_t a, int64_t b, int64_t c, 
 		;
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return error("sqlite: %s", sqlite3_errmsg(db));
+		return db_error(db);
 	if (changes)
 		*changes += sqlite3_changes(db);
 	return 0;
@@ -91,7 +91,7 @@ static int combine_session(struct sink *s, int64_t src, int64_t dst, int64_t *ev
 		sqlite3_bind_int64(q, 4, pid);
 		sqlite3_bind_text(q, 5, s->hostname, -1, SQLITE_TRANSIENT);
 		if (sqlite3_step(q) != SQLITE_DONE) {
-			error("sqlite: %s", sqlite3_errmsg(db));
+			db_error(db);
 			sqlite3_finalize(q);
 			break;
 		}
@@ -100,7 +100,7 @@ static int combine_session(struct sink *s, int64_t src, int64_t dst, int64_t *ev
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return error("sqlite: %s", sqlite3_errmsg(db));
+		return db_error(db);
 	if (rc == SQLITE_ROW)
 		return -1;
 	if (!*added)
@@ -252,7 +252,7 @@ int sink_combine(struct sink *s, const char *path, const char *session, int64_t 
 			r = sqlite3_step(q);
 			sqlite3_finalize(q);
 			if (r != SQLITE_DONE) {
-				error("sqlite: %s", sqlite3_errmsg(db));
+				db_error(db);
 				break;
 			}
 			dst = sqlite3_last_insert_rowid(db);

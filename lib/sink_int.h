@@ -18,6 +18,7 @@
 
 #include "sink.h"
 #include "colstore.h"
+#include "db.h"
 #include "util.h"
 
 struct strmap_entry;	/* sink_strings.c */
@@ -65,7 +66,7 @@ static inline int sink_step(struct sink *s, sqlite3_stmt *st)
 	int rc = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return error("sqlite: %s", sqlite3_errmsg(s->db));
+		return db_error(s->db);
 	return 0;
 }
 

@@ -161,7 +161,7 @@ int sink_shift_times(struct sink *s, int64_t offset_ns)
 		rc = sqlite3_step(st);
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE)
-			return error("sqlite: %s", sqlite3_errmsg(s->db));
+			return db_error(s->db);
 	}
 	/* Chunks: the rows still buffered, and the base of those written. */
 	if (sink_chunks_shift(s, offset_ns))

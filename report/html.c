@@ -9,6 +9,7 @@
  * Charts that need more than the tables query d->db directly and aggregate into NB pixel-wide buckets
  * in one pass, so the file stays small and rendering fast whatever the number of events.
  */
+#include "db.h"
 #include "html.h"
 #include "embed.h"
 #include "util.h"
@@ -373,7 +374,7 @@ sqlite3_stmt *html_query(const struct report_doc *d, const char *sql)
 {
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		error("html: %s", sqlite3_errmsg(d->db));
+		db_error(d->db);
 		return NULL;
 	}
 	sqlite3_bind_int64(st, 1, d->session);
@@ -382,7 +383,7 @@ sqlite3_stmt *html_query(const struct report_doc *d, const char *sql)
 
 int html_query_end(const struct report_doc *d, sqlite3_stmt *st, int rc)
 {
-	int ret = rc == SQLITE_DONE ? 0 : error("html: %s", sqlite3_errmsg(d->db));
+	int ret = rc == SQLITE_DONE ? 0 : db_error(d->db);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -405,7 +406,7 @@ static int session_span(const struct report_doc *d, int64_t *t0, int64_t *t1)
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return error("html: %s", sqlite3_errmsg(d->db));
+		return db_error(d->db);
 	return 0;
 }
 

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* The extension of the formats that write a directory, for --help: ".csv" (as many as there are). */
 static const char *dir_ext(void)
@@ -206,12 +208,12 @@ static int64_t active_gpus(sqlite3 *db, int64_t s)
 	int64_t n = -1;
 	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM gpu_busy WHERE session_id = ? AND first_ns IS NOT NULL", -1,
 			       &st, NULL) != SQLITE_OK)
-		return error("sqlite: %s", sqlite3_errmsg(db));
+		return db_error(db);
 	sqlite3_bind_int64(st, 1, s);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		n = sqlite3_column_int64(st, 0);
 	else
-		error("sqlite: %s", sqlite3_errmsg(db));
+		db_error(db);
 	sqlite3_finalize(st);
 	return n;
 }
@@ -419,13 +421,24 @@ int main(int argc, char **argv)
 	if (status == EXIT_OK) {
 		/* Else the renderer writes PATH: a directory, or a file of its own. */
 		int to_file = output && !fmt->needs_path && (!fmt->to_dir || format_ext_at(fmt, output));
+		struct stat before;
+		/* A file of ours that a failure leaves partial is removed (not a device, not a FIFO). */
+		int ours = to_file && (stat(output, &before) ? errno == ENOENT : S_ISREG(before.st_mode));
 		if (to_file && !(out = fopen(output, "w"))) {
 			error("%s: cannot write: %s", output, strerror(errno));
 			status = EXIT_SYSTEM;
-		} else if (r->render(out, to_file ? NULL : output, &doc) ||
-			   (to_file ? fclose(out) : fflush(stdout))) {
-			error("%s: write error", output ? output : "standard output");
-			status = EXIT_SYSTEM;
+		} else {
+			/* A renderer that failed on the database said so; the stream's failure is said here. */
+			int failed = r->render(out, to_file ? NULL : output, &doc), werr = ferror(out);
+			if (to_file ? fclose(out) : fflush(stdout))
+				werr = 1;
+			if (werr)
+				error("%s: write error", output ? output : "standard output");
+			if (failed || werr) {
+				status = EXIT_SYSTEM;
+				if (ours)
+					unlink(output);
+			}
 		}
 	}
 	db_close(db);

@@ -15,6 +15,7 @@
  * MAX_THREADS per process and ranges nested deeper than MAX_DEPTH are left out; the note under the
  * chart says what was merged or left out.
  */
+#include "db.h"
 #include "html.h"
 #include "intmap.h"
 #include "util.h"
@@ -103,6 +104,7 @@ struct tl {
 	size_t dropped_deep, dropped_threads, dropped_gpu_ranges, merged_bars;
 	double max_t;			/* the widest merge threshold any row needed, ns */
 	char buf[TITLE_NAME];		/* name_of's answer */
+	int failed;			/* name_of could not read a name (its message printed) */
 };
 
 static void ivs_add(struct ivs *a, int64_t s, int64_t e, int32_t name, int32_t aux)
@@ -290,20 +292,27 @@ static int thread_cmp(const void *a, const void *b)
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
 }
 
-/* A name for bar titles: a string of the session, a copy's kind or "memset"; "?" when unknown. */
+/*
+ * A name for bar titles: a string of the session, a copy's kind or "memset"; "?" when unknown. When the
+ * database cannot be read, "?" too and c->failed set (one message, for the first).
+ */
 static const char *name_of(struct tl *c, int32_t id)
 {
 	sqlite3_stmt *st = id >= 0 ? c->str : id <= -1000 ? c->copy : NULL;
+	int rc;
 	snprintf(c->buf, sizeof(c->buf), "%s", id == -1 ? "memset" : "?");
 	if (!st)
 		return c->buf;
 	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, id >= 0 ? id : -1000 - (int64_t)id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (id >= 0)
 			html_short_name(c->buf, TITLE_NAME, (const char *)sqlite3_column_text(st, 0));
 		else
 			snprintf(c->buf, sizeof(c->buf), "memcpy %s", (const char *)sqlite3_column_text(st, 0));
+	} else if (rc != SQLITE_DONE && !c->failed) {
+		c->failed = 1;
+		db_error(c->db);
 	}
 	return c->buf;
 }
@@ -694,7 +703,7 @@ int html_timeline(FILE *out, const struct report_doc *d, int64_t t0, int64_t t1)
 	if (sqlite3_prepare_v2(c.db, "SELECT value FROM strings WHERE session_id = ?2 AND id = ?1", -1, &c.str, NULL)
 	    != SQLITE_OK ||
 	    sqlite3_prepare_v2(c.db, "SELECT name FROM copy_kinds WHERE id = ?1", -1, &c.copy, NULL) != SQLITE_OK) {
-		ret = error("html: %s", sqlite3_errmsg(c.db));
+		ret = db_error(c.db);
 		goto done;
 	}
 	sqlite3_bind_int64(c.str, 2, d->session);
@@ -707,6 +716,8 @@ int html_timeline(FILE *out, const struct report_doc *d, int64_t t0, int64_t t1)
 	thread_rows(&c, &y);
 	gpu_rows(&c, &y);
 	ret = timeline_write(&c, y);
+	if (c.failed)
+		ret = -1;
 done:
 	for (i = 0; i < c.nrows; i++)
 		if (c.rows[i].kind == ROW_LANE && c.rows[i].lane->stream == -2)

@@ -236,7 +236,7 @@ static int each_row(struct trace *t, const char *sql, void (*fn)(struct trace *t
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !t->out->failed)
 		fn(t, st);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		error("sqlite: %s", sqlite3_errmsg(t->db));
+		db_error(t->db);
 		sqlite3_finalize(st);
 		return -1;
 	}
@@ -676,7 +676,7 @@ static int trace_pids(struct trace *t)
 		sqlite3_bind_int64(st, 1, t->procs[i].pid);
 		if (sqlite3_step(st) != SQLITE_DONE) {
 			sqlite3_finalize(st);
-			return error("sqlite: %s", sqlite3_errmsg(t->db));
+			return db_error(t->db);
 		}
 		sqlite3_reset(st);
 		t->procs[i].node = 0;
@@ -715,7 +715,7 @@ static int load_procs(struct trace *t)
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return error("sqlite: %s", sqlite3_errmsg(t->db));
+		return db_error(t->db);
 	if (t->o->has_rank && trace_pids(t))
 		return -1;
 	/*

@@ -24,6 +24,7 @@ list() {
 	echo "sqlext python3 tests/sqlext.py"
 	echo "kineto python3 tests/traces_kineto.py"
 	echo "progress python3 tests/ingest_progress.py"
+	echo "faults python3 tests/faults.py"
 	local t
 	for t in "$build"/tests/*; do
 		[ -f "$t" ] && [ -x "$t" ] && echo "${t##*/} $t"
