@@ -61,6 +61,7 @@ struct sink *sink_check_open(void)
 	if (!(f = fopencookie(NULL, "w", io)))
 		return NULL;
 	s = sink_spool_open(f);
+	util_divert_messages(NULL, NULL);	/* the reader's messages are printed, unless quiet */
 	s->check = 1;
 	return s;
 }
