@@ -242,7 +242,7 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(B)/fuzz/libfuzzproduct.a
 deps:
 	@scripts/deps.sh
 
-test: deps all $(UNITS) $(COLLECTOR_TESTS)
+test: deps all $(UNITS) $(COLLECTOR_TESTS) $(FUZZ_REPLAYS)
 	@tests/run.sh
 
 demo: deps all
@@ -250,6 +250,17 @@ demo: deps all
 
 bench: deps all
 	@scripts/bench.py
+
+# The targets again with the normal compiler and tests/fuzz/replay.c for main: `make test` runs each once on
+# every file of its seeds and corpus (build/tests/fuzz_NAME, a suite of tests/run.sh).
+FUZZ_REPLAYS = $(FUZZ_NAMES:%=$(B)/tests/fuzz_%)
+REPLAY_OBJ = $(filter-out %/main.o,$(INGEST_OBJ) $(REPORT_OBJ)) $(ANALYZE_OBJ) \
+	     $(if $(HAVE_CUPTI),$(B)/pic/collector/activity.o $(B)/pic/collector/wire.o) $(B)/libcommon.a
+$(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/harness.h $(REPLAY_OBJ)
+	@mkdir -p $(@D) $(B)/obj/tests
+	@echo "  CC      $@"
+	$(Q)$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) -Wno-missing-prototypes -Icollector -Itests/fuzz -isystem $(CUDA)/include \
+		$(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(REPLAY_OBJ) $(FUZZ_LIBS)
 
 # Each target FUZZ_SECONDS from its seeds and corpus (tests/fuzz/{seeds,corpus}-NAME, NAME_db sharing
 # NAME's); what it finds goes to $(B)/fuzz/corpus-TARGET, its log and final stats to $(B)/fuzz/TARGET.log.
