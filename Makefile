@@ -207,7 +207,7 @@ $(B)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(B)/libcommon.a
 # sanitizers into $(B)/fuzz/obj; each target links what it uses. A reader's target also comes as NAME_db,
 # the same source built with -DFUZZ_SINK_DB: into a real session database instead of the checking sink.
 FUZZ_SECONDS ?= 60
-FUZZ_CC = clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=address,undefined -Ilib -Ianalyze -Iingest -Ireport -Ibuild/gen \
+FUZZ_CC = clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -Ilib -Ianalyze -Iingest -Ireport -Ibuild/gen \
 	  -Icollector -Itests/fuzz -isystem $(CUDA)/include
 FUZZ_READERS = ndjson kineto nsys
 FUZZ_NAMES = $(filter-out $(if $(HAVE_CUPTI),,activity),$(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)))
