@@ -232,19 +232,46 @@ $(FAULTVFS): tests/faults/faultvfs.c
 	$(Q)$(CC) $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -fPIC -shared \
 		-MF $(B)/obj/tests/faultvfs.d -o $@ $< -lsqlite3 -ldl
 
-# Fuzzing needs clang's libFuzzer; FUZZ_SECONDS bounds each target's run.
+# Fuzzing needs clang's libFuzzer (tests/fuzz/README.md). The product is compiled once with coverage and
+# sanitizers into $(B)/fuzz/obj; each target links what it uses. A reader's target also comes as NAME_db,
+# the same source built with -DFUZZ_SINK_DB: into a real session database instead of the checking sink.
 FUZZ_SECONDS ?= 60
-FUZZ_TARGETS = $(patsubst tests/fuzz/%.c,$(B)/fuzz/%,$(wildcard tests/fuzz/*.c))
-$(B)/fuzz/%: tests/fuzz/%.c tests/fuzz/harness.h $(LIB_SRC) $(B)/gen/embedded.c $(wildcard ingest/*.c)
+FUZZ_CC = clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -Ilib -Ianalyze -Iingest -Ireport -Ibuild/gen \
+	  -Icollector -Itests/fuzz -isystem $(CUDA)/include
+FUZZ_READERS = ndjson kineto nsys
+FUZZ_NAMES = $(filter-out $(if $(HAVE_CUPTI),,activity),$(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_TARGETS = $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%) $(FUZZ_READERS:%=$(B)/fuzz/fuzz_%_db)
+FUZZ_PRODUCT = $(LIB_SRC) $(filter-out ingest/main.c,$(wildcard ingest/*.c)) $(filter-out report/main.c,$(wildcard report/*.c)) \
+	       $(filter-out analyze/main.c,$(wildcard analyze/*.c)) $(if $(HAVE_CUPTI),collector/activity.c collector/wire.c)
+FUZZ_OBJ = $(FUZZ_PRODUCT:%.c=$(B)/fuzz/obj/%.o) $(B)/fuzz/obj/gen/embedded.o
+FUZZ_LIBS = $(LIBS) -lxlsxwriter $(if $(HAVE_CUPTI),$(CUPTI_LIBS) -lstdc++)
+
+$(B)/fuzz/obj/gen/embedded.o: $(B)/gen/embedded.c
 	@mkdir -p $(@D)
+	@echo "  FUZZCC  $@"
+	$(Q)$(FUZZ_CC) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(B)/fuzz/obj/%.o: %.c
+	@mkdir -p $(@D)
+	@echo "  FUZZCC  $@"
+	$(Q)$(FUZZ_CC) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+
+$(B)/fuzz/libfuzzproduct.a: $(FUZZ_OBJ)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/fuzz/fuzz_%_db: tests/fuzz/fuzz_%.c $(B)/fuzz/libfuzzproduct.a
 	@echo "  FUZZ    $@"
-	$(Q)clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -Ilib -Ibuild/gen \
-		-Iingest -Itests/fuzz -o $@ $< $(LIB_SRC) $(B)/gen/embedded.c $(filter-out ingest/main.c,$(wildcard ingest/*.c)) $(LIBS)
+	$(Q)$(FUZZ_CC) -fsanitize=fuzzer -DFUZZ_SINK_DB -MMD -MP -MF $(B)/fuzz/obj/$(@F).d -o $@ $< $(B)/fuzz/libfuzzproduct.a $(FUZZ_LIBS)
+
+$(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(B)/fuzz/libfuzzproduct.a
+	@echo "  FUZZ    $@"
+	$(Q)$(FUZZ_CC) -fsanitize=fuzzer -MMD -MP -MF $(B)/fuzz/obj/$(@F).d -o $@ $< $(B)/fuzz/libfuzzproduct.a $(FUZZ_LIBS)
 
 deps:
 	@scripts/deps.sh
 
-test: deps all $(UNITS) $(COLLECTOR_TESTS) $(FAULTVFS)
+test: deps all $(UNITS) $(COLLECTOR_TESTS) $(FAULTVFS) $(FUZZ_REPLAYS)
 	@tests/run.sh
 
 # tests/faults.py at full size: every Nth file operation failed in turn, 100 kills of an ingest.
@@ -257,16 +284,31 @@ demo: deps all
 bench: deps all
 	@scripts/bench.py
 
+# The targets again with the normal compiler and tests/fuzz/replay.c for main: `make test` runs each once on
+# every file of its seeds and corpus (build/tests/fuzz_NAME, a suite of tests/run.sh).
+FUZZ_REPLAYS = $(FUZZ_NAMES:%=$(B)/tests/fuzz_%)
+REPLAY_OBJ = $(filter-out %/main.o,$(INGEST_OBJ) $(REPORT_OBJ)) $(ANALYZE_OBJ) \
+	     $(if $(HAVE_CUPTI),$(B)/pic/collector/activity.o $(B)/pic/collector/wire.o) $(B)/libcommon.a
+$(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/harness.h $(REPLAY_OBJ)
+	@mkdir -p $(@D) $(B)/obj/tests
+	@echo "  CC      $@"
+	$(Q)$(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS)) -Wno-missing-prototypes -Ireport -Icollector -Itests/fuzz -isystem $(CUDA)/include \
+		$(LDFLAGS) -o $@ $< tests/fuzz/replay.c $(REPLAY_OBJ) $(FUZZ_LIBS)
+
+# Each target FUZZ_SECONDS from its seeds and corpus (tests/fuzz/{seeds,corpus}-NAME, NAME_db sharing
+# NAME's); what it finds goes to $(B)/fuzz/corpus-TARGET, its log and final stats to $(B)/fuzz/TARGET.log.
 fuzz:
 	@scripts/deps.sh fuzz
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS)
 	@for t in $(FUZZ_TARGETS); do \
+		n=$${t##*/fuzz_}; n=$${n%_db}; \
 		mkdir -p $(B)/fuzz/corpus-$${t##*/}; \
 		echo "  RUN     $$t ($(FUZZ_SECONDS) s)"; \
-		$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 $(B)/fuzz/corpus-$${t##*/} \
-			tests/fuzz/seeds-$${t##*/fuzz_} $$(ls -d tests/data/$${t##*/fuzz_}-layouts 2>/dev/null) \
+		$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 $(B)/fuzz/corpus-$${t##*/} \
+			$$(ls -d tests/fuzz/seeds-$$n tests/fuzz/corpus-$$n tests/data/$$n-layouts 2>/dev/null) \
 			2>$(B)/fuzz/$${t##*/}.log || { tail -40 $(B)/fuzz/$${t##*/}.log; exit 1; }; \
-		tail -1 $(B)/fuzz/$${t##*/}.log; \
+		grep -E '^#[0-9]+.*DONE' $(B)/fuzz/$${t##*/}.log | tail -1; \
+		grep -E 'stat::(number_of_executed_units|average_exec_per_sec)' $(B)/fuzz/$${t##*/}.log | tr '\n' ' '; echo; \
 	done
 
 # On a machine with an NVIDIA GPU and nvcc: record the known workload, time the overhead, check exactly.

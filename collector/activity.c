@@ -362,7 +362,7 @@ static int device(struct act *a, const CUpti_ActivityDevice5 *d)
 	put(v, ix.d_mem, (int64_t)d->globalMemorySize);
 	put(v, ix.d_clock, d->coreClockRate);
 	put(v, ix.d_bw, (int64_t)d->globalMemoryBandwidth);
-	put(v, ix.d_threads, (int64_t)d->maxWarpsPerMultiprocessor * d->numThreadsPerWarp);
+	put(v, ix.d_threads, (int64_t)((uint64_t)d->maxWarpsPerMultiprocessor * d->numThreadsPerWarp & INT64_MAX));
 	put(v, ix.d_regs, d->maxRegistersPerMultiprocessor);
 	put(v, ix.d_smem, d->maxSharedMemoryPerMultiprocessor);
 	return wire_add(a->w, R_DEVICE, v);

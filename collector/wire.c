@@ -246,7 +246,7 @@ static int put_batch(struct wire *w, enum rec_type t, int64_t seq)
 			if (v->null && (k == F_TIMEN || k == F_INTN || k == F_OPTN || k == F_NUM))
 				buf_addstr(&w->line, "null");
 			else if (k == F_TIME || k == F_TIMEN)
-				buf_addi64(&w->line, v->i - w->origin);
+				buf_addi64(&w->line, (int64_t)((uint64_t)v->i - (uint64_t)w->origin));	/* (a garbage time wraps, no UB) */
 			else if (k == F_NUM)
 				buf_addf(&w->line, "%.17g", v->d);
 			else if (k == F_TEXT)

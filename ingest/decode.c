@@ -150,6 +150,11 @@ static void decode_batch(struct decoder *d, struct item *it, const struct jnode 
 				break;
 			case F_STR:
 			case F_STRTEXT:
+				if (!v->u.i && r->fields[c].required) {
+					rejectf(it, "%s batch: field \"%s\" needs a string id, not 0", r->wire,
+						r->fields[c].wire);
+					return;
+				}
 				if (v->u.i && !id_declared(d, v->u.i)) {
 					rejectf(it, "%s batch: field \"%s\" uses undeclared string id %lld", r->wire,
 						r->fields[c].wire, (long long)v->u.i);
@@ -260,6 +265,7 @@ static int decode_line(struct decoder *d, struct item *it)
 		return 0;
 	}
 	if (!strcmp(type, "strings")) {
+		it->kind = IT_LINE;	/* (a slot used again may hold an earlier line's IT_REJECT) */
 		check_strings(d, it, root);
 		if (it->kind == IT_REJECT)
 			return 0;

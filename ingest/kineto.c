@@ -202,7 +202,7 @@ static int arg_num(const struct json_doc *d, const struct jnode *obj, const char
 		return -1;
 	if (n->type == J_INT)
 		*out = n->u.i;
-	else if (n->type == J_REAL)
+	else if (n->type == J_REAL && n->num > -9.2e18 && n->num < 9.2e18)	/* (else no int64: UB to convert) */
 		*out = (int64_t)n->num;
 	else if (n->type != J_STRING || parse_i64(n->u.s, n->len, out))
 		return -1;

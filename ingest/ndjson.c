@@ -92,6 +92,18 @@ static int write_batch(struct file *f, const struct item *it)
 	}
 	f->next_seq[t] = it->seq + 1;
 	f->errors_at_batch[t] = f->errors;
+	/*
+	 * The decoder checked that each string id was declared; a line that declared one may still have been
+	 * rejected here (after the session-end record, say): such a batch is rejected whole.
+	 */
+	for (c = 0; c < nf; c++)
+		if (r->fields[c].kind == F_STR || r->fields[c].kind == F_STRTEXT)
+			for (i = 0; i < it->n; i++)
+				if (!it->nulls[i * nf + c] && idmap_get(&f->strings, it->vals[i * nf + c]) < 0) {
+					f->rejected_rows[t] += it->n;
+					return reject(f, "%s batch: field \"%s\" uses string id %lld of a rejected line",
+						      r->wire, r->fields[c].wire, (long long)it->vals[i * nf + c]);
+				}
 
 	for (i = 0; i < it->n; i++) {
 		const int64_t *v = it->vals + i * nf;
@@ -126,6 +138,7 @@ static int read_strings(struct file *f, struct json_doc *d, const struct jnode *
 {
 	const struct jnode *ids = json_get(d, root, "ids"), *vals = json_get(d, root, "values");
 	const struct jnode *a, *b;
+	int64_t again = 0;
 	if (!ids || !vals || ids->type != J_ARRAY || vals->type != J_ARRAY)
 		return reject(f, "strings: \"ids\" and \"values\" must be arrays");
 	if (ids->len != vals->len)
@@ -136,14 +149,22 @@ static int read_strings(struct file *f, struct json_doc *d, const struct jnode *
 		if (b->type != J_STRING)
 			return reject(f, "strings: values must be strings");
 	}
+	/*
+	 * Every id of the line is declared, even after one that was declared before with another value (it
+	 * keeps its first value and the line is rejected): the decoder took them all as declared, and a batch
+	 * that uses one must find it.
+	 */
 	for (a = json_first(d, ids), b = json_first(d, vals); a; a = json_next(d, a), b = json_next(d, b)) {
 		int64_t old = idmap_get(&f->strings, a->u.i), id = sink_string(f->sink, b->u.s, b->len);
 		if (id < 0)
 			return -1;
 		if (old >= 0 && old != id)
-			return reject(f, "strings: id %lld declared again with another value", (long long)a->u.i);
-		intmap_put(&f->strings, a->u.i, id);
+			again = again ? again : a->u.i;
+		else
+			intmap_put(&f->strings, a->u.i, id);
 	}
+	if (again)
+		return reject(f, "strings: id %lld declared again with another value", (long long)again);
 	return 0;
 }
 

@@ -211,7 +211,7 @@ static int check_file(struct nsys *n)
 		status = EXIT_DATA;
 		goto out;
 	}
-	chunk = xmalloc(HASH_SPAN);
+	chunk = xmalloc(size < HASH_SPAN ? (size_t)size + 1 : HASH_SPAN);	/* (a small export: no 1 MiB buffer) */
 	if (hash_range(n, fd, chunk, 0, size < HASH_SPAN ? size : HASH_SPAN, &h) ||
 	    (size > HASH_SPAN &&
 	     hash_range(n, fd, chunk, size - HASH_SPAN > HASH_SPAN ? size - HASH_SPAN : HASH_SPAN, size, &h))) {

@@ -14,8 +14,9 @@ int jstream_open(struct jstream *in, const char *path)
 	memset(in, 0, sizeof(*in));
 	if (!(in->f = gzopen(path, "rb")))
 		return error("%s: cannot open: %s", path, errno ? strerror(errno) : "out of memory");
-	gzbuffer(in->f, CHUNK);
-	in->buf = xmalloc(CHUNK);
+	in->cap = util_read_chunk(path, CHUNK);
+	gzbuffer(in->f, (unsigned)in->cap);
+	in->buf = xmalloc(in->cap);
 	return 0;
 }
 
@@ -34,7 +35,7 @@ static int fill(struct jstream *in)
 		return 0;
 	in->consumed += (int64_t)in->end;
 	in->pos = in->end = 0;
-	n = gzread(in->f, in->buf, CHUNK);
+	n = gzread(in->f, in->buf, (unsigned)in->cap);
 	if (n < 0) {
 		int errnum;
 		gzerror(in->f, &errnum);

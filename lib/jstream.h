@@ -16,6 +16,7 @@
 struct jstream {
 	gzFile f;
 	char *buf;
+	size_t cap;		/* its size */
 	size_t pos, end;	/* unread bytes are buf[pos..end) */
 	int64_t consumed;	/* bytes before buf[0], for messages */
 	int eof;

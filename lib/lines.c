@@ -26,11 +26,11 @@ struct lines *lines_open(const char *path)
 		error("%s: cannot open: %s", path, errno ? strerror(errno) : "out of memory");
 		return NULL;
 	}
-	gzbuffer(f, CHUNK);
 	r = xcalloc(1, sizeof(*r));
+	r->cap = util_read_chunk(path, CHUNK);
+	gzbuffer(f, (unsigned)r->cap);
 	r->f = f;
 	r->path = xstrdup(path);
-	r->cap = CHUNK;
 	r->buf = xmalloc(r->cap + 1);
 	return r;
 }

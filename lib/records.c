@@ -7,7 +7,7 @@ const struct rec_spec rec_specs[R_COUNT] = {
 		{ "start", "start_ns", F_TIME }, { "end", "end_ns", F_TIME },
 		{ "device", "device_id", F_INT }, { "context", "context_id", F_INT },
 		{ "stream", "stream_id", F_INT }, { "correlation", "correlation_id", F_INT },
-		{ "name", "name_id", F_STR }, { "mangled", "mangled_id", F_STR },
+		{ "name", "name_id", F_STR, 1 }, { "mangled", "mangled_id", F_STR },
 		{ "grid_x", "grid_x", F_INT }, { "grid_y", "grid_y", F_INT }, { "grid_z", "grid_z", F_INT },
 		{ "block_x", "block_x", F_INT }, { "block_y", "block_y", F_INT }, { "block_z", "block_z", F_INT },
 		{ "cluster_x", "cluster_x", F_INT }, { "cluster_y", "cluster_y", F_INT },
@@ -46,12 +46,12 @@ const struct rec_spec rec_specs[R_COUNT] = {
 		{ "name", "name_id", F_STR }, { "cbid", "cbid", F_INT }, { "domain", "domain", F_INT } } },
 	[R_RANGE] = { "range", "ranges", 8, {
 		{ "start", "start_ns", F_TIME }, { "end", "end_ns", F_TIMEN },
-		{ "thread", "thread_id", F_INT }, { "name", "name_id", F_STR },
+		{ "thread", "thread_id", F_INT }, { "name", "name_id", F_STR, 1 },
 		{ "domain", "domain_id", F_STR }, { "kind", "kind", F_INT },
 		{ "depth", "depth", F_INTN }, { "id", "range_id", F_INT } } },
 	[R_MARKER] = { "marker", "markers", 4, {
 		{ "ts", "ts_ns", F_TIME }, { "thread", "thread_id", F_INT },
-		{ "name", "name_id", F_STR }, { "domain", "domain_id", F_STR } } },
+		{ "name", "name_id", F_STR, 1 }, { "domain", "domain_id", F_STR } } },
 	[R_PC_SAMPLE] = { "pc_sample", "pc_samples", 10, {
 		{ "ts", "ts_ns", F_TIME }, { "device", "device_id", F_INT },
 		{ "function", "function_id", F_STR }, { "cubin_crc", "cubin_crc", F_INT },
@@ -59,7 +59,7 @@ const struct rec_spec rec_specs[R_COUNT] = {
 		{ "samples", "samples", F_INT }, { "correlation", "correlation_id", F_INT },
 		{ "file", "file_id", F_STR }, { "line", "line", F_INT } } },
 	[R_STALL_REASON] = { "stall_reason", "stall_reasons", 3, {
-		{ "device", "device_id", F_INT }, { "id", "id", F_INT }, { "name", "name", F_STRTEXT } } },
+		{ "device", "device_id", F_INT }, { "id", "id", F_INT }, { "name", "name", F_STRTEXT, 1 } } },
 	[R_DEVICE] = { "device", "devices", 12, {
 		{ "id", "id", F_INT }, { "name", "name", F_TEXT }, { "uuid", "uuid", F_TEXT },
 		{ "cc_major", "cc_major", F_INT }, { "cc_minor", "cc_minor", F_INT }, { "sms", "sms", F_INT },

@@ -42,6 +42,7 @@ struct field {
 	const char *wire;	/* key in the wire-format batch */
 	const char *column;	/* column in the database table */
 	enum field_kind kind;
+	int required;		/* F_STR, F_STRTEXT: 0 (none) is refused, the column being NOT NULL */
 };
 
 struct rec_spec {

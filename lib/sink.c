@@ -64,6 +64,8 @@ void sink_free(struct sink *s)
 	sink_strings_clear(s);
 	free(s->hostname);
 	free(s->spool_session);
+	if (s->check)
+		fclose(s->spool);
 	free(s);
 }
 

@@ -44,6 +44,13 @@ struct sink *sink_open(sqlite3 *db);
  */
 struct sink *sink_spool_open(FILE *f);
 int sink_replay(struct sink *s, FILE *f, const char *what, int *status, int64_t *events);
+/*
+ * A sink for fuzzing (lib/sink_check.c): a spooling sink that writes nowhere and checks every call against
+ * the contract above (order, string ids, value kinds); a broken one prints what and calls abort().
+ * sink_check_done, after the reader returned, checks it closed its transaction; 0. NULL if no FILE.
+ */
+struct sink *sink_check_open(void);
+int sink_check_done(struct sink *s);
 /* The connection it writes to. */
 sqlite3 *sink_db(struct sink *s);
 void sink_free(struct sink *s);

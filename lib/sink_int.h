@@ -21,12 +21,22 @@
 #include "db.h"
 #include "util.h"
 
-struct strmap_entry;	/* sink_strings.c */
+struct strmap_entry;	/* sink_check.c: the checks of a checking sink, called by sink_spool.c; each abort()s on a broken contract. */
+void sink_check_tx(struct sink *s, int tag);
+void sink_check_process(struct sink *s, const struct sink_process *p);
+void sink_check_end(struct sink *s);
+/* call is allowed only inside a process. */
+void sink_check_in_process(const struct sink *s, const char *call);
+void sink_check_add(const struct sink *s, enum rec_type t, const struct value *vals);
+
+/* sink_strings.c */
 
 struct sink {
 	sqlite3 *db;		/* NULL for a spooling sink */
 	FILE *spool;		/* a spooling sink's file (sink_spool.c), else NULL */
 	char *spool_session;	/* and the session its string ids are of (owned) */
+	int check;		/* a checking sink (sink_check.c): owns spool, checks every call */
+	int check_tx, check_process;	/* its state: a transaction, a process open */
 	sqlite3_stmt *insert[R_COUNT];
 	/*
 	 * SQLite keeps bindings across sqlite3_reset, so a value equal to the one already bound in that
@@ -96,6 +106,14 @@ int sink_spool_cerr(struct sink *s, int64_t ts_ns, const char *what, const char 
 int sink_spool_skipped(struct sink *s, const char *file, const char *cat, const char *ph, int64_t count, int64_t gpu);
 int sink_spool_ierr(struct sink *s, const char *file, int64_t line, const char *reason, const char *excerpt);
 int sink_spool_rank(struct sink *s, int64_t rank);
+
+/* sink_check.c: the checks of a checking sink, called by sink_spool.c; each abort()s on a broken contract. */
+void sink_check_tx(struct sink *s, int tag);
+void sink_check_process(struct sink *s, const struct sink_process *p);
+void sink_check_end(struct sink *s);
+/* call is allowed only inside a process. */
+void sink_check_in_process(const struct sink *s, const char *call);
+void sink_check_add(const struct sink *s, enum rec_type t, const struct value *vals);
 
 /* sink_strings.c */
 /* Forget the current session's strings (the map and the id index). */

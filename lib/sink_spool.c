@@ -65,12 +65,16 @@ struct sink *sink_spool_open(FILE *f)
 
 int sink_spool_tx(struct sink *s, int tag)
 {
+	if (s->check)
+		sink_check_tx(s, tag);
 	put_tag(s, tag == 'B' ? SP_TX_BEGIN : tag == 'C' ? SP_TX_COMMIT : SP_TX_ROLLBACK);
 	return ferror(s->spool) ? error("spool: write error") : 0;
 }
 
 int sink_spool_process(struct sink *s, const struct sink_process *p)
 {
+	if (s->check)
+		sink_check_process(s, p);
 	/*
 	 * String ids are a session's: a reader may keep those of one process for the next of its session
 	 * (Nsight Systems exports), so they start again only with another session.
@@ -104,6 +108,8 @@ int sink_spool_process(struct sink *s, const struct sink_process *p)
 
 int sink_spool_end(struct sink *s, int clean_end, int64_t end_ns)
 {
+	if (s->check)
+		sink_check_end(s);
 	put_tag(s, SP_END);
 	put_i64(s, clean_end);
 	put_i64(s, end_ns);
@@ -113,6 +119,8 @@ int sink_spool_end(struct sink *s, int clean_end, int64_t end_ns)
 
 void sink_spool_string(struct sink *s, int64_t id, const char *v, size_t len)
 {
+	if (s->check)
+		sink_check_in_process(s, "sink_string");
 	put_tag(s, SP_STRING);
 	put_i64(s, id);
 	put_str(s, v, len);
@@ -122,6 +130,8 @@ int sink_spool_add(struct sink *s, enum rec_type t, const struct value *vals)
 {
 	const struct rec_spec *r = &rec_specs[t];
 	int i;
+	if (s->check)
+		sink_check_add(s, t, vals);
 	put_tag(s, SP_ADD);
 	put_tag(s, (int)t);
 	for (i = 0; i < r->nfields; i++) {
@@ -142,6 +152,8 @@ int sink_spool_add(struct sink *s, enum rec_type t, const struct value *vals)
 
 int sink_spool_shift(struct sink *s, int64_t offset_ns)
 {
+	if (s->check)
+		sink_check_in_process(s, "sink_shift_times");
 	put_tag(s, SP_SHIFT);
 	put_i64(s, offset_ns);
 	return 0;
@@ -149,6 +161,8 @@ int sink_spool_shift(struct sink *s, int64_t offset_ns)
 
 int sink_spool_drop(struct sink *s, int64_t ts_ns, const char *source, const char *what, int64_t count)
 {
+	if (s->check)
+		sink_check_in_process(s, "sink_drop");
 	put_tag(s, SP_DROP);
 	put_i64(s, ts_ns);
 	put_cstr(s, source);
@@ -159,6 +173,8 @@ int sink_spool_drop(struct sink *s, int64_t ts_ns, const char *source, const cha
 
 int sink_spool_cerr(struct sink *s, int64_t ts_ns, const char *what, const char *reason)
 {
+	if (s->check)
+		sink_check_in_process(s, "sink_collector_error");
 	put_tag(s, SP_CERR);
 	put_i64(s, ts_ns);
 	put_cstr(s, what);
@@ -168,6 +184,8 @@ int sink_spool_cerr(struct sink *s, int64_t ts_ns, const char *what, const char 
 
 int sink_spool_skipped(struct sink *s, const char *file, const char *cat, const char *ph, int64_t count, int64_t gpu)
 {
+	if (s->check)
+		sink_check_in_process(s, "sink_skipped");
 	put_tag(s, SP_SKIPPED);
 	put_cstr(s, file);
 	put_cstr(s, cat);
@@ -189,6 +207,8 @@ int sink_spool_ierr(struct sink *s, const char *file, int64_t line, const char *
 
 int sink_spool_rank(struct sink *s, int64_t rank)
 {
+	if (s->check)
+		sink_check_in_process(s, "sink_set_rank");
 	put_tag(s, SP_RANK);
 	put_i64(s, rank);
 	return 0;

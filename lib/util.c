@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 #include <limits.h>
@@ -536,6 +537,16 @@ int ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
 	return a >= b && !memcmp(s + a - b, suffix, b);
+}
+
+size_t util_read_chunk(const char *path, size_t max)
+{
+	struct stat st;
+	size_t want;
+	if (stat(path, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= max)
+		return max;
+	want = ((size_t)st.st_size + 1 + 65535) & ~(size_t)65535;
+	return want < max ? want : max;
 }
 
 int env_flag(const char *name)

@@ -134,6 +134,11 @@ size_t utf8_chars(const char *s);
 
 /* Match a glob-free suffix: 1 if s ends with suffix. */
 int ends_with(const char *s, const char *suffix);
+/*
+ * The size of a buffer to read the file at path through: its size rounded up to 64 KiB, at most max (max
+ * when it is no regular file). A small file, gzip'd or not, is read whole with little memory.
+ */
+size_t util_read_chunk(const char *path, size_t max);
 /* 1 when path names an Nsight Systems report (.nsys-rep, .qdrep), which gpuprof reads only exported. */
 int is_nsys_report(const char *path);
 /* Say that path is an Nsight Systems report and the two commands that make it a session; returns -1. */
