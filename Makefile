@@ -268,6 +268,9 @@ $(B)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(B)/fuzz/libfuzzproduct.a
 	@echo "  FUZZ    $@"
 	$(Q)$(FUZZ_CC) -fsanitize=fuzzer -MMD -MP -MF $(B)/fuzz/obj/$(@F).d -o $@ $< $(B)/fuzz/libfuzzproduct.a $(FUZZ_LIBS)
 
+# (before the rules that name them: a rule's prerequisites are expanded as make reads it)
+FUZZ_REPLAYS = $(FUZZ_NAMES:%=$(B)/tests/fuzz_%)
+
 deps:
 	@scripts/deps.sh
 
@@ -286,7 +289,6 @@ bench: deps all
 
 # The targets again with the normal compiler and tests/fuzz/replay.c for main: `make test` runs each once on
 # every file of its seeds and corpus (build/tests/fuzz_NAME, a suite of tests/run.sh).
-FUZZ_REPLAYS = $(FUZZ_NAMES:%=$(B)/tests/fuzz_%)
 REPLAY_OBJ = $(filter-out %/main.o,$(INGEST_OBJ) $(REPORT_OBJ)) $(ANALYZE_OBJ) \
 	     $(if $(HAVE_CUPTI),$(B)/pic/collector/activity.o $(B)/pic/collector/wire.o) $(B)/libcommon.a
 $(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/harness.h $(REPLAY_OBJ)

@@ -189,10 +189,11 @@ check "tree: exit status" "$(rc tree)" 0
 check "tree: child memory counted" "$(q "$tmp/h.db" 'SELECT max(rss_bytes) > 150*1024*1024 FROM host_metrics')" 1
 # CPU of two busy grandchildren, one orphaned at once (the launcher adopts and reaps it): the samples,
 # integrated over time, add up to the CPU time the shell measures for the launcher and its children,
-# however loaded the machine is.
+# however loaded the machine is (each does a fixed amount of work, about 0.5 s and 0.8 s of CPU, so a
+# loaded machine, as when suites run side by side, stretches the run but not the CPU time).
 TIMEFORMAT='%3U %3S'
-cpu_s=$( { time timeout 30 "$collect" -q -o "$tmp/i" -- /bin/sh -c \
-	'(timeout 0.6 sh -c "while :; do :; done" &); timeout 1 sh -c "while :; do :; done"' 2>/dev/null; } 2>&1 |
+cpu_s=$( { time timeout 60 "$collect" -q -o "$tmp/i" -- /bin/sh -c \
+	'(sh -c "i=0; while [ \$i -lt 180000 ]; do i=\$((i+1)); done" &); sh -c "i=0; while [ \$i -lt 280000 ]; do i=\$((i+1)); done"' 2>/dev/null; } 2>&1 |
 	awk '{print $1 + $2}')
 "$ingest" -q "$tmp"/i/* -o "$tmp/i.db" 2>/dev/null
 sampled_s=$(q "$tmp/i.db" 'SELECT sum(cpu_pct * dt) / 1e11 FROM (SELECT cpu_pct, ts_ns - lag(ts_ns) OVER (ORDER BY ts_ns) AS dt FROM host_metrics)')

@@ -95,7 +95,7 @@ wanted() { # wanted NAME: whether the arguments name it (or there are none; "uni
 	[ $# -gt 1 ] || return 0
 	for a in "${@:2}"; do
 		[ "$a" = "$1" ] && return 0
-		[ "$a" = units ] && [ -x "$build/tests/$1" ] && return 0
+		[ "$a" = units ] && [ -f "$build/tests/$1" ] && [ -x "$build/tests/$1" ] && return 0
 	done
 	return 1
 }

@@ -641,13 +641,16 @@ def range_path(tmp):
        err.stderr)
 # Kernels with their launching call (the first API call of the process with the correlation id, in table
 # order) and the window of every range, in plain SQL: what kernel_windows answers.
-LAUNCHED = ("WITH first AS (SELECT session_id, pid, correlation_id AS corr, min(rowid) AS rid FROM api_calls "
-          "WHERE correlation_id > 0 GROUP BY 1, 2, 3), "
-          "launch AS (SELECT k.session_id, k.pid, coalesce(c.thread_id, 0) AS key, c.start_ns AS t, "
-          "k.end_ns - k.start_ns AS dur FROM kernels k JOIN first f ON f.session_id = k.session_id "
-          "AND f.pid = k.pid AND f.corr = k.correlation_id JOIN api_calls c ON c.rowid = f.rid), "
-          "start AS (SELECT session_id, pid, coalesce(stream_id, -1) AS key, start_ns AS t, end_ns - start_ns AS dur "
-          "FROM kernels) ")
+# Each kernel's launch (its first call by process and correlation id) as an indexed temp table: as a CTE,
+# SQLite computed the grouping again for each range (64 s a query), not a reference anyone waits for.
+LAUNCHED = ("CREATE TEMP TABLE first AS SELECT session_id, pid, correlation_id AS corr, min(rowid) AS rid FROM api_calls "
+            "WHERE correlation_id > 0 GROUP BY 1, 2, 3; CREATE INDEX temp.first_k ON first(session_id, pid, corr); "
+            "CREATE TEMP TABLE launch AS SELECT k.session_id, k.pid, coalesce(c.thread_id, 0) AS key, c.start_ns AS t, "
+            "k.end_ns - k.start_ns AS dur FROM kernels k JOIN first f ON f.session_id = k.session_id "
+            "AND f.pid = k.pid AND f.corr = k.correlation_id JOIN api_calls c ON c.rowid = f.rid; "
+            "CREATE INDEX temp.launch_t ON launch(session_id, pid, t); "
+            "WITH start AS (SELECT session_id, pid, coalesce(stream_id, -1) AS key, start_ns AS t, "
+            "end_ns - start_ns AS dur FROM kernels) ")
 PLAIN = ("SELECT r.rowid, coalesce(sum(l.dur), 0), count(l.dur) FROM ranges r LEFT JOIN {src} l "
          "ON l.session_id = r.session_id AND l.pid = r.pid AND {key} AND l.t >= r.start_ns "
          "AND (r.end_ns IS NULL OR l.t < r.end_ns) GROUP BY r.rowid ORDER BY r.rowid")
