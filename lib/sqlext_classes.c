@@ -721,7 +721,8 @@ static int kb_session(struct session_cursor *sc)
 	/* Kept for the next scan with these arguments. */
 	free(c->keep->rows);
 	c->keep->rows = xmalloc((c->s.n ? c->s.n : 1) * sizeof(*c->rows));
-	memcpy(c->keep->rows, c->rows, c->s.n * sizeof(*c->rows));
+	if (c->s.n)	/* (no rows: c->rows may be NULL, which memcpy may not be given) */
+		memcpy(c->keep->rows, c->rows, c->s.n * sizeof(*c->rows));
 	c->keep->n = c->s.n;
 	c->keep->key[0] = sc->sessions[sc->at];
 	c->keep->key[1] = sqlext_data_version(sqlext_vt_db(&sc->base), "main");
