@@ -34,13 +34,12 @@ static void fuzz_file_remove(void)
  * A path whose file holds exactly data[0..size): one temporary file, rewritten for each input and removed
  * at exit (a real file: SQLite opens no /proc/self/fd link); NULL on failure. It lies in /dev/shm where
  * that is writable (tmpfs: no disk), else in $TMPDIR or /tmp; it is written over and then cut to size,
- * never truncated to empty first (ext4 flushes a file cut to empty to disk when it is closed: ~3 ms an
+ * never cut to empty first (ext4 flushes a file cut to empty to disk when it is closed: ~3 ms an
  * input).
  */
 static inline const char *fuzz_file(const void *data, size_t size)
 {
 	static int fd = -1;
-	static size_t had;	/* bytes the file holds now */
 	if (fd < 0) {
 		const char *dir = getenv("TMPDIR");
 		if (!access("/dev/shm", W_OK))
@@ -52,9 +51,8 @@ static inline const char *fuzz_file(const void *data, size_t size)
 	}
 	if (size && pwrite(fd, data, size, 0) != (ssize_t)size)
 		return NULL;
-	if (size < had && ftruncate(fd, (off_t)size))
+	if (ftruncate(fd, (off_t)size))	/* (the reader, or SQLite, may have written to it) */
 		return NULL;
-	had = size;
 	return fuzz_path;
 }
 
