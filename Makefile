@@ -236,7 +236,8 @@ $(FAULTVFS): tests/faults/faultvfs.c
 # sanitizers into $(B)/fuzz/obj; each target links what it uses. A reader's target also comes as NAME_db,
 # the same source built with -DFUZZ_SINK_DB: into a real session database instead of the checking sink.
 FUZZ_SECONDS ?= 60
-FUZZ_CC = clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined -Ilib -Ianalyze -Iingest -Ireport -Ibuild/gen \
+FUZZ_CC = clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	  -fsanitize-coverage-ignorelist=tests/fuzz/coverage-ignore.txt -Ilib -Ianalyze -Iingest -Ireport -Ibuild/gen \
 	  -Icollector -Itests/fuzz -isystem $(CUDA)/include
 FUZZ_READERS = ndjson kineto nsys
 FUZZ_NAMES = $(filter-out $(if $(HAVE_CUPTI),,activity),$(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)))
@@ -251,7 +252,7 @@ $(B)/fuzz/obj/gen/embedded.o: $(B)/gen/embedded.c
 	@echo "  FUZZCC  $@"
 	$(Q)$(FUZZ_CC) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(B)/fuzz/obj/%.o: %.c
+$(B)/fuzz/obj/%.o: %.c tests/fuzz/coverage-ignore.txt
 	@mkdir -p $(@D)
 	@echo "  FUZZCC  $@"
 	$(Q)$(FUZZ_CC) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<

@@ -8,8 +8,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define DECODE_SLOTS 4
+#define DECODE_INLINE_MAX (256 << 10)	/* files up to this size on disk are decoded on the caller's thread */
 
 struct decoder {
 	pthread_t thread;
@@ -19,6 +21,8 @@ struct decoder {
 	size_t head, tail, count;	/* head: next to fill; tail: next to hand out */
 	int stop;			/* the consumer gave up */
 	int handed;			/* the consumer holds slots[tail - 1] */
+	int threaded;			/* 0: no thread, decode_next decodes into slots[0] */
+	int last;			/* unthreaded: the last item was handed out */
 
 	struct lines *in;
 	struct json_doc doc;
@@ -303,10 +307,15 @@ static void *decode_main(void *arg)
 	return NULL;
 }
 
+/*
+ * A small file is decoded on the caller's thread, a line at a time as decode_next asks: starting a thread
+ * and handing each line across costs more than the overlap saves (the same decode_line either way).
+ */
 struct decoder *decode_start(const char *path)
 {
 	struct decoder *d;
 	struct lines *in = lines_open(path);
+	struct stat st;
 	int i;
 	if (!in)
 		return NULL;
@@ -320,6 +329,9 @@ struct decoder *decode_start(const char *path)
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_cond_init(&d->filled, NULL);
 	pthread_cond_init(&d->emptied, NULL);
+	if (!stat(path, &st) && S_ISREG(st.st_mode) && st.st_size <= DECODE_INLINE_MAX)
+		return d;
+	d->threaded = 1;
 	if (pthread_create(&d->thread, NULL, decode_main, d)) {
 		error("%s: cannot start the decoding thread", path);
 		lines_close(in);
@@ -332,6 +344,11 @@ struct decoder *decode_start(const char *path)
 const struct item *decode_next(struct decoder *d)
 {
 	const struct item *it;
+	if (!d->threaded) {
+		if (!d->last)
+			d->last = decode_line(d, &d->slots[0]);
+		return &d->slots[0];
+	}
 	pthread_mutex_lock(&d->lock);
 	if (d->handed) {
 		/* The consumer is done with the previous item: its slot may be filled again. */
@@ -353,11 +370,13 @@ void decode_finish(struct decoder *d)
 	int i;
 	if (!d)
 		return;
-	pthread_mutex_lock(&d->lock);
-	d->stop = 1;
-	pthread_cond_broadcast(&d->emptied);
-	pthread_mutex_unlock(&d->lock);
-	pthread_join(d->thread, NULL);
+	if (d->threaded) {
+		pthread_mutex_lock(&d->lock);
+		d->stop = 1;
+		pthread_cond_broadcast(&d->emptied);
+		pthread_mutex_unlock(&d->lock);
+		pthread_join(d->thread, NULL);
+	}
 	for (i = 0; i < DECODE_SLOTS; i++) {
 		buf_release(&d->slots[i].text);
 		buf_release(&d->slots[i].texts);

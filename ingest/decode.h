@@ -2,7 +2,8 @@
  * decode: the first half of the wire-format reader, run on its own thread. It reads lines, parses them,
  * checks and decodes batch lines into typed columns, and hands the results over in file order through a
  * small bounded queue; the other thread (ndjson.c) writes them with the sink. Parsing and SQLite thus
- * run on two cores at once, with memory bounded by the queue (DECODE_SLOTS items).
+ * run on two cores at once, with memory bounded by the queue (DECODE_SLOTS items). A file of up to 256 KiB
+ * is decoded on the caller's thread instead, a line each time decode_next is called.
  *
  * Ownership: the decoder owns the items; decode_next returns one that stays valid until the next call.
  */
@@ -43,7 +44,7 @@ struct item {
 
 struct decoder;
 
-/* Start decoding path on a new thread; NULL with a message if it cannot be opened. */
+/* Start decoding path on a new thread (up to 256 KiB: on the caller's); NULL with a message if unopenable. */
 struct decoder *decode_start(const char *path);
 /* The next item in file order. After IT_EOF, IT_CUT or IT_FAIL no more items come. */
 const struct item *decode_next(struct decoder *d);

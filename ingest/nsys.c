@@ -251,6 +251,9 @@ static int prepare(struct nsys *n)
 
 	if (sqlite3_open_v2(n->path, &n->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
 		return nsys_src_error(n, "open");
+	/* One read transaction for the whole read: one snapshot, and no lock taken and file checked per query */
+	if (sqlite3_exec(n->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return nsys_src_error(n, "open");
 	if ((status = nsys_load_names(n, NULL, &n->tables)))
 		return status;
 	/* (--format nsys on another SQLite file would read as an empty session at time 0) */

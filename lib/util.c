@@ -545,7 +545,7 @@ size_t util_read_chunk(const char *path, size_t max)
 	size_t want;
 	if (stat(path, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size >= max)
 		return max;
-	want = ((size_t)st.st_size + 1 + 65535) & ~(size_t)65535;
+	want = ((size_t)st.st_size + 1 + 4095) & ~(size_t)4095;
 	return want < max ? want : max;
 }
 

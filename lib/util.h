@@ -135,7 +135,7 @@ size_t utf8_chars(const char *s);
 /* Match a glob-free suffix: 1 if s ends with suffix. */
 int ends_with(const char *s, const char *suffix);
 /*
- * The size of a buffer to read the file at path through: its size rounded up to 64 KiB, at most max (max
+ * The size of a buffer to read the file at path through: its size rounded up to 4 KiB, at most max (max
  * when it is no regular file). A small file, gzip'd or not, is read whole with little memory.
  */
 size_t util_read_chunk(const char *path, size_t max);

@@ -53,7 +53,7 @@ static void set_ptr(uint8_t *rec, size_t off, const void *p)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t *buf;
-	static char path[80];
+	static char path[300];
 	struct wire_header h = { "fuzz-activity", "gpuprof fuzz", "fuzz", NULL, 1, 0, "fuzzhost", "trace", NULL,
 				 1763822038000000000LL };
 	size_t used = 0, at = 0;

@@ -1,8 +1,9 @@
 /*
- * libFuzzer target: the report renderers (report/, tables as lib/table.c models them) on hostile names. The input,
- * cut at each 0xff byte, is a list of names (control characters, invalid UTF-8, quotes, <script>, =cmd,
- * anything): they become a table's title, note, footer and rows, and the names of kernels in a session
- * database, and every format renders them: text, csv, json, md, html, xlsx and the trace.
+ * libFuzzer target: the report renderers (report/, tables as lib/table.c models them) on hostile names. The
+ * input's first byte picks the format (text, csv, json, md, html, xlsx or the trace: one a run, so that each
+ * input costs one rendering); the rest, cut at each 0xff byte, is a list of names (control characters,
+ * invalid UTF-8, quotes, <script>, =cmd, anything): they become a table's title, note, footer and rows, and,
+ * for the formats that read the session database (html, the trace), the names of kernels in one.
  */
 #include "harness.h"
 #include "report.h"
@@ -43,6 +44,40 @@ static void fill_db(sqlite3 *db, char **names, size_t n)
 	sink_free(s);
 }
 
+static char out_path[300];	/* the file xlsx and the trace write */
+
+static void out_remove(void)
+{
+	unlink(out_path);
+}
+
+/*
+ * A session database with no session yet at the path of the harness's input file, for this input: an
+ * empty database db_open made once, its bytes written there each time (opening it costs far less than
+ * making the schema anew); NULL on failure.
+ */
+static sqlite3 *empty_db(void)
+{
+	static struct buf image;
+	const char *path;
+	if (!image.len) {
+		FILE *f;
+		char chunk[4096];
+		size_t got;
+		sqlite3 *db;
+		if (!(path = fuzz_file("", 0)) || !(db = db_open(path, DB_WRITE)))
+			return NULL;
+		db_close(db);
+		if (!(f = fopen(path, "rb")))
+			return NULL;
+		while ((got = fread(chunk, 1, sizeof(chunk), f)) > 0)
+			buf_add(&image, chunk, got);
+		fclose(f);
+	}
+	path = fuzz_file(image.s, image.len);
+	return path ? db_open(path, DB_WRITE) : NULL;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct colspec cols[] = { { "name", "Name", C_TEXT }, { "total_ns", "Total", C_NS },
@@ -54,18 +89,35 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct tables ts;
 	struct render_opts ro = { 0, 40, 1, 1763822038000000000 };
 	struct trace_opts to;
-	sqlite3 *db;
-	const char *path;
-	int f;
+	static int ready, nformats;
+	int needs_db;
+	sqlite3 *db = NULL;
+	const struct format *fmt;
+	FILE *out;
 
+	if (!ready) {
+		util_init("fuzz");
+		util_set_quiet(getenv("FUZZ_VERBOSE") ? 0 : 2);
+		while (formats[nformats].name)
+			nformats++;
+		if (!fuzz_file("", 0))
+			return 0;
+		snprintf(out_path, sizeof(out_path), "%s.out", fuzz_path);
+		atexit(out_remove);
+		ready = 1;
+	}
+	if (!size)
+		return 0;
+	fmt = &formats[data[0] % nformats];
+	needs_db = fmt->id == FMT_HTML || fmt->events;	/* (the formats whose renderers query d->db) */
+	data++;
+	size--;
 	while (at <= size && n < MAX_NAMES) {
 		const uint8_t *end = memchr(data + at, 0xff, size - at);
 		size_t len = end ? (size_t)(end - (data + at)) : size - at;
 		names[n++] = xstrndup((const char *)data + at, len);	/* (cut at a NUL: C strings) */
 		at += len + 1;
 	}
-	util_init("fuzz");
-	util_set_quiet(getenv("FUZZ_VERBOSE") ? 0 : 2);
 	t = table_new("hotspots", names[0]);
 	table_cols(t, cols, NCOLS(cols));
 	t->note = xstrdup(names[n / 2]);
@@ -81,22 +133,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ts.v = &t;
 	ts.n = 1;
 	memset(&to, 0, sizeof(to));
-	db = db_open(":memory:", DB_WRITE);
-	if (db)
+	if (needs_db && (db = empty_db()))
 		fill_db(db, names, n);
-	path = fuzz_file("", 0);
-	for (f = 0; formats[f].name && path; f++) {
-		struct report_doc d = { &ts, db, 1, &ro, NULL, &formats[f], &to };
-		FILE *out = fopen("/dev/null", "w");
-		if (!(formats[f].programs & FMT_REPORT) || !out || (formats[f].events && !db)) {
-			if (out)
-				fclose(out);
-			continue;
-		}
+	out = fopen("/dev/null", "w");
+	if ((fmt->programs & FMT_REPORT) && out && (db || !needs_db)) {
+		struct report_doc d = { &ts, db, 1, &ro, NULL, fmt, &to };
 		/* (a file of its own for xlsx and the trace; the others on the stream, as without -o) */
-		report_renderers[formats[f].id].render(out, formats[f].needs_path || formats[f].events ? path : NULL, &d);
-		fclose(out);
+		report_renderers[fmt->id].render(out, fmt->needs_path || fmt->events ? out_path : NULL, &d);
 	}
+	if (out)
+		fclose(out);
 	db_close(db);
 	table_free(t);
 	for (i = 0; i < n; i++)
