@@ -196,21 +196,42 @@ static void bind_opt_text(sqlite3_stmt *st, int i, const char *v)
  * already (two hosts' ranks merged with --session), this one is stored as pid + k * 2^32, the least k
  * that is free: the OS pid is pid % 2^32.
  */
-int sink_has_process(struct sink *s, int64_t session, const char *hostname, int64_t pid)
+/* The last component of a path. */
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * What else tells apart two processes of one host and OS pid: for the wire format, the file's name. A
+ * program that execs another keeps its pid, and the collector writes the new image to PID-2.ndjson beside
+ * PID.ndjson (both are kept, the second under a pid of its own: sink_session_pid); the same file ingested
+ * again, from wherever, has the same name. Other formats: nothing (a pid is one process).
+ */
+static const char *process_file(const struct sink_process *p)
+{
+	return p->source && !strcmp(p->source, "ndjson") && p->file ? p->file : NULL;
+}
+
+int sink_has_process(struct sink *s, int64_t session, const char *hostname, int64_t pid, const char *file)
 {
 	/* However it is stored (sink_session_pid): the OS pid is pid % 2^32. */
-	sqlite3_stmt *st = db_prepare(s->db, "SELECT count(*) FROM main.processes WHERE session_id = ? AND "
+	sqlite3_stmt *st = db_prepare(s->db, "SELECT file FROM main.processes WHERE session_id = ? AND "
 				      "hostname = ? AND pid % 4294967296 = ?");
-	int64_t n = -1;
+	int64_t n = 0;
+	int rc = SQLITE_DONE;
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, session);
 	sqlite3_bind_text(st, 2, hostname, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 3, pid >= 0 ? pid % ((int64_t)1 << 32) : pid);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0) > 0;
-	else
-		db_error(s->db);
+	while (!n && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *had = (const char *)sqlite3_column_text(st, 0);
+		n = !file || !had || !strcmp(base_name(had), base_name(file));
+	}
+	if (!n && rc != SQLITE_DONE)
+		n = db_error(s->db);
 	sqlite3_finalize(st);
 	return (int)n;
 }
@@ -236,8 +257,8 @@ int sink_session_pid(struct sink *s, int64_t pid)
 	if (rc != SQLITE_DONE)
 		return db_error(s->db);
 	if (s->pid != pid)
-		info("%s: pid %lld of this host is stored as pid %lld: another host's process in the session "
-		     "has that pid", s->hostname[0] ? s->hostname : "(no host)", (long long)pid, (long long)s->pid);
+		info("%s: pid %lld of this host is stored as pid %lld: another process of the session has that pid "
+		     "(another host's, or the program this one exec'd from or into)", s->hostname[0] ? s->hostname : "(no host)", (long long)pid, (long long)s->pid);
 	return 0;
 }
 
@@ -262,7 +283,7 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 	if (rc < 0)
 		return -1;
 	if (rc == 1) {
-		if ((n = sink_has_process(s, sid, s->hostname, p->pid)))
+		if ((n = sink_has_process(s, sid, s->hostname, p->pid, process_file(p))))
 			return n < 0 ? -1 : 1;
 		s->session_is_new = 0;
 	} else {

@@ -66,14 +66,17 @@ static int combine_session(struct sink *s, int64_t src, int64_t dst, int64_t *ev
 		return -1;
 	/* Processes: one with the same host and OS pid is there already (idempotent); else a free pid. */
 	if (sink_query_i64(s, "SELECT count(*) FROM main.processes WHERE session_id = ?", NULL, dst, &before) < 0 ||
-	    !(st = db_prepare(db, "SELECT pid, hostname FROM src.processes WHERE session_id = ? ORDER BY rowid")))
+	    !(st = db_prepare(db, "SELECT p.pid, p.hostname, CASE WHEN s.source = 'ndjson' THEN p.file END "
+			      "FROM src.processes p JOIN src.sessions s ON s.id = p.session_id WHERE p.session_id = ? "
+			      "ORDER BY p.rowid")))
 		return -1;
 	sqlite3_bind_int64(st, 1, src);
 	s->session_id = dst;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t pid = sqlite3_column_int64(st, 0), os = pid >= 0 ? pid % ((int64_t)1 << 32) : pid;
 		sqlite3_stmt *q;
-		if ((have = sink_has_process(s, dst, (const char *)sqlite3_column_text(st, 1), os)) < 0)
+		if ((have = sink_has_process(s, dst, (const char *)sqlite3_column_text(st, 1), os,
+					     (const char *)sqlite3_column_text(st, 2))) < 0)
 			break;
 		if (have)
 			continue;

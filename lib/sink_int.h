@@ -91,8 +91,11 @@ int sink_query_i64(struct sink *s, const char *sql, const char *text, int64_t a,
  * or pid + k * 2^32 when another host's process has it (lib/sink.c). 0, or -1 with a message.
  */
 int sink_session_pid(struct sink *s, int64_t pid);
-/* Whether session has the process of hostname and OS pid pid (stored as pid or pid + k * 2^32): 1, 0, or -1. */
-int sink_has_process(struct sink *s, int64_t session, const char *hostname, int64_t pid);
+/*
+ * Whether session has the process of hostname and OS pid pid (stored as pid or pid + k * 2^32), and when
+ * file is not NULL (a wire-format process), read from a file of that name in any folder: 1, 0, or -1.
+ */
+int sink_has_process(struct sink *s, int64_t session, const char *hostname, int64_t pid, const char *file);
 
 /* sink_spool.c: a spooling sink's side of each public function (sink.h). */
 int sink_spool_tx(struct sink *s, int tag);	/* 'B'egin, 'C'ommit, 'R'ollback */

@@ -49,8 +49,9 @@ CREATE TABLE IF NOT EXISTS sessions (
 
 CREATE TABLE IF NOT EXISTS processes (
 	session_id INTEGER NOT NULL REFERENCES sessions(id),
-	pid INTEGER NOT NULL,		-- unique in the session: another host's process of the same OS pid is
-					-- stored as pid + k * 2^32 (the OS pid is pid % 4294967296); Kineto: the rank
+	pid INTEGER NOT NULL,		-- unique in the session: another host's process of the same OS pid (or
+					-- the program a process exec'd into, its own file) is stored as pid +
+					-- k * 2^32 (the OS pid is pid % 4294967296); Kineto: the rank
 	ppid INTEGER,
 	hostname TEXT NOT NULL DEFAULT '',
 	program TEXT,

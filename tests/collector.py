@@ -422,6 +422,28 @@ def life(tmp):
         check(f"exec: {re.sub(r'^[0-9]+', 'PID', f)} ingests", i.returncode, 0)
         check(f"exec: {re.sub(r'^[0-9]+', 'PID', f)}: clean end {clean}, 200 kernels, 50 memcpys",
               list(per_process(db).values()), [[clean, 200, 50]])
+    # The session at once: both programs of the pid, the one exec'd into under pid + 2^32 (it is read first:
+    # PID-2 sorts before PID), whatever the order; again: nothing added.
+    if len(files) == 2:
+        pid = int(files[1].split(".")[0])
+        db = os.path.join(tmp, "life-exec.db")
+        for order, paths in (("the session", [sdir]), ("the files in exec order", [os.path.join(sdir, files[1]),
+                             os.path.join(sdir, files[0])])):
+            if os.path.exists(db):
+                os.remove(db)
+            i = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", *paths, "-o", db], capture_output=True,
+                               text=True)
+            check(f"exec: {order} ingests, warning only of the first program's missing end",
+                  (i.returncode, [l.split(": ", 3)[-1] for l in i.stderr.splitlines()]),
+                  (0, ["no session-end record: the process did not finish cleanly (clean_end = 0)"]))
+            got = {(p_ % (1 << 32), os.path.basename(f_)): (c, k, m) for p_, f_, c, k, m in rows(db, """SELECT p.pid,
+                   p.file, p.clean_end, (SELECT count(*) FROM kernels k WHERE k.session_id = p.session_id AND k.pid = p.pid),
+                   (SELECT count(*) FROM memcpys m WHERE m.session_id = p.session_id AND m.pid = p.pid) FROM processes p""")}
+            check(f"exec: {order}: both programs of pid, each with its own records", got,
+                  {(pid, files[0]): (1, 200, 50), (pid, files[1]): (0, 200, 50)})
+        i = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), sdir, "-o", db], capture_output=True, text=True)
+        check("exec: the session again: both skipped", (i.returncode, i.stderr.count("already in the database")), (0, 2))
+        check("exec: the session again: nothing added", len(rows(db, "SELECT * FROM processes")), 2)
 
     # SIGKILL while the writer writes: every whole line is kept, the cut-off one dropped with a warning.
     sdir = os.path.join(tmp, "life-kill")
