@@ -286,10 +286,11 @@ test: deps all $(TEST_PROGRAMS)
 # The suites again under AddressSanitizer and UBSan (.ci/run), from a build of their own (build/sanitize):
 # SANITIZE_SUITES names them (tests/run.sh's names; `units` is every unit program, the fuzz replays
 # included). Leaks are reported too.
-# (Left out for CI's 20 minutes: schema 210 s, ingest_jobs 90 s, demo 64 s there; vtab and sqlext load the
-# extension into Debian's sqlite3, install needs the man pages, faults preloads its VFS.)
+# (Not here: vtab and sqlext load the extension into Debian's sqlite3, install needs the man pages, faults
+# preloads its VFS.)
 SANITIZE_SUITES ?= units cases golden truth wire_doc nsys nsys_rows nsys_stats rows views ranks stalls csv md \
-		   xlsx kineto analyses compare collector atomic parallel classes memory report_schema trace_export
+		   xlsx kineto analyses compare collector atomic parallel classes memory report_schema trace_export \
+		   schema ingest_jobs demo progress collect html
 test-sanitize: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined all test-programs
 	@GPUPROF_BUILD=build/sanitize GPUPROF_SANITIZE=1 tests/run.sh $(SANITIZE_SUITES)

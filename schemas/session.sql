@@ -288,8 +288,10 @@ CREATE TABLE IF NOT EXISTS drops (
 	session_id INTEGER NOT NULL,
 	pid INTEGER NOT NULL,
 	ts_ns INTEGER,
-	source TEXT NOT NULL,		-- cupti, ring, pcsampling, hwbuffer, wire (missing batches), ingest
-	what TEXT NOT NULL,		-- records, samples, events, batches; ingest from nsys: "TABLE rows (not read)"
+	source TEXT NOT NULL,		-- cupti, ring, pcsampling, hwbuffer, wire (missing batches), memory
+					-- (the collector found none for a record), ingest
+	what TEXT NOT NULL,		-- records, samples, events, batches, "kernel records" (memory);
+					-- ingest from nsys: "TABLE rows (not read)"
 	count INTEGER NOT NULL
 );
 
