@@ -669,7 +669,7 @@ void pcs_cubin_line(void *arg, uint64_t cubin_crc, const char *function, uint32_
 		q.pcOffset = pc_offset;
 		if (cuptiGetSassToSourceCorrelation(&q) == CUPTI_SUCCESS && q.fileName && *q.fileName) {
 			struct buf b;
-			buf_init_soft(&b);
+			buf_init(&b);
 			if (q.dirName && *q.dirName && q.fileName[0] != '/') {
 				buf_addstr(&b, q.dirName);
 				if (!ends_with(q.dirName, "/"))

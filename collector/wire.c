@@ -81,15 +81,14 @@ struct wire *wire_open(const char *path, const struct wire_header *h)
 {
 	struct wire *w = calloc(1, sizeof(*w));
 	char origin[24];
-	int fd, rc;
+	int fd, rc, e;
 	if (!w)
 		return NULL;
-	buf_init_soft(&w->line);
+	buf_init(&w->line);
 	if (buf_reserve(&w->line, LINE_RESERVE) ||
 	    (fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644)) < 0) {
-		buf_release(&w->line);
-		free(w);
-		return NULL;
+		e = errno;	/* (EEXIST tells the caller to try another name) */
+		goto fail;
 	}
 	if (fd <= 2) {
 		/*
@@ -97,13 +96,10 @@ struct wire *wire_open(const char *path, const struct wire_header *h)
 		 * next printf (or the descriptor it opens for stdout) would write into it.
 		 */
 		int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		e = errno;
 		close(fd);
-		if (high < 0) {
-			unlink(path);
-			buf_release(&w->line);
-			free(w);
-			return NULL;
-		}
+		if (high < 0)
+			goto remove_file;
 		fd = high;
 	}
 	w->fd = fd;
@@ -141,16 +137,17 @@ struct wire *wire_open(const char *path, const struct wire_header *h)
 	buf_addstr(&w->line, ",\"origin_ns\":\"");
 	buf_addstr(&w->line, origin);
 	buf_addstr(&w->line, "\",\"clock\":\"realtime\"}");
-	if ((rc = put_line(w))) {
-		int e = rc == NOMEM ? ENOMEM : errno;
-		close(fd);
-		unlink(path);	/* no header: not a file of the session */
-		buf_release(&w->line);
-		free(w);
-		errno = e;
-		return NULL;
-	}
-	return w;
+	if (!(rc = put_line(w)))
+		return w;
+	e = rc == NOMEM ? ENOMEM : errno;
+	close(fd);
+remove_file:
+	unlink(path);	/* no header: not a file of the session */
+fail:
+	buf_release(&w->line);
+	free(w);
+	errno = e;
+	return NULL;
 }
 
 int64_t wire_string(struct wire *w, const char *s)

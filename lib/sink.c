@@ -190,12 +190,6 @@ static void bind_opt_text(sqlite3_stmt *st, int i, const char *v)
 		sqlite3_bind_null(st, i);
 }
 
-/*
- * The pid the current process is stored under in session s->session_id. Event rows carry a pid, not a
- * host, so pids are unique in a session: when another host's process of the session has the OS pid
- * already (two hosts' ranks merged with --session), this one is stored as pid + k * 2^32, the least k
- * that is free: the OS pid is pid % 2^32.
- */
 /* The last component of a path. */
 static const char *base_name(const char *path)
 {
@@ -236,6 +230,12 @@ int sink_has_process(struct sink *s, int64_t session, const char *hostname, int6
 	return (int)n;
 }
 
+/*
+ * The pid the current process is stored under in session s->session_id. Event rows carry a pid, not a
+ * host, so pids are unique in a session: when another host's process of the session has the OS pid
+ * already (two hosts' ranks merged with --session, or the program this one exec'd from), this one is stored as pid + k * 2^32, the least k
+ * that is free: the OS pid is pid % 2^32.
+ */
 int sink_session_pid(struct sink *s, int64_t pid)
 {
 	const int64_t step = pid >= 0 && pid < ((int64_t)1 << 32) ? (int64_t)1 << 32 : 0;
@@ -258,7 +258,8 @@ int sink_session_pid(struct sink *s, int64_t pid)
 		return db_error(s->db);
 	if (s->pid != pid)
 		info("%s: pid %lld of this host is stored as pid %lld: another process of the session has that pid "
-		     "(another host's, or the program this one exec'd from or into)", s->hostname[0] ? s->hostname : "(no host)", (long long)pid, (long long)s->pid);
+		     "(another host's, or the program this one exec'd from or into)",
+		     s->hostname[0] ? s->hostname : "(no host)", (long long)pid, (long long)s->pid);
 	return 0;
 }
 

@@ -21,15 +21,15 @@
 #include "db.h"
 #include "util.h"
 
-struct strmap_entry;	/* sink_check.c: the checks of a checking sink, called by sink_spool.c; each abort()s on a broken contract. */
+struct strmap_entry;	/* sink_strings.c */
+
+/* sink_check.c: the checks of a checking sink, called by sink_spool.c; each abort()s on a broken contract. */
 void sink_check_tx(struct sink *s, int tag);
 void sink_check_process(struct sink *s, const struct sink_process *p);
 void sink_check_end(struct sink *s);
 /* call is allowed only inside a process. */
 void sink_check_in_process(const struct sink *s, const char *call);
 void sink_check_add(const struct sink *s, enum rec_type t, const struct value *vals);
-
-/* sink_strings.c */
 
 struct sink {
 	sqlite3 *db;		/* NULL for a spooling sink */

@@ -271,16 +271,8 @@ char *xstrndup(const char *s, size_t n)
 
 void grow_array(void **p, size_t *alloc, size_t need, size_t size)
 {
-	size_t n;
-	if (need <= *alloc)
-		return;
-	n = *alloc ? *alloc : 16;
-	while (n < need)
-		n = n / 2 * 3 + 16;
-	if (n > SIZE_MAX / size)
-		oom(SIZE_MAX);
-	*p = xrealloc(*p, n * size);
-	*alloc = n;
+	if (grow_array_soft(p, alloc, need, size))
+		out_of_memory(need <= SIZE_MAX / size ? need * size : SIZE_MAX);
 }
 
 int grow_array_soft(void **p, size_t *alloc, size_t need, size_t size)
@@ -307,23 +299,14 @@ void buf_init(struct buf *b)
 	b->alloc = 0;
 	b->s = empty_buf;
 	b->len = 0;
-	b->soft = 0;
 	b->failed = 0;
-}
-
-void buf_init_soft(struct buf *b)
-{
-	buf_init(b);
-	b->soft = 1;
 }
 
 void buf_release(struct buf *b)
 {
-	unsigned soft = b->soft;
 	if (b->alloc)
 		free(b->s);
 	buf_init(b);
-	b->soft = soft;
 }
 
 uint64_t fnv1a(uint64_t h, const void *p, size_t n)
@@ -343,7 +326,10 @@ void buf_reset(struct buf *b)
 		b->s[0] = '\0';
 }
 
-/* Room for extra more bytes and the NUL: 0, or -1 (soft buffers only: b->failed set, nothing changed). */
+/*
+ * Room for extra more bytes and the NUL: 0, or, built with GPUPROF_NEVER_ABORT (libgpuprof.so), -1 with
+ * b->failed set and nothing changed; elsewhere no memory aborts, as the x* allocators do.
+ */
 static int buf_need(struct buf *b, size_t extra)
 {
 	size_t need = b->len + extra + 1;
@@ -354,18 +340,13 @@ static int buf_need(struct buf *b, size_t extra)
 		char *s;
 		while (n < need && n < SIZE_MAX / 2)
 			n *= 2;
-#ifdef GPUPROF_NEVER_ABORT
-		if (1) {	/* libgpuprof.so: every buffer is soft */
-#else
-		if (b->soft) {
+		s = n < need ? NULL : b->alloc ? realloc(b->s, n) : malloc(n);
+		if (!s) {
+#ifndef GPUPROF_NEVER_ABORT
+			out_of_memory(need);
 #endif
-			s = n < need ? NULL : b->alloc ? realloc(b->s, n) : malloc(n);
-			if (!s) {
-				b->failed = 1;
-				return -1;
-			}
-		} else {
-			s = b->alloc ? xrealloc(b->s, n) : xmalloc(n);
+			b->failed = 1;
+			return -1;
 		}
 		b->s = s;
 		if (!b->alloc)

@@ -3,8 +3,10 @@
  *
  * Ownership: xmalloc/xrealloc/xstrdup never return NULL (they abort the program on out-of-memory, the one
  * place library code may end it). Code that runs inside other programs (libgpuprof.so) must never abort:
- * it uses malloc/calloc and the _soft variants below, which fail with NULL or -1, and soft buffers
- * (buf_init_soft; built with GPUPROF_NEVER_ABORT, every buffer is soft). A struct buf owns its bytes; buf_release frees them and leaves an empty buffer. Messages go to stderr as "PROGNAME: error: ..." with the program name set by util_init.
+ * it uses malloc/calloc and the _soft variants below, which fail with NULL or -1, and is built with
+ * GPUPROF_NEVER_ABORT, which makes a struct buf that finds no memory fail soft. A struct buf owns its
+ * bytes; buf_release frees them and leaves an empty buffer. Messages go to stderr as "PROGNAME: error: ..."
+ * with the program name set by util_init.
  */
 #ifndef GPUPROF_UTIL_H
 #define GPUPROF_UTIL_H
@@ -82,8 +84,7 @@ struct buf {
 	char *s;	/* NUL-terminated bytes, never NULL after buf_init */
 	size_t len;	/* bytes used, not counting the NUL */
 	size_t alloc;	/* bytes allocated */
-	unsigned soft:1;	/* out of memory fails soft (buf_init_soft) rather than aborting */
-	unsigned failed:1;	/* soft: an append found no memory and was dropped, until buf_reset */
+	unsigned failed:1;	/* GPUPROF_NEVER_ABORT: an append found no memory and was dropped, until buf_reset */
 };
 
 /* FNV-1a: h is FNV1A_INIT, or the hash of what came before p when hashing in pieces. */
@@ -92,11 +93,11 @@ uint64_t fnv1a(uint64_t h, const void *p, size_t n);
 
 void buf_init(struct buf *b);
 /*
- * A buffer whose appends never abort: one that finds no memory leaves the buffer as it was and sets
- * b->failed, so the caller can tell that the bytes are incomplete; buf_reset clears it. buf_reserve
- * makes room for n more bytes up front (0, or -1 out of memory), so later appends up to that size cannot fail.
+ * Built with GPUPROF_NEVER_ABORT, appends never abort: one that finds no memory leaves the buffer as it
+ * was and sets b->failed, so the caller can tell that the bytes are incomplete; buf_reset clears it.
+ * buf_reserve makes room for n more bytes up front (0, or -1 out of memory), so later appends up to that
+ * size cannot fail.
  */
-void buf_init_soft(struct buf *b);
 int buf_reserve(struct buf *b, size_t n);
 void buf_release(struct buf *b);
 void buf_reset(struct buf *b);
