@@ -312,8 +312,8 @@ def inject(tmp):
 FAKE = os.path.join(BUILD, "tests", "collector", "fake")
 LIFE = os.path.join(BUILD, "tests", "collector", "life")
 FAILMALLOC = os.path.join(BUILD, "tests", "collector", "failmalloc.so")
-# make test-sanitize: the programs carry ASan's allocator, which failmalloc.so cannot come before, and
-# LeakSanitizer in 50 forked children of a threaded parent warns of threads it could not stop.
+# make test-sanitize: the programs carry ASan's allocator, which failmalloc.so cannot come before, and which
+# a child forked from a threaded parent may find locked for good (life_fork is skipped there).
 SANITIZED = bool(os.environ.get("GPUPROF_SANITIZE"))
 
 
@@ -322,8 +322,6 @@ def life_env(sdir, **more):
     env = dict(os.environ, LD_LIBRARY_PATH=FAKE, CUDA_INJECTION64_PATH=os.path.abspath(LIB), GPUPROF_SESSION_DIR=sdir,
                GPUPROF_SESSION="life", GPUPROF_BUFFER_MB="1", **more)
     env.pop("GPUPROF_LAUNCHER", None)
-    if SANITIZED:
-        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
     return env
 
 
@@ -384,12 +382,8 @@ def failmalloc(tmp):
     ok("failmalloc: only a failure in the set-up leaves no session", len(nofile) <= 4, nofile)
 
 
-def life(tmp):
-    """A program's life under the collector: 50 forked children, an exec, a SIGKILL mid-write, closed stdout
-    and stderr. Each exits with its own status; its files ingest with every delivered record."""
-    import signal
-    import time
-    # fork: the parent and its 25 children that initialise CUDA again each write a file of the session.
+def life_fork(tmp):
+    """fork: the parent and its 25 children that initialise CUDA again each write a file of the session."""
     sdir = os.path.join(tmp, "life-fork")
     r = subprocess.run([LIFE, "fork", "50", "300", "100", "9"], env=life_env(sdir), capture_output=True, text=True,
                        timeout=120)
@@ -408,6 +402,20 @@ def life(tmp):
         check("fork: the children's parent is the parent",
               rows(db, f"SELECT DISTINCT ppid FROM processes WHERE pid != {int(parent[0])}"), [[parent[0]]])
 
+
+
+def life(tmp):
+    """A program's life under the collector: 50 forked children, an exec, a SIGKILL mid-write, closed stdout
+    and stderr. Each exits with its own status; its files ingest with every delivered record."""
+    import signal
+    import time
+    if SANITIZED:
+        # (gdb on a hung child: its writer thread waits forever on a lock of ASan's allocator that another
+        # thread of the parent held at the fork; glibc's malloc is made whole again in a child, ASan's
+        # allocator in gcc 12's libasan is not.)
+        print("collector: fork skipped: under ASan a forked child can hang in the allocator (make test runs it)")
+    else:
+        life_fork(tmp)
     # exec: the image before keeps what its writer flushed (it ends with no exit handler: truncated), the
     # image after writes <pid>-2.ndjson; each file ingests with its own records.
     sdir = os.path.join(tmp, "life-exec")
