@@ -3,9 +3,22 @@
 -- collector_errors, one row per component and reason) and what it lost (CUPTI's dropped records, ring
 -- overflows, PC samples; batches missing from the wire: table drops, summed per source and kind). Rows
 -- gpuprof itself did not read (drops from 'ingest') and rejected input lines are ingest's, not the
--- recording's: the summary counts those. first_ns is when each was first reported.
+-- recording's: the summary counts those. first_ns is when each was first reported. A session recorded
+-- with trace windows says so first ('partly traced', count = windows): its totals are over traced time
+-- only, and rates scaled by wall / traced extrapolate to the whole run.
 SELECT problem, source, count, first_ns, detail
 FROM (
+	SELECT 'partly traced' AS problem, 'trace window' AS source, count(*) AS count, min(start_ns) AS first_ns,
+	       printf('traced %s (%.1f %% of the session, %d windows, %d ranges cut at their edges): totals are over ' ||
+		      'traced time only; multiply a total by %.2f to extrapolate it to the whole session',
+		      coalesce(replace((SELECT json_extract(options, '$.trace_window') FROM sessions WHERE id = :session),
+				       '/', ' of every '), 'part of the time'),
+		      100.0 * busy_union(start_ns, end_ns) / nullif((SELECT end_ns - start_ns FROM sessions WHERE id = :session), 0),
+		      count(*), sum(ranges_cut),
+		      1.0 * (SELECT end_ns - start_ns FROM sessions WHERE id = :session) / nullif(busy_union(start_ns, end_ns), 0))
+	         AS detail, -1 AS ord
+	FROM trace_windows WHERE session_id = :session HAVING count(*) > 0
+	UNION ALL
 	SELECT 'collector error' AS problem, coalesce(what, '-') AS source, count(*) AS count, min(ts_ns) AS first_ns,
 	       reason AS detail, 0 AS ord
 	FROM collector_errors WHERE session_id = :session

@@ -2,6 +2,9 @@
 -- the one definition devices, idle, streams and gaps use too: a device's GPU activity is its kernels,
 -- copies and memsets; span = first start to last end of them, busy = the length of their union, idle =
 -- span - busy), with the kernel-only figures beside. One row, shown vertically.
+-- A session recorded with trace windows (gpuprof-collect --trace-window ON/EVERY) counts only traced time:
+-- gpu_busy leaves untraced time out of span and idle; trace_window, traced_ns (the union of the windows)
+-- and traced_pct (of the wall span) say how much was traced, and are NULL for a session traced throughout.
 --
 -- gpu_busy is C (lib/sqlext_busy.c) because the union of millions of intervals is slow in SQLite: the
 -- plain SQL per device is
@@ -30,5 +33,11 @@ SELECT s.id AS session_id, s.uuid AS session, s.source, s.program, s.hostname, s
        (SELECT count(*) FROM ingest_errors e WHERE e.session_id = s.id) AS ingest_errors,
        b.kernels, b.kernel_ns, b.kernel_busy_ns, b.gpu_span_ns, b.busy_ns, b.idle_ns,
        CASE WHEN b.gpu_span_ns > 0 THEN 100.0 * b.busy_ns / b.gpu_span_ns END AS busy_pct,
-       (SELECT count(*) FROM collector_errors e WHERE e.session_id = s.id) AS collector_errors
-FROM sessions s, busy b WHERE s.id = :session;
+       (SELECT count(*) FROM collector_errors e WHERE e.session_id = s.id) AS collector_errors,
+       CASE WHEN w.traced_ns IS NOT NULL THEN coalesce(json_extract(s.options, '$.trace_window'), '?') END
+         AS trace_window,
+       w.traced_ns,
+       CASE WHEN s.end_ns > s.start_ns THEN 100.0 * w.traced_ns / (s.end_ns - s.start_ns) END AS traced_pct
+FROM sessions s, busy b,
+     (SELECT busy_union(start_ns, end_ns) AS traced_ns FROM trace_windows WHERE session_id = :session) w
+WHERE s.id = :session;

@@ -79,6 +79,8 @@ void act_init(struct act *a, struct wire *w)
 	static int ready;
 	memset(a, 0, sizeof(*a));
 	a->w = w;
+	a->split = INT64_MAX;
+	a->end_before = a->end_after = INT64_MIN;
 	if (!ready) {
 		rec_indices(ix_table, sizeof(ix_table) / sizeof(ix_table[0]), &ix);
 		ready = 1;
@@ -133,6 +135,14 @@ int64_t act_kernel_name(struct wire *w, const char *name, int64_t *mangled)
 	return id;
 }
 
+/* A record of GPU work from start to end, for the trace windows' ends (struct act). */
+static void track(struct act *a, int64_t start, int64_t end)
+{
+	int64_t *e = start < a->split ? &a->end_before : &a->end_after;
+	if (end > *e)
+		*e = end;
+}
+
 static int kernel(struct act *a, const CUpti_ActivityKernel10 *k)
 {
 	struct value *v = blank(R_KERNEL);
@@ -143,6 +153,7 @@ static int kernel(struct act *a, const CUpti_ActivityKernel10 *k)
 	}
 	put(v, ix.k_start, (int64_t)k->start);
 	put(v, ix.k_end, (int64_t)k->end);
+	track(a, (int64_t)k->start, (int64_t)k->end);
 	put(v, ix.k_device, k->deviceId);
 	put(v, ix.k_context, k->contextId);
 	put(v, ix.k_stream, k->streamId);
@@ -177,6 +188,7 @@ static int copy(struct act *a, int64_t start, int64_t end, const uint32_t ids[4]
 	}
 	put(v, ix.c_start, start);
 	put(v, ix.c_end, end);
+	track(a, start, end);
 	put(v, ix.c_device, ids[0]);
 	put(v, ix.c_context, ids[1]);
 	put(v, ix.c_stream, ids[2]);
@@ -202,6 +214,7 @@ static int memset_(struct act *a, const CUpti_ActivityMemset4 *m)
 	}
 	put(v, ix.s_start, (int64_t)m->start);
 	put(v, ix.s_end, (int64_t)m->end);
+	track(a, (int64_t)m->start, (int64_t)m->end);
 	put(v, ix.s_device, m->deviceId);
 	put(v, ix.s_context, m->contextId);
 	put(v, ix.s_stream, m->streamId);
@@ -217,6 +230,7 @@ static int sync_(struct act *a, const CUpti_ActivitySynchronization2 *y)
 	struct value *v = blank(R_SYNC);
 	put(v, ix.y_start, (int64_t)y->start);
 	put(v, ix.y_end, (int64_t)y->end);
+	track(a, (int64_t)y->start, (int64_t)y->end);
 	v[ix.y_device].null = 1;	/* the record names the context, not the device */
 	put(v, ix.y_context, y->contextId);
 	put(v, ix.y_stream, y->streamId);
@@ -475,6 +489,13 @@ void act_release(uint8_t *buffer, size_t valid)
 	CUpti_Activity *r = NULL;
 	while (cuptiActivityGetNextRecord(buffer, valid, &r) == CUPTI_SUCCESS)
 		release(r);
+}
+
+int64_t act_cut_ranges(struct act *a)
+{
+	int64_t n = (int64_t)a->nopen;
+	a->nopen = 0;
+	return n;
 }
 
 int act_finish(struct act *a)

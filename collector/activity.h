@@ -22,6 +22,11 @@ struct act {
 	struct open_range *open;	/* started, not yet ended markers */
 	size_t nopen, aopen;
 	int64_t incomplete;		/* records CUPTI returned unfinished (end = 0): dropped, counted */
+	/*
+	 * Trace windows: the latest end of a kernel, copy, memset or sync converted that started before split
+	 * (the open window's start; INT64_MAX when none is open), and of one that started after it.
+	 */
+	int64_t split, end_before, end_after;
 };
 
 void act_init(struct act *a, struct wire *w);
@@ -38,6 +43,11 @@ void act_release(uint8_t *buffer, size_t valid);
  * else as given, "(unnamed)" for NULL. With mangled, also the mangled name's id (0 when the same).
  */
 int64_t act_kernel_name(struct wire *w, const char *name, int64_t *mangled);
+/*
+ * Forget the ranges still open, as a trace window closes: their ends will not be recorded (nor would a
+ * range have its time outside the window). The number forgotten.
+ */
+int64_t act_cut_ranges(struct act *a);
 /* Write ranges still open as unfinished (end null) and free the state; 0 or -1. */
 int act_finish(struct act *a);
 

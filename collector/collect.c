@@ -57,6 +57,7 @@ struct opts {
 	int pc_period;			/* 0: the collector's default */
 	const char *pc_mode;		/* NULL: the collector's default */
 	const char *api;		/* API calls recorded: NULL (the collector's default), "core" or "all" */
+	const char *window;		/* --trace-window ON/EVERY, checked; NULL: traced throughout */
 	int quiet;
 	char **argv;			/* the program and its arguments, NULL-terminated */
 };
@@ -89,6 +90,9 @@ static void usage(FILE *out)
 		"  -i, --interval MS     sampling interval, 1..60000 ms (default 100)\n"
 		"      --api WHICH       CUDA API calls recorded: core (default: all but the calls that\n"
 		"                        only read state, such as cudaGetDevice) or all\n"
+		"      --trace-window ON/EVERY\n"
+		"                        trace activity for ON of every EVERY (e.g. 2s/60s), aligned on the\n"
+		"                        session's start; NVML and host metrics are sampled throughout\n"
 		"      --pc-period N     pcsampling: sample every 2^N cycles, 5..31 (default: CUPTI's)\n"
 		"      --pc-mode MODE    pcsampling: continuous (default) or serialized (one kernel at a\n"
 		"                        time, samples carry the launch's correlation id)\n"
@@ -102,7 +106,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"\n"
 		"Environment: GPUPROF_OUTPUT, GPUPROF_ENGINE, GPUPROF_INTERVAL_MS, GPUPROF_API,\n"
-		"GPUPROF_PC_PERIOD and GPUPROF_PC_MODE are used when the matching option is not given;\n"
+		"GPUPROF_TRACE_WINDOW, GPUPROF_PC_PERIOD and GPUPROF_PC_MODE are used when the matching option is not given;\n"
 		"GPUPROF_LIBRARY names libgpuprof.so; GPUPROF_DISABLED=1 runs PROGRAM untouched.\n"
 		"\n"
 		"Exit status: the program's, 128+N when signal N killed it, 127 (126) when it cannot be\n"
@@ -141,6 +145,16 @@ static const char *pc_mode(const char *s)
 	return !strcmp(s, "continuous") ? "continuous" : !strcmp(s, "serialized") ? "serialized" : NULL;
 }
 
+/* A --trace-window value that parses, or -1 after a message. */
+static int check_window(const char *what, const char *s)
+{
+	int64_t on, every;
+	const char *why;
+	if (parse_trace_window(s, &on, &every, &why) == 0)
+		return 0;
+	return error("%s: invalid trace window '%s': %s", what, s, why);
+}
+
 /*
  * Parse the command line into o. Returns 0 to go on, 1 when --help or --version was answered,
  * or -1 after a usage message.
@@ -154,6 +168,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		{ "pc-period", required_argument, NULL, 'P' },
 		{ "pc-mode", required_argument, NULL, 'M' },
 		{ "api", required_argument, NULL, 'A' },
+		{ "trace-window", required_argument, NULL, 'W' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -197,6 +212,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				error("unknown API-call selection '%s' (core or all)", optarg);
 				return -1;
 			}
+			break;
+		case 'W':
+			if (check_window("--trace-window", optarg))
+				return -1;
+			o->window = optarg;
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -250,6 +270,14 @@ static int apply_env(struct opts *o)
 	v = getenv("GPUPROF_API");
 	if (!o->api && v && *v && !(o->api = api_set(v)))
 		return error("GPUPROF_API: unknown API-call selection '%s' (core or all)", v);
+	v = getenv("GPUPROF_TRACE_WINDOW");
+	if (!o->window && v && *v) {
+		if (check_window("GPUPROF_TRACE_WINDOW", v))
+			return -1;
+		o->window = v;
+	}
+	if (o->window && !o->engine->cupti)
+		warning("--trace-window has no effect with the %s engine (it traces nothing)", o->engine->name);
 	if ((o->pc_period || o->pc_mode) && strcmp(o->engine->name, "pcsampling"))
 		warning("PC sampling settings have no effect with the %s engine", o->engine->name);
 	return 0;
@@ -388,7 +416,8 @@ static int setup_env(struct collect *c)
 	snprintf(num, sizeof(num), "%d", c->o.pc_period);
 	if ((c->o.pc_period && set_var("GPUPROF_PC_PERIOD", num)) ||
 	    (c->o.pc_mode && set_var("GPUPROF_PC_MODE", c->o.pc_mode)) ||
-	    (c->o.api && set_var("GPUPROF_API", c->o.api)))
+	    (c->o.api && set_var("GPUPROF_API", c->o.api)) ||
+	    (c->o.window && set_var("GPUPROF_TRACE_WINDOW", c->o.window)))
 		return -1;
 	return 0;
 }
@@ -396,7 +425,7 @@ static int setup_env(struct collect *c)
 /* Create the session directory and the launcher's wire file with its header; 0, or -1. */
 static int open_session(struct collect *c)
 {
-	char path[PATH_MAX + 32], options[128], host[256];
+	char path[PATH_MAX + 32], options[256], host[256];
 	struct wire_header h;
 	size_t len = strlen(c->o.dir);
 
@@ -414,8 +443,9 @@ static int open_session(struct collect *c)
 	if (gethostname(host, sizeof(host)))
 		host[0] = '\0';
 	host[sizeof(host) - 1] = '\0';
-	snprintf(options, sizeof(options), "{\"interval_ms\":%d,\"engine\":\"%s\"}", c->o.interval_ms,
-		 c->o.engine->name);
+	snprintf(options, sizeof(options), "{\"interval_ms\":%d,\"engine\":\"%s\"%s%.64s%s}", c->o.interval_ms,
+		 c->o.engine->name, c->o.window ? ",\"trace_window\":\"" : "", c->o.window ? c->o.window : "",
+		 c->o.window ? "\"" : "");
 	memset(&h, 0, sizeof(h));
 	h.session = c->id;
 	h.collector = COLLECTOR_NAME;

@@ -54,6 +54,12 @@ static struct {
 	int interval_ms;
 	size_t buffer_bytes;
 	int all_api;		/* every API call is recorded, queries too (GPUPROF_API=all) */
+	int64_t win_on, win_every;	/* --trace-window ON/EVERY in ns; win_every 0: traced throughout */
+	char win_text[64];		/* as given, for the header's options */
+	int win_ready;		/* start_cupti is done: the writer may open windows (under qlock) */
+	int tracing;		/* the windowed activity kinds are on, since open_start (writer thread) */
+	int64_t open_start;
+	int64_t last_start, last_end, last_cut;	/* the last closed window (last_start 0: none yet) */
 	int forked;		/* this process is a forked child of one that initialised */
 
 	pthread_t writer;
@@ -261,15 +267,21 @@ static void sample(void)
 	pthread_mutex_unlock(&C.wlock);
 }
 
+/* Trace windows (below, with the activity kinds they turn on and off). */
+static void window_step(void);
+static void window_follow(void);
+static void window_finish(void);
+static int64_t window_wait(int64_t max_ns);
+
 static void *writer_main(void *arg)
 {
 	int64_t last_flush = now_ns(), last_sample = 0, last_pcs = 0;
 	(void)arg;
 	for (;;) {
 		struct timespec until;
-		int stop;
+		int stop, windows;
 		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 50 * 1000000L;
+		until.tv_nsec += (long)window_wait(50 * 1000000LL);
 		if (until.tv_nsec >= 1000000000L) {
 			until.tv_sec++;
 			until.tv_nsec -= 1000000000L;
@@ -278,8 +290,16 @@ static void *writer_main(void *arg)
 		if (!C.qn && !C.stop && C.npool >= C.pool_ready)
 			pthread_cond_timedwait(&C.qcond, &C.qlock, &until);
 		stop = C.stop;
+		windows = C.win_ready;
 		pthread_mutex_unlock(&C.qlock);
+		if (windows && !stop)
+			window_step();
 		drain();
+		if (windows) {
+			pthread_mutex_lock(&C.wlock);
+			window_follow();
+			pthread_mutex_unlock(&C.wlock);
+		}
 		if (C.cupti && !stop)
 			refill_pool();
 		if (C.pcs && !stop && now_ns() - last_pcs >= PCS_POLL_NS) {
@@ -324,6 +344,7 @@ static void finish(void)
 	C.pool_ready = 0;
 	pthread_mutex_unlock(&C.qlock);
 	pthread_mutex_lock(&C.wlock);
+	window_finish();
 	act_finish(&C.act);
 	if (C.act.incomplete)
 		wire_drops(C.w, realtime_ns(), "cupti", "unfinished records", C.act.incomplete);
@@ -362,6 +383,8 @@ static void after_fork_child(void)
 	C.lost_records = 0;
 	C.sampler = NULL;	/* the parent's NVML handles: left alone */
 	C.initialized = C.active = C.cupti = 0;
+	C.win_ready = C.tracing = 0;
+	C.last_start = 0;
 	C.forked = 1;
 }
 
@@ -452,9 +475,10 @@ static int open_output(const char *engine)
 		pcs[0] = ',';
 		pcs_options_json(&C.pcs_opts, pcs + 1, sizeof(pcs) - 1);
 	}
-	snprintf(opts, sizeof(opts), "{\"interval_ms\":%d,\"buffer_mb\":%zu,\"api\":\"%s\",\"launcher\":%s%s}",
+	snprintf(opts, sizeof(opts), "{\"interval_ms\":%d,\"buffer_mb\":%zu,\"api\":\"%s\",\"launcher\":%s%s%s%s%s}",
 		 C.interval_ms, C.buffer_bytes >> 20, C.all_api ? "all" : "core",
-		 getenv("GPUPROF_LAUNCHER") ? "true" : "false", pcs);
+		 getenv("GPUPROF_LAUNCHER") ? "true" : "false", pcs, C.win_every ? ",\"trace_window\":\"" : "",
+		 C.win_text, C.win_every ? "\"" : "");
 	memset(&h, 0, sizeof(h));
 	h.session = C.sid;
 	h.collector = "gpuprof " GPUPROF_VERSION;
@@ -479,13 +503,15 @@ static int open_output(const char *engine)
 	return C.w ? 0 : -1;
 }
 
-/* Enable one activity kind, recording a failure. 0 or -1. */
-static int enable(CUpti_ActivityKind kind, const char *name)
+/* Enable one activity kind, recording a failure (once: a window that opens again does not repeat it). 0 or -1. */
+static int enable(CUpti_ActivityKind kind, const char *name, int *failed)
 {
 	CUptiResult rc = cuptiActivityEnable(kind);
 	if (rc == CUPTI_SUCCESS)
 		return 0;
-	note_error("cupti", "cuptiActivityEnable(%s): %s", name, cupti_error(rc));
+	if (!*failed)
+		note_error("cupti", "cuptiActivityEnable(%s): %s", name, cupti_error(rc));
+	*failed = 1;
 	return -1;
 }
 
@@ -505,8 +531,8 @@ static int query_api(const char *name)
 	return 0;
 }
 
-/* Enable API records for every call of one domain but the queries (query_api). The number enabled. */
-static int enable_api(CUpti_CallbackDomain domain)
+/* Turn API records on or off for every call of one domain but the queries (query_api). The number set. */
+static int enable_api(CUpti_CallbackDomain domain, uint8_t on)
 {
 	CUpti_CallbackId id, size = domain == CUPTI_CB_DOMAIN_RUNTIME_API ? CUPTI_RUNTIME_TRACE_CBID_SIZE :
 				    CUPTI_DRIVER_TRACE_CBID_SIZE;
@@ -515,38 +541,158 @@ static int enable_api(CUpti_CallbackDomain domain)
 		const char *name = NULL;
 		if (cuptiGetCallbackName(domain, id, &name) != CUPTI_SUCCESS || !name || query_api(name))
 			continue;
-		if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(id, 1) :
-		     cuptiActivityEnableDriverApi(id, 1)) == CUPTI_SUCCESS)
+		if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API ? cuptiActivityEnableRuntimeApi(id, on) :
+		     cuptiActivityEnableDriverApi(id, on)) == CUPTI_SUCCESS)
 			n++;
 	}
 	return n;
 }
 
 /*
+ * The activity kinds. DEVICE and MEMORY2 stay on throughout: a device record comes once, when its
+ * context is made, and a leak or a peak needs every allocation and free (they cost per allocation, not
+ * per launch). The others are what a trace window turns on and off.
+ */
+static struct {
+	CUpti_ActivityKind kind;
+	const char *name;
+	int windowed, api, failed;	/* api: the RUNTIME and DRIVER kinds, on only for GPUPROF_API=all */
+} kinds[] = {
+	{ CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE", 0, 0, 0 },
+	{ CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2", 0, 0, 0 },
+	{ CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", 1, 0, 0 },
+	{ CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", 1, 0, 0 },
+	{ CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2", 1, 0, 0 },
+	{ CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", 1, 0, 0 },
+	{ CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", 1, 0, 0 },
+	{ CUPTI_ACTIVITY_KIND_MARKER, "MARKER", 1, 0, 0 },
+	{ CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD", 1, 0, 0 },
+	{ CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", 1, 1, 0 },
+	{ CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", 1, 1, 0 },
+};
+#define NKINDS (sizeof(kinds) / sizeof(kinds[0]))
+
+/*
+ * Turn activity kinds on (those with windowed == which, and the API records with the windowed ones) or
+ * the windowed ones off. The number of kinds (and API domains) turned on, or 0 when turning off.
+ */
+static int set_kinds(int which, int on)
+{
+	size_t i;
+	int n = 0;
+	for (i = 0; i < NKINDS; i++) {
+		if (kinds[i].windowed != which || (kinds[i].api && !C.all_api))
+			continue;
+		if (!on)
+			cuptiActivityDisable(kinds[i].kind);
+		else
+			n += enable(kinds[i].kind, kinds[i].name, &kinds[i].failed) == 0;
+	}
+	if (which && !C.all_api) {
+		int k = enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, (uint8_t)on) + enable_api(CUPTI_CB_DOMAIN_DRIVER_API, (uint8_t)on);
+		if (on && !k && !C.last_start)
+			note_error("cupti", "no API call could be enabled: kernels will lack their launching thread");
+		n += on && k > 0;
+	}
+	return n;
+}
+
+/* ---- trace windows (--trace-window ON/EVERY): activity tracing on for ON of every EVERY ---- */
+
+/*
+ * Whether time t (realtime ns) is inside a window, and the time of the next edge after t. Windows are
+ * aligned on the session's origin, which every process of a session shares: all trace at once.
+ */
+static int window_at(int64_t t, int64_t *next_edge)
+{
+	int64_t off = (t - C.origin) % C.win_every;
+	if (off < 0)
+		off += C.win_every;
+	if (off < C.win_on) {
+		*next_edge = t - off + C.win_on;
+		return 1;
+	}
+	*next_edge = t - off + C.win_every;
+	return 0;
+}
+
+/*
+ * Open or close the window, on the writer thread, as the clock says. A window opens when the windowed
+ * kinds go on. It closes at a clean point: the kinds go off (a kernel launched before stays recorded:
+ * CUPTI delivers it when it ends), what CUPTI holds is flushed and converted, ranges still open are cut,
+ * and its end is the later of now and the last recorded end of the work that started in it. Records of
+ * that work that arrive later move the end on (window_follow), even while the next window is open.
+ */
+static void window_step(void)
+{
+	int64_t next, t = realtime_ns();
+	int due = window_at(t, &next);
+	if (due == C.tracing)
+		return;
+	if (due) {
+		C.tracing = 1;
+		set_kinds(1, 1);
+		pthread_mutex_lock(&C.wlock);
+		C.open_start = C.act.split = t;
+		C.act.end_after = INT64_MIN;
+		wire_window(C.w, t, -1, 0);
+		pthread_mutex_unlock(&C.wlock);
+		return;
+	}
+	set_kinds(1, 0);
+	C.tracing = 0;
+	cuptiActivityFlushAll(0);
+	drain();
+	pthread_mutex_lock(&C.wlock);
+	C.last_start = C.open_start;
+	C.last_end = C.act.end_after > t ? C.act.end_after : t;
+	C.last_cut = act_cut_ranges(&C.act);
+	if (C.act.end_after > C.act.end_before)
+		C.act.end_before = C.act.end_after;
+	C.act.split = INT64_MAX;
+	wire_window(C.w, C.last_start, C.last_end, C.last_cut);
+	pthread_mutex_unlock(&C.wlock);
+}
+
+/* The last closed window, when records of its work ended after its end as written: that end moves on (under wlock). */
+static void window_follow(void)
+{
+	if (C.last_start && C.act.end_before > C.last_end) {
+		C.last_end = C.act.end_before;
+		wire_window(C.w, C.last_start, C.last_end, C.last_cut);
+	}
+}
+
+/* At exit: the last closed window followed, and the window still open ends now (under wlock). */
+static void window_finish(void)
+{
+	int64_t t = realtime_ns();
+	window_follow();
+	if (C.tracing)
+		wire_window(C.w, C.open_start, C.act.end_after > t ? C.act.end_after : t, 0);
+}
+
+/* How long the writer may sleep before the next window edge: at most max_ns. */
+static int64_t window_wait(int64_t max_ns)
+{
+	int64_t next, t = realtime_ns();
+	if (!C.win_every)
+		return max_ns;
+	window_at(t, &next);
+	return next - t < max_ns ? (next - t > 0 ? next - t : 0) : max_ns;
+}
+
+/*
  * Set up activity tracing and, for the pcsampling engine, PC sampling; each failure is recorded and the
- * session goes on with whatever works.
+ * session goes on with whatever works. With trace windows the windowed kinds wait for the writer to
+ * open the first window.
  */
 static void start_cupti(void)
 {
-	static const struct {
-		CUpti_ActivityKind kind;
-		const char *name;
-	} kinds[] = {
-		{ CUPTI_ACTIVITY_KIND_DEVICE, "DEVICE" },
-		{ CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL" },
-		{ CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY" },
-		{ CUPTI_ACTIVITY_KIND_MEMCPY2, "MEMCPY2" },
-		{ CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET" },
-		{ CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION" },
-		{ CUPTI_ACTIVITY_KIND_MEMORY2, "MEMORY2" },
-		{ CUPTI_ACTIVITY_KIND_MARKER, "MARKER" },
-		{ CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD" },
-	};
 	uint8_t zeroed = 1;
 	size_t zsize = sizeof(zeroed);
 	uint32_t version = 0;
 	CUptiResult rc;
-	size_t i;
 	int enabled = 0;
 
 	if (cuptiGetVersion(&version) == CUPTI_SUCCESS && version < CUPTI_API_VERSION)
@@ -561,22 +707,24 @@ static void start_cupti(void)
 	rc = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (rc != CUPTI_SUCCESS)
 		note_error("cupti", "cuptiActivityRegisterCallbacks: %s", cupti_error(rc));
-	for (i = 0; rc == CUPTI_SUCCESS && i < sizeof(kinds) / sizeof(kinds[0]); i++)
-		enabled += enable(kinds[i].kind, kinds[i].name) == 0;
-	if (rc == CUPTI_SUCCESS && C.all_api) {
-		enabled += enable(CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME") == 0;
-		enabled += enable(CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER") == 0;
-	} else if (rc == CUPTI_SUCCESS) {
-		int n = enable_api(CUPTI_CB_DOMAIN_RUNTIME_API) + enable_api(CUPTI_CB_DOMAIN_DRIVER_API);
-		if (!n)
-			note_error("cupti", "no API call could be enabled: kernels will lack their launching thread");
-		enabled += n > 0;
+	if (rc == CUPTI_SUCCESS) {
+		enabled = set_kinds(0, 1);
+		if (!C.win_every)
+			enabled += set_kinds(1, 1);
+		else
+			enabled++;	/* the windows will turn the rest on */
 	}
 	if (enabled) {
 		C.cupti = 1;
 		cuptiActivityFlushPeriod(1000);
 	} else if (rc == CUPTI_SUCCESS) {
 		note_error("cupti", "no activity kind could be enabled; the session holds no activity records");
+	}
+	if (C.cupti && C.win_every) {
+		pthread_mutex_lock(&C.qlock);
+		C.win_ready = 1;
+		pthread_cond_signal(&C.qcond);
+		pthread_mutex_unlock(&C.qlock);
 	}
 	if (!C.cupti && !C.pcs)
 		return;
@@ -601,7 +749,7 @@ static void start_cupti(void)
 EXPORT int InitializeInjection(void);
 int InitializeInjection(void)
 {
-	const char *engine = getenv("GPUPROF_ENGINE"), *api;
+	const char *engine = getenv("GPUPROF_ENGINE"), *api, *window = getenv("GPUPROF_TRACE_WINDOW"), *why = NULL;
 	int i;
 	if (C.initialized)
 		return 1;
@@ -624,8 +772,16 @@ int InitializeInjection(void)
 	api = getenv("GPUPROF_API");
 	C.all_api = api && !strcmp(api, "all");
 	C.pid = getpid();
+	C.win_on = C.win_every = 0;
+	if (window && *window && strcmp(engine, "monitor") &&
+	    parse_trace_window(window, &C.win_on, &C.win_every, &why) == 0 && C.win_on < C.win_every)
+		snprintf(C.win_text, sizeof(C.win_text), "%s", window);
+	else
+		C.win_on = C.win_every = 0;	/* ON = EVERY: traced throughout */
 	if (open_output(engine))
 		return 1;
+	if (why)
+		note_error("cupti", "GPUPROF_TRACE_WINDOW: '%s': %s; traced throughout", window, why);
 	for (i = 0; i < C.pcs_opts.nnotes; i++)
 		note_error("pcsampling", "%s", C.pcs_opts.notes[i]);
 	if (api && *api && strcmp(api, "all") && strcmp(api, "core"))

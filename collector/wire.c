@@ -377,6 +377,20 @@ int wire_drops(struct wire *w, int64_t ts_ns, const char *source, const char *wh
 	return put_line(w) ? -1 : 0;
 }
 
+int wire_window(struct wire *w, int64_t start_ns, int64_t end_ns, int64_t ranges_cut)
+{
+	buf_addstr(&w->line, "{\"type\":\"window\"," VKEY ",\"start\":");
+	buf_addi64(&w->line, start_ns - w->origin);
+	if (end_ns >= 0) {
+		buf_addstr(&w->line, ",\"end\":");
+		buf_addi64(&w->line, end_ns - w->origin);
+		buf_addstr(&w->line, ",\"ranges_cut\":");
+		buf_addi64(&w->line, ranges_cut);
+	}
+	buf_addch(&w->line, '}');
+	return put_line(w) ? -1 : 0;
+}
+
 int wire_error(struct wire *w, int64_t ts_ns, const char *what, const char *reason)
 {
 	buf_addstr(&w->line, "{\"type\":\"error\"," VKEY ",\"ts\":");

@@ -49,6 +49,12 @@ void wire_nomem(struct wire *w, enum rec_type t, int64_t n);
 int wire_flush(struct wire *w);
 int wire_drops(struct wire *w, int64_t ts_ns, const char *source, const char *what, int64_t count);
 int wire_error(struct wire *w, int64_t ts_ns, const char *what, const char *reason);
+/*
+ * A trace window (--trace-window): activity tracing on from start_ns; end_ns -1 while it is still on, else
+ * when it ended, with the ranges it cut (open at its end, left out). A window is written when it opens and
+ * again, same start, each time its end is known or grows. 0 or -1.
+ */
+int wire_window(struct wire *w, int64_t start_ns, int64_t end_ns, int64_t ranges_cut);
 /* Close and free without writing anything more (a forked child's copy of its parent's wire). */
 void wire_discard(struct wire *w);
 /* Records added so far of type t (those of lost batch lines included, as the end record counts them). */

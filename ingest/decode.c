@@ -273,7 +273,8 @@ static int decode_line(struct decoder *d, struct item *it)
 		check_strings(d, it, root);
 		if (it->kind == IT_REJECT)
 			return 0;
-	} else if (strcmp(type, "header") && strcmp(type, "drops") && strcmp(type, "error") && strcmp(type, "end")) {
+	} else if (strcmp(type, "header") && strcmp(type, "drops") && strcmp(type, "error") && strcmp(type, "end") &&
+		   strcmp(type, "window")) {
 		return rejectf(it, "unknown record type \"%s\"", type);
 	}
 	it->kind = IT_LINE;	/* the writer thread parses its copy in it->text */

@@ -182,6 +182,21 @@ static int read_drops(struct file *f, struct json_doc *d, const struct jnode *ro
 	return sink_drop(f->sink, abs_ts, source, what ? what : "records", count);
 }
 
+/* A trace window: written when it opens (no end) and again, same start, when its end is known or grows. */
+static int read_window(struct file *f, struct json_doc *d, const struct jnode *root)
+{
+	const struct jnode *e = json_get(d, root, "end");
+	int64_t start, end = -1, cut = 0, abs_start, abs_end = -1;
+	if (json_get_i64(d, root, "start", &start) || add_time(f, start, &abs_start))
+		return reject(f, "window: needs \"start\" (integer ns from the origin)");
+	if (e && e->type != J_NULL &&
+	    (json_get_i64(d, root, "end", &end) || add_time(f, end, &abs_end) || abs_end < abs_start))
+		return reject(f, "window: \"end\" is not an integer at or after \"start\"");
+	if (json_get(d, root, "ranges_cut") && (json_get_i64(d, root, "ranges_cut", &cut) || cut < 0))
+		return reject(f, "window: \"ranges_cut\" is not an integer >= 0");
+	return sink_window(f->sink, abs_start, abs_end, cut);
+}
+
 static int read_error(struct file *f, struct json_doc *d, const struct jnode *root)
 {
 	const char *reason = json_get_str(d, root, "reason");
@@ -270,14 +285,14 @@ static int read_header(struct file *f, struct json_doc *d, const struct jnode *r
 	return rc;
 }
 
-enum line_kind { L_HEADER, L_STRINGS, L_DROPS, L_ERROR, L_END };
+enum line_kind { L_HEADER, L_STRINGS, L_DROPS, L_ERROR, L_END, L_WINDOW };
 
 static const struct {
 	const char *type;
 	enum line_kind kind;
 } line_kinds[] = {
 	{ "header", L_HEADER }, { "strings", L_STRINGS }, { "drops", L_DROPS }, { "error", L_ERROR },
-	{ "end", L_END },
+	{ "end", L_END }, { "window", L_WINDOW },
 };
 
 /* A record that is no batch, already checked for JSON, type and version by the decoder. */
@@ -301,6 +316,7 @@ static int write_line(struct file *f, struct json_doc *d, const struct item *it)
 	case L_DROPS: return read_drops(f, d, root);
 	case L_ERROR: return read_error(f, d, root);
 	case L_END: return read_end(f, d, root);
+	case L_WINDOW: return read_window(f, d, root);
 	}
 	return 0;
 }

@@ -16,7 +16,7 @@
  * The wire-format version this table describes. Version 2 added the `overhead` type; readers take every
  * version from 1 to this one, writers write this one.
  */
-#define WIRE_VERSION 2
+#define WIRE_VERSION 3
 
 enum field_kind {
 	F_TIME,		/* int, relative ns in the wire format, absolute ns in the database */

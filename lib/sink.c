@@ -337,7 +337,7 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 	}
 
 	st = db_prepare(s->db, "INSERT INTO processes (session_id, pid, ppid, hostname, program, args, file, "
-			"origin_ns, rank) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+			"origin_ns, rank, options) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, sid);
@@ -350,6 +350,7 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 	sqlite3_bind_int64(st, 8, p->origin_ns);
 	if (p->rank >= 0)
 		sqlite3_bind_int64(st, 9, p->rank);
+	bind_opt_text(st, 10, p->options_json);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -379,6 +380,18 @@ int sink_process_end(struct sink *s, int clean_end, int64_t end_ns)
 	sqlite3_bind_int64(st, 3, s->session_id);
 	sqlite3_bind_text(st, 4, s->hostname, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 5, s->pid);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(s->db);
+
+	st = db_prepare(s->db, "UPDATE trace_windows SET end_ns = max(start_ns, ?) WHERE session_id = ? AND pid = ? AND "
+			"end_ns IS NULL");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, last);
+	sqlite3_bind_int64(st, 2, s->session_id);
+	sqlite3_bind_int64(st, 3, s->pid);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -436,6 +449,29 @@ int sink_collector_error(struct sink *s, int64_t ts_ns, const char *what, const 
 	bind_opt_text(st, 4, what);
 	sqlite3_bind_text(st, 5, reason, -1, SQLITE_TRANSIENT);
 	return sink_step(s, st);
+}
+
+int sink_window(struct sink *s, int64_t start_ns, int64_t end_ns, int64_t ranges_cut)
+{
+	sqlite3_stmt *st;
+	int rc;
+	if (s->spool)
+		return sink_spool_window(s, start_ns, end_ns, ranges_cut);
+	st = db_prepare(s->db, "INSERT INTO trace_windows (session_id, pid, start_ns, end_ns, ranges_cut) "
+			"VALUES (?, ?, ?, ?, ?) ON CONFLICT (session_id, pid, start_ns) DO UPDATE SET "
+			"end_ns = max(coalesce(end_ns, excluded.end_ns), coalesce(excluded.end_ns, end_ns)), "
+			"ranges_cut = max(ranges_cut, excluded.ranges_cut)");
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, s->session_id);
+	sqlite3_bind_int64(st, 2, s->pid);
+	sqlite3_bind_int64(st, 3, start_ns);
+	if (end_ns >= 0)
+		sqlite3_bind_int64(st, 4, end_ns);
+	sqlite3_bind_int64(st, 5, ranges_cut);
+	rc = sink_step(s, st);
+	sqlite3_finalize(st);
+	return rc;
 }
 
 int sink_skipped(struct sink *s, const char *file, const char *cat, const char *ph, int64_t count, int64_t gpu)

@@ -113,6 +113,12 @@ int sink_reindex(struct sink *s, int64_t *rebuilt);
 int sink_drop(struct sink *s, int64_t ts_ns, const char *source, const char *what, int64_t count);
 int sink_collector_error(struct sink *s, int64_t ts_ns, const char *what, const char *reason);
 /*
+ * A trace window of the current process (table trace_windows): activity traced from start_ns to end_ns
+ * (-1: not known yet; the process's end when it stays so), ranges_cut ranges left out at its edge. The
+ * same start again updates it (its end only grows). 0, or -1.
+ */
+int sink_window(struct sink *s, int64_t start_ns, int64_t end_ns, int64_t ranges_cut);
+/*
  * Record that `count` events of category cat and phase ph in file were not read, gpu of them looking like
  * GPU work (table ingest_skipped), for the current process. 0, or -1.
  */

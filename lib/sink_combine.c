@@ -84,8 +84,8 @@ static int combine_session(struct sink *s, int64_t src, int64_t dst, int64_t *ev
 		s->hostname = xstrdup((const char *)sqlite3_column_text(st, 1));
 		if (sink_session_pid(s, os) || exec3(db, "INSERT INTO temp.cmb_pid VALUES (?, ?)", pid, s->pid, 0, NULL) ||
 		    !(q = db_prepare(db, "INSERT INTO main.processes (session_id, pid, ppid, hostname, program, args, file, "
-				     "origin_ns, end_ns, clean_end, rank) SELECT ?1, ?2, ppid, hostname, program, args, file, "
-				     "origin_ns, end_ns, clean_end, rank FROM src.processes WHERE session_id = ?3 AND pid = ?4 "
+				     "origin_ns, end_ns, clean_end, rank, options) SELECT ?1, ?2, ppid, hostname, program, args, "
+				     "file, origin_ns, end_ns, clean_end, rank, options FROM src.processes WHERE session_id = ?3 AND pid = ?4 "
 				     "AND hostname = ?5")))
 			break;
 		sqlite3_bind_int64(q, 1, dst);
@@ -162,6 +162,9 @@ static int combine_session(struct sink *s, int64_t src, int64_t dst, int64_t *ev
 	    exec3(db, "INSERT INTO main.collector_errors (session_id, pid, ts_ns, what, reason) SELECT ?1, p.dst, ts_ns, "
 		  "what, reason FROM src.collector_errors e JOIN temp.cmb_pid p ON p.src = e.pid WHERE e.session_id = ?2 "
 		  "ORDER BY e.rowid", dst, src, 0, NULL) ||
+	    exec3(db, "INSERT INTO main.trace_windows (session_id, pid, start_ns, end_ns, ranges_cut) SELECT ?1, p.dst, "
+		  "start_ns, end_ns, ranges_cut FROM src.trace_windows e JOIN temp.cmb_pid p ON p.src = e.pid "
+		  "WHERE e.session_id = ?2 ORDER BY e.rowid", dst, src, 0, NULL) ||
 	    exec3(db, "INSERT INTO main.ingest_skipped (session_id, pid, file, category, ph, events, gpu_events) "
 		  "SELECT ?1, p.dst, file, category, ph, events, gpu_events FROM src.ingest_skipped e "
 		  "JOIN temp.cmb_pid p ON p.src = e.pid WHERE e.session_id = ?2 ORDER BY e.rowid", dst, src, 0, NULL) ||

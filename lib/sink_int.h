@@ -105,6 +105,7 @@ void sink_spool_string(struct sink *s, int64_t id, const char *v, size_t len);
 int sink_spool_add(struct sink *s, enum rec_type t, const struct value *vals);
 int sink_spool_shift(struct sink *s, int64_t offset_ns);
 int sink_spool_drop(struct sink *s, int64_t ts_ns, const char *source, const char *what, int64_t count);
+int sink_spool_window(struct sink *s, int64_t start_ns, int64_t end_ns, int64_t ranges_cut);
 int sink_spool_cerr(struct sink *s, int64_t ts_ns, const char *what, const char *reason);
 int sink_spool_skipped(struct sink *s, const char *file, const char *cat, const char *ph, int64_t count, int64_t gpu);
 int sink_spool_ierr(struct sink *s, const char *file, int64_t line, const char *reason, const char *excerpt);

@@ -19,7 +19,7 @@
 enum {
 	SP_TX_BEGIN = 'B', SP_TX_COMMIT = 'C', SP_TX_ROLLBACK = 'R', SP_PROCESS = 'P', SP_END = 'E', SP_STRING = 'S',
 	SP_ADD = 'A', SP_SHIFT = 'T', SP_DROP = 'D', SP_CERR = 'K', SP_SKIPPED = 'Q', SP_IERR = 'I', SP_RANK = 'N',
-	SP_MESSAGE = 'M'
+	SP_MESSAGE = 'M', SP_WINDOW = 'W'
 };
 
 /* ---- writing ---- */
@@ -168,6 +168,17 @@ int sink_spool_drop(struct sink *s, int64_t ts_ns, const char *source, const cha
 	put_cstr(s, source);
 	put_cstr(s, what);
 	put_i64(s, count);
+	return 0;
+}
+
+int sink_spool_window(struct sink *s, int64_t start_ns, int64_t end_ns, int64_t ranges_cut)
+{
+	if (s->check)
+		sink_check_in_process(s, "sink_window");
+	put_tag(s, SP_WINDOW);
+	put_i64(s, start_ns);
+	put_i64(s, end_ns);
+	put_i64(s, ranges_cut);
 	return 0;
 }
 
@@ -442,6 +453,12 @@ int sink_replay(struct sink *s, FILE *f, const char *what, int *status, int64_t 
 			int64_t count = get_i64(&in);
 			if (!in.bad && !skipping)
 				rc = sink_drop(s, ts, source ? source : "", w ? w : "", count);
+			break;
+		}
+		case SP_WINDOW: {
+			int64_t start = get_i64(&in), end = get_i64(&in), cut = get_i64(&in);
+			if (!in.bad && !skipping)
+				rc = sink_window(s, start, end, cut);
 			break;
 		}
 		case SP_CERR: {

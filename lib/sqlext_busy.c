@@ -6,6 +6,10 @@
  *
  * Why C: the busy time is the length of a union of intervals, which SQL says as busy_union(start, end)
  * per device; on 5M kernels SQLite's GROUP BY feeding it takes 2.2 s, one pass here 0.3 s for every figure.
+ *
+ * A session with trace windows (table trace_windows) was traced only inside them: a gap counts only where
+ * a window covers it (a gap across untraced time is cut into its traced pieces), idle is the sum of those,
+ * and the span is busy + idle, the traced part of first start to last end.
  */
 #ifdef GPUPROF_SQLITE_LOADABLE
 #include <sqlite3ext.h>
@@ -211,6 +215,7 @@ struct dev_busy {
  */
 struct busy_cache {
 	int64_t key[2];		/* session, sqlext_data_version of main */
+	struct ivlist win;	/* the session's trace windows as spans, read with dev; none: traced throughout */
 	struct dev_busy *dev;	/* per device, by id; NULL until asked (sqlite3_malloc64'd) */
 	size_t ndev;
 	int64_t *str;		/* gpu_stream_busy's rows, GS_COUNT values each; NULL until asked */
@@ -236,6 +241,7 @@ static void cache_drop(struct busy_cache *k)
 		ivlist_release(&k->dev[i].kern);
 		ivlist_release(&k->dev[i].copy);
 	}
+	ivlist_release(&k->win);
 	sqlite3_free(k->dev);
 	sqlite3_free(k->str);
 	memset(k, 0, sizeof(*k));
@@ -265,8 +271,52 @@ static int64_t busy_of(struct act *a)
 	return a->kern_busy + a->copy_busy - a->overlap;
 }
 
-/* One device's gpu_busy row from its activity, and its lists (merged: taken from a). */
-static void dev_fill(struct dev_busy *d, struct act *a)
+/*
+ * each(arg, piece start, piece end) for every non-empty piece of [start, end) that a span of win covers,
+ * in order; the sum of their lengths.
+ */
+static int64_t traced_pieces(const struct ivlist *win, int64_t start, int64_t end,
+			     void (*each)(void *arg, int64_t start, int64_t end), void *arg)
+{
+	size_t lo = 0, hi = win->n;
+	int64_t sum = 0;
+	while (lo < hi) {	/* the first window that ends after start */
+		size_t mid = lo + (hi - lo) / 2;
+		if (win->v[mid].end <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < win->n && win->v[lo].start < end; lo++) {
+		int64_t a = win->v[lo].start > start ? win->v[lo].start : start;
+		int64_t b = win->v[lo].end < end ? win->v[lo].end : end;
+		if (a < b) {
+			sum += b - a;
+			if (each)
+				each(arg, a, b);
+		}
+	}
+	return sum;
+}
+
+/* The traced idle time of a device as spans_union hands its busy spans over: its holes' traced pieces. */
+struct traced_idle {
+	const struct ivlist *win;
+	int any;
+	int64_t end, idle;
+};
+
+static void traced_hole(void *arg, int64_t start, int64_t end)
+{
+	struct traced_idle *t = arg;
+	if (t->any)
+		t->idle += traced_pieces(t->win, t->end, start, NULL, NULL);
+	t->any = 1;
+	t->end = end;
+}
+
+/* One device's gpu_busy row from its activity, and its lists (merged: taken from a); win: trace windows. */
+static void dev_fill(struct dev_busy *d, struct act *a, const struct ivlist *win)
 {
 	int64_t *r = d->row;
 	memset(r, 0, GB_COUNT * sizeof(*r));
@@ -285,10 +335,47 @@ static void dev_fill(struct dev_busy *d, struct act *a)
 	r[GB_COPY_BUSY] = a->copy_busy;
 	r[GB_OVERLAP] = a->overlap;
 	r[GB_IDLE] = r[GB_SPAN] - r[GB_BUSY];
+	if (win->n) {
+		struct traced_idle t = { win, 0, 0, 0 };
+		struct ivlist both[2];
+		both[0] = a->kern;
+		both[1] = a->copy;
+		spans_union(both, 2, traced_hole, &t);
+		r[GB_IDLE] = t.idle;
+		r[GB_SPAN] = r[GB_BUSY] + t.idle;
+	}
 	d->kern = a->kern;
 	d->copy = a->copy;
 	memset(&a->kern, 0, sizeof(a->kern));
 	memset(&a->copy, 0, sizeof(a->copy));
+}
+
+/*
+ * Session s's trace windows into w as spans (none when it has none, or the database has no such table:
+ * one older than schema version 5, opened without gpuprof). SQLITE_OK, or an error with the message on vt.
+ */
+static int windows_read(sqlite3_vtab *vt, sqlite3 *db, int64_t s, struct ivlist *w)
+{
+	sqlite3_stmt *st;
+	int rc;
+	ivlist_release(w);
+	memset(w, 0, sizeof(*w));
+	if (sqlite3_prepare_v2(db, "SELECT start_ns, coalesce(end_ns, start_ns) FROM trace_windows WHERE session_id = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return SQLITE_OK;
+	sqlite3_bind_int64(st, 1, s);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (w->n == w->alloc)
+			ivlist_grow(w);
+		w->v[w->n].start = sqlite3_column_int64(st, 0);
+		w->v[w->n].end = sqlite3_column_int64(st, 1);
+		w->n++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_error(vt, db, rc);
+	spans_merge(w);
+	return SQLITE_OK;
 }
 
 /*
@@ -303,6 +390,8 @@ static int cache_devices(struct busy_cache *k, sqlite3_vtab *vt, sqlite3 *db, in
 	cache_check(k, db, s);
 	if (k->dev)
 		return SQLITE_OK;
+	if ((rc = windows_read(vt, db, s, &k->win)) != SQLITE_OK)
+		return rc;
 	if ((rc = load_read(vt, db, s, 0, &g)) == SQLITE_OK) {
 		if (!(k->dev = sqlite3_malloc64((g.n ? g.n : 1) * sizeof(*k->dev))))
 			rc = db_error(vt, db, SQLITE_NOMEM);
@@ -310,7 +399,7 @@ static int cache_devices(struct busy_cache *k, sqlite3_vtab *vt, sqlite3 *db, in
 			memset(k->dev, 0, (g.n ? g.n : 1) * sizeof(*k->dev));
 	}
 	for (i = 0; rc == SQLITE_OK && i < g.n; i++, k->ndev++)
-		dev_fill(&k->dev[i], &g.v[i]);
+		dev_fill(&k->dev[i], &g.v[i], &k->win);
 	load_free(&g);
 	if (rc != SQLITE_OK)
 		cache_drop(k);
@@ -478,25 +567,35 @@ static int gap_keep(struct bt_cursor *c, const int64_t *gap)
 /* A device's gaps as spans_union hands the spans of its busy time over: the holes between them. */
 struct holes {
 	struct bt_cursor *c;
+	const struct ivlist *win;	/* trace windows: only their pieces of a hole are gaps */
 	int64_t device, node;
 	int any;		/* a span was seen: end is the last one's end */
 	int64_t end;
 	int rc;
 };
 
+static void gap_add(void *arg, int64_t start, int64_t end)
+{
+	struct holes *h = arg;
+	int64_t gap[GG_COUNT] = { h->device, start, end, end - start, h->node };
+	int64_t *r;
+	if (h->rc != SQLITE_OK)
+		return;
+	if (h->c->limit >= 0)
+		h->rc = gap_keep(h->c, gap);
+	else if (!(r = bt_row(h->c)))
+		h->rc = SQLITE_NOMEM;
+	else
+		memcpy(r, gap, sizeof(gap));
+}
+
 static void hole_each(void *arg, int64_t start, int64_t end)
 {
 	struct holes *h = arg;
-	if (h->any && h->rc == SQLITE_OK) {
-		int64_t gap[GG_COUNT] = { h->device, h->end, start, start - h->end, h->node };
-		int64_t *r;
-		if (h->c->limit >= 0)
-			h->rc = gap_keep(h->c, gap);
-		else if (!(r = bt_row(h->c)))
-			h->rc = SQLITE_NOMEM;
-		else
-			memcpy(r, gap, sizeof(gap));
-	}
+	if (h->any && h->win->n)
+		traced_pieces(h->win, h->end, start, gap_add, h);
+	else if (h->any)
+		gap_add(h, h->end, start);
 	h->any = 1;
 	h->end = end;
 }
@@ -507,7 +606,7 @@ static int gaps_fill(struct bt_cursor *c, int64_t s)
 	int rc = cache_devices(c->cache, c->base.pVtab, c->db, s);
 	for (i = 0; rc == SQLITE_OK && i < c->cache->ndev; i++) {
 		const struct dev_busy *d = &c->cache->dev[i];
-		struct holes h = { c, d->row[GB_DEVICE], d->row[GB_NODE], 0, 0, SQLITE_OK };
+		struct holes h = { c, &c->cache->win, d->row[GB_DEVICE], d->row[GB_NODE], 0, 0, SQLITE_OK };
 		struct ivlist both[2];
 		both[0] = d->kern;
 		both[1] = d->copy;

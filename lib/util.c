@@ -479,6 +479,51 @@ int parse_duration(const char *s, int64_t *out)
 	return -1;
 }
 
+/* One side of a trace window: a number and its unit (a bare number is refused: ns would be a surprise). */
+static int window_part(const char *s, size_t n, int64_t *out)
+{
+	static const struct { const char *suffix; double scale; } units[] = {
+		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "min", 60e9 }, { "m", 60e9 }, { "h", 3600e9 },
+	};
+	char num[64], *end;
+	double v;
+	size_t i;
+	if (!n || n >= sizeof(num) || !((*s >= '0' && *s <= '9') || *s == '.'))
+		return -1;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	v = strtod(num, &end);
+	if (end == num || v < 0 || !isfinite(v))
+		return -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].suffix) && v * units[i].scale < 9e18) {
+			*out = (int64_t)llround(v * units[i].scale);
+			return 0;
+		}
+	return -1;
+}
+
+int parse_trace_window(const char *s, int64_t *on_ns, int64_t *every_ns, const char **why)
+{
+	const char *slash = strchr(s, '/');
+	int64_t on, every;
+	if (!slash || window_part(s, (size_t)(slash - s), &on) || window_part(slash + 1, strlen(slash + 1), &every)) {
+		*why = "not ON/EVERY, each with a unit (ns, us, ms, s, min, h): e.g. 2s/60s";
+		return -1;
+	}
+	if (on < 1000000) {
+		*why = "ON is under 1 ms";
+		return -1;
+	}
+	if (on > every) {
+		*why = "ON is longer than EVERY";
+		return -1;
+	}
+	*on_ns = on;
+	*every_ns = every;
+	return 0;
+}
+
 int parse_i64_range(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
 	int64_t v;

@@ -116,6 +116,11 @@ void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const vo
 int parse_i64(const char *s, size_t n, int64_t *out);
 /* "10us", "1.5ms", "2.5s", "500ns" or "500" (ns) as nanoseconds, rounded; 0, or -1 when malformed or negative. */
 int parse_duration(const char *s, int64_t *out);
+/*
+ * A trace window, "ON/EVERY" ("2s/60s", "500ms/10s", "1min/1h"): each a number with a unit (ns, us, ms,
+ * s, min or m, h), 1 ms <= ON <= EVERY. 0 and both set, or -1 with a reason in why (for a message).
+ */
+int parse_trace_window(const char *s, int64_t *on_ns, int64_t *every_ns, const char **why);
 /* Parse the NUL-terminated s as with parse_i64: 0 and *out set, or -1 if it is not an integer in lo..hi. */
 int parse_i64_range(const char *s, int64_t lo, int64_t hi, int64_t *out);
 

@@ -1,4 +1,4 @@
--- gpuprof session database, schema version 4.
+-- gpuprof session database, schema version 5.
 -- A public interface: users query these tables with plain sqlite3. Times are absolute Unix-epoch
 -- nanoseconds (INTEGER), durations nanoseconds, sizes bytes. Every event row carries its session_id and
 -- the pid of the process that recorded it. Names are ids into `strings`, scoped per session:
@@ -13,6 +13,7 @@
 --   2        column_chunks, column_sets and their triggers             54f9905, 2026-11-22
 --   3        overheads, overhead_kinds, object_kinds (wire format v2)  e7583ec, 2026-11-22
 --   4        kernels.shared_mem, ingest_skipped                        307fba0, 2026-11-23
+--   5        trace_windows, processes.options (wire format v3)
 -- Until user_version was set (with version 4 still), meta said 1 for versions 1 to 3 and 2 for version 4:
 -- gpuprof tells those apart by their tables when it opens one, the only place it looks for tables.
 -- gpuprof-ingest upgrades an older database in one transaction (schemas/migrate-N.sql takes version N-1
@@ -61,6 +62,8 @@ CREATE TABLE IF NOT EXISTS processes (
 	end_ns INTEGER,
 	clean_end INTEGER NOT NULL DEFAULT 0,
 	rank INTEGER,			-- distributed rank when known
+	options TEXT,			-- JSON object: the options of this process's own header (the session's
+					-- are its first header's, which may be a launcher's)
 	PRIMARY KEY (session_id, hostname, pid)
 );
 
@@ -295,6 +298,21 @@ CREATE TABLE IF NOT EXISTS drops (
 	count INTEGER NOT NULL
 );
 
+-- Trace windows (gpuprof-collect --trace-window ON/EVERY): the times a process traced its activity, one
+-- row each. A session with none traced throughout. Kernels, copies, memsets, syncs, API calls and ranges
+-- exist only inside a window: each window ends at the later of when tracing went off and the end of the
+-- last record it holds (a kernel launched inside runs to its end), and a range still open when it closed
+-- was left out (ranges_cut). Memory allocations, devices, NVML and host metrics are recorded throughout.
+-- Analyses count only traced time (idle, gaps, span); the summary and problems say how much was traced.
+CREATE TABLE IF NOT EXISTS trace_windows (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	start_ns INTEGER NOT NULL,
+	end_ns INTEGER,			-- NULL only while ingest reads the file (then the process's end)
+	ranges_cut INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (session_id, pid, start_ns)
+);
+
 CREATE TABLE IF NOT EXISTS collector_errors (
 	session_id INTEGER NOT NULL,
 	pid INTEGER NOT NULL,
@@ -413,6 +431,6 @@ INSERT OR IGNORE INTO object_kinds VALUES
 	(0, 'unknown'), (1, 'process'), (2, 'thread'), (3, 'device'), (4, 'context'), (5, 'stream');
 
 -- The version (lib/db.h's DB_SCHEMA_VERSION): the last statements, so a database is marked only once made.
-INSERT OR REPLACE INTO meta VALUES ('schema_version', '4');
+INSERT OR REPLACE INTO meta VALUES ('schema_version', '5');
 PRAGMA application_id = 1196446278;
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;

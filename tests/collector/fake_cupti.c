@@ -6,7 +6,9 @@
  * given (size fields, the order of calls, no two calls on one context at once) and fake_cupti_run plays
  * a driver: contexts, a module with a cubin, launches, unloads, a context destroyed. fake_cupti_report
  * prints, as JSON on stdout, what it saw. fake_cupti_work plays a workload's activity: kernel and memcpy
- * records in the buffers the library hands out (records with no buffer are counted as CUPTI drops them). Built with a version script so its symbols carry the
+ * records in the buffers the library hands out (records with no buffer are counted as CUPTI drops them);
+ * fake_cupti_timeline plays one over time, its records made only while their kind is enabled (trace
+ * windows), and fake_cupti_timeline_report says what it launched and recorded. Built with a version script so its symbols carry the
  * libcupti.so.13 version libgpuprof.so asks for; picked up through LD_LIBRARY_PATH.
  */
 #include <cupti.h>
@@ -158,11 +160,40 @@ EXPORT CUptiResult CUPTIAPI cuptiActivityRegisterCallbacks(CUpti_BuffersCallback
 	return CUPTI_SUCCESS;
 }
 
+static int kind_toggles[2][CUPTI_ACTIVITY_KIND_COUNT];	/* [off, on]: each change of a kind's state */
+
 EXPORT CUptiResult CUPTIAPI cuptiActivityEnable(CUpti_ActivityKind kind)
 {
-	if ((unsigned)kind < CUPTI_ACTIVITY_KIND_COUNT)
-		kind_enabled[kind] = 1;
+	if ((unsigned)kind >= CUPTI_ACTIVITY_KIND_COUNT)
+		return CUPTI_ERROR_INVALID_KIND;
+	pthread_mutex_lock(&lock);
+	if (!kind_enabled[kind])
+		kind_toggles[1][kind]++;
+	kind_enabled[kind] = 1;
+	pthread_mutex_unlock(&lock);
 	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiActivityDisable(CUpti_ActivityKind kind)
+{
+	if ((unsigned)kind >= CUPTI_ACTIVITY_KIND_COUNT)
+		return CUPTI_ERROR_INVALID_KIND;
+	pthread_mutex_lock(&lock);
+	if (kind_enabled[kind])
+		kind_toggles[0][kind]++;
+	kind_enabled[kind] = 0;
+	pthread_mutex_unlock(&lock);
+	return CUPTI_SUCCESS;
+}
+
+/* Whether records of kind are made now (a kernel's at its launch). */
+static int kind_on(CUpti_ActivityKind kind)
+{
+	int on;
+	pthread_mutex_lock(&lock);
+	on = kind_enabled[kind];
+	pthread_mutex_unlock(&lock);
+	return on;
 }
 
 EXPORT CUptiResult CUPTIAPI cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *size, void *value)
@@ -217,7 +248,8 @@ static size_t record_size(const uint8_t *p, size_t left)
 		return 0;
 	memcpy(&kind, p, sizeof(kind));
 	size = kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL ? sizeof(CUpti_ActivityKernel10) :
-	       kind == CUPTI_ACTIVITY_KIND_MEMCPY ? sizeof(CUpti_ActivityMemcpy6) : 0;
+	       kind == CUPTI_ACTIVITY_KIND_MEMCPY ? sizeof(CUpti_ActivityMemcpy6) :
+	       kind == CUPTI_ACTIVITY_KIND_MARKER ? sizeof(CUpti_ActivityMarker2) : 0;
 	return size <= left ? size : 0;
 }
 
@@ -533,6 +565,12 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
+static void sleep_us(long us)
+{
+	struct timespec ts = { us / 1000000, (us % 1000000) * 1000L };
+	nanosleep(&ts, NULL);
+}
+
 /* Sample n more PCs on c. */
 static void sample(struct fake_ctx *c, int n, int hwfull)
 {
@@ -702,5 +740,128 @@ void fake_cupti_report(void)
 			}
 		printf(d ? "]}}\n" : "], \"driver\": [");
 	}
+	fflush(stdout);
+}
+
+/* ---- a workload over time, for trace windows ---- */
+
+union timeline_rec {
+	CUpti_ActivityKernel10 k;
+	CUpti_ActivityMarker2 m;
+};
+
+static struct {
+	int launched, recorded, ranges_begun, ranges_recorded;	/* kernels; ranges whose START was recorded */
+	uint64_t long_start, long_end;	/* the last long kernel recorded */
+} tl;
+
+/*
+ * Play ms milliseconds of a program: a kernel launched every every_us (1 us long; every 50th runs
+ * long_ms), recorded only when CONCURRENT_KERNEL is on at its launch and delivered once it has ended, as
+ * CUPTI does; and a 20 ms NVTX range every 25 ms, its START and END records each made only when MARKER is
+ * on at that moment. Buffers go back every 10 ms and at the end (after the last kernel has ended).
+ */
+EXPORT void fake_cupti_timeline(int ms, int every_us, int long_ms);
+void fake_cupti_timeline(int ms, int every_us, int long_ms)
+{
+	static const char *const kname = "_Z8timelinev";
+	union timeline_rec *pending = calloc(4096, sizeof(*pending));
+	size_t npending = 0, i;
+	uint64_t t0 = realtime(), last_buffer = t0, next_range = t0, range_end = 0;
+	uint32_t range_id = 0, range_open = 0;
+	uint8_t *b = NULL;
+	size_t size = 0, max = 0, off = 0;
+	if (!pending)
+		return;
+	for (;;) {
+		uint64_t t = realtime();
+		int done = t >= t0 + (uint64_t)ms * 1000000u;
+		if (!done && kind_on(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) && npending < 4096) {
+			CUpti_ActivityKernel10 *k = &pending[npending++].k;
+			memset(k, 0, sizeof(*k));
+			k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+			k->start = t + 1000;
+			k->end = k->start + (tl.launched % 50 == 49 ? (uint64_t)long_ms * 1000000u : 1000u);
+			k->contextId = 1;
+			k->streamId = 7;
+			k->correlationId = (uint32_t)tl.launched + 1;
+			k->gridX = k->gridY = k->gridZ = k->blockY = k->blockZ = 1;
+			k->blockX = 32;
+			k->name = kname;
+			tl.recorded++;
+			if (tl.launched % 50 == 49) {
+				tl.long_start = k->start;
+				tl.long_end = k->end;
+			}
+		}
+		if (!done)
+			tl.launched++;
+		/* ranges: START at next_range, END 20 ms later */
+		if (!done && !range_open && t >= next_range) {
+			range_open = ++range_id;
+			range_end = t + 20000000u;
+			next_range = t + 25000000u;
+			if (kind_on(CUPTI_ACTIVITY_KIND_MARKER) && npending < 4096) {
+				CUpti_ActivityMarker2 *m = &pending[npending++].m;
+				memset(m, 0, sizeof(*m));
+				m->kind = CUPTI_ACTIVITY_KIND_MARKER;
+				m->flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
+				m->timestamp = t;
+				m->id = range_open;
+				m->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+				m->name = "step";
+				tl.ranges_begun++;
+			}
+		}
+		if (range_open && (t >= range_end || done)) {
+			if (kind_on(CUPTI_ACTIVITY_KIND_MARKER) && npending < 4096) {
+				CUpti_ActivityMarker2 *m = &pending[npending++].m;
+				memset(m, 0, sizeof(*m));
+				m->kind = CUPTI_ACTIVITY_KIND_MARKER;
+				m->flags = CUPTI_ACTIVITY_FLAG_MARKER_END;
+				m->timestamp = t;
+				m->id = range_open;
+				m->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+			}
+			range_open = 0;
+		}
+		/* deliver what has ended: kernels once past their end, markers at once */
+		for (i = 0; i < npending;) {
+			size_t rsize = pending[i].k.kind == CUPTI_ACTIVITY_KIND_MARKER ? sizeof(pending[i].m) : sizeof(pending[i].k);
+			if (pending[i].k.kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && pending[i].k.end > t) {
+				i++;
+				continue;
+			}
+			if (!b && buf_request)
+				buf_request(&b, &size, &max);
+			if (!b || off + rsize > size)
+				break;
+			memcpy(b + off, &pending[i], rsize);
+			off += rsize;
+			pending[i] = pending[--npending];
+		}
+		if (b && (t - last_buffer >= 10000000u || (done && !npending))) {
+			buf_complete(NULL, 0, b, size, off);
+			b = NULL;
+			off = 0;
+			last_buffer = t;
+		}
+		if (done && !npending && !b)
+			break;
+		sleep_us(every_us);
+	}
+	free(pending);
+}
+
+EXPORT void fake_cupti_timeline_report(void);
+void fake_cupti_timeline_report(void)
+{
+	printf("{\"launched\": %d, \"recorded\": %d, \"ranges_begun\": %d, \"long_start\": %llu, \"long_end\": %llu, "
+	       "\"kernel_on\": %d, \"kernel_off\": %d, \"marker_on\": %d, \"marker_off\": %d, \"memory_off\": %d, "
+	       "\"device_off\": %d}\n",
+	       tl.launched, tl.recorded, tl.ranges_begun, (unsigned long long)tl.long_start, (unsigned long long)tl.long_end,
+	       kind_toggles[1][CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL], kind_toggles[0][CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL],
+	       kind_toggles[1][CUPTI_ACTIVITY_KIND_MARKER], kind_toggles[0][CUPTI_ACTIVITY_KIND_MARKER],
+	       kind_toggles[0][CUPTI_ACTIVITY_KIND_MEMORY2], kind_toggles[0][CUPTI_ACTIVITY_KIND_DEVICE]);
 	fflush(stdout);
 }

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 static void (*work_fn)(int kernels, int memcpys, int per_buffer);
+static void (*timeline_fn)(int ms, int every_us, int long_ms);
+static void (*timeline_report)(void);
 
 /* What the driver does at cuInit: load the injection library and call it. 0, or -1 when it cannot. */
 static int cuda_init(void)
@@ -25,6 +27,8 @@ static int cuda_init(void)
 		return -1;
 	*(void **)&init = dlsym(lib, "InitializeInjection");
 	*(void **)&work_fn = dlsym(lib, "fake_cupti_work");
+	*(void **)&timeline_fn = dlsym(lib, "fake_cupti_timeline");
+	*(void **)&timeline_report = dlsym(lib, "fake_cupti_timeline_report");
 	if (!init || !work_fn || init() != 1)
 		return -1;
 	return 0;
@@ -146,6 +150,26 @@ static int run_closed(char **a)
 	return atoi(a[2]);
 }
 
+/* After the library's exit handler (registered before it): what the timeline launched and recorded. */
+static void at_exit_report(void)
+{
+	if (timeline_report)
+		timeline_report();
+}
+
+/*
+ * MS US LONG: a workload over MS milliseconds (fake_cupti_timeline: a kernel every US microseconds, every
+ * 50th LONG ms long; NVTX ranges), then exit 0; the stand-in's report on stdout after the library's exit.
+ */
+static int run_timeline(char **a)
+{
+	atexit(at_exit_report);
+	if (cuda_init() || !timeline_fn)
+		return 120;
+	timeline_fn(atoi(a[0]), atoi(a[1]), atoi(a[2]));
+	return 0;
+}
+
 static const struct mode {
 	const char *name;
 	int nargs;
@@ -156,6 +180,7 @@ static const struct mode {
 	{ "exec", 3, run_exec },
 	{ "stream", 2, run_stream },
 	{ "closed", 3, run_closed },
+	{ "timeline", 3, run_timeline },
 };
 
 int main(int argc, char **argv)
@@ -164,6 +189,6 @@ int main(int argc, char **argv)
 	for (i = 0; argc > 1 && i < sizeof(modes) / sizeof(modes[0]); i++)
 		if (!strcmp(argv[1], modes[i].name) && argc == modes[i].nargs + 2)
 			return modes[i].run(argv + 2);
-	fprintf(stderr, "usage: life work|fork|exec|stream|closed ARGS... (see tests/collector/life.c)\n");
+	fprintf(stderr, "usage: life work|fork|exec|stream|closed|timeline ARGS... (see tests/collector/life.c)\n");
 	return 2;
 }
