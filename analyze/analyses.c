@@ -342,9 +342,9 @@ static const struct colspec summary_cols[] = {
 	{ "idle_ns", "GPU idle (span - busy)", C_NS },
 	{ "busy_pct", "GPU busy % of GPU span", C_PCT },
 	{ "collector_errors", "Collector errors", C_INT },	/* columns are only ever added, at the end */
-	{ "trace_window", "Trace window (traced ON of every EVERY)", C_TEXT },
-	{ "traced_ns", "Traced time (trace windows)", C_NS },
-	{ "traced_pct", "Traced % of wall span", C_PCT },
+	{ "trace_window", "Trace window (traced ON of every EVERY)", C_TEXT, C_HIDE_GROUP },	/* windowed only */
+	{ "traced_ns", "Traced time (trace windows)", C_NS, C_HIDE_GROUP },
+	{ "traced_pct", "Traced % of wall span", C_PCT, C_HIDE_GROUP },
 };
 static const struct table_spec summary_tables[] = {
 	{ "summary", "Session summary", summary_cols, NCOLS(summary_cols), .vertical = 1 },

@@ -3,7 +3,8 @@
 paths, ingested and compared field by field; wire.c's batch lines that cannot be written; libgpuprof.so loaded
 the way the driver loads it, with each engine and with bad PC-sampling settings; a program's life under it (50 forked
 children, an exec, a SIGKILL mid-write, closed stdout and stderr) and every allocation it makes failing in turn
-(failmalloc.so); its exported symbols, none of which can abort the program.
+(failmalloc.so); trace windows (--trace-window) over a workload played in time; its exported symbols, none of
+which can abort the program.
 Skipped, with the reason printed, when the collector was not built (no CUPTI)."""
 import json
 import os
@@ -12,6 +13,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import time
 
 import checks
 from checks import BIN, check, ok
@@ -489,6 +491,131 @@ def life(tmp):
     check("closed: clean end, 300 kernels, 100 memcpys", list(per_process(db).values()), [[1, 300, 100]])
 
 
+def merged(spans):
+    """Intervals [start, end) sorted and merged."""
+    out = []
+    for a, b in sorted(spans):
+        if out and a <= out[-1][1]:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out
+
+
+def traced_idle(busy, windows):
+    """The gaps between merged busy spans, cut to the windows: the pieces, as gpu_gaps should give them."""
+    pieces = []
+    for (_, e0), (s1, _) in zip(busy, busy[1:]):
+        for ws, we in windows:
+            a, b = max(e0, ws), min(s1, we)
+            if a < b:
+                pieces.append((a, b))
+    return pieces
+
+
+def trace_windows(tmp):
+    """--trace-window ON/EVERY through the stand-in libcupti, which records a kernel or an NVTX marker only while
+    its kind is enabled and delivers a kernel only once it has ended (every 20th runs 150 ms: across a window's
+    edge). Windows open and close on the session origin's grid; every recorded kernel lies inside one window,
+    whose end moved on to cover the kernels launched in it; no kernel is lost or half-recorded; a range is whole
+    or counted as cut; memory and device records stay on; idle, gaps and the summary count only traced time."""
+    on, every, ms = 100, 300, 1300
+    sdir = os.path.join(tmp, "windows")
+    origin = time.time_ns()
+    r = subprocess.run([LIFE, "timeline", str(ms), "1000", "150"], env=life_env(
+        sdir, GPUPROF_TRACE_WINDOW=f"{on}ms/{every}ms", GPUPROF_ORIGIN_NS=str(origin)),
+        capture_output=True, text=True, timeout=60)
+    check("windows: the program's exit status", (r.returncode, r.stderr), (0, ""))
+    fake = json.loads(r.stdout)
+    db = os.path.join(tmp, "windows.db")
+    r = ingest(sdir, db)
+    check("windows: ingest", (r.returncode, r.stderr), (0, ""))
+    wins = rows(db, "SELECT start_ns, end_ns, ranges_cut FROM trace_windows ORDER BY start_ns")
+    n = len(wins)
+    ok("windows: one per EVERY of the run (less the first when starting took long)", ms // every - 1 <= n <= ms // every + 1, wins)
+    check("windows: the kernel kind went on once per window, off after each closed",
+          (fake["kernel_on"], fake["kernel_off"] in (n, n - 1)), (n, True))
+    check("windows: the marker kind too", (fake["marker_on"], fake["marker_off"]), (fake["kernel_on"], fake["kernel_off"]))
+    check("windows: memory and device records never turned off", (fake["memory_off"], fake["device_off"]), (0, 0))
+    grid = [((s - origin) // (every * 10**6), (s - origin) % (every * 10**6), e - origin) for s, e, _ in wins]
+    check("windows: each opens inside its place on the origin's grid, closes at or after its end",
+          [(k, off < on * 10**6, end >= k * every * 10**6 + on * 10**6) for k, off, end in grid],
+          [(k, True, True) for k, _, _ in grid])
+    check("windows: one per grid slot", len({k for k, _, _ in grid}), n)
+    kernels = rows(db, "SELECT start_ns, end_ns FROM kernels ORDER BY start_ns")
+    check("windows: every recorded kernel is in the session, none lost",
+          (len(kernels), rows(db, "SELECT coalesce(sum(count), 0) FROM drops")[0][0]), (fake["recorded"], 0))
+    ok("windows: launches outside the windows made no record", 0 < fake["recorded"] < fake["launched"], fake)
+    outside = [k for k in kernels if not any(s <= k[0] and k[1] <= e for s, e, _ in wins)]
+    check("windows: every kernel lies whole inside one window", outside, [])
+    crossing = [(k, w) for k in kernels for w in wins
+                if w[0] <= k[0] < w[0] + on * 10**6 <= k[1] and k[1] - k[0] >= 100 * 10**6]
+    ok("windows: a long kernel ran across its window's nominal end, and the window's end covers it",
+       crossing and all(w[1] >= k[1] for k, w in crossing), crossing)
+    ranges = rows(db, "SELECT start_ns, end_ns FROM ranges")
+    check("windows: ranges whole: recorded + cut at an edge = START records made",
+          (len(ranges) + sum(w[2] for w in wins), all(e is not None for _, e in ranges)), (fake["ranges_begun"], True))
+    check("windows: every range inside one window",
+          [x for x in ranges if not any(s <= x[0] and x[1] <= e for s, e, _ in wins)], [])
+    ok("windows: some range was cut", sum(w[2] for w in wins) > 0, wins)
+    traced = sum(e - s for s, e in merged([(s, e) for s, e, _ in wins]))
+    summary = json.loads(subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "summary", db, "--format", "json"],
+                                        capture_output=True, text=True).stdout)[0]
+    check("windows: summary's trace window and traced time", (summary["trace_window"], summary["traced_ns"]),
+          (f"{on}ms/{every}ms", traced))
+    busy = merged(kernels)
+    pieces = traced_idle(busy, merged([(s, e) for s, e, _ in wins]))
+    idle = json.loads(subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "idle", db, "--format", "json"],
+                                     capture_output=True, text=True).stdout)[0]
+    check("windows: idle = the gaps' traced pieces; span = busy + idle",
+          (idle["idle_ns"], idle["busy_ns"], idle["span_ns"]),
+          (sum(b - a for a, b in pieces), sum(e - s for s, e in busy), sum(e - s for s, e in busy) + sum(b - a for a, b in pieces)))
+    gaps = json.loads(subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "gaps", db, "--format", "json", "--top", "100000"],
+                                     capture_output=True, text=True).stdout)
+    check("windows: the gaps are those pieces", sorted((g["start_ns"], g["start_ns"] + g["gap_ns"]) for g in gaps), pieces)
+    problems = json.loads(subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "problems", db, "--format", "json"],
+                                         capture_output=True, text=True).stdout)
+    check("windows: problems says the session was partly traced, first",
+          (problems[0]["problem"], problems[0]["count"], f"traced {on}ms of every {every}ms" in problems[0]["detail"]),
+          ("partly traced", n, True))
+    check("windows: the process's own options", json.loads(rows(db, "SELECT options FROM processes")[0][0])["trace_window"],
+          f"{on}ms/{every}ms")
+
+    # Settings that leave the session traced throughout: ON = EVERY, and a bad value (recorded).
+    for value, error in (("1s/1s", None), ("2/60", "GPUPROF_TRACE_WINDOW: '2/60': not ON/EVERY")):
+        sdir = os.path.join(tmp, "win-" + value.replace("/", "-"))
+        r = subprocess.run([LIFE, "timeline", "200", "1000", "5"], env=life_env(sdir, GPUPROF_TRACE_WINDOW=value),
+                           capture_output=True, text=True, timeout=60)
+        fake = json.loads(r.stdout)
+        db = sdir + ".db"
+        ingest(sdir, db)
+        check(f"windows {value}: traced throughout", (fake["recorded"], fake["kernel_off"],
+              rows(db, "SELECT count(*) FROM trace_windows")[0][0], rows(db, "SELECT count(*) FROM kernels")[0][0]),
+              (fake["launched"], 0, 0, fake["launched"]))
+        errs = [e[0] for e in rows(db, "SELECT reason FROM collector_errors WHERE what = 'cupti'")]
+        check(f"windows {value}: the error recorded", [e.startswith(error) for e in errs] if error else errs,
+              [True] if error else [])
+
+    # gpuprof-collect checks the flag and passes it on.
+    collect = os.path.join(BIN, "gpuprof-collect")
+    for bad, why in (("2/60", "not ON/EVERY"), ("500us/1s", "ON is under 1 ms"), ("2s/1s", "ON is longer than EVERY")):
+        r = subprocess.run([collect, "--trace-window", bad, "--", "true"], capture_output=True, text=True)
+        check(f"gpuprof-collect --trace-window {bad}", (r.returncode, r.stderr.startswith(
+            f"gpuprof-collect: error: --trace-window: invalid trace window '{bad}': {why}")), (2, True))
+    out = os.path.join(tmp, "collect-win")
+    r = subprocess.run([collect, "-q", "-o", out, "--trace-window", "100ms/300ms", "--", LIFE, "timeline", "700", "1000", "150"],
+                       env=dict(life_env(out), GPUPROF_LIBRARY=os.path.abspath(LIB)), capture_output=True, text=True, timeout=60)
+    check("gpuprof-collect --trace-window: the program's status", r.returncode, 0)
+    db = os.path.join(tmp, "collect-win.db")
+    sessions = [os.path.join(out, d) for d in os.listdir(out)]
+    ingest(sessions[0], db)
+    check("gpuprof-collect --trace-window: windows, and the option in the session and its process",
+          (rows(db, "SELECT count(*) > 1 FROM trace_windows")[0][0],
+           rows(db, "SELECT json_extract(options, '$.trace_window') FROM sessions")[0][0],
+           rows(db, "SELECT DISTINCT json_extract(options, '$.trace_window') FROM processes")),
+          (1, "100ms/300ms", [["100ms/300ms"]]))
+
+
 def symbols():
     out = subprocess.run(["nm", "-D", "--defined-only", LIB], capture_output=True, text=True, check=True).stdout
     exported = sorted(l.split()[-1] for l in out.splitlines() if l.split() and l.split()[-2] in ("T", "D", "B", "W"))
@@ -520,6 +647,7 @@ def main():
             print("collector: failmalloc skipped: under ASan its allocator comes first (make test runs it)")
         else:
             failmalloc(tmp)
+        trace_windows(tmp)
         symbols()
     return checks.summary("collector")
 

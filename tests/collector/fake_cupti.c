@@ -227,9 +227,19 @@ EXPORT CUptiResult CUPTIAPI cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, 
 	return enable_api(1, cbid, enable);
 }
 
+/* fake_cupti_timeline's buffer being filled, which a flush hands over (under lock). */
+static uint8_t *tl_buf;
+static size_t tl_size, tl_off;
+
 EXPORT CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
 {
 	(void)flag;
+	pthread_mutex_lock(&lock);
+	if (tl_buf && buf_complete)
+		buf_complete(NULL, 0, tl_buf, tl_size, tl_off);
+	tl_buf = NULL;
+	tl_off = 0;
+	pthread_mutex_unlock(&lock);
 	return CUPTI_SUCCESS;
 }
 
@@ -756,7 +766,7 @@ static struct {
 } tl;
 
 /*
- * Play ms milliseconds of a program: a kernel launched every every_us (1 us long; every 50th runs
+ * Play ms milliseconds of a program: a kernel launched every every_us (1 us long; every 20th runs
  * long_ms), recorded only when CONCURRENT_KERNEL is on at its launch and delivered once it has ended, as
  * CUPTI does; and a 20 ms NVTX range every 25 ms, its START and END records each made only when MARKER is
  * on at that moment. Buffers go back every 10 ms and at the end (after the last kernel has ended).
@@ -769,8 +779,7 @@ void fake_cupti_timeline(int ms, int every_us, int long_ms)
 	size_t npending = 0, i;
 	uint64_t t0 = realtime(), last_buffer = t0, next_range = t0, range_end = 0;
 	uint32_t range_id = 0, range_open = 0;
-	uint8_t *b = NULL;
-	size_t size = 0, max = 0, off = 0;
+	size_t max = 0;
 	if (!pending)
 		return;
 	for (;;) {
@@ -781,7 +790,7 @@ void fake_cupti_timeline(int ms, int every_us, int long_ms)
 			memset(k, 0, sizeof(*k));
 			k->kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
 			k->start = t + 1000;
-			k->end = k->start + (tl.launched % 50 == 49 ? (uint64_t)long_ms * 1000000u : 1000u);
+			k->end = k->start + (tl.launched % 20 == 19 ? (uint64_t)long_ms * 1000000u : 1000u);
 			k->contextId = 1;
 			k->streamId = 7;
 			k->correlationId = (uint32_t)tl.launched + 1;
@@ -789,7 +798,7 @@ void fake_cupti_timeline(int ms, int every_us, int long_ms)
 			k->blockX = 32;
 			k->name = kname;
 			tl.recorded++;
-			if (tl.launched % 50 == 49) {
+			if (tl.launched % 20 == 19) {
 				tl.long_start = k->start;
 				tl.long_end = k->end;
 			}
@@ -825,28 +834,30 @@ void fake_cupti_timeline(int ms, int every_us, int long_ms)
 			}
 			range_open = 0;
 		}
-		/* deliver what has ended: kernels once past their end, markers at once */
+		/* deliver what has ended: kernels once past their end, markers at once (a flush takes the buffer) */
+		pthread_mutex_lock(&lock);
 		for (i = 0; i < npending;) {
 			size_t rsize = pending[i].k.kind == CUPTI_ACTIVITY_KIND_MARKER ? sizeof(pending[i].m) : sizeof(pending[i].k);
 			if (pending[i].k.kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL && pending[i].k.end > t) {
 				i++;
 				continue;
 			}
-			if (!b && buf_request)
-				buf_request(&b, &size, &max);
-			if (!b || off + rsize > size)
+			if (!tl_buf && buf_request)
+				buf_request(&tl_buf, &tl_size, &max);
+			if (!tl_buf || tl_off + rsize > tl_size)
 				break;
-			memcpy(b + off, &pending[i], rsize);
-			off += rsize;
+			memcpy(tl_buf + tl_off, &pending[i], rsize);
+			tl_off += rsize;
 			pending[i] = pending[--npending];
 		}
-		if (b && (t - last_buffer >= 10000000u || (done && !npending))) {
-			buf_complete(NULL, 0, b, size, off);
-			b = NULL;
-			off = 0;
+		if (tl_buf && (t - last_buffer >= 10000000u || (done && !npending))) {
+			buf_complete(NULL, 0, tl_buf, tl_size, tl_off);
+			tl_buf = NULL;
+			tl_off = 0;
 			last_buffer = t;
 		}
-		if (done && !npending && !b)
+		pthread_mutex_unlock(&lock);
+		if (done && !npending)
 			break;
 		sleep_us(every_us);
 	}
