@@ -352,6 +352,8 @@ static void finish(void)
 	C.w = NULL;
 	C.active = 0;
 	pthread_mutex_unlock(&C.wlock);
+	if (C.pcs)
+		pcs_release();	/* CUPTI's function names, which activity records may have shared */
 	sampler_close(C.sampler);
 	C.sampler = NULL;
 }

@@ -87,6 +87,7 @@ void pcs_options_json(const struct pcs_options *o, char *out, size_t size)
 static struct pix {
 	int ts, device, function, crc, pc, reason, samples, corr, file, line;
 	int r_device, r_id, r_name;
+	int t_ts, t_device, t_total, t_nonuser, t_dropped;
 } pix;
 
 #define I(m, t, f) { offsetof(struct pix, m), t, f }
@@ -96,6 +97,8 @@ static const struct rec_index pix_table[] = {
 	I(samples, R_PC_SAMPLE, "samples"), I(corr, R_PC_SAMPLE, "correlation"), I(file, R_PC_SAMPLE, "file"),
 	I(line, R_PC_SAMPLE, "line"),
 	I(r_device, R_STALL_REASON, "device"), I(r_id, R_STALL_REASON, "id"), I(r_name, R_STALL_REASON, "name"),
+	I(t_ts, R_PC_TOTAL, "ts"), I(t_device, R_PC_TOTAL, "device"), I(t_total, R_PC_TOTAL, "total_samples"),
+	I(t_nonuser, R_PC_TOTAL, "non_user_samples"), I(t_dropped, R_PC_TOTAL, "dropped_samples"),
 };
 #undef I
 
@@ -112,6 +115,10 @@ void pcs_conv_init(struct pcs_conv *cv, struct wire *w)
 
 void pcs_conv_release(struct pcs_conv *cv)
 {
+	size_t i;
+	for (i = 0; cv->free_names && i < cv->names.cap; i++)
+		if (cv->names.keys[i])
+			free((char *)(intptr_t)cv->names.keys[i]);
 	intmap_release(&cv->names);
 }
 
@@ -163,6 +170,15 @@ int pcs_convert(struct pcs_conv *cv, int64_t ts, uint32_t device, const CUpti_PC
 	if (d->hardwareBufferFull) {
 		cv->hwfull++;
 		rc |= wire_drops(cv->w, ts, "hwbuffer", "events", 1);
+	}
+	if (d->totalSamples || d->nonUsrKernelsTotalSamples || d->droppedSamples) {
+		memset(v, 0, sizeof(v));
+		v[pix.t_ts].i = ts;
+		v[pix.t_device].i = device;
+		v[pix.t_total].i = (int64_t)d->totalSamples;
+		v[pix.t_nonuser].i = (int64_t)d->nonUsrKernelsTotalSamples;
+		v[pix.t_dropped].i = (int64_t)d->droppedSamples;
+		rc |= wire_add(cv->w, R_PC_TOTAL, v);
 	}
 	for (i = 0; d->pPcData && i < n; i++) {
 		const CUpti_PCSamplingPCData *pc = &d->pPcData[i];
@@ -717,6 +733,7 @@ int pcs_start(CUpti_SubscriberHandle sub, const struct pcs_options *o, struct wi
 	P.note = note;
 	P.tracing = tracing;
 	pcs_conv_init(&P.cv, w);
+	P.cv.free_names = 1;
 	for (i = 0; i < sizeof(resources) / sizeof(resources[0]); i++) {
 		rc = cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_RESOURCE, resources[i]);
 		if (rc != CUPTI_SUCCESS) {
@@ -817,9 +834,6 @@ void pcs_finish(void)
 		free(P.cubins);
 		free(P.lines);
 		free(P.described);
-		pthread_mutex_lock(P.wlock);
-		pcs_conv_release(&P.cv);
-		pthread_mutex_unlock(P.wlock);
 		P.ctx = NULL;
 		P.cubins = NULL;
 		P.lines = NULL;
@@ -827,5 +841,12 @@ void pcs_finish(void)
 		P.nctx = P.ncubins = P.nlines = P.alines = P.ndescribed = 0;
 		P.on = 0;
 	}
+	pthread_mutex_unlock(&P.lock);
+}
+
+void pcs_release(void)
+{
+	pthread_mutex_lock(&P.lock);
+	pcs_conv_release(&P.cv);
 	pthread_mutex_unlock(&P.lock);
 }

@@ -5,7 +5,7 @@
  *
  * Two halves:
  * - Conversion (pcs_conv_*, pcs_write_reasons, pcs_convert): CUPTI's CUpti_PCSamplingData buffers and
- *   stall-reason tables to `pc_sample`, `stall_reason` and `drops` records. Pure: no CUPTI call, no
+ *   stall-reason tables to `pc_sample`, `stall_reason`, `pc_total` and `drops` records. Pure: no CUPTI call, no
  *   global state; source lines come from a caller-supplied lookup. Tests feed hand-built buffers.
  * - The engine (pcs_start, pcs_callback, pcs_poll, pcs_finish): per context, at CONTEXT_CREATED,
  *   cuptiPCSamplingEnable, the device's stall reasons, then the configuration; cubins kept at
@@ -15,8 +15,10 @@
  *   context at once; the lock is taken before the wire lock, never after.
  *
  * Ownership: a struct pcs_conv borrows its wire (the caller serialises writes); pcs_conv_release frees
- * its caches. CUPTI's function-name strings are never freed (CUPTI may share them with activity
- * records, which it owns); the engine owns everything else it allocates and frees it in pcs_finish.
+ * its caches. CUPTI's function-name strings are the client's to free() once every record has been
+ * processed (cupti_pcsampling.h: one string may be shared by many records, activity records included):
+ * the engine's converter frees each distinct one (free_names) in pcs_release, after the last activity
+ * buffer; the engine owns everything else it allocates and frees it in pcs_finish.
  */
 #ifndef GPUPROF_PCSAMPLING_H
 #define GPUPROF_PCSAMPLING_H
@@ -64,6 +66,7 @@ struct pcs_conv {
 	int64_t rows;			/* pc_sample records written */
 	int64_t dropped;		/* samples CUPTI reported dropped */
 	int64_t hwfull;			/* buffers that came back with the hardware buffer full */
+	int free_names;			/* pcs_conv_release frees the names (their pointers are names' keys) */
 };
 
 void pcs_conv_init(struct pcs_conv *cv, struct wire *w);
@@ -97,5 +100,7 @@ void pcs_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void
 void pcs_poll(void);
 /* Drain and disable every context, write what is left; before the final activity flush. */
 void pcs_finish(void);
+/* Free CUPTI's function-name strings; after pcs_finish and the last activity buffer converted. */
+void pcs_release(void);
 
 #endif

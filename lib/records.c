@@ -84,6 +84,10 @@ const struct rec_spec rec_specs[R_COUNT] = {
 		{ "thread", "thread_id", F_OPT }, { "device", "device_id", F_OPT },
 		{ "context", "context_id", F_OPT }, { "stream", "stream_id", F_OPT },
 		{ "correlation", "correlation_id", F_INT } } },
+	[R_PC_TOTAL] = { "pc_total", "pc_totals", 5, {
+		{ "ts", "ts_ns", F_TIME }, { "device", "device_id", F_INT },
+		{ "total_samples", "total_samples", F_INT }, { "non_user_samples", "non_user_samples", F_INT },
+		{ "dropped_samples", "dropped_samples", F_INT } } },
 };
 
 const char *const trace_device_metric_keys[] = { "GPU utilization %", "Memory utilization %", "Memory used bytes",

@@ -13,7 +13,7 @@
 --   2        column_chunks, column_sets and their triggers             54f9905, 2026-11-22
 --   3        overheads, overhead_kinds, object_kinds (wire format v2)  e7583ec, 2026-11-22
 --   4        kernels.shared_mem, ingest_skipped                        307fba0, 2026-11-23
---   5        trace_windows, processes.options (wire format v3)
+--   5        trace_windows, processes.options, pc_totals (wire format v3)
 -- Until user_version was set (with version 4 still), meta said 1 for versions 1 to 3 and 2 for version 4:
 -- gpuprof tells those apart by their tables when it opens one, the only place it looks for tables.
 -- gpuprof-ingest upgrades an older database in one transaction (schemas/migrate-N.sql takes version N-1
@@ -240,6 +240,19 @@ CREATE TABLE IF NOT EXISTS pc_samples (
 	correlation_id INTEGER,
 	file_id INTEGER,		-- strings.id of the source file, NULL when unknown
 	line INTEGER
+);
+
+-- PC sampling's totals, one row per buffer CUPTI filled (wire format 3's pc_total): every sample taken
+-- (total_samples: those of pc_samples, those of kernels CUPTI gives no PCs for (non_user_samples: the
+-- driver's own kernels) and those dropped (dropped_samples, also in drops), all stall reasons counted).
+CREATE TABLE IF NOT EXISTS pc_totals (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	ts_ns INTEGER NOT NULL,
+	device_id INTEGER NOT NULL,
+	total_samples INTEGER NOT NULL,
+	non_user_samples INTEGER NOT NULL,
+	dropped_samples INTEGER NOT NULL
 );
 
 CREATE TABLE IF NOT EXISTS device_metrics (

@@ -161,6 +161,9 @@ def pcsampling(tmp):
           FROM sessions), source, what, count FROM drops ORDER BY ts_ns"""),
           [[20000, "pcsampling", "samples", 17], [30000, "hwbuffer", "events", 1]])  # as test_pcsampling.c plants
     check("the converter counted what it was given", (exp["dropped"], exp["hwfull"]), (17, 1))
+    check("PC sampling's totals per buffer, as planted (none for a buffer without)", rows(db, """SELECT ts_ns -
+          (SELECT origin_ns FROM sessions), device_id, total_samples, non_user_samples, dropped_samples FROM pc_totals
+          ORDER BY ts_ns"""), [[20000, 0, 147, 5, 17], [40000, 1, 9, 2, 0]])
     check("clean end", rows(db, "SELECT clean_end, engine FROM sessions"), [[1, "pcsampling"]])
     r = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "stalls", db, "--format", "csv"], capture_output=True,
                        text=True)
@@ -259,6 +262,9 @@ def engine(tmp, prog):
               .get("api"), settings.get("GPUPROF_API", "core"))
         check(f"engine {name}: every sample handed out is in the session", rows(db, "SELECT sum(samples) FROM pc_samples"),
               [[rep["samples_handed"]]])
+        check(f"engine {name}: PC sampling's totals as GetData gave them",
+              rows(db, "SELECT sum(total_samples), sum(non_user_samples), sum(dropped_samples) FROM pc_totals"),
+              [[rep["totals_handed"], rep["nonuser_handed"], 5]])
         check(f"engine {name}: PCs read once each", rows(db, """SELECT count(*) FROM (SELECT pc_offset, stall_reason_id
               FROM pc_samples GROUP BY pc_offset, stall_reason_id HAVING count(*) > 1)"""), [[0]])
         check(f"engine {name}: function names demangled", rows(db, """SELECT DISTINCT s.value FROM pc_samples p

@@ -53,6 +53,7 @@ static int enabled_cb[4][1024];		/* [domain][cbid] */
 static char violations[8192];
 static size_t vlen;
 static int getdata_calls, samples_handed, disables, crc_calls, line_calls;
+static int totals_handed, nonuser_handed;	/* GetData's totalSamples and nonUsrKernelsTotalSamples, summed */
 static char *function_names[2];		/* shared by every record, as CUPTI's are */
 
 /* The activity API's side: buffers handed over and back, what was enabled. */
@@ -480,6 +481,9 @@ EXPORT CUptiResult CUPTIAPI cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams
 		c->hwfull = 0;
 		d->hardwareBufferFull = 1;
 		d->droppedSamples = 5;
+		d->totalSamples = 5;	/* the dropped ones count in the total */
+		d->nonUsrKernelsTotalSamples = 0;
+		totals_handed += 5;
 		pthread_mutex_unlock(&lock);
 		leave(c);
 		return CUPTI_ERROR_OUT_OF_MEMORY;
@@ -487,8 +491,14 @@ EXPORT CUptiResult CUPTIAPI cuptiPCSamplingGetData(CUpti_PCSamplingGetDataParams
 	n = (size_t)c->pending < PER_CALL ? (size_t)c->pending : PER_CALL;
 	if (n > d->collectNumPcs)
 		n = d->collectNumPcs;
+	d->totalSamples = (uint64_t)-samples_handed;
 	for (i = 0; i < n; i++)
 		fill_pc(&d->pPcData[i], c->next_pc++, c->mode);
+	/* every sample handed out, and 3 in kernels CUPTI gives no PCs for (the driver's own) */
+	d->nonUsrKernelsTotalSamples = n ? 3 : 0;
+	d->totalSamples += (uint64_t)samples_handed + d->nonUsrKernelsTotalSamples;
+	totals_handed += (int)d->totalSamples;
+	nonuser_handed += (int)d->nonUsrKernelsTotalSamples;
 	c->pending -= (int)n;
 	d->totalNumPcs = n;
 	d->remainingNumPcs = (size_t)c->pending;
@@ -730,12 +740,14 @@ void fake_cupti_work(int kernels, int memcpys, int per_buffer)
 EXPORT void fake_cupti_report(void);
 void fake_cupti_report(void)
 {
-	printf("{\"violations\": %s, \"getdata_calls\": %d, \"samples_handed\": %d, \"disables\": %d, "
+	printf("{\"violations\": %s, \"getdata_calls\": %d, \"samples_handed\": %d, \"totals_handed\": %d, "
+	       "\"nonuser_handed\": %d, \"disables\": %d, "
 	       "\"period\": %u, \"mode\": %u, \"scratch\": %zu, \"hwbuf\": %zu, \"crc_calls\": %d, \"line_calls\": %d, "
 	       "\"callbacks\": {\"context_created\": %d, \"module_loaded\": %d, \"launch\": %d}, "
 	       "\"nvtx_table\": \"%p\", \"buffers\": {\"zeroed_attr\": %d, \"requested\": %d, \"dirty\": %d, \"reused\": %d}, "
 	       "\"api\": {\"runtime_kind\": %d, \"driver_kind\": %d, \"runtime\": [",
-	       vlen ? (violations[vlen] = ']', violations) : "[]", getdata_calls, samples_handed, disables,
+	       vlen ? (violations[vlen] = ']', violations) : "[]", getdata_calls, samples_handed, totals_handed,
+	       nonuser_handed, disables,
 	       ctxs[0].period, ctxs[0].mode, ctxs[0].scratch, ctxs[0].hwbuf, crc_calls, line_calls,
 	       enabled_cb[CUPTI_CB_DOMAIN_RESOURCE][CUPTI_CBID_RESOURCE_CONTEXT_CREATED],
 	       enabled_cb[CUPTI_CB_DOMAIN_RESOURCE][CUPTI_CBID_RESOURCE_MODULE_LOADED],

@@ -193,6 +193,7 @@ int main(int argc, char **argv)
 	b1 = build(buffer1, 4, 8);
 	b1->droppedSamples = 17;
 	b1->totalSamples = 147;
+	b1->nonUsrKernelsTotalSamples = 5;
 	rc |= pcs_convert(&cv, ORIGIN + 20000, 0, b1, fake_lines, NULL);
 	/* Buffer 2: device 1, the hardware buffer overflowed; the engine's lookup (no cubins: no lines). */
 	b2 = build(buffer2, 2, 2);
@@ -201,6 +202,8 @@ int main(int argc, char **argv)
 	/* Buffer 3: CUPTI says 2 PCs in a buffer of 1: only what fits is read. No lookup at all. */
 	b3 = build(buffer2, 1, 1);
 	b3->totalNumPcs = 2;
+	b3->totalSamples = 9;
+	b3->nonUsrKernelsTotalSamples = 2;
 	rc |= pcs_convert(&cv, ORIGIN + 40000, 1, b3, NULL, NULL);
 
 	act_finish(&a);
