@@ -1,5 +1,5 @@
 # gpuprof — one Makefile. `make` builds everything into build/; `make V=1` shows the commands.
-# Targets: all man test test-sanitize stress demo bench gpu-check fuzz install clean deps.
+# Targets: all man test test-sanitize stress demo bench gpu-check gpu-peers fuzz install clean deps.
 
 PREFIX ?= /usr/local
 CC ?= cc
@@ -338,6 +338,10 @@ fuzz:
 gpu-check: all
 	@tests/gpu/run.sh && python3 tests/gpu/check.py $${OUT:-$(B)/gpu-check}
 
+# The collector's overhead beside the peers' (Kineto, Nsight Systems) on the same GPU machine: tests/gpu/peers.sh.
+gpu-peers: all
+	@tests/gpu/peers.sh
+
 # The programs, their man pages and bash completion (scripts/gpuprof-completion.bash, under each program's
 # name, as bash-completion looks them up), the collector, the SQLite extension and the schemas.
 COMPLETIONS = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
@@ -362,7 +366,7 @@ endif
 clean:
 	rm -rf build demo
 
-.PHONY: all man deps test test-sanitize test-programs stress demo bench fuzz gpu-check install clean
+.PHONY: all man deps test test-sanitize test-programs stress demo bench fuzz gpu-check gpu-peers install clean
 .DELETE_ON_ERROR:
 
 -include $(shell find $(B) -name '*.d' 2>/dev/null)

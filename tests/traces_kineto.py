@@ -401,14 +401,15 @@ def unreadable_events(tmp):
 
 
 def migrate(tmp):
-    """A database of schema version 3 (meta said 1, no user_version, no kernels.shared_mem: a Kineto total in
-    static_smem, 16-column kernel chunks): analyses read it as it is, launch taking the total from static_smem;
+    """A database of schema version 3 (meta said 1, no user_version, no kernels.shared_mem, nor version 5's tables
+    and processes.options: a Kineto total in static_smem, 16-column kernel chunks): analyses read it as it is, launch taking the total from static_smem;
     gpuprof-ingest upgrades it (tests/schema_versions.py checks every version): the total moves to shared_mem,
     the old chunks are retired and --reindex rebuilds them, after which launch reads the same."""
     db = os.path.join(tmp, "v3.db")
     check("v3: made", ingest(os.path.join(LAYOUTS, "pytorch-2-cuda.json"), db).returncode, 0)
     con = sqlite3.connect(db)
-    con.executescript("""DROP VIEW kernel_events; DROP TABLE ingest_skipped; ALTER TABLE kernels DROP COLUMN shared_mem;
+    con.executescript("""DROP TABLE trace_windows; DROP TABLE pc_totals; ALTER TABLE processes DROP COLUMN options;
+        DROP VIEW kernel_events; DROP TABLE ingest_skipped; ALTER TABLE kernels DROP COLUMN shared_mem;
         UPDATE kernels SET static_smem = 49152, dynamic_smem = NULL;
         UPDATE meta SET value = '1' WHERE key = 'schema_version'; PRAGMA user_version = 0;""")
     con.close()
@@ -422,7 +423,7 @@ def migrate(tmp):
     check("v3: upgraded rows", con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() +
           con.execute("PRAGMA user_version").fetchall() +
           con.execute("SELECT DISTINCT static_smem, dynamic_smem, shared_mem FROM kernels").fetchall(),
-          [("4",), (4,), (None, None, 49152)])
+          [("5",), (5,), (None, None, 49152)])
     check("v3: chunks rebuilt", con.execute("SELECT count(*) FROM column_sets WHERE tbl = 'kernels'").fetchall(), [(1,)])
     con.close()
     rows = analyze("launch", db)

@@ -113,6 +113,18 @@ def overhead(path, modes, label):
             ok(f"{label} {mode}: within {target} %", pct <= target, f"{pct:+.2f} %")
 
 
+def api_per_launch(q, label):
+    """Prints what issue 21 asks to count: API records per kernel launched, per domain, and how many of each
+    domain carry a kernel's correlation id (a runtime launch and the driver call beneath it: one record or two?)."""
+    kernels = q("SELECT count(*) FROM kernels")[0][0] or 1
+    total = dict(q("SELECT domain, count(*) FROM api_calls GROUP BY domain"))
+    joined = dict(q("""SELECT a.domain, count(*) FROM kernels k JOIN api_calls a ON a.session_id = k.session_id
+                    AND a.pid = k.pid AND a.correlation_id = k.correlation_id GROUP BY a.domain"""))
+    print(f"{label}: {kernels} kernels; API records per kernel: runtime {total.get(1, 0) / kernels:.2f}, "
+          f"driver {total.get(2, 0) / kernels:.2f}; sharing a kernel's correlation id: runtime "
+          f"{joined.get(1, 0)}, driver {joined.get(2, 0)}")
+
+
 def trace(base, tmp):
     """The trace session of the known workload, checked exactly."""
     dirs = session_dirs(base, "sessions")
@@ -152,6 +164,7 @@ def trace(base, tmp):
                   JOIN overhead_kinds k ON k.id = o.kind GROUP BY k.name ORDER BY 3 DESC""")
     ok("CUPTI's own overhead recorded", len(overheads) > 0, overheads)
     print("CUPTI overhead in the check session: " + ", ".join(f"{n} x{c} {t / 1e6:.2f} ms" for n, c, t in overheads))
+    api_per_launch(q, "check session")
     con.close()
 
 
@@ -177,6 +190,7 @@ def train(base, tmp):
           FROM kernels k"""), [(q("SELECT count(*) FROM kernels")[0][0],) * 2])
     ok("train: kernels recorded", q("SELECT count(*) FROM kernels")[0][0] > 1000, q("SELECT count(*) FROM kernels"))
     check("train: no dropped records", q("SELECT coalesce(sum(count), 0) FROM drops"), [(0,)])
+    api_per_launch(q, "train")
     con.close()
 
 

@@ -7,14 +7,18 @@ transformer with NVTX ranges, recorded once on a GPU machine with
 It trains a 2-layer encoder on random tokens: per step a host-to-device batch copy, forward, backward and
 an AdamW step, each in its NVTX range, and every 10 steps a no-grad evaluation. One tensor is kept alive on
 purpose to the end (a cache that grows every eval) so the leak analysis has something real to find.
-Usage: train.py [STEPS]"""
+Usage: train.py [STEPS] [--kineto cuda|cpu,cuda]: with --kineto, the loop runs under the PyTorch profiler
+(torch.profiler) with those activities, its trace written to train-kineto.json after the timed steps (how
+tests/gpu/peers.sh measures Kineto's overhead beside gpuprof's)."""
 import sys
 import time
 
 import torch
 from torch import nn
 
-STEPS = int(sys.argv[1]) if len(sys.argv) > 1 else 60
+ARGS = [a for a in sys.argv[1:] if not a.startswith("--kineto")]
+STEPS = int(ARGS[0]) if ARGS and ARGS[0].isdigit() else 60
+KINETO = next((a.split("=", 1)[1] for a in sys.argv[1:] if a.startswith("--kineto=")), None)
 nvtx = torch.cuda.nvtx
 
 
@@ -76,5 +80,13 @@ def main():
           f" kept {len(kept)} tensors", flush=True)
 
 
+def profiled():
+    """main() under the PyTorch profiler with KINETO's activities; the trace is exported after the timing."""
+    acts = {"cpu": torch.profiler.ProfilerActivity.CPU, "cuda": torch.profiler.ProfilerActivity.CUDA}
+    with torch.profiler.profile(activities=[acts[a] for a in KINETO.split(",")]) as prof:
+        main()
+    prof.export_chrome_trace("train-kineto.json")
+
+
 if __name__ == "__main__":
-    main()
+    profiled() if KINETO else main()
