@@ -56,7 +56,7 @@ struct opts {
 	int interval_ms;
 	int pc_period;			/* 0: the collector's default */
 	const char *pc_mode;		/* NULL: the collector's default */
-	const char *api;		/* API calls recorded: NULL (the collector's default), "core" or "all" */
+	const char *api;		/* API calls recorded: NULL (the collector's default), core, all, runtime, driver */
 	const char *window;		/* --trace-window ON/EVERY, checked; NULL: traced throughout */
 	int quiet;
 	char **argv;			/* the program and its arguments, NULL-terminated */
@@ -89,7 +89,8 @@ static void usage(FILE *out)
 		"  -e, --engine NAME     what to collect (default trace), see below\n"
 		"  -i, --interval MS     sampling interval, 1..60000 ms (default 100)\n"
 		"      --api WHICH       CUDA API calls recorded: core (default: all but the calls that\n"
-		"                        only read state, such as cudaGetDevice) or all\n"
+		"                        only read state, such as cudaGetDevice), all, or the core calls of\n"
+		"                        one domain: runtime or driver\n"
 		"      --trace-window ON/EVERY\n"
 		"                        trace activity for ON of every EVERY (e.g. 2s/60s), aligned on the\n"
 		"                        session's start; NVML and host metrics are sampled throughout\n"
@@ -136,7 +137,12 @@ static int parse_range(const char *s, int lo, int hi, int *out)
 /* An API-call selection the collector knows, or NULL. */
 static const char *api_set(const char *s)
 {
-	return !strcmp(s, "core") ? "core" : !strcmp(s, "all") ? "all" : NULL;
+	static const char *const sets[] = { "core", "all", "runtime", "driver" };
+	size_t i;
+	for (i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+		if (!strcmp(s, sets[i]))
+			return sets[i];
+	return NULL;
 }
 
 /* A PC-sampling collection mode the collector knows, or NULL. */
@@ -209,7 +215,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case 'A':
 			if (!(o->api = api_set(optarg))) {
-				error("unknown API-call selection '%s' (core or all)", optarg);
+				error("unknown API-call selection '%s' (core, all, runtime or driver)", optarg);
 				return -1;
 			}
 			break;
@@ -269,7 +275,7 @@ static int apply_env(struct opts *o)
 		return error("GPUPROF_PC_MODE: unknown PC sampling mode '%s' (continuous or serialized)", v);
 	v = getenv("GPUPROF_API");
 	if (!o->api && v && *v && !(o->api = api_set(v)))
-		return error("GPUPROF_API: unknown API-call selection '%s' (core or all)", v);
+		return error("GPUPROF_API: unknown API-call selection '%s' (core, all, runtime or driver)", v);
 	v = getenv("GPUPROF_TRACE_WINDOW");
 	if (!o->window && v && *v) {
 		if (check_window("GPUPROF_TRACE_WINDOW", v))

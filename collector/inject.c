@@ -54,6 +54,16 @@ static struct {
 	int interval_ms;
 	size_t buffer_bytes;
 	int all_api;		/* every API call is recorded, queries too (GPUPROF_API=all) */
+	int api_domains;	/* GPUPROF_API core: 1 runtime, 2 driver, 3 both (runtime, driver, core) */
+	char attrs[160];	/* GPUPROF_CUPTI_ATTRS as applied, for the header's options */
+	int writer_cpu;		/* GPUPROF_WRITER_CPU: the writer thread's CPU, -1 unpinned */
+	struct cupti_attr {
+		CUpti_ActivityAttribute attr;
+		int byte;	/* a uint8_t, else a size_t */
+		size_t value;
+	} attr[8];
+	int nattr;
+	char attr_error[256];	/* the first bad GPUPROF_CUPTI_ATTRS item, recorded once the session is open */
 	int64_t win_on, win_every;	/* --trace-window ON/EVERY in ns; win_every 0: traced throughout */
 	char win_text[64];		/* as given, for the header's options */
 	int win_ready;		/* start_cupti is done: the writer may open windows (under qlock) */
@@ -449,7 +459,7 @@ static char **command_line(char **program)
  */
 static int open_output(const char *engine)
 {
-	char path[4200], host[256] = "", opts[768], pcs[384] = "";
+	char path[4200], host[256] = "", opts[1024], pcs[384] = "";
 	const char *exact = getenv("GPUPROF_SESSION_DIR"), *out = getenv("GPUPROF_OUTPUT");
 	const char *sid = getenv("GPUPROF_SESSION");
 	struct wire_header h;
@@ -477,10 +487,12 @@ static int open_output(const char *engine)
 		pcs[0] = ',';
 		pcs_options_json(&C.pcs_opts, pcs + 1, sizeof(pcs) - 1);
 	}
-	snprintf(opts, sizeof(opts), "{\"interval_ms\":%d,\"buffer_mb\":%zu,\"api\":\"%s\",\"launcher\":%s%s%s%s%s}",
-		 C.interval_ms, C.buffer_bytes >> 20, C.all_api ? "all" : "core",
+	snprintf(opts, sizeof(opts), "{\"interval_ms\":%d,\"buffer_mb\":%zu,\"api\":\"%s\",\"launcher\":%s%s%s%s%s%s%s%s}",
+		 C.interval_ms, C.buffer_bytes >> 20,
+		 C.all_api ? "all" : C.api_domains == 1 ? "runtime" : C.api_domains == 2 ? "driver" : "core",
 		 getenv("GPUPROF_LAUNCHER") ? "true" : "false", pcs, C.win_every ? ",\"trace_window\":\"" : "",
-		 C.win_text, C.win_every ? "\"" : "");
+		 C.win_text, C.win_every ? "\"" : "", C.attrs[0] ? ",\"cupti_attrs\":\"" : "", C.attrs,
+		 C.attrs[0] ? "\"" : "");
 	memset(&h, 0, sizeof(h));
 	h.session = C.sid;
 	h.collector = "gpuprof " GPUPROF_VERSION;
@@ -591,7 +603,8 @@ static int set_kinds(int which, int on)
 			n += enable(kinds[i].kind, kinds[i].name, &kinds[i].failed) == 0;
 	}
 	if (which && !C.all_api) {
-		int k = enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, (uint8_t)on) + enable_api(CUPTI_CB_DOMAIN_DRIVER_API, (uint8_t)on);
+		int k = (C.api_domains & 1 ? enable_api(CUPTI_CB_DOMAIN_RUNTIME_API, (uint8_t)on) : 0) +
+			(C.api_domains & 2 ? enable_api(CUPTI_CB_DOMAIN_DRIVER_API, (uint8_t)on) : 0);
 		if (on && !k && !C.last_start)
 			note_error("cupti", "no API call could be enabled: kernels will lack their launching thread");
 		n += on && k > 0;
@@ -695,7 +708,7 @@ static void start_cupti(void)
 	size_t zsize = sizeof(zeroed);
 	uint32_t version = 0;
 	CUptiResult rc;
-	int enabled = 0;
+	int enabled = 0, i;
 
 	if (cuptiGetVersion(&version) == CUPTI_SUCCESS && version < CUPTI_API_VERSION)
 		note_error("cupti", "libcupti API version %u is older than the %u this collector was built for",
@@ -706,6 +719,14 @@ static void start_cupti(void)
 	pthread_mutex_unlock(&C.qlock);
 	if (cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER, &zsize, &zeroed) != CUPTI_SUCCESS)
 		note_error("cupti", "CUPTI clears activity buffers itself, on the program's threads");
+	for (i = 0; i < C.nattr; i++) {
+		uint8_t b = (uint8_t)C.attr[i].value;
+		size_t z = C.attr[i].value, size = C.attr[i].byte ? sizeof(b) : sizeof(z);
+		if ((rc = cuptiActivitySetAttribute(C.attr[i].attr, &size, C.attr[i].byte ? (void *)&b : (void *)&z)) !=
+		    CUPTI_SUCCESS)
+			note_error("cupti", "GPUPROF_CUPTI_ATTRS: cuptiActivitySetAttribute(%d): %s", (int)C.attr[i].attr,
+				   cupti_error(rc));
+	}
 	rc = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
 	if (rc != CUPTI_SUCCESS)
 		note_error("cupti", "cuptiActivityRegisterCallbacks: %s", cupti_error(rc));
@@ -747,6 +768,67 @@ static void start_cupti(void)
 		pcs_start(C.subscriber, &C.pcs_opts, C.w, &C.wlock, note_error, C.cupti);
 }
 
+/*
+ * GPUPROF_CUPTI_ATTRS, for measuring what CUPTI's buffer settings cost (tests/gpu/peers.sh): comma-separated
+ * KEY=VALUE items, each a cuptiActivitySetAttribute made before tracing starts. per_thread=0|1 (per-thread
+ * activity buffers, CUPTI's default 1), device_buffer_mb=N (1..4096, default 8), prealloc=N (device buffers
+ * made at context creation, 0..64, default 3), pool_limit=N (0..1024), pinned=0|1 (pinned host memory for
+ * device records, default 0). Accepted items go into C.attr and C.attrs; the first bad one into C.attr_error.
+ */
+static void parse_attrs(const char *spec)
+{
+	static const struct {
+		const char *key;
+		CUpti_ActivityAttribute attr;
+		int byte;
+		int64_t lo, hi, scale;
+	} known[] = {
+		{ "per_thread", CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER, 1, 0, 1, 1 },
+		{ "device_buffer_mb", CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, 0, 1, 4096, 1 << 20 },
+		{ "prealloc", CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE, 0, 0, 64, 1 },
+		{ "pool_limit", CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT, 0, 0, 1024, 1 },
+		{ "pinned", CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED, 1, 0, 1, 1 },
+	};
+	char item[64];
+	const char *p = spec;
+	while (p && *p) {
+		const char *comma = strchr(p, ','), *eq;
+		size_t n = comma ? (size_t)(comma - p) : strlen(p), k;
+		int64_t v = 0;
+		snprintf(item, sizeof(item), "%.*s", (int)(n < sizeof(item) ? n : sizeof(item) - 1), p);
+		p = comma ? comma + 1 : NULL;
+		eq = strchr(item, '=');
+		for (k = 0; eq && k < sizeof(known) / sizeof(known[0]); k++)
+			if (strlen(known[k].key) == (size_t)(eq - item) && !strncmp(item, known[k].key, (size_t)(eq - item)))
+				break;
+		if (!eq || k == sizeof(known) / sizeof(known[0]) || parse_i64_range(eq + 1, known[k].lo, known[k].hi, &v) ||
+		    C.nattr == (int)(sizeof(C.attr) / sizeof(C.attr[0]))) {
+			if (!C.attr_error[0])
+				snprintf(C.attr_error, sizeof(C.attr_error), "GPUPROF_CUPTI_ATTRS: '%s' is not one of per_thread=0|1, "
+					 "device_buffer_mb=1..4096, prealloc=0..64, pool_limit=0..1024, pinned=0|1; left out", item);
+			continue;
+		}
+		C.attr[C.nattr].attr = known[k].attr;
+		C.attr[C.nattr].byte = known[k].byte;
+		C.attr[C.nattr].value = (size_t)(v * known[k].scale);
+		C.nattr++;
+		snprintf(C.attrs + strlen(C.attrs), sizeof(C.attrs) - strlen(C.attrs), "%s%s", C.attrs[0] ? "," : "", item);
+	}
+}
+
+/* The writer thread on CPU C.writer_cpu (GPUPROF_WRITER_CPU), recording a failure. */
+static void pin_writer(void)
+{
+	cpu_set_t set;
+	int rc;
+	if (C.writer_cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(C.writer_cpu, &set);
+	if ((rc = pthread_setaffinity_np(C.writer, sizeof(set), &set)))
+		note_error("writer", "GPUPROF_WRITER_CPU: cannot pin the writer to CPU %d: %s", C.writer_cpu, strerror(rc));
+}
+
 /* Called by the CUDA driver during cuInit; returns 1 (success) whatever happens inside. */
 EXPORT int InitializeInjection(void);
 int InitializeInjection(void)
@@ -773,6 +855,11 @@ int InitializeInjection(void)
 	C.buffer_bytes = (size_t)env_int("GPUPROF_BUFFER_MB", 8, 1, 1024) << 20;
 	api = getenv("GPUPROF_API");
 	C.all_api = api && !strcmp(api, "all");
+	C.api_domains = api && !strcmp(api, "runtime") ? 1 : api && !strcmp(api, "driver") ? 2 : 3;
+	C.nattr = 0;
+	C.attrs[0] = C.attr_error[0] = '\0';
+	parse_attrs(getenv("GPUPROF_CUPTI_ATTRS"));
+	C.writer_cpu = (int)env_int("GPUPROF_WRITER_CPU", -1, 0, CPU_SETSIZE - 1);
 	C.pid = getpid();
 	C.win_on = C.win_every = 0;
 	if (window && *window && strcmp(engine, "monitor") &&
@@ -786,8 +873,10 @@ int InitializeInjection(void)
 		note_error("cupti", "GPUPROF_TRACE_WINDOW: '%s': %s; traced throughout", window, why);
 	for (i = 0; i < C.pcs_opts.nnotes; i++)
 		note_error("pcsampling", "%s", C.pcs_opts.notes[i]);
-	if (api && *api && strcmp(api, "all") && strcmp(api, "core"))
+	if (api && *api && strcmp(api, "all") && strcmp(api, "core") && strcmp(api, "runtime") && strcmp(api, "driver"))
 		note_error("cupti", "GPUPROF_API: unknown API-call selection '%s': core used", api);
+	if (C.attr_error[0])
+		note_error("cupti", "%s", C.attr_error);
 	act_init(&C.act, C.w);
 	if (!getenv("GPUPROF_LAUNCHER")) {
 		C.sampler = sampler_open(getpid(), 0);
@@ -801,6 +890,7 @@ int InitializeInjection(void)
 		C.w = NULL;
 		return 1;
 	}
+	pin_writer();
 	if (strcmp(engine, "monitor"))
 		start_cupti();
 	if (!C.hooks) {

@@ -175,7 +175,7 @@ GPUPROF_PC_MODE=x run pcenv2 -o "$tmp/g" --engine pcsampling -- /bin/true
 check "bad GPUPROF_PC_MODE is a usage error" "$(rc pcenv2)" 2
 run api -o "$tmp/g" --api most -- /bin/true
 check "unknown --api is a usage error" "$(rc api)/$(cat "$tmp/api.err")" \
-	"2/gpuprof-collect: error: unknown API-call selection 'most' (core or all)"
+	"2/gpuprof-collect: error: unknown API-call selection 'most' (core, all, runtime or driver)"
 GPUPROF_API=x run apienv -o "$tmp/g" -- /bin/true
 check "bad GPUPROF_API is a usage error" "$(rc apienv)" 2
 run help --help

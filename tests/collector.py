@@ -206,6 +206,39 @@ def inject_pcsampling(tmp, prog):
               WHERE reason LIKE '%not implemented%'"""), [[0]])
 
 
+def knobs(tmp, prog):
+    """The settings kept for measuring the collector's cost on a GPU (tests/gpu/peers.sh): GPUPROF_API=runtime or
+    driver enables the core calls of that domain alone; GPUPROF_CUPTI_ATTRS reaches cuptiActivitySetAttribute
+    before the buffer callbacks are registered, with the right sizes (the stand-in checks), a bad item recorded
+    and left out; GPUPROF_WRITER_CPU pins the writer; the header says what was in force."""
+    fake = os.path.join(BUILD, "tests", "collector", "fake")
+    for api, runtime, driver in (("runtime", ["cudaLaunchKernel_v7000", "cudaMemcpyAsync_v3020",
+                                              "cudaStreamSynchronize_v3020"], []),
+                                 ("driver", [], ["cuLaunchKernel", "cuMemAlloc_v2", "cuLibraryLoadData",
+                                                 "cuCtxIsland_Fake", "cuStreamDisable_Fake"])):
+        name = "knobs-" + api
+        env = dict(os.environ, GPUPROF_OUTPUT=os.path.join(tmp, name), GPUPROF_SESSION=name, GPUPROF_ENGINE="trace",
+                   LD_LIBRARY_PATH=fake, GPUPROF_API=api, GPUPROF_WRITER_CPU="0",
+                   GPUPROF_CUPTI_ATTRS="per_thread=0,device_buffer_mb=32,prealloc=2,bogus=1,pinned=7,pool_limit=9,pinned=1")
+        env.pop("GPUPROF_LAUNCHER", None)
+        r = subprocess.run([prog, LIB, "0"], env=env, capture_output=True, text=True, timeout=60)
+        check(f"{name}: runs", (r.returncode, r.stderr), (0, ""))
+        rep = json.loads(r.stdout)
+        check(f"{name}: no call out of order or of the wrong size", rep["violations"], [])
+        check(f"{name}: API records of one domain", (rep["api"]["runtime"], rep["api"]["driver"]), (runtime, driver))
+        check(f"{name}: CUPTI's attributes as given", rep["attrs"], {"device_buffer": 32 << 20, "pool_limit": 9,
+              "prealloc": 2, "pinned": 1, "per_thread": 0})
+        db = os.path.join(tmp, name + ".db")
+        ingest(os.path.join(tmp, name, name), db)
+        opts = json.loads(rows(db, "SELECT options FROM sessions")[0][0])
+        check(f"{name}: the header says what was in force", (opts["api"], opts["cupti_attrs"]),
+              (api, "per_thread=0,device_buffer_mb=32,prealloc=2,pool_limit=9,pinned=1"))
+        check(f"{name}: the first bad item recorded", [x[0] for x in rows(db, "SELECT reason FROM collector_errors WHERE "
+              "reason LIKE 'GPUPROF_CUPTI_ATTRS%' OR reason LIKE 'GPUPROF_WRITER_CPU%'")],
+              ["GPUPROF_CUPTI_ATTRS: 'bogus=1' is not one of per_thread=0|1, device_buffer_mb=1..4096, prealloc=0..64, "
+               "pool_limit=0..1024, pinned=0|1; left out"])
+
+
 def engine(tmp, prog):
     """The pcsampling engine against the stand-in libcupti (fake_cupti.c): its calls in the order and shape the
     API asks, samples read by the writer, at launches, unload, destroy and exit, with source lines."""
@@ -315,6 +348,7 @@ def inject(tmp):
     check("GPUPROF_DISABLED=1: inert", (r.returncode, os.path.exists(os.path.join(tmp, "off"))), (0, False))
     inject_pcsampling(tmp, prog)
     engine(tmp, prog)
+    knobs(tmp, prog)
 
 
 FAKE = os.path.join(BUILD, "tests", "collector", "fake")

@@ -197,12 +197,32 @@ static int kind_on(CUpti_ActivityKind kind)
 	return on;
 }
 
+static long long attr_value[16];	/* the other attributes set (-1: never), by CUpti_ActivityAttribute */
+static int attrs_ready;
+
 EXPORT CUptiResult CUPTIAPI cuptiActivitySetAttribute(CUpti_ActivityAttribute attr, size_t *size, void *value)
 {
+	int byte = attr == CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER ||
+		   attr == CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED;
+	if (!attrs_ready) {
+		for (int i = 0; i < 16; i++)
+			attr_value[i] = -1;
+		attrs_ready = 1;
+	}
 	if (attr == CUPTI_ACTIVITY_ATTR_ZEROED_OUT_ACTIVITY_BUFFER) {
 		if (*size != sizeof(uint8_t))
 			violation("ZEROED_OUT_ACTIVITY_BUFFER given %zu bytes", *size);
 		zeroed_attr = *(uint8_t *)value;
+		return CUPTI_SUCCESS;
+	}
+	if (attr == CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE || attr == CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE ||
+	    attr == CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT || byte) {
+		if (*size != (byte ? sizeof(uint8_t) : sizeof(size_t)))
+			violation("attribute %d given %zu bytes", (int)attr, *size);
+		else if (buf_request)
+			violation("attribute %d set after cuptiActivityRegisterCallbacks", (int)attr);
+		else
+			attr_value[attr] = byte ? *(uint8_t *)value : (long long)*(size_t *)value;
 		return CUPTI_SUCCESS;
 	}
 	return CUPTI_ERROR_NOT_SUPPORTED;
@@ -744,6 +764,8 @@ void fake_cupti_report(void)
 	       "\"nonuser_handed\": %d, \"disables\": %d, "
 	       "\"period\": %u, \"mode\": %u, \"scratch\": %zu, \"hwbuf\": %zu, \"crc_calls\": %d, \"line_calls\": %d, "
 	       "\"callbacks\": {\"context_created\": %d, \"module_loaded\": %d, \"launch\": %d}, "
+	       "\"attrs\": {\"device_buffer\": %lld, \"pool_limit\": %lld, \"prealloc\": %lld, \"pinned\": %lld, "
+	       "\"per_thread\": %lld}, "
 	       "\"nvtx_table\": \"%p\", \"buffers\": {\"zeroed_attr\": %d, \"requested\": %d, \"dirty\": %d, \"reused\": %d}, "
 	       "\"api\": {\"runtime_kind\": %d, \"driver_kind\": %d, \"runtime\": [",
 	       vlen ? (violations[vlen] = ']', violations) : "[]", getdata_calls, samples_handed, totals_handed,
@@ -752,6 +774,11 @@ void fake_cupti_report(void)
 	       enabled_cb[CUPTI_CB_DOMAIN_RESOURCE][CUPTI_CBID_RESOURCE_CONTEXT_CREATED],
 	       enabled_cb[CUPTI_CB_DOMAIN_RESOURCE][CUPTI_CBID_RESOURCE_MODULE_LOADED],
 	       enabled_cb[CUPTI_CB_DOMAIN_DRIVER_API][CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel],
+	       attrs_ready ? attr_value[CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE] : -1,
+	       attrs_ready ? attr_value[CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_POOL_LIMIT] : -1,
+	       attrs_ready ? attr_value[CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_PRE_ALLOCATE_VALUE] : -1,
+	       attrs_ready ? attr_value[CUPTI_ACTIVITY_ATTR_MEM_ALLOCATION_TYPE_HOST_PINNED] : -1,
+	       attrs_ready ? attr_value[CUPTI_ACTIVITY_ATTR_PER_THREAD_ACTIVITY_BUFFER] : -1,
 	       nvtx_table, zeroed_attr, buffers_requested, buffers_dirty, buffers_reused,
 	       kind_enabled[CUPTI_ACTIVITY_KIND_RUNTIME], kind_enabled[CUPTI_ACTIVITY_KIND_DRIVER]);
 	for (int d = 0, first = 1; d < 2; d++, first = 1) {

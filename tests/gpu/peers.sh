@@ -8,6 +8,10 @@
 #   train.py the PyTorch profiler with activities [CUDA] and [CPU, CUDA] (tests/gpu/train.py --kineto=).
 # Workloads: tests/gpu/workload small 100000 (tiny kernels), ms 2000 (~1 ms kernels), train.py 150 steps
 # (steps 21-150 timed by the script itself). Writes $OUT/peers.md (default build/gpu-check) and prints it.
+# EXPERIMENTS=1 adds, on the tiny kernels, what issue 21 asks to measure of gpuprof's own settings: API
+# records of one domain (--api runtime, --api driver), CUPTI's buffer attributes (GPUPROF_CUPTI_ATTRS:
+# per-thread buffers off, 32 MB device buffers, 8 pre-allocated, pinned host memory) and the writer
+# pinned to CPU 0 (GPUPROF_WRITER_CPU).
 set -eu
 cd "$(dirname "$0")/../.."
 B=${GPUPROF_BUILD:-build}
@@ -29,6 +33,15 @@ variants() {
 	echo "gpuprof monitor|$collect --engine monitor --"
 	echo "gpuprof trace 2s/60s|$collect --engine trace --trace-window 2s/60s --"
 	[ -n "$nsys" ] && echo "nsys -t cuda,nvtx|$nsys profile -q -t cuda,nvtx -o $out/peers-nsys --force-overwrite true"
+	if [ "${EXPERIMENTS:-0}" = 1 ] && [ "$1" = "small 100000" ]; then
+		echo "gpuprof --api runtime|$collect --api runtime --"
+		echo "gpuprof --api driver|$collect --api driver --"
+		echo "gpuprof per_thread=0|env GPUPROF_CUPTI_ATTRS=per_thread=0 $collect --"
+		echo "gpuprof device_buffer_mb=32|env GPUPROF_CUPTI_ATTRS=device_buffer_mb=32 $collect --"
+		echo "gpuprof prealloc=8|env GPUPROF_CUPTI_ATTRS=prealloc=8 $collect --"
+		echo "gpuprof pinned=1|env GPUPROF_CUPTI_ATTRS=pinned=1 $collect --"
+		echo "gpuprof writer on CPU 0|env GPUPROF_WRITER_CPU=0 $collect --"
+	fi
 	if [ "$1" = train ]; then
 		echo "kineto [CUDA]|KINETO=cuda"
 		echo "kineto [CPU, CUDA]|KINETO=cpu,cuda"
