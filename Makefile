@@ -39,8 +39,9 @@ ANALYZE_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(filter-out analyze/main.c,$(wildcard
 REPORT_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(wildcard report/*.c))
 UNIT_SRC = $(wildcard tests/unit/*.c)
 
+EXPORT_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(wildcard export/*.c))
 PROGRAMS = $(B)/bin/gpuprof $(B)/bin/gpuprof-ingest $(B)/bin/gpuprof-analyze $(B)/bin/gpuprof-report \
-	   $(B)/bin/gpuprof-synth $(B)/bin/gpuprof-collect
+	   $(B)/bin/gpuprof-export $(B)/bin/gpuprof-synth $(B)/bin/gpuprof-collect
 UNITS = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 # The collector: libgpuprof.so needs CUPTI (CUDA 13 at $(CUDA)); without it only the launcher is built.
@@ -136,6 +137,11 @@ $(B)/bin/gpuprof-report: $(REPORT_OBJ) $(ANALYZE_OBJ) $(B)/libcommon.a
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lxlsxwriter
+
+$(B)/bin/gpuprof-export: $(EXPORT_OBJ) $(B)/libcommon.a
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/pic/%.o: %.c
 	@mkdir -p $(@D)
@@ -346,7 +352,7 @@ install: all man
 	install -m 755 $(filter-out $(B)/bin/gpuprof-synth,$(PROGRAMS)) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(filter-out $(B)/man/gpuprof-synth.1,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 scripts/gpuprof-completion.bash $(COMPLETIONS)/gpuprof
-	for p in gpuprof-ingest gpuprof-analyze gpuprof-report gpuprof-collect; do \
+	for p in gpuprof-ingest gpuprof-analyze gpuprof-report gpuprof-export gpuprof-collect; do \
 		ln -sf gpuprof $(COMPLETIONS)/$$p; done
 ifneq ($(HAVE_CUPTI),)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include

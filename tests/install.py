@@ -15,7 +15,8 @@ import tempfile
 import checks
 from checks import BIN, ROOT, TRACES, check, ok
 
-PROGRAMS = ["gpuprof", "gpuprof-ingest", "gpuprof-analyze", "gpuprof-report", "gpuprof-collect", "gpuprof-synth"]
+PROGRAMS = ["gpuprof", "gpuprof-ingest", "gpuprof-analyze", "gpuprof-report", "gpuprof-export", "gpuprof-collect",
+            "gpuprof-synth"]
 INSTALLED = PROGRAMS[:-1]  # gpuprof-synth is a test tool, built, not installed
 BUILD = os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"))
 
@@ -83,9 +84,11 @@ def check_completion(dest):
           ["text", "csv", "json", "md", "html", "xlsx", "trace"])
     check("gpuprof-ingest --format <TAB>", complete(comp, ["gpuprof-ingest", "--format", ""], path),
           ["ndjson", "kineto", "gpuprof", "nsys"])
+    check("gpuprof-export s.db --to <TAB>", complete(comp, ["gpuprof-export", "s.db", "--to", ""], path),
+          ["clickhouse", "postgres", "ndjson", "csv"])
     check("gpuprof-collect --engine <TAB>", complete(comp, ["gpuprof-collect", "--engine", ""], path),
           ["monitor", "trace", "pcsampling"])
-    check("gpuprof <TAB>", complete(comp, ["gpuprof", ""], path), ["ingest", "analyze", "report", "collect", "--help", "--version"])
+    check("gpuprof <TAB>", complete(comp, ["gpuprof", ""], path), ["ingest", "analyze", "report", "export", "collect", "--help", "--version"])
     check("gpuprof analyze st<TAB>", complete(comp, ["gpuprof", "analyze", "st"], path),
           ["streams", "stalls", "stall_kernels", "stall_pcs"])
     check("gpuprof-ingest --re<TAB>", complete(comp, ["gpuprof-ingest", "--re"], path), ["--reindex"])
