@@ -345,7 +345,8 @@ gpu-check: all
 	@tests/gpu/run.sh && python3 tests/gpu/check.py $${OUT:-$(B)/gpu-check}
 
 # The programs, their man pages and bash completion (scripts/gpuprof-completion.bash, under each program's
-# name, as bash-completion looks them up), the collector, the SQLite extension and the schemas.
+# name, as bash-completion looks them up), the collector, the SQLite extension and the schemas (the
+# warehouse's tables and queries too).
 COMPLETIONS = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(COMPLETIONS)
@@ -364,6 +365,11 @@ endif
 	install -d $(DESTDIR)$(PREFIX)/share/gpuprof
 	install -m 644 schemas/session.sql schemas/views.sql schemas/wire-format.md schemas/report-json.md \
 		$(DESTDIR)$(PREFIX)/share/gpuprof/
+	install -d $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/queries/postgres \
+		$(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/queries/clickhouse
+	install -m 644 schemas/warehouse/*.sql $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/
+	install -m 644 schemas/warehouse/queries/postgres/*.sql $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/queries/postgres/
+	install -m 644 schemas/warehouse/queries/clickhouse/*.sql $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/queries/clickhouse/
 
 clean:
 	rm -rf build demo

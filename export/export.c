@@ -166,6 +166,18 @@ static int load_tables(struct exporter *x)
 	return 0;
 }
 
+/* 1 when name is a plain identifier ([A-Za-z_][A-Za-z0-9_]*), as every name of schemas/session.sql is. */
+static int plain_name(const char *name)
+{
+	const char *p = name;
+	if (!*p || (*p >= '0' && *p <= '9'))
+		return 0;
+	for (; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return 0;
+	return 1;
+}
+
 /*
  * The statement that reads table t of the selected sessions, session_id (the sessions table: id) first, then
  * every other column in table order; the header (`session` and those columns) into x->columns[t].
@@ -188,6 +200,13 @@ static sqlite3_stmt *table_query(struct exporter *x, int t)
 		const char *c = (const char *)sqlite3_column_text(cols, 0);
 		if (!strcmp(c, "session_id") || (is_sessions && (!strcmp(c, "id") || !strcmp(c, "uuid"))))
 			continue;
+		if (!plain_name(c) || !plain_name(name)) {	/* names go into SQL, JSON keys and headers as they are */
+			error("%s: table \"%s\", column \"%s\": not a name gpuprof writes; not a gpuprof database?",
+			      x->o->db, name, c);
+			exit_code = EXIT_DATA;
+			rc = SQLITE_ERROR;
+			break;
+		}
 		buf_addf(&sql, ", \"%s\"", c);
 		buf_addf(&head, ",%s", c);
 	}
@@ -195,7 +214,8 @@ static sqlite3_stmt *table_query(struct exporter *x, int t)
 	if (rc != SQLITE_DONE) {
 		buf_release(&sql);
 		buf_release(&head);
-		db_error(x->db);
+		if (!exit_code)
+			db_error(x->db);
 		return NULL;
 	}
 	buf_addf(&sql, " FROM main.\"%s\" WHERE %s = ?1", name, is_sessions ? "id" : "session_id");
@@ -209,7 +229,7 @@ static sqlite3_stmt *table_query(struct exporter *x, int t)
 	return st;
 }
 
-/* The session with this id (binary search), or NULL: rows of no known session are left out. */
+/* The index of the session with this id (binary search), or -1: rows of no known session are left out. */
 static int find_session(const struct exporter *x, int64_t id)
 {
 	int lo = 0, hi = x->nsessions - 1;
@@ -478,7 +498,7 @@ static int write_loader(struct exporter *x)
 		rc = error("%s: write failed: %s", tmp.s, strerror(errno));
 	if (fclose(out) && !rc)
 		rc = error("%s: write failed: %s", tmp.s, strerror(errno));
-	if (!rc && chmod(tmp.s, 0755))
+	if (!rc && chmod(tmp.s, strstr(tg->loader, ".sh") ? 0755 : 0644))
 		rc = error("%s: %s", tmp.s, strerror(errno));
 	if (!rc && rename(tmp.s, final.s))
 		rc = error("%s: cannot rename to %s: %s", tmp.s, final.s, strerror(errno));

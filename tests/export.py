@@ -8,7 +8,7 @@ appended after the second (its part gets a second gzip member); a REAL and an in
 target, every table and session: the part holds exactly the rows of session.db (same values, same types,
 integers exact), its header the table's columns with `session` first, and the loader names every part.
 Then --session (id and uuid), and the failures: unknown session, missing file, a file that is not a
-database, bad options, an output that cannot be written.
+database, a table whose name is not a plain identifier, bad options, an output that cannot be written.
 
 Prints one line per failure and ends with "export: N passed, M failed"; exit 1 if any failed.
 """
@@ -18,6 +18,7 @@ import gzip
 import io
 import json
 import os
+import shutil
 import sqlite3
 import subprocess
 import sys
@@ -223,6 +224,15 @@ def check_failures(tmp, db):
         ok(f"{what}: one line naming --help", r.stderr.count("\n") == 1 and "--help" in r.stderr, r.stderr)
     r = run(db, "--to", "parquet", "-o", "x")
     ok("bad --to names the targets", "clickhouse, postgres, ndjson or csv" in r.stderr, r.stderr)
+    odd = os.path.join(tmp, "odd.db")
+    shutil.copy(db, odd)
+    con = sqlite3.connect(odd)
+    con.execute('CREATE TABLE "x""y" (session_id INTEGER, "a b" TEXT)')
+    con.commit()
+    con.close()
+    r = run(odd, "--to", "ndjson", "-o", os.path.join(tmp, "odd"))
+    check("a table name with a quote: exit 3", r.returncode, 3)
+    ok("a table name with a quote: message", r.stderr.startswith("gpuprof-export: error:") and 'x"y' in r.stderr, r.stderr)
     blocker = os.path.join(tmp, "file")
     open(blocker, "w").close()
     r = run(db, "--to", "csv", "-o", os.path.join(blocker, "sub"))

@@ -21,12 +21,14 @@ values into the query text where the file says {name:Type}; newer servers get --
 Prints one line per failure and ends with "warehouse: N passed, M failed"; exit 1 if any failed.
 """
 import csv
+import ctypes
 import glob
 import io
 import json
 import os
 import re
 import shutil
+import signal
 import socket
 import sqlite3
 import subprocess
@@ -288,6 +290,11 @@ CH_USERS = """<?xml version="1.0"?>
 """
 
 
+def die_with_parent():
+    """In the server's child process: SIGTERM when the test dies, however it dies (PR_SET_PDEATHSIG)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -314,7 +321,7 @@ class ClickHouse:
     def start(self):
         self.proc = subprocess.Popen([shutil.which("clickhouse-server"), f"--config-file={self.dir}/config.xml"],
                                      stdout=subprocess.DEVNULL, stderr=open(os.path.join(self.dir, "stderr"), "w"),
-                                     cwd=self.dir)
+                                     cwd=self.dir, preexec_fn=die_with_parent)
         for _ in range(300):
             if self.proc.poll() is not None:
                 raise RuntimeError("clickhouse-server exited: " + open(os.path.join(self.dir, "stderr")).read()[-800:])
@@ -394,6 +401,7 @@ def test_clickhouse(tmp, db, want, tables):
 
 
 def main():
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # run.sh ends a suite so: the finally blocks stop the servers
     if not all(os.path.exists(os.path.join(TRACES, i)) for i in INPUTS):
         print(f"warehouse: skipped: the traces are not in {os.path.normpath(TRACES)}")
         return checks.summary("warehouse")
