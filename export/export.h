@@ -4,8 +4,9 @@
  * (load.sql for PostgreSQL, load.sh for ClickHouse). Rows are streamed from SQLite into zlib: memory stays
  * bounded whatever the session.
  *
- * Ownership: the targets are static rows; export_run reads opts and keeps nothing of it. Every message
- * goes through error(); export_exit_code says which exit code the last failure calls for.
+ * Ownership: the targets are static rows; export_run reads opts and keeps nothing of it. A loader gets an
+ * export_done whose strings the exporter owns, valid during that call only. Every message goes through
+ * error(); export_exit_code says which exit code the last failure calls for.
  */
 #ifndef GPUPROF_EXPORT_H
 #define GPUPROF_EXPORT_H
