@@ -297,7 +297,8 @@ static int part_open(struct exporter *x, struct part_file *f, int t, int s)
 	}
 	buf_addf(&path, "/part-0.%s", part_ext(x));
 	f->path = path.s;
-	/* Level 1: four times zlib's default speed for a fifth more bytes, on the benchmark's kernels. */
+	/* Level 1: 2.6 times the speed of zlib's default (6) for 27 % more bytes (gzip -1 and -6 on the kernels
+	 * part of the 200k-kernel bench session: 0.28 s, 4.3 MB against 0.74 s, 3.4 MB). */
 	if (!(f->gz = gzopen(f->path, *done ? "ab1" : "wb1"))) {
 		exit_code = EXIT_SYSTEM;
 		return error("%s: cannot write: %s", f->path, strerror(errno ? errno : ENOMEM));
