@@ -39,8 +39,9 @@ ANALYZE_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(filter-out analyze/main.c,$(wildcard
 REPORT_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(wildcard report/*.c))
 UNIT_SRC = $(wildcard tests/unit/*.c)
 
+EXPORT_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(wildcard export/*.c))
 PROGRAMS = $(B)/bin/gpuprof $(B)/bin/gpuprof-ingest $(B)/bin/gpuprof-analyze $(B)/bin/gpuprof-report \
-	   $(B)/bin/gpuprof-synth $(B)/bin/gpuprof-collect
+	   $(B)/bin/gpuprof-export $(B)/bin/gpuprof-synth $(B)/bin/gpuprof-collect
 UNITS = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 # The collector: libgpuprof.so needs CUPTI (CUDA 13 at $(CUDA)); without it only the launcher is built.
@@ -136,6 +137,11 @@ $(B)/bin/gpuprof-report: $(REPORT_OBJ) $(ANALYZE_OBJ) $(B)/libcommon.a
 	@mkdir -p $(@D)
 	@echo "  LINK    $@"
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS) -lxlsxwriter
+
+$(B)/bin/gpuprof-export: $(EXPORT_OBJ) $(B)/libcommon.a
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LIBS)
 
 $(B)/pic/%.o: %.c
 	@mkdir -p $(@D)
@@ -290,7 +296,7 @@ test: deps all $(TEST_PROGRAMS)
 # preloads its VFS.)
 SANITIZE_SUITES ?= units cases golden truth wire_doc nsys nsys_rows nsys_stats rows views ranks stalls csv md \
 		   xlsx kineto analyses compare collector atomic parallel classes memory report_schema trace_export \
-		   schema ingest_jobs demo progress collect html
+		   schema ingest_jobs demo progress collect html export
 test-sanitize: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined all test-programs
 	@GPUPROF_BUILD=build/sanitize GPUPROF_SANITIZE=1 tests/run.sh $(SANITIZE_SUITES)
@@ -343,14 +349,15 @@ gpu-peers: all
 	@tests/gpu/peers.sh
 
 # The programs, their man pages and bash completion (scripts/gpuprof-completion.bash, under each program's
-# name, as bash-completion looks them up), the collector, the SQLite extension and the schemas.
+# name, as bash-completion looks them up), the collector, the SQLite extension and the schemas (the
+# warehouse's tables and queries too).
 COMPLETIONS = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(COMPLETIONS)
 	install -m 755 $(filter-out $(B)/bin/gpuprof-synth,$(PROGRAMS)) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 $(filter-out $(B)/man/gpuprof-synth.1,$(MANPAGES)) $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 scripts/gpuprof-completion.bash $(COMPLETIONS)/gpuprof
-	for p in gpuprof-ingest gpuprof-analyze gpuprof-report gpuprof-collect; do \
+	for p in gpuprof-ingest gpuprof-analyze gpuprof-report gpuprof-export gpuprof-collect; do \
 		ln -sf gpuprof $(COMPLETIONS)/$$p; done
 ifneq ($(HAVE_CUPTI),)
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include
@@ -362,6 +369,11 @@ endif
 	install -d $(DESTDIR)$(PREFIX)/share/gpuprof
 	install -m 644 schemas/session.sql schemas/views.sql schemas/wire-format.md schemas/report-json.md \
 		$(DESTDIR)$(PREFIX)/share/gpuprof/
+	install -d $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/queries/postgres \
+		$(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/queries/clickhouse
+	install -m 644 schemas/warehouse/*.sql $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/
+	install -m 644 schemas/warehouse/queries/postgres/*.sql $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/queries/postgres/
+	install -m 644 schemas/warehouse/queries/clickhouse/*.sql $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/queries/clickhouse/
 
 clean:
 	rm -rf build demo

@@ -17,6 +17,7 @@ static const struct {
 	{ "ingest", "load profiles (gpuprof sessions, PyTorch traces, nsys exports) into session.db" },
 	{ "analyze", "run one analysis over session.db (gpuprof analyze --list)" },
 	{ "report", "render the whole picture: text, html, csv, xlsx, json, md" },
+	{ "export", "write sessions as partitioned files for a warehouse (ClickHouse, PostgreSQL, ...)" },
 	{ "collect", "run a CUDA program with the collector injected" },
 };
 

@@ -9,15 +9,19 @@ Measures (wall time, and peak RSS of each child process from getrusage):
   a job of 64 ranks (gpuprof-synth --ranks 64, Kineto traces): ingest with -j 1 and with -j (one reader per
   core), the rate of each and -j's peak RSS (targets: -j at least 1.5x the -j 1 rate, under 200 MB), and
   the ranks and collectives analyses on it (each under 1 s)
+  gpuprof-export --to postgres of that session (rows/s, peak RSS: streamed, target under 64 MiB) and its
+  load.sql into a PostgreSQL cluster started for the bench as tests/warehouse.py starts one (rows/s)
 BENCH_KERNELS overrides the size (default 5,000,000). The session is cached in build/bench/.
 Ingest, analyses and reports are timed as the best of BENCH_REPEAT runs (default 3). BENCH_ONLY=ranks
-runs the 64-rank job alone.
+runs the 64-rank job alone, BENCH_ONLY=warehouse the export and load alone.
 """
 import os
 import resource
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -51,12 +55,13 @@ def main():
     if os.environ.get("BENCH_ONLY") == "ranks":	# the 64-rank job alone
         ranks()
         return
-    session = os.path.join(OUT, f"synth-{KERNELS}")
+    session = synth_session()
     db = os.path.join(OUT, f"synth-{KERNELS}.db")
-    if not os.path.isdir(session):
-        print(f"bench: generating a {KERNELS:,}-kernel session (cached in {os.path.relpath(session, ROOT)})")
-        run_measured([os.path.join(BIN, "gpuprof-synth"), "--kernels", str(KERNELS), "--seed", "1",
-                      "--no-expected", "-o", session])
+    if os.environ.get("BENCH_ONLY") == "warehouse":	# the export and load alone
+        if not os.path.exists(db):
+            run_measured([os.path.join(BIN, "gpuprof-ingest"), "-q", session, "-o", db])
+        warehouse(db)
+        return
     size = sum(os.path.getsize(os.path.join(session, f)) for f in os.listdir(session))
     def ingest():
         if os.path.exists(db):
@@ -92,8 +97,88 @@ def main():
     print(f"{verdict(t < 90 and rss < 64)} trace       {t:6.2f} s  peak RSS {rss:6.1f} MiB   "
           f"(--format trace to /dev/null; targets: < 90 s, < 64 MiB)")
     view(db)
+    warehouse(db)
     kineto()
     ranks()
+
+
+def clickhouse(wh, tmp, db, rows, kernels):
+    """The session exported for ClickHouse and loaded with its load.sh into a server of its own
+    (tests/warehouse.py's): rows per second and the bytes on disk."""
+    if not shutil.which("clickhouse-server"):
+        print("skip clickhouse  clickhouse-server not installed (scripts/deps.sh)")
+        return
+    out = os.path.join(tmp, "export-ch")
+    t, rss = run_measured([os.path.join(BIN, "gpuprof-export"), db, "--to", "clickhouse", "-o", out, "-q"])
+    print(f"{verdict(rss < 64)} export ch   {t:6.2f} s  {rows / t / 1e6:5.2f} M rows/s     peak RSS {rss:5.1f} MiB"
+          f"   (--to clickhouse: JSONEachRow; target: < 64 MiB)")
+    ch = wh.ClickHouse(tmp)
+    try:
+        ch.start()
+        with open(os.path.join(ROOT, "schemas", "warehouse", "clickhouse.sql")) as f:
+            ch.client("--multiquery", stdin=f.read())
+        t, _ = run_measured([os.path.join(out, "load.sh"), "--port", str(ch.port)])
+        ch.client("--query", "OPTIMIZE TABLE kernels FINAL")
+        disk = int(ch.client("--query", "SELECT sum(bytes_on_disk) FROM system.parts WHERE active AND database = 'default'"))
+        print(f"ok   load ch     {t:6.2f} s  {rows / t / 1e6:5.2f} M rows/s     (load.sh into ClickHouse "
+              f"{'.'.join(map(str, ch.version))}: {disk / 2**20:.0f} MiB on disk, {disk / kernels:.0f} B/kernel)")
+    finally:
+        ch.stop()
+        shutil.rmtree(out)
+
+
+def synth_session():
+    """The KERNELS-kernel synthetic session directory, generated once."""
+    session = os.path.join(OUT, f"synth-{KERNELS}")
+    if not os.path.isdir(session):
+        print(f"bench: generating a {KERNELS:,}-kernel session (cached in {os.path.relpath(session, ROOT)})")
+        run_measured([os.path.join(BIN, "gpuprof-synth"), "--kernels", str(KERNELS), "--seed", "1",
+                      "--no-expected", "-o", session])
+    return session
+
+
+def warehouse(db):
+    """The session exported for PostgreSQL (streamed: memory bounded) and loaded with its load.sql into a
+    cluster of its own (tests/warehouse.py's), each as rows per second; the sizes on disk beside."""
+    sys.path.insert(0, os.path.join(ROOT, "tests"))
+    import warehouse as wh
+    con = sqlite3.connect(db)
+    kernels = con.execute("SELECT count(*) FROM kernels").fetchone()[0]
+    con.close()
+    with tempfile.TemporaryDirectory(dir=OUT) as tmp:
+        os.chmod(tmp, 0o755)
+        out = os.path.join(tmp, "export")
+        t, rss = run_measured([os.path.join(BIN, "gpuprof-export"), db, "--to", "postgres", "-o", out, "-q"])
+        rows = 0
+        for d, _, files in os.walk(out):
+            for f in files:
+                if f.endswith(".csv.gz"):
+                    rows += int(subprocess.run(f"gzip -dc '{os.path.join(d, f)}' | wc -l", shell=True,
+                                               capture_output=True, text=True, check=True).stdout) - 1
+        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(out) for f in files)
+        print(f"{verdict(rss < 64)} export      {t:6.2f} s  {rows / t / 1e6:5.2f} M rows/s     peak RSS {rss:5.1f} MiB"
+              f"   (--to postgres: {rows:,} rows, {size / 2**20:.0f} MiB gzipped, {size / kernels:.0f} B/kernel; "
+              f"database {os.path.getsize(db) / 2**20:.0f} MiB, {os.path.getsize(db) / kernels:.0f} B/kernel; "
+              f"target: < 64 MiB)")
+        clickhouse(wh, tmp, db, rows, kernels)
+        if not wh.pg_bin("initdb") or not shutil.which("psql"):
+            print("skip load        PostgreSQL not installed (scripts/deps.sh)")
+            return
+        pg = wh.Postgres(tmp)
+        try:
+            pg.start()
+            pg.psql("-f", os.path.join(ROOT, "schemas", "warehouse", "postgres.sql"))
+            t0 = time.perf_counter()
+            pg.psql("-f", os.path.join(out, "load.sql"))
+            t = time.perf_counter() - t0
+            disk = int(pg.psql(sql="SELECT sum(pg_total_relation_size(c.oid)) AS b FROM pg_class c "
+                                   "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                                   "WHERE n.nspname = 'public' AND c.relkind = 'r'")[0]["b"])
+            print(f"ok   load        {t:6.2f} s  {rows / t / 1e6:5.2f} M rows/s     (psql -f load.sql into PostgreSQL "
+                  f"{pg.psql(sql='SHOW server_version')[0]['server_version']}: {disk / 2**20:.0f} MiB with indexes, "
+                  f"{disk / kernels:.0f} B/kernel)")
+        finally:
+            pg.stop()
 
 
 def ranks():

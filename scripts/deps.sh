@@ -1,10 +1,12 @@
 #!/bin/sh
-# Install the Debian packages gpuprof needs; a fast no-op when all are present.
+# Install the Debian packages gpuprof needs; a fast no-op when all are present. PostgreSQL and ClickHouse
+# are for tests/warehouse.py, which starts servers of its own in a temporary directory.
 #   scripts/deps.sh         build and test dependencies
 #   scripts/deps.sh fuzz    also clang with libFuzzer
 set -e
 pkgs="build-essential pkg-config libsqlite3-dev sqlite3 libpcre2-dev libxlsxwriter-dev
-zlib1g-dev python3 python3-openpyxl python3-jsonschema chromium groff-base man-db"
+zlib1g-dev python3 python3-openpyxl python3-jsonschema chromium groff-base man-db
+postgresql clickhouse-server clickhouse-client"
 [ "$1" = fuzz ] && pkgs="$pkgs clang libclang-rt-dev"
 missing=
 for p in $pkgs; do

@@ -1,4 +1,4 @@
-# bash completion for gpuprof, gpuprof-ingest, gpuprof-analyze, gpuprof-report and gpuprof-collect.
+# bash completion for gpuprof, gpuprof-ingest, gpuprof-analyze, gpuprof-report, gpuprof-export and gpuprof-collect.
 # `make install` puts it in $PREFIX/share/bash-completion/completions/ under each program's name; or
 # `source scripts/gpuprof-completion.bash`. What it offers comes from the programs themselves, so it never
 # goes stale: options from `--help`, analyses from `gpuprof-analyze --list`, the values of --format (and
@@ -38,6 +38,11 @@ _gpuprof_program()
 		return;;
 	-e|--engine)
 		COMPREPLY=($(compgen -W "$(_gpuprof_values "$prog" "" Engines)" -- "$cur"))
+		return;;
+	-t|--to)
+		if [[ ${prog##*/} == gpuprof-export ]]; then
+			COMPREPLY=($(compgen -W "$(_gpuprof_values "$prog" "" Targets)" -- "$cur"))
+		fi
 		return;;
 	--api)
 		COMPREPLY=($(compgen -W "core all" -- "$cur"))
@@ -94,4 +99,4 @@ _gpuprof()
 	_gpuprof_program "$prog" "$cur" "$prev" "${args[@]}"
 }
 
-complete -F _gpuprof gpuprof gpuprof-ingest gpuprof-analyze gpuprof-report gpuprof-collect
+complete -F _gpuprof gpuprof gpuprof-ingest gpuprof-analyze gpuprof-report gpuprof-export gpuprof-collect

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Install and first use: `make install DESTDIR=... PREFIX=/usr` puts the programs, their man pages and
-the bash completion in place; each man page (scripts/help2man.py, from --help) renders with `man -l`
-without groff warnings and names every option its --help names; the completion, sourced in bash, completes
-analyses, options, formats and gpuprof's commands; `gpuprof-ingest -` reads standard input into the same
-database as the file gives (Kineto .json.gz and .json, NDJSON .gz: SQL dumps equal but for the path)."""
+"""Install and first use: `make install DESTDIR=... PREFIX=/usr` puts the programs, their man pages, the
+bash completion and the warehouse's tables and queries (schemas/warehouse) in place; each man page
+(scripts/help2man.py, from --help) renders with `man -l` without groff warnings and names every option
+its --help names; the completion, sourced in bash, completes analyses, options, formats and gpuprof's
+commands; `gpuprof-ingest -` reads standard input into the same database as the file gives (Kineto
+.json.gz and .json, NDJSON .gz: SQL dumps equal but for the path)."""
 import gzip
 import os
 import re
@@ -15,7 +16,8 @@ import tempfile
 import checks
 from checks import BIN, ROOT, TRACES, check, ok
 
-PROGRAMS = ["gpuprof", "gpuprof-ingest", "gpuprof-analyze", "gpuprof-report", "gpuprof-collect", "gpuprof-synth"]
+PROGRAMS = ["gpuprof", "gpuprof-ingest", "gpuprof-analyze", "gpuprof-report", "gpuprof-export", "gpuprof-collect",
+            "gpuprof-synth"]
 INSTALLED = PROGRAMS[:-1]  # gpuprof-synth is a test tool, built, not installed
 BUILD = os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"))
 
@@ -83,9 +85,11 @@ def check_completion(dest):
           ["text", "csv", "json", "md", "html", "xlsx", "trace"])
     check("gpuprof-ingest --format <TAB>", complete(comp, ["gpuprof-ingest", "--format", ""], path),
           ["ndjson", "kineto", "gpuprof", "nsys"])
+    check("gpuprof-export s.db --to <TAB>", complete(comp, ["gpuprof-export", "s.db", "--to", ""], path),
+          ["clickhouse", "postgres", "ndjson", "csv"])
     check("gpuprof-collect --engine <TAB>", complete(comp, ["gpuprof-collect", "--engine", ""], path),
           ["monitor", "trace", "pcsampling"])
-    check("gpuprof <TAB>", complete(comp, ["gpuprof", ""], path), ["ingest", "analyze", "report", "collect", "--help", "--version"])
+    check("gpuprof <TAB>", complete(comp, ["gpuprof", ""], path), ["ingest", "analyze", "report", "export", "collect", "--help", "--version"])
     check("gpuprof analyze st<TAB>", complete(comp, ["gpuprof", "analyze", "st"], path),
           ["streams", "stalls", "stall_kernels", "stall_pcs"])
     check("gpuprof-ingest --re<TAB>", complete(comp, ["gpuprof-ingest", "--re"], path), ["--reindex"])
@@ -134,6 +138,11 @@ def main():
         make("install", f"DESTDIR={dest}", "PREFIX=/usr")
         for p in INSTALLED:
             ok(f"{p} installed", os.access(os.path.join(dest, "usr/bin", p), os.X_OK))
+        wh = os.path.join(ROOT, "schemas", "warehouse")
+        want = sorted(os.path.relpath(os.path.join(d, f), wh) for d, _, fs in os.walk(wh) for f in fs)
+        share = os.path.join(dest, "usr/share/gpuprof/warehouse")
+        check("the warehouse's tables and queries installed", sorted(os.path.relpath(os.path.join(d, f), share)
+                                                                      for d, _, fs in os.walk(share) for f in fs), want)
         check_man(tmp, dest)
         check_completion(dest)
         check_stdin(tmp)
