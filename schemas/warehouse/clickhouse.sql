@@ -265,6 +265,18 @@ CREATE TABLE IF NOT EXISTS pc_samples (
 PARTITION BY toDate(toDateTime(intDiv(ifNull(ts_ns, 0), 1000000000)))
 ORDER BY (session, ifNull(ts_ns, 0));
 
+CREATE TABLE IF NOT EXISTS pc_totals (
+	session String,
+	pid Int64,
+	ts_ns Int64,
+	device_id Int64,
+	total_samples Int64,
+	non_user_samples Int64,
+	dropped_samples Int64
+) ENGINE = MergeTree()
+PARTITION BY toDate(toDateTime(intDiv(ts_ns, 1000000000)))
+ORDER BY (session, ts_ns);
+
 CREATE TABLE IF NOT EXISTS processes (
 	session String,
 	pid Int64,
@@ -276,7 +288,8 @@ CREATE TABLE IF NOT EXISTS processes (
 	origin_ns Nullable(Int64),
 	end_ns Nullable(Int64),
 	clean_end Int64,
-	rank Nullable(Int64)
+	rank Nullable(Int64),
+	options Nullable(String)
 ) ENGINE = MergeTree()
 ORDER BY session;
 
@@ -323,6 +336,16 @@ CREATE TABLE IF NOT EXISTS syncs (
 	kind Int64,
 	event_id Nullable(Int64),
 	thread_id Nullable(Int64)
+) ENGINE = MergeTree()
+PARTITION BY toDate(toDateTime(intDiv(start_ns, 1000000000)))
+ORDER BY (session, start_ns);
+
+CREATE TABLE IF NOT EXISTS trace_windows (
+	session String,
+	pid Int64,
+	start_ns Int64,
+	end_ns Nullable(Int64),
+	ranges_cut Int64
 ) ENGINE = MergeTree()
 PARTITION BY toDate(toDateTime(intDiv(start_ns, 1000000000)))
 ORDER BY (session, start_ns);

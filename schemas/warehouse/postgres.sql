@@ -234,6 +234,16 @@ CREATE TABLE IF NOT EXISTS pc_samples (
 	"line" bigint
 );
 
+CREATE TABLE IF NOT EXISTS pc_totals (
+	"session" text NOT NULL,
+	"pid" bigint NOT NULL,
+	"ts_ns" bigint NOT NULL,
+	"device_id" bigint NOT NULL,
+	"total_samples" bigint NOT NULL,
+	"non_user_samples" bigint NOT NULL,
+	"dropped_samples" bigint NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS processes (
 	"session" text NOT NULL,
 	"pid" bigint NOT NULL,
@@ -245,7 +255,8 @@ CREATE TABLE IF NOT EXISTS processes (
 	"origin_ns" bigint,
 	"end_ns" bigint,
 	"clean_end" bigint NOT NULL,
-	"rank" bigint
+	"rank" bigint,
+	"options" text
 );
 
 CREATE TABLE IF NOT EXISTS ranges (
@@ -289,6 +300,14 @@ CREATE TABLE IF NOT EXISTS syncs (
 	"thread_id" bigint
 );
 
+CREATE TABLE IF NOT EXISTS trace_windows (
+	"session" text NOT NULL,
+	"pid" bigint NOT NULL,
+	"start_ns" bigint NOT NULL,
+	"end_ns" bigint,
+	"ranges_cut" bigint NOT NULL
+);
+
 -- Every table by session: load.sql deletes a session before loading it; the queries pick sessions.
 CREATE INDEX IF NOT EXISTS api_calls_session ON api_calls (session);
 CREATE INDEX IF NOT EXISTS collector_errors_session ON collector_errors (session);
@@ -305,9 +324,11 @@ CREATE INDEX IF NOT EXISTS memory_events_session ON memory_events (session);
 CREATE INDEX IF NOT EXISTS memsets_session ON memsets (session);
 CREATE INDEX IF NOT EXISTS overheads_session ON overheads (session);
 CREATE INDEX IF NOT EXISTS pc_samples_session ON pc_samples (session);
+CREATE INDEX IF NOT EXISTS pc_totals_session ON pc_totals (session);
 CREATE INDEX IF NOT EXISTS processes_session ON processes (session);
 CREATE INDEX IF NOT EXISTS ranges_session ON ranges (session);
 CREATE INDEX IF NOT EXISTS stall_reasons_session ON stall_reasons (session);
 CREATE UNIQUE INDEX IF NOT EXISTS strings_session_id ON strings (session, id);
 CREATE INDEX IF NOT EXISTS syncs_session ON syncs (session);
+CREATE INDEX IF NOT EXISTS trace_windows_session ON trace_windows (session);
 CREATE INDEX IF NOT EXISTS sessions_start ON sessions (start_ns);
