@@ -1,4 +1,4 @@
--- gpuprof session database, schema version 4.
+-- gpuprof session database, schema version 5.
 -- A public interface: users query these tables with plain sqlite3. Times are absolute Unix-epoch
 -- nanoseconds (INTEGER), durations nanoseconds, sizes bytes. Every event row carries its session_id and
 -- the pid of the process that recorded it. Names are ids into `strings`, scoped per session:
@@ -13,6 +13,7 @@
 --   2        column_chunks, column_sets and their triggers             54f9905, 2026-11-22
 --   3        overheads, overhead_kinds, object_kinds (wire format v2)  e7583ec, 2026-11-22
 --   4        kernels.shared_mem, ingest_skipped                        307fba0, 2026-11-23
+--   5        host_metrics' disk and network counters, flop_ops         (branch energy), 2026-11-27
 -- Until user_version was set (with version 4 still), meta said 1 for versions 1 to 3 and 2 for version 4:
 -- gpuprof tells those apart by their tables when it opens one, the only place it looks for tables.
 -- gpuprof-ingest upgrades an older database in one transaction (schemas/migrate-N.sql takes version N-1
@@ -254,6 +255,10 @@ CREATE TABLE IF NOT EXISTS device_metrics (
 	energy_mj INTEGER
 );
 
+-- The last four columns (schema version 5) are the system's I/O counters at the sample, since boot, NULL
+-- where unknown: bytes read from and written to whole disks (/proc/diskstats sectors x 512, partitions
+-- not counted again) and received and sent by network interfaces other than lo (/proc/net/dev). Rates are
+-- differences between samples (the `host` analysis).
 CREATE TABLE IF NOT EXISTS host_metrics (
 	session_id INTEGER NOT NULL,
 	pid INTEGER NOT NULL,
@@ -261,7 +266,28 @@ CREATE TABLE IF NOT EXISTS host_metrics (
 	cpu_pct REAL,			-- percent of one core, process tree
 	rss_bytes INTEGER,
 	sys_mem_used INTEGER,
-	sys_mem_total INTEGER
+	sys_mem_total INTEGER,
+	disk_read_bytes INTEGER,	-- whole disks, since boot
+	disk_write_bytes INTEGER,
+	net_rx_bytes INTEGER,		-- interfaces but lo, since boot
+	net_tx_bytes INTEGER
+);
+
+-- Operators that carry a FLOP count (schema version 5): PyTorch profiler traces recorded with
+-- with_flops=True give CPU ops ("cpu_op") an arg "flops", the floating-point operations the op's formula
+-- counts (matrix products and convolutions: 2 per multiply-add). Only ops with a count are kept. The
+-- kernels an op launched are those whose launch call (api_calls, same pid and correlation id) was made on
+-- its thread while it ran (the `flops` analysis).
+CREATE TABLE IF NOT EXISTS flop_ops (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	start_ns INTEGER NOT NULL,
+	end_ns INTEGER NOT NULL,
+	thread_id INTEGER,
+	name_id INTEGER NOT NULL,	-- strings.id: the op, e.g. aten::mm
+	flops INTEGER NOT NULL,
+	dtype_id INTEGER,		-- strings.id: the type of its first tensor input ("float", "c10::BFloat16"), NULL when unknown
+	external_id INTEGER		-- Kineto's "External id", 0 when none
 );
 
 -- What CUPTI and the driver cost the program itself (CUPTI_ACTIVITY_KIND_OVERHEAD): activity buffer flushes
@@ -413,6 +439,6 @@ INSERT OR IGNORE INTO object_kinds VALUES
 	(0, 'unknown'), (1, 'process'), (2, 'thread'), (3, 'device'), (4, 'context'), (5, 'stream');
 
 -- The version (lib/db.h's DB_SCHEMA_VERSION): the last statements, so a database is marked only once made.
-INSERT OR REPLACE INTO meta VALUES ('schema_version', '4');
+INSERT OR REPLACE INTO meta VALUES ('schema_version', '5');
 PRAGMA application_id = 1196446278;
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;

@@ -28,7 +28,7 @@ SCHEMAS = os.path.join(ROOT, "tests", "data", "schema")
 WIRE = os.path.join(ROOT, "tests", "data", "demo-session")
 KINETO = os.path.join(ROOT, "tests", "data", "kineto-layouts", "pytorch-2-cuda.json")
 EXTRA = os.path.join(ROOT, "tests", "data", "wire-example.ndjson")
-CURRENT = 4
+CURRENT = 5
 # fixture -> the version gpuprof must find in it; in order: each one's .sql runs on the one before it
 FIXTURES = {"v1": 1, "v2": 2, "v3": 3, "v4-meta2": 4}
 LOOKUPS = {"copy_kinds", "memory_kinds", "sync_kinds", "overhead_kinds", "object_kinds", "meta"}

@@ -409,6 +409,9 @@ def migrate(tmp):
     check("v3: made", ingest(os.path.join(LAYOUTS, "pytorch-2-cuda.json"), db).returncode, 0)
     con = sqlite3.connect(db)
     con.executescript("""DROP VIEW kernel_events; DROP TABLE ingest_skipped; ALTER TABLE kernels DROP COLUMN shared_mem;
+        DROP VIEW host_metric_events; DROP TABLE flop_ops; ALTER TABLE host_metrics DROP COLUMN disk_read_bytes;
+        ALTER TABLE host_metrics DROP COLUMN disk_write_bytes; ALTER TABLE host_metrics DROP COLUMN net_rx_bytes;
+        ALTER TABLE host_metrics DROP COLUMN net_tx_bytes;
         UPDATE kernels SET static_smem = 49152, dynamic_smem = NULL;
         UPDATE meta SET value = '1' WHERE key = 'schema_version'; PRAGMA user_version = 0;""")
     con.close()
@@ -422,7 +425,7 @@ def migrate(tmp):
     check("v3: upgraded rows", con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() +
           con.execute("PRAGMA user_version").fetchall() +
           con.execute("SELECT DISTINCT static_smem, dynamic_smem, shared_mem FROM kernels").fetchall(),
-          [("4",), (4,), (None, None, 49152)])
+          [("5",), (5,), (None, None, 49152)])
     check("v3: chunks rebuilt", con.execute("SELECT count(*) FROM column_sets WHERE tbl = 'kernels'").fetchall(), [(1,)])
     con.close()
     rows = analyze("launch", db)
