@@ -223,6 +223,13 @@ $(B)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(B)/libcommon.a
 	@mkdir -p $(B)/obj/tests
 	$(Q)$(CC) $(ALL_CFLAGS) -MF $(B)/obj/tests/$*.d $(LDFLAGS) -o $@ $^ $(LIBS)
 
+# The sampler's /proc parsing (collector/sampler.c, built as gpuprof-collect links it).
+$(B)/tests/test_sampler: tests/unit/test_sampler.c $(B)/obj/collector/sampler.o $(B)/obj/collector/wire.o \
+			 $(B)/libcommon.a
+	@mkdir -p $(@D) $(B)/obj/tests
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -Icollector -MF $(B)/obj/tests/test_sampler.d $(LDFLAGS) -o $@ $^ -ldl $(LIBS)
+
 # The SQLite VFS that fails the Nth file operation (tests/faults.py LD_PRELOADs it into the programs); not
 # in $(B)/tests itself, whose every executable file tests/run.sh runs.
 FAULTVFS = $(B)/tests/faults/libfaultvfs.so

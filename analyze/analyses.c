@@ -294,6 +294,15 @@ static const struct colspec host_cols[] = {
 	{ "rss_max", "RSS max", C_BYTES },
 	{ "sys_mem_used_max", "System memory used max", C_BYTES },
 	{ "sys_mem_total", "System memory", C_BYTES },
+	/* The system's I/O in bytes per second, left out all together where no sample has them. */
+	{ "disk_read_bps", "Disk read /s", C_BYTES, C_HIDE_GROUP },
+	{ "disk_read_bps_max", "max /s", C_BYTES, C_HIDE_GROUP },
+	{ "disk_write_bps", "Disk written /s", C_BYTES, C_HIDE_GROUP },
+	{ "disk_write_bps_max", "max /s", C_BYTES, C_HIDE_GROUP },
+	{ "net_rx_bps", "Net received /s", C_BYTES, C_HIDE_GROUP },
+	{ "net_rx_bps_max", "max /s", C_BYTES, C_HIDE_GROUP },
+	{ "net_tx_bps", "Net sent /s", C_BYTES, C_HIDE_GROUP },
+	{ "net_tx_bps_max", "max /s", C_BYTES, C_HIDE_GROUP },
 };
 static const struct table_spec host_tables[] = {
 	{ "host", "Host metrics: the program's process tree and the system", host_cols, NCOLS(host_cols) },
@@ -703,7 +712,8 @@ const struct analysis analyses[] = {
 	  COMM_MATCH, .section = 23, .section_top = 20, .multi_gpu = 1 },
 	{ SQL_ROW("metrics", "metrics.sql", "Device metrics (NVML): utilisation, memory, power, temperature, clocks",
 		  metrics_tables), .section = 19 },
-	{ SQL_ROW("host", "host.sql", "Host metrics: CPU and memory of the program's process tree, system memory",
+	{ SQL_ROW("host", "host.sql",
+		  "Host metrics: CPU and memory of the program's process tree; system memory, disk and network I/O",
 		  host_tables), .section = 20 },
 	{ SQL_ROW("overhead", "overhead.sql",
 		  "What CUPTI and the driver cost the program, by kind: buffer flushes, instrumentation, lazy loading",
