@@ -71,6 +71,18 @@ static int take_leak_limit(struct analysis_opts *o, const char *arg)
 	return 0;
 }
 
+/* Grams of CO2e per kWh: a number, 0 or more. */
+static int take_carbon(struct analysis_opts *o, const char *arg)
+{
+	char *end;
+	double v = strtod(arg, &end);
+	if (end == arg || *end || v < 0 || !isfinite(v))
+		return -1;
+	o->carbon_intensity = v;
+	o->carbon_given = 1;
+	return 0;
+}
+
 static int take_nothing(struct analysis_opts *o, const char *arg)
 {
 	(void)o;
@@ -104,6 +116,10 @@ static const struct analysis_option opt_fail_on_leak = {
 	"exit 1 when more than BYTES (default 0) are unfreed, or" MORE
 	"when a device's events have no addresses (leaks unknown)",
 	"takes a number of bytes", 0, take_leak_limit };
+static const struct analysis_option opt_carbon_intensity = {
+	"carbon-intensity", required_argument, "G_PER_KWH",
+	"grams of CO2e per kWh of the grid that powered the run (no" MORE "default): adds co2e_g",
+	"needs grams per kWh, a number such as 400", 0, take_carbon };
 static const struct analysis_option opt_fail_on_regression = {
 	"fail-on-regression", no_argument, NULL,
 	"exit 1 when any kernel, range, copy kind or API call" MORE "regressed; one-line verdict on stderr", "", 0,
@@ -164,6 +180,7 @@ static const struct analysis_option *const compare_options[] = {
 };
 static const struct analysis_option *const trend_options[] = { &opt_threshold, NULL };
 static const struct analysis_option *const ranks_options[] = { &opt_threshold, NULL };
+static const struct analysis_option *const energy_options[] = { &opt_carbon_intensity, NULL };
 
 /* An analysis that is its SQL file: the tables its statements fill (struct table_spec). */
 /*
@@ -306,6 +323,23 @@ static const struct colspec host_cols[] = {
 };
 static const struct table_spec host_tables[] = {
 	{ "host", "Host metrics: the program's process tree and the system", host_cols, NCOLS(host_cols) },
+};
+
+static const struct colspec energy_cols[] = {
+	GPU_COLUMNS,
+	{ "device", "Device", C_INT },
+	{ "method", "From", C_TEXT },
+	{ "samples", "Samples", C_INT },
+	{ "span_ns", "Sampled span", C_NS },
+	{ "joules", "Energy J", C_REAL },
+	{ "kwh", "kWh", C_REAL },
+	{ "avg_w", "Avg power W", C_REAL },
+	{ "steps", "Steps", C_INT },
+	{ "joules_per_step", "J per step", C_REAL },
+	{ "co2e_g", "CO2e g", C_REAL },
+};
+static const struct table_spec energy_tables[] = {
+	{ "energy", "Energy per GPU and in all (NVML), per iteration, and CO2e", energy_cols, NCOLS(energy_cols) },
 };
 
 static const struct colspec overhead_cols[] = {
@@ -634,6 +668,15 @@ static const struct colspec compare_copy_cols[] = {
 	COMPARE_COLUMNS, { "base_bytes", "Base bytes", C_BYTES }, { "new_bytes", "New bytes", C_BYTES },
 	{ "name", "Kind", C_TEXT },
 };
+static const struct colspec compare_energy_cols[] = {
+	{ "name", "GPU", C_TEXT },
+	{ "base_joules", "Base J", C_REAL },
+	{ "new_joules", "New J", C_REAL },
+	{ "delta_joules", "Delta J", C_REAL },
+	{ "delta_pct", "Delta %", C_PCT },
+	{ "base_avg_w", "Base avg W", C_REAL },
+	{ "new_avg_w", "New avg W", C_REAL },
+};
 static const struct table_spec compare_tables[] = {
 	{ "compare", "Kernels against the baseline", compare_kernel_cols, NCOLS(compare_kernel_cols) },
 	{ "compare_ranges", "NVTX ranges against the baseline, by path and style (wall time)", compare_range_cols,
@@ -642,6 +685,8 @@ static const struct table_spec compare_tables[] = {
 	  NCOLS(compare_copy_cols) },
 	{ "compare_api", "CUDA API calls against the baseline, by name", compare_kernel_cols,
 	  NCOLS(compare_kernel_cols) },
+	{ "compare_energy", "Energy against the baseline, per GPU and in all (NVML)", compare_energy_cols,
+	  NCOLS(compare_energy_cols) },
 };
 
 static const struct colspec trend_cols[] = {
@@ -712,6 +757,9 @@ const struct analysis analyses[] = {
 	  COMM_MATCH, .section = 23, .section_top = 20, .multi_gpu = 1 },
 	{ SQL_ROW("metrics", "metrics.sql", "Device metrics (NVML): utilisation, memory, power, temperature, clocks",
 		  metrics_tables), .section = 19 },
+	{ SQL_ROW("energy", "energy.sql",
+		  "Energy per GPU and in all: joules, kWh, average power, per iteration; CO2e (--carbon-intensity)",
+		  energy_tables), .options = energy_options, .section = 19 },
 	{ SQL_ROW("host", "host.sql",
 		  "Host metrics: CPU and memory of the program's process tree; system memory, disk and network I/O",
 		  host_tables), .section = 20 },

@@ -33,6 +33,8 @@ struct analysis_opts {
 	const char *baseline;	/* --baseline BASE.db, or NULL (analysis_baseline opens it) */
 	const char *base_id;	/* --base-session ID (id or uuid), or NULL */
 	int64_t limit;		/* a gate's argument: --fail-on-leak BYTES */
+	double carbon_intensity;	/* energy: --carbon-intensity, grams of CO2e per kWh */
+	int carbon_given;	/* --carbon-intensity was given (else :carbon_intensity is NULL) */
 };
 
 /* The defaults: no filters, threshold 5%, min-delta 10 us, min-calls 1. */
@@ -107,8 +109,8 @@ struct analysis {
 	const struct gate *gate;	/* its gate, or NULL */
 	const char *usage;	/* --help: its options' heading after its name ("NEW.db: ..."), or NULL */
 	int needs_baseline;	/* it compares o->session with a baseline session (analysis_baseline) */
-	int section;		/* its place in gpuprof-report, 1 first; 0 none. With needs_baseline, only with
-				   --baseline, and before every section without */
+	int section;		/* its place in gpuprof-report, 1 first; 0 none; rows of one place in table
+				   order. With needs_baseline, only with --baseline, and before every section without */
 	int section_top;	/* rows its report section shows by default, 0 all */
 	int kernel_cache;	/* reads the kernels through several tables: keep their columns (one decode) */
 	int multi_gpu;		/* its report section only with GPUs to compare, two or more (JSON: [] else) */
@@ -142,7 +144,8 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 	       int n, struct tables *out);
 /*
  * Bind the options a statement names: :session, :match, :exclude, :top (-1 for all), :short (0/1),
- * :folded (1 with --short or --group), :base_session, :threshold, :min_delta, :min_calls and :limit;
+ * :folded (1 with --short or --group), :base_session, :threshold, :min_delta, :min_calls, :limit and
+ * :carbon_intensity (NULL when not given);
  * and the data files analyses read: :stall_reasons (analyze/stall-reasons.txt). script_run binds
  * :class_rules and :class_rules_file too: the text and name of the file GPUPROF_CLASS_RULES names, else
  * of analyze/kernel-classes.rules (a file it cannot read fails the run).

@@ -39,6 +39,8 @@ void script_bind(sqlite3_stmt *st, const struct analysis_opts *o)
 		sqlite3_bind_int64(st, i, o->min_calls);
 	if ((i = sqlite3_bind_parameter_index(st, ":limit")))
 		sqlite3_bind_int64(st, i, o->limit);
+	if ((i = sqlite3_bind_parameter_index(st, ":carbon_intensity")) && o->carbon_given)
+		sqlite3_bind_double(st, i, o->carbon_intensity);
 	if ((i = sqlite3_bind_parameter_index(st, ":stall_reasons")))
 		sqlite3_bind_text(st, i, embed_get("analyze/stall-reasons.txt"), -1, SQLITE_STATIC);
 }
