@@ -109,8 +109,8 @@ struct analysis {
 	const struct gate *gate;	/* its gate, or NULL */
 	const char *usage;	/* --help: its options' heading after its name ("NEW.db: ..."), or NULL */
 	int needs_baseline;	/* it compares o->session with a baseline session (analysis_baseline) */
-	int section;		/* its place in gpuprof-report, 1 first; 0 none; rows of one place in table
-				   order. With needs_baseline, only with --baseline, and before every section without */
+	int section;		/* its place in gpuprof-report, 1 first; 0 none. With needs_baseline, only with
+				   --baseline, and before every section without */
 	int section_top;	/* rows its report section shows by default, 0 all */
 	int kernel_cache;	/* reads the kernels through several tables: keep their columns (one decode) */
 	int multi_gpu;		/* its report section only with GPUs to compare, two or more (JSON: [] else) */

@@ -419,14 +419,15 @@ def planted_all(tmp):
     check("all: gate counts every row under --top", (p.returncode, p.stderr.split("; ", 2)[2]),
           (1, "ranges 2 regressed, 1 new, 1 gone; copies 1 regressed, 1 new, 1 gone: FAIL\n"))
     d = compare_doc(db, *nb, "--top", "1")
-    check("all: --top cuts every table (no API calls planted)", [len(d[t]) for t in d], [1, 1, 1, 0])
+    check("all: --top cuts every table (no API calls or power samples planted)", [len(d[t]) for t in d],
+          [1, 1, 1, 0, 0])
     check("all: --top keeps the regressions", [d[t][0]["name"] for t in ("compare_ranges", "compare_copies")],
           ["step/forward/attention", "HtoD"])
 
     # Names filters apply to paths and copy kinds, on both sides.
     d = compare_doc(db, *nb, "-m", "attention|optimizer|HtoD|DtoD")
     check("all --match", [sorted(by_name(d[t])) for t in d],
-          [[], ["step/forward/attention", "step/optimizer"], ["DtoD", "HtoD"], []])
+          [[], ["step/forward/attention", "step/optimizer"], ["DtoD", "HtoD"], [], []])
     d = compare_doc(db, *nb, "-x", "^step/|memset")
     check("all --exclude", [sorted(by_name(d[t])) for t in ("compare_ranges", "compare_copies")],
           [["data_wait", "step"], ["DtoD", "DtoH", "HtoD", "PtoP"]])
@@ -714,7 +715,7 @@ def report_baseline(tmp):
     out = os.path.join(tmp, "rb-csv")
     subprocess.run([os.path.join(BIN, "gpuprof-report"), dbs[1], "--baseline", dbs[0], "--format", "csv", "-o", out],
                    check=True)
-    check("report --baseline: CSV files", [os.path.exists(f"{out}/{t}.csv") for t in list(doc)], [True] * 4)
+    check("report --baseline: CSV files", [os.path.exists(f"{out}/{t}.csv") for t in list(doc)], [True] * 5)
 
 
 def main():
