@@ -116,7 +116,7 @@ static const struct analysis_option opt_fail_on_leak = {
 	"exit 1 when more than BYTES (default 0) are unfreed, or" MORE
 	"when a device's events have no addresses (leaks unknown)",
 	"takes a number of bytes", 0, take_leak_limit };
-static const struct analysis_option opt_carbon_intensity = {
+const struct analysis_option opt_carbon_intensity = {
 	"carbon-intensity", required_argument, "G_PER_KWH",
 	"grams of CO2e per kWh of the grid that powered the run (no" MORE "default): adds co2e_g",
 	"needs grams per kWh, a number such as 400", 0, take_carbon };

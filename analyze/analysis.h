@@ -117,6 +117,8 @@ struct analysis {
 };
 
 extern const struct analysis analyses[];	/* ended by a row with name NULL */
+/* --carbon-intensity G_PER_KWH (energy's option), which gpuprof-report takes too. */
+extern const struct analysis_option opt_carbon_intensity;
 /*
  * The baseline of an analysis that needs one, attached to db as schema `base` (o->baseline's file, else
  * db's own again), its session in o->base_session: o->baseline's o->base_id or newest session, else db's
