@@ -387,16 +387,17 @@ static int read_meminfo(int procfd, int64_t *total, int64_t *used)
 	return 0;
 }
 
-/* One /proc/diskstats line: the device's name and sectors read and written; 0, or -1 when it is not one. */
+/* One /proc/diskstats line: the device's name and sectors read and written. */
 struct disk_line {
 	char name[64];
-	unsigned long long rd, wr;
+	unsigned long long rd, wr;	/* sectors read and written */
 };
 
+/* One line of /proc/diskstats (major, minor, name, then at least seven counters) into d; 0, or -1. */
 static int parse_disk_line(const char *line, struct disk_line *d)
 {
 	unsigned major, minor;
-	unsigned long long f[7];
+	unsigned long long f[5];	/* the counters around the two kept */
 	return sscanf(line, " %u %u %63s %llu %llu %llu %llu %llu %llu %llu", &major, &minor, d->name, &f[0], &f[1],
 		      &d->rd, &f[2], &f[3], &f[4], &d->wr) == 10 ? 0 : -1;
 }
@@ -490,7 +491,7 @@ int sampler_parse_netdev(const char *text, int64_t *rx_bytes, int64_t *tx_bytes)
 /* The system's disk and network counters into out (have_disk, have_net say which were read). */
 static void read_sys_io(int procfd, struct host_sample *out)
 {
-	char *text = malloc(SYS_IO_BYTES);	/* not on the stack: the collector samples on the program's threads too */
+	char *text = malloc(SYS_IO_BYTES);	/* not on the stack: the library samples on the program's threads */
 	ssize_t n;
 	if (!text)
 		return;

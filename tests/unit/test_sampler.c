@@ -56,7 +56,8 @@ int main(void)
 	CHECK(!sampler_parse_netdev("    lo: 5 1 0 0 0 0 0 0 5 1 0 0 0 0 0 0\n", &rx, &tx));
 	CHECK(rx == 0 && tx == 0);
 	/* Only virtual devices and partitions of a disk not listed: parsed; the partition counts as a disk. */
-	CHECK(!sampler_parse_diskstats("   7 0 loop0 1 0 8 0 1 0 8 0 0 0 0\n   8 1 sdz1 1 0 2 0 1 0 4 0 0 0 0\n", &rd, &wr));
+	CHECK(!sampler_parse_diskstats("   7 0 loop0 1 0 8 0 1 0 8 0 0 0 0\n"
+				       "   8 1 sdz1 1 0 2 0 1 0 4 0 0 0 0\n", &rd, &wr));
 	CHECK(rd == 2 * 512 && wr == 4 * 512);
 	free(disk);
 	free(net);
