@@ -246,7 +246,7 @@ FROM temp.cmp_rows WHERE tbl = 3 ORDER BY rank, change DESC, name LIMIT :top;
 -- over nodes) and in all (name 'all'): joules, average power over the sampled span, and the change. No
 -- status: energy informs, the gate judges times. No rows when neither side has power or energy samples.
 DELETE FROM temp.energy_input;
-INSERT INTO temp.energy_input
+INSERT INTO temp.energy_input (side, node, device, pid, ts_ns, energy_mj, power_mw)
 SELECT 0, coalesce(p.node, 0), m.device_id, m.pid, m.ts_ns, m.energy_mj, m.power_mw
 FROM base.device_metrics m
 LEFT JOIN (SELECT pid, dense_rank() OVER (ORDER BY hostname, rank) - 1 AS node FROM base.processes
@@ -255,7 +255,8 @@ WHERE m.session_id = :base_session AND (m.energy_mj IS NOT NULL OR m.power_mw IS
 UNION ALL
 SELECT 1, coalesce(g.node, 0), m.device_id, m.pid, m.ts_ns, m.energy_mj, m.power_mw
 FROM main.device_metrics m LEFT JOIN temp.gpu_nodes g ON g.session_id = m.session_id AND g.pid = m.pid
-WHERE m.session_id = :session AND (m.energy_mj IS NOT NULL OR m.power_mw IS NOT NULL);
+WHERE m.session_id = :session AND (m.energy_mj IS NOT NULL OR m.power_mw IS NOT NULL)
+ORDER BY 1, 2, 3, 4, 5;
 WITH per AS (
 	SELECT side, node, device, sum(j) AS joules, max(t1) - min(t0) AS span_ns FROM temp.energy_steps
 	GROUP BY side, node, device
