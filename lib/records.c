@@ -97,7 +97,8 @@ const char *const trace_device_metric_keys[] = { "GPU utilization %", "Memory ut
 						 "Memory total bytes", "Temperature C", "Power mW", "SM clock MHz",
 						 "Energy mJ", NULL };
 const char *const trace_host_metric_keys[] = { "CPU % of a core", "RSS bytes", "System memory used bytes",
-					       "System memory total bytes", NULL };
+					       "System memory total bytes", "Disk read bytes", "Disk written bytes",
+					       "Network received bytes", "Network sent bytes", NULL };
 
 int rec_by_wire(const char *wire)
 {
