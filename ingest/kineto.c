@@ -609,7 +609,7 @@ static int read_op(struct state *st, const struct evt *e)
 	struct value *v;
 	const char *dtype;
 	int64_t flops;
-	if (arg_num(d, e->args, "flops", &flops) || flops < 0)
+	if (arg_num(d, e->args, TRACE_FLOPS_ARG, &flops) || flops < 0)
 		return 1;
 	v = blank(st, R_OP);
 	put(v, x->o_start, e->start);
@@ -921,7 +921,7 @@ static int event(struct state *st, struct buf *text)
 	if (e.cat && (!strcmp(ph, "i") || !strcmp(ph, "C")) && (rc = gpuprof_event(st, &e, ph)) <= 0)
 		return rc;
 	if (!strcmp(ph, "X") && e.cat && (!strcmp(e.cat, "cpu_op") || !strcmp(e.cat, "Operator")) && args &&
-	    json_get(d, args, "flops") && !span(st, ev, &e.start, &e.end) && (rc = read_op(st, &e)) <= 0)
+	    json_get(d, args, TRACE_FLOPS_ARG) && !span(st, ev, &e.start, &e.end) && (rc = read_op(st, &e)) <= 0)
 		return rc;
 	if (strcmp(ph, "X") || !(rule = cat_rule(e.cat, pid)) || span(st, ev, &e.start, &e.end)) {
 		skip(st, ev, pid);

@@ -61,6 +61,9 @@ extern const struct rec_spec rec_specs[R_COUNT];
  */
 extern const char *const trace_device_metric_keys[];
 extern const char *const trace_host_metric_keys[];
+/* The arg of PyTorch's cpu_op events that carries an op's FLOP count (with_flops=True): the Kineto reader
+   reads it, report/trace.c writes it. */
+#define TRACE_FLOPS_ARG "flops"
 
 /* The record type whose wire name is `wire`, or -1. */
 int rec_by_wire(const char *wire);

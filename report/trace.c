@@ -410,7 +410,7 @@ static void op_ev(struct trace *t, sqlite3_stmt *st)
 		add_str(b, (const char *)sqlite3_column_text(st, 7));
 		buf_addstr(b, "]");
 	}
-	add_arg_int(b, "flops", st, 5, &first);
+	add_arg_int(b, TRACE_FLOPS_ARG, st, 5, &first);
 	buf_addstr(b, "}}");
 }
 
