@@ -30,7 +30,7 @@ else
 Q = @
 endif
 
-EMBED = schemas/session.sql schemas/views.sql $(wildcard schemas/migrate-*.sql) $(wildcard schemas/read-*.sql) schemas/views-ext.sql $(wildcard analyze/*.sql) analyze/kernel-classes.rules analyze/stall-reasons.txt report/report.css report/timeline.js
+EMBED = schemas/session.sql schemas/views.sql $(wildcard schemas/migrate-*.sql) $(wildcard schemas/read-*.sql) schemas/views-ext.sql $(wildcard analyze/*.sql) analyze/kernel-classes.rules analyze/gpu-peaks.rules analyze/stall-reasons.txt report/report.css report/timeline.js
 
 LIB_SRC = $(filter-out lib/gpuprof.c lib/sqlext_load.c,$(wildcard lib/*.c))
 LIB_OBJ = $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/embedded.o
@@ -71,7 +71,7 @@ endif
 # linked-in copy is, in tests/unit/test_sqlext.c).
 EXTENSION = $(B)/lib/gpuprof_sqlite.so
 EXT_SRC = lib/sqlext_load.c lib/sqlext.c lib/sqlext_vtab.c lib/sqlext_busy.c lib/sqlext_launch.c lib/sqlext_exec.c lib/sqlext_classes.c \
-	  lib/sqlext_window.c lib/sqlext_fmt.c lib/sqlext_memory.c lib/sqlext_nest.c lib/sqlext_nodes.c lib/intmap.c lib/colstore.c lib/records.c lib/dstats.c lib/spans.c \
+	  lib/sqlext_window.c lib/sqlext_fmt.c lib/sqlext_memory.c lib/sqlext_nest.c lib/sqlext_nodes.c lib/sqlext_peaks.c lib/intmap.c lib/colstore.c lib/records.c lib/dstats.c lib/spans.c \
 	  lib/symname.c lib/table.c lib/json.c lib/util.c lib/embed.c $(B)/gen/ext_embedded.c
 # What the extension embeds: the views it makes (the programs embed everything, EMBED).
 EXT_EMBED = schemas/views-ext.sql
@@ -228,6 +228,13 @@ $(B)/tests/%: tests/unit/%.c $(ANALYZE_OBJ) $(B)/libcommon.a
 	@echo "  CC      $@"
 	@mkdir -p $(B)/obj/tests
 	$(Q)$(CC) $(ALL_CFLAGS) -MF $(B)/obj/tests/$*.d $(LDFLAGS) -o $@ $^ $(LIBS)
+
+# The sampler's /proc parsing (collector/sampler.c, built as gpuprof-collect links it).
+$(B)/tests/test_sampler: tests/unit/test_sampler.c $(B)/obj/collector/sampler.o $(B)/obj/collector/wire.o \
+			 $(B)/libcommon.a
+	@mkdir -p $(@D) $(B)/obj/tests
+	@echo "  CC      $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -Icollector -MF $(B)/obj/tests/test_sampler.d $(LDFLAGS) -o $@ $^ -ldl $(LIBS)
 
 # The SQLite VFS that fails the Nth file operation (tests/faults.py LD_PRELOADs it into the programs); not
 # in $(B)/tests itself, whose every executable file tests/run.sh runs.

@@ -71,6 +71,18 @@ static int take_leak_limit(struct analysis_opts *o, const char *arg)
 	return 0;
 }
 
+/* Grams of CO2e per kWh: a number, 0 or more. */
+static int take_carbon(struct analysis_opts *o, const char *arg)
+{
+	char *end;
+	double v = strtod(arg, &end);
+	if (end == arg || *end || v < 0 || !isfinite(v))
+		return -1;
+	o->carbon_intensity = v;
+	o->carbon_given = 1;
+	return 0;
+}
+
 static int take_nothing(struct analysis_opts *o, const char *arg)
 {
 	(void)o;
@@ -104,6 +116,10 @@ static const struct analysis_option opt_fail_on_leak = {
 	"exit 1 when more than BYTES (default 0) are unfreed, or" MORE
 	"when a device's events have no addresses (leaks unknown)",
 	"takes a number of bytes", 0, take_leak_limit };
+const struct analysis_option opt_carbon_intensity = {
+	"carbon-intensity", required_argument, "G_PER_KWH",
+	"grams of CO2e per kWh of the grid that powered the run (no" MORE "default): adds co2e_g",
+	"needs grams per kWh, a number such as 400", 0, take_carbon };
 static const struct analysis_option opt_fail_on_regression = {
 	"fail-on-regression", no_argument, NULL,
 	"exit 1 when any kernel, range, copy kind or API call" MORE "regressed; one-line verdict on stderr", "", 0,
@@ -164,6 +180,7 @@ static const struct analysis_option *const compare_options[] = {
 };
 static const struct analysis_option *const trend_options[] = { &opt_threshold, NULL };
 static const struct analysis_option *const ranks_options[] = { &opt_threshold, NULL };
+static const struct analysis_option *const energy_options[] = { &opt_carbon_intensity, NULL };
 
 /* An analysis that is its SQL file: the tables its statements fill (struct table_spec). */
 /*
@@ -294,9 +311,62 @@ static const struct colspec host_cols[] = {
 	{ "rss_max", "RSS max", C_BYTES },
 	{ "sys_mem_used_max", "System memory used max", C_BYTES },
 	{ "sys_mem_total", "System memory", C_BYTES },
+	/* The system's I/O in bytes per second, left out all together where no sample has them. */
+	{ "disk_read_bps", "Disk read /s", C_BYTES, C_HIDE_GROUP },
+	{ "disk_read_bps_max", "max /s", C_BYTES, C_HIDE_GROUP },
+	{ "disk_write_bps", "Disk written /s", C_BYTES, C_HIDE_GROUP },
+	{ "disk_write_bps_max", "max /s", C_BYTES, C_HIDE_GROUP },
+	{ "net_rx_bps", "Net received /s", C_BYTES, C_HIDE_GROUP },
+	{ "net_rx_bps_max", "max /s", C_BYTES, C_HIDE_GROUP },
+	{ "net_tx_bps", "Net sent /s", C_BYTES, C_HIDE_GROUP },
+	{ "net_tx_bps_max", "max /s", C_BYTES, C_HIDE_GROUP },
 };
 static const struct table_spec host_tables[] = {
 	{ "host", "Host metrics: the program's process tree and the system", host_cols, NCOLS(host_cols) },
+};
+
+static const struct colspec energy_cols[] = {
+	GPU_COLUMNS,
+	{ "device", "Device", C_INT },
+	{ "method", "From", C_TEXT },
+	{ "samples", "Samples", C_INT },
+	{ "span_ns", "Sampled span", C_NS },
+	{ "joules", "Energy J", C_REAL },
+	{ "kwh", "kWh", C_REAL },
+	{ "avg_w", "Avg power W", C_REAL },
+	{ "steps", "Steps", C_INT },
+	{ "joules_per_step", "J per step", C_REAL },
+	{ "co2e_g", "CO2e g", C_REAL },
+};
+static const struct table_spec energy_tables[] = {
+	{ "energy", "Energy per GPU and in all (NVML), per iteration, and CO2e", energy_cols, NCOLS(energy_cols) },
+};
+
+static const struct colspec flops_cols[] = {
+	{ "name", "Op", C_TEXT },
+	{ "calls", "Calls", C_INT },
+	{ "kernels", "Kernels", C_INT },
+	{ "flops", "FLOPs", C_INT },
+	{ "gpu_ns", "GPU time", C_NS },
+	{ "tflops", "TFLOP/s", C_REAL },
+	{ "dtype", "Type", C_TEXT },
+	{ "gpu", "GPU", C_TEXT },
+	{ "peak_tflops", "Peak TFLOP/s", C_REAL },
+	{ "mfu", "MFU", C_REAL },
+};
+static const struct colspec flops_steps_cols[] = {
+	{ "step", "Iteration", C_TEXT },
+	{ "start_ns", "Start", C_TIME },
+	{ "ops", "Ops", C_INT },
+	{ "flops", "FLOPs", C_INT },
+	{ "gpu_ns", "GPU time", C_NS },
+	{ "tflops", "TFLOP/s", C_REAL },
+	{ "mfu", "MFU", C_REAL },
+};
+static const struct table_spec flops_tables[] = {
+	{ "flops", "Achieved FLOP/s per op (PyTorch with_flops) and MFU against the GPU's peak", flops_cols,
+	  NCOLS(flops_cols) },
+	{ "flops_steps", "Achieved FLOP/s and MFU per iteration", flops_steps_cols, NCOLS(flops_steps_cols) },
 };
 
 static const struct colspec overhead_cols[] = {
@@ -628,6 +698,15 @@ static const struct colspec compare_copy_cols[] = {
 	COMPARE_COLUMNS, { "base_bytes", "Base bytes", C_BYTES }, { "new_bytes", "New bytes", C_BYTES },
 	{ "name", "Kind", C_TEXT },
 };
+static const struct colspec compare_energy_cols[] = {
+	{ "name", "GPU", C_TEXT },
+	{ "base_joules", "Base J", C_REAL },
+	{ "new_joules", "New J", C_REAL },
+	{ "delta_joules", "Delta J", C_REAL },
+	{ "delta_pct", "Delta %", C_PCT },
+	{ "base_avg_w", "Base avg W", C_REAL },
+	{ "new_avg_w", "New avg W", C_REAL },
+};
 static const struct table_spec compare_tables[] = {
 	{ "compare", "Kernels against the baseline", compare_kernel_cols, NCOLS(compare_kernel_cols) },
 	{ "compare_ranges", "NVTX ranges against the baseline, by path and style (wall time)", compare_range_cols,
@@ -636,6 +715,8 @@ static const struct table_spec compare_tables[] = {
 	  NCOLS(compare_copy_cols) },
 	{ "compare_api", "CUDA API calls against the baseline, by name", compare_kernel_cols,
 	  NCOLS(compare_kernel_cols) },
+	{ "compare_energy", "Energy against the baseline, per GPU and in all (NVML)", compare_energy_cols,
+	  NCOLS(compare_energy_cols) },
 };
 
 static const struct colspec trend_cols[] = {
@@ -666,51 +747,58 @@ const struct analysis analyses[] = {
 	{ SQL_ROW("kernexec", "kernexec.sql",
 		  "Kernel launch pipeline per name (nsys cuda_kern_exec_sum): API, queue and kernel time; queue growth",
 		  kernexec_tables), .section = 6, .section_top = 10 },
+	{ SQL_ROW("flops", "flops.sql",
+		  "Achieved TFLOP/s and MFU per op and per iteration, from PyTorch's FLOP counts (with_flops=True)",
+		  flops_tables), .section = 7, .section_top = 10 },
 	{ SQL_ROW("launch", "launch.sql", "Launch configurations per kernel: calls, time, theoretical occupancy",
 		  launch_tables) },
 	{ SQL_ROW("classes", "classes.sql", "Compute, communication and memory kernels: time, busy, overlap",
-		  classes_tables), .section = 7 },
+		  classes_tables), .section = 8 },
 	{ SQL_ROW("memcpy", "memcpy.sql", "Copies by kind (HtoD, DtoH, DtoD, PtoP) and memsets: time, bytes, GB/s",
-		  memcpy_tables), .section = 10 },
+		  memcpy_tables), .section = 11 },
 	{ SQL_ROW("sync", "sync.sql", "Host time blocked in synchronization, by type and stream", sync_tables),
-	  .section = 11, .section_top = 10 },
+	  .section = 12, .section_top = 10 },
 	{ SQL_ROW("api", "api.sql", "CUDA runtime and driver API calls by name (nsys cuda_api_sum): count, time, stats",
-		  api_tables), .section = 12, .section_top = 10 },
+		  api_tables), .section = 13, .section_top = 10 },
 	{ SQL_ROW("ranges", "ranges.sql", "NVTX ranges by nesting path: wall time and the GPU time they launched",
-		  ranges_tables), .section = 13, .section_top = 10 },
+		  ranges_tables), .section = 14, .section_top = 10 },
 	{ SQL_ROW("idle", "idle.sql", "GPU idle time per device; kernel and copy busy time and their overlap",
-		  idle_tables), .section = 17 },
+		  idle_tables), .section = 18 },
 	{ SQL_ROW("streams", "streams.sql", "Busy time per stream", streams_tables) },
 	{ SQL_ROW("gaps", "gaps.sql", "Longest GPU idle gaps, with the host calls made during them", gaps_tables),
-	  .section = 18, .section_top = 5 },
+	  .section = 19, .section_top = 5 },
 	{ SQL_ROW("memory", "memory.sql", "GPU memory per device: allocations, peak (and when), live at the end",
-		  memory_tables), MEMORY_EVENTS, .section = 14 },
+		  memory_tables), MEMORY_EVENTS, .section = 15 },
 	{ SQL_ROW("leaks", "leaks.sql", "Leak candidates: blocks still allocated at the end, by site (--fail-on-leak)",
-		  leaks_tables), MEMORY_EVENTS, .gate = &leak_gate, .section = 15, .section_top = 10 },
+		  leaks_tables), MEMORY_EVENTS, .gate = &leak_gate, .section = 16, .section_top = 10 },
 	{ SQL_ROW("peak", "peak.sql", "What was live at each device's memory peak, largest first", peak_tables),
 	  MEMORY_EVENTS },
 	{ SQL_ROW("growth", "growth.sql", "Memory growth per iteration with R^2, severity and what to check",
-		  growth_tables), MEMORY_EVENTS, .section = 16 },
+		  growth_tables), MEMORY_EVENTS, .section = 17 },
 	{ SQL_ROW("stalls", "stalls.sql", "Warp stall reasons from PC sampling: samples, share, meaning, usual cause",
-		  stalls_tables), .prelude = STALL_SAMPLES, .section = 8 },
+		  stalls_tables), .prelude = STALL_SAMPLES, .section = 9 },
 	{ SQL_ROW("stall_kernels", "stall_kernels.sql", "Stall reason mix per kernel (a kernel x reason matrix)",
-		  stall_kernels_tables), .prelude = STALL_SAMPLES, .section = 9, .section_top = 10 },
+		  stall_kernels_tables), .prelude = STALL_SAMPLES, .section = 10, .section_top = 10 },
 	{ SQL_ROW("stall_pcs", "stall_pcs.sql", "Most sampled instructions with source line and dominant reason",
 		  stall_pcs_tables), .prelude = STALL_SAMPLES },
 	{ SQL_ROW("ranks", "ranks.sql",
 		  "Per rank: compute, exposed communication, idle, steps, wait at collectives, stragglers (--threshold)",
-		  ranks_tables), COMM_MATCH, .options = ranks_options, .section = 22, .multi_gpu = 1,
+		  ranks_tables), COMM_MATCH, .options = ranks_options, .section = 24, .multi_gpu = 1,
 	  .kernel_cache = 1 },
 	{ SQL_ROW("collectives", "collectives.sql",
 		  "NCCL/RCCL collectives matched across ranks: operations, time, start skew", collectives_tables),
-	  COMM_MATCH, .section = 23, .section_top = 20, .multi_gpu = 1 },
+	  COMM_MATCH, .section = 25, .section_top = 20, .multi_gpu = 1 },
 	{ SQL_ROW("metrics", "metrics.sql", "Device metrics (NVML): utilisation, memory, power, temperature, clocks",
-		  metrics_tables), .section = 19 },
-	{ SQL_ROW("host", "host.sql", "Host metrics: CPU and memory of the program's process tree, system memory",
-		  host_tables), .section = 20 },
+		  metrics_tables), .section = 20 },
+	{ SQL_ROW("energy", "energy.sql",
+		  "Energy per GPU and in all: joules, kWh, average power, per iteration; CO2e (--carbon-intensity)",
+		  energy_tables), .options = energy_options, .section = 21 },
+	{ SQL_ROW("host", "host.sql",
+		  "Host metrics: CPU and memory of the program's process tree; system memory, disk and network I/O",
+		  host_tables), .section = 22 },
 	{ SQL_ROW("overhead", "overhead.sql",
 		  "What CUPTI and the driver cost the program, by kind: buffer flushes, instrumentation, lazy loading",
-		  overhead_tables), .section = 21 },
+		  overhead_tables), .section = 23 },
 	{ SQL_ROW("compare", "compare.sql",
 		  "Kernels, NVTX ranges, copies and API calls against a baseline: regressed, improved, new, gone (CI gate)",
 		  compare_tables),

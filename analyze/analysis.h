@@ -33,6 +33,8 @@ struct analysis_opts {
 	const char *baseline;	/* --baseline BASE.db, or NULL (analysis_baseline opens it) */
 	const char *base_id;	/* --base-session ID (id or uuid), or NULL */
 	int64_t limit;		/* a gate's argument: --fail-on-leak BYTES */
+	double carbon_intensity;	/* energy: --carbon-intensity, grams of CO2e per kWh */
+	int carbon_given;	/* --carbon-intensity was given (else :carbon_intensity is NULL) */
 };
 
 /* The defaults: no filters, threshold 5%, min-delta 10 us, min-calls 1. */
@@ -115,6 +117,8 @@ struct analysis {
 };
 
 extern const struct analysis analyses[];	/* ended by a row with name NULL */
+/* --carbon-intensity G_PER_KWH (energy's option), which gpuprof-report takes too. */
+extern const struct analysis_option opt_carbon_intensity;
 /*
  * The baseline of an analysis that needs one, attached to db as schema `base` (o->baseline's file, else
  * db's own again), its session in o->base_session: o->baseline's o->base_id or newest session, else db's
@@ -142,7 +146,8 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 	       int n, struct tables *out);
 /*
  * Bind the options a statement names: :session, :match, :exclude, :top (-1 for all), :short (0/1),
- * :folded (1 with --short or --group), :base_session, :threshold, :min_delta, :min_calls and :limit;
+ * :folded (1 with --short or --group), :base_session, :threshold, :min_delta, :min_calls, :limit and
+ * :carbon_intensity (NULL when not given);
  * and the data files analyses read: :stall_reasons (analyze/stall-reasons.txt). script_run binds
  * :class_rules and :class_rules_file too: the text and name of the file GPUPROF_CLASS_RULES names, else
  * of analyze/kernel-classes.rules (a file it cannot read fails the run).

@@ -240,3 +240,41 @@ FROM temp.cmp_rows WHERE tbl = 2 ORDER BY rank, change DESC, name LIMIT :top;
 SELECT status, delta_pct, delta_ns, base_med_ns, new_med_ns, base_avg_ns, new_avg_ns, base_total_ns, new_total_ns,
        total_delta_pct, base_calls, new_calls, name
 FROM temp.cmp_rows WHERE tbl = 3 ORDER BY rank, change DESC, name LIMIT :top;
+
+-- Statement 13: energy (analyze/views.sql's temp.energy_steps, as the energy analysis computes it): each
+-- side's NVML samples, the GPU's node by its host and rank as gpu_nodes numbers them; per device (summed
+-- over nodes) and in all (name 'all'): joules, average power over the sampled span, and the change. No
+-- status: energy informs, the gate judges times. No rows when neither side has power or energy samples.
+DELETE FROM temp.energy_input;
+INSERT INTO temp.energy_input (side, node, device, pid, ts_ns, energy_mj, power_mw)
+SELECT 0, coalesce(p.node, 0), m.device_id, m.pid, m.ts_ns, m.energy_mj, m.power_mw
+FROM base.device_metrics m
+LEFT JOIN (SELECT pid, dense_rank() OVER (ORDER BY hostname, rank) - 1 AS node FROM base.processes
+	   WHERE session_id = :base_session) p ON p.pid = m.pid
+WHERE m.session_id = :base_session AND (m.energy_mj IS NOT NULL OR m.power_mw IS NOT NULL)
+UNION ALL
+SELECT 1, coalesce(g.node, 0), m.device_id, m.pid, m.ts_ns, m.energy_mj, m.power_mw
+FROM main.device_metrics m LEFT JOIN temp.gpu_nodes g ON g.session_id = m.session_id AND g.pid = m.pid
+WHERE m.session_id = :session AND (m.energy_mj IS NOT NULL OR m.power_mw IS NOT NULL)
+ORDER BY 1, 2, 3, 4, 5;
+WITH per AS (
+	SELECT side, node, device, sum(j) AS joules, max(t1) - min(t0) AS span_ns FROM temp.energy_steps
+	GROUP BY side, node, device
+),
+dev AS (
+	SELECT 0 AS all_row, device, side, sum(joules) AS joules, max(span_ns) AS span_ns FROM per GROUP BY device, side
+	UNION ALL
+	SELECT 1, NULL, side, sum(joules), max(span_ns) FROM per GROUP BY side
+),
+both AS (
+	SELECT all_row, device, max(CASE WHEN side = 0 THEN joules END) AS base_joules,
+	       max(CASE WHEN side = 1 THEN joules END) AS new_joules,
+	       max(CASE WHEN side = 0 AND span_ns > 0 THEN joules * 1e9 / span_ns END) AS base_avg_w,
+	       max(CASE WHEN side = 1 AND span_ns > 0 THEN joules * 1e9 / span_ns END) AS new_avg_w
+	FROM dev GROUP BY all_row, device
+)
+SELECT CASE WHEN all_row THEN 'all' ELSE 'GPU ' || device END AS name, base_joules, new_joules,
+       new_joules - base_joules AS delta_joules,
+       CASE WHEN base_joules > 0 THEN 100.0 * (new_joules - base_joules) / base_joules END AS delta_pct,
+       base_avg_w, new_avg_w
+FROM both ORDER BY all_row, device;

@@ -39,58 +39,80 @@ void script_bind(sqlite3_stmt *st, const struct analysis_opts *o)
 		sqlite3_bind_int64(st, i, o->min_calls);
 	if ((i = sqlite3_bind_parameter_index(st, ":limit")))
 		sqlite3_bind_int64(st, i, o->limit);
+	if ((i = sqlite3_bind_parameter_index(st, ":carbon_intensity")) && o->carbon_given)
+		sqlite3_bind_double(st, i, o->carbon_intensity);
 	if ((i = sqlite3_bind_parameter_index(st, ":stall_reasons")))
 		sqlite3_bind_text(st, i, embed_get("analyze/stall-reasons.txt"), -1, SQLITE_STATIC);
 }
 
-#define CLASS_RULES "analyze/kernel-classes.rules"
-
 /*
- * The class rules, for :class_rules (their text) and :class_rules_file (its name, for messages): the file
- * GPUPROF_CLASS_RULES names, else the built-in analyze/kernel-classes.rules. Into b (text) and *file; 0,
- * or -1 with a message.
+ * The data files analyses read as text, bound by name: :PARAM (the text) and :PARAM_file (its name, for
+ * messages), from the file the environment variable names, else the built-in one.
  */
-static int class_rules_read(struct buf *b, const char **file)
+static const struct data_file {
+	const char *param;	/* ":class_rules" */
+	const char *file_param;	/* ":class_rules_file" */
+	const char *env;	/* GPUPROF_CLASS_RULES */
+	const char *embedded;	/* analyze/kernel-classes.rules */
+	const char *what;	/* for messages: "class rules" */
+} data_files[] = {
+	{ ":class_rules", ":class_rules_file", "GPUPROF_CLASS_RULES", "analyze/kernel-classes.rules", "class rules" },
+	{ ":gpu_peaks", ":gpu_peaks_file", "GPUPROF_GPU_PEAKS", "analyze/gpu-peaks.rules", "GPU peaks" },
+};
+#define NDATA_FILES (sizeof(data_files) / sizeof(data_files[0]))
+
+/* What script_run read of the data files, once each. */
+struct data_texts {
+	struct buf text[NDATA_FILES];
+	const char *file[NDATA_FILES];	/* NULL: not read yet */
+};
+
+/* Data file f's text into b and its name into *file: the file f->env names, else the built-in one; 0, or -1. */
+static int data_file_read(const struct data_file *f, struct buf *b, const char **file)
 {
-	const char *path = getenv("GPUPROF_CLASS_RULES");
+	const char *path = getenv(f->env);
 	char chunk[8192];
 	size_t n;
-	FILE *f;
+	FILE *in;
 	if (!path || !*path) {
-		const char *text = embed_get(CLASS_RULES);
+		const char *text = embed_get(f->embedded);
 		if (!text)
-			return error("internal: no embedded %s", CLASS_RULES);
+			return error("internal: no embedded %s", f->embedded);
 		buf_addstr(b, text);
-		*file = CLASS_RULES;
+		*file = f->embedded;
 		return 0;
 	}
-	if (!(f = fopen(path, "rb")))
-		return error("cannot read class rules '%s' (GPUPROF_CLASS_RULES): %s", path, strerror(errno));
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+	if (!(in = fopen(path, "rb")))
+		return error("cannot read %s '%s' (%s): %s", f->what, path, f->env, strerror(errno));
+	while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0)
 		buf_add(b, chunk, n);
-	if (ferror(f) || memchr(b->s, '\0', b->len)) {
-		int bad_nul = !ferror(f);
-		fclose(f);
-		return error("cannot read class rules '%s' (GPUPROF_CLASS_RULES): %s", path,
+	if (ferror(in) || memchr(b->s, '\0', b->len)) {
+		int bad_nul = !ferror(in);
+		fclose(in);
+		return error("cannot read %s '%s' (%s): %s", f->what, path, f->env,
 			     bad_nul ? "not a text file" : "read error");
 	}
-	fclose(f);
+	fclose(in);
 	*file = path;
 	return 0;
 }
 
-/* Bind the data files st names beyond script_bind's (:class_rules), read once into rules; 0 or -1. */
-static int script_bind_files(sqlite3_stmt *st, struct buf *rules, const char **file)
+/* Bind the data files st names beyond script_bind's (:class_rules, :gpu_peaks), read once into d; 0 or -1. */
+static int script_bind_files(sqlite3_stmt *st, struct data_texts *d)
 {
-	int i = sqlite3_bind_parameter_index(st, ":class_rules"), j;
-	if (!i && !sqlite3_bind_parameter_index(st, ":class_rules_file"))
-		return 0;
-	if (!*file && class_rules_read(rules, file))
-		return -1;
-	if (i)
-		sqlite3_bind_text(st, i, rules->s, (int)rules->len, SQLITE_STATIC);
-	if ((j = sqlite3_bind_parameter_index(st, ":class_rules_file")))
-		sqlite3_bind_text(st, j, *file, -1, SQLITE_STATIC);
+	size_t k;
+	for (k = 0; k < NDATA_FILES; k++) {
+		const struct data_file *f = &data_files[k];
+		int i = sqlite3_bind_parameter_index(st, f->param), j = sqlite3_bind_parameter_index(st, f->file_param);
+		if (!i && !j)
+			continue;
+		if (!d->file[k] && data_file_read(f, &d->text[k], &d->file[k]))
+			return -1;
+		if (i)
+			sqlite3_bind_text(st, i, d->text[k].s, (int)d->text[k].len, SQLITE_STATIC);
+		if (j)
+			sqlite3_bind_text(st, j, d->file[k], -1, SQLITE_STATIC);
+	}
 	return 0;
 }
 
@@ -305,13 +327,15 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 	       int n, struct tables *out)
 {
 	struct script sc = { db, sql, o };
-	struct buf rules;
-	const char *rules_file = NULL;
+	struct data_texts files;
 	struct heading h = { NULL, NULL };	/* the next table's */
 	int made = 0, status = -1;
+	size_t k;
 	if (groups_fill(db, o))
 		return -1;
-	buf_init(&rules);
+	memset(&files, 0, sizeof(files));
+	for (k = 0; k < NDATA_FILES; k++)
+		buf_init(&files.text[k]);
 	for (;;) {
 		sqlite3_stmt *st = NULL;
 		while (!st && sc.tail && *sc.tail)
@@ -322,7 +346,7 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 		if (!st)
 			break;
 		script_bind(st, o);
-		if (script_bind_files(st, &rules, &rules_file)) {
+		if (script_bind_files(st, &files)) {
 			sqlite3_finalize(st);
 			goto done;
 		}
@@ -350,7 +374,8 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 	status = made == n ? 0 : error("internal: analysis SQL fills %d of its %d tables", made, n);
 done:
 	heading_release(&h);
-	buf_release(&rules);
+	for (k = 0; k < NDATA_FILES; k++)
+		buf_release(&files.text[k]);
 	return status;
 }
 

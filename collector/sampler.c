@@ -16,6 +16,9 @@
  * the caller is a child subreaper (prctl PR_SET_CHILD_SUBREAPER, as gpuprof-collect makes itself), such
  * orphans are reparented to the caller instead, and its children other than root count as the tree's.
  *
+ * The system's disk and network I/O: the counters of /proc/diskstats (whole disks) and /proc/net/dev (all
+ * interfaces but lo) at each sample, since boot; rates are the analysis's (differences between samples).
+ *
  * struct host_sample has no flag for system memory: when /proc/meminfo cannot be read, sys_mem_used
  * and sys_mem_total are -1 (unknown). sampler_host fills ts and system memory even when it returns -1.
  */
@@ -98,7 +101,7 @@ struct proc {
 
 /* Field indexes of the records samples are written as (sampler_write_*). */
 struct metric_ix {
-	int h_ts, h_cpu, h_rss, h_used, h_total;
+	int h_ts, h_cpu, h_rss, h_used, h_total, h_disk_rd, h_disk_wr, h_net_rx, h_net_tx;
 	int g_ts, g_device, g_gpu_util, g_mem_util, g_mem_used, g_mem_total, g_temp, g_power, g_clock, g_energy;
 };
 
@@ -106,6 +109,8 @@ struct metric_ix {
 static const struct rec_index metric_table[] = {
 	I(h_ts, R_HOST_METRIC, "ts"), I(h_cpu, R_HOST_METRIC, "cpu_pct"), I(h_rss, R_HOST_METRIC, "rss_bytes"),
 	I(h_used, R_HOST_METRIC, "sys_mem_used"), I(h_total, R_HOST_METRIC, "sys_mem_total"),
+	I(h_disk_rd, R_HOST_METRIC, "disk_read_bytes"), I(h_disk_wr, R_HOST_METRIC, "disk_write_bytes"),
+	I(h_net_rx, R_HOST_METRIC, "net_rx_bytes"), I(h_net_tx, R_HOST_METRIC, "net_tx_bytes"),
 	I(g_ts, R_DEVICE_METRIC, "ts"), I(g_device, R_DEVICE_METRIC, "device"),
 	I(g_gpu_util, R_DEVICE_METRIC, "gpu_util"), I(g_mem_util, R_DEVICE_METRIC, "mem_util"),
 	I(g_mem_used, R_DEVICE_METRIC, "mem_used"), I(g_mem_total, R_DEVICE_METRIC, "mem_total"),
@@ -382,6 +387,123 @@ static int read_meminfo(int procfd, int64_t *total, int64_t *used)
 	return 0;
 }
 
+/* One /proc/diskstats line: the device's name and sectors read and written. */
+struct disk_line {
+	char name[64];
+	unsigned long long rd, wr;	/* sectors read and written */
+};
+
+/* One line of /proc/diskstats (major, minor, name, then at least seven counters) into d; 0, or -1. */
+static int parse_disk_line(const char *line, struct disk_line *d)
+{
+	unsigned major, minor;
+	unsigned long long f[5];	/* the counters around the two kept */
+	return sscanf(line, " %u %u %63s %llu %llu %llu %llu %llu %llu %llu", &major, &minor, d->name, &f[0], &f[1],
+		      &d->rd, &f[2], &f[3], &f[4], &d->wr) == 10 ? 0 : -1;
+}
+
+/* 1 when name is disk's name plus digits, or plus "p" and digits (a partition of it). */
+static int partition_of(const char *name, const char *disk)
+{
+	size_t n = strlen(disk);
+	const char *p = name + n;
+	if (strncmp(name, disk, n) || !*p)
+		return 0;
+	if (*p == 'p' && p[1])
+		p++;
+	for (; *p; p++)
+		if (*p < '0' || *p > '9')
+			return 0;
+	return 1;
+}
+
+/* 1 for the kinds of block device whose I/O is another device's, or no disk's. */
+static int virtual_disk(const char *name)
+{
+	static const char *const prefixes[] = { "dm-", "md", "loop", "ram", "zram" };
+	size_t i;
+	for (i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return 1;
+	return 0;
+}
+
+int sampler_parse_diskstats(const char *text, int64_t *read_bytes, int64_t *write_bytes)
+{
+	const char *line, *other;
+	unsigned long long rd = 0, wr = 0;
+	int any = 0;
+	for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		struct disk_line d, o;
+		int part = 0;
+		if (parse_disk_line(line, &d))
+			continue;
+		any = 1;
+		if (virtual_disk(d.name))
+			continue;
+		for (other = text; !part && other && *other;
+		     other = strchr(other, '\n'), other = other ? other + 1 : NULL)
+			part = !parse_disk_line(other, &o) && strcmp(o.name, d.name) && partition_of(d.name, o.name);
+		if (part)
+			continue;
+		rd += d.rd;
+		wr += d.wr;
+	}
+	if (!any)
+		return -1;
+	*read_bytes = (int64_t)(rd * 512);
+	*write_bytes = (int64_t)(wr * 512);
+	return 0;
+}
+
+int sampler_parse_netdev(const char *text, int64_t *rx_bytes, int64_t *tx_bytes)
+{
+	const char *line;
+	unsigned long long rx = 0, tx = 0;
+	int any = 0;
+	for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+		const char *colon = strchr(line, ':'), *eol = strchr(line, '\n'), *name = line;
+		unsigned long long f[9];
+		size_t n;
+		if (!colon || (eol && colon > eol))
+			continue;	/* the two heading lines */
+		while (*name == ' ' || *name == '\t')
+			name++;
+		n = (size_t)(colon - name);
+		if (sscanf(colon + 1, "%llu %llu %llu %llu %llu %llu %llu %llu %llu", &f[0], &f[1], &f[2], &f[3], &f[4],
+			   &f[5], &f[6], &f[7], &f[8]) != 9)
+			continue;
+		any = 1;
+		if (n == 2 && !strncmp(name, "lo", 2))
+			continue;
+		rx += f[0];
+		tx += f[8];
+	}
+	if (!any)
+		return -1;
+	*rx_bytes = (int64_t)rx;
+	*tx_bytes = (int64_t)tx;
+	return 0;
+}
+
+#define SYS_IO_BYTES 65536	/* /proc/diskstats and /proc/net/dev read whole; a fuller file is unknown */
+
+/* The system's disk and network counters into out (have_disk, have_net say which were read). */
+static void read_sys_io(int procfd, struct host_sample *out)
+{
+	char *text = malloc(SYS_IO_BYTES);	/* not on the stack: the library samples on the program's threads */
+	ssize_t n;
+	if (!text)
+		return;
+	n = read_small(procfd, "diskstats", text, SYS_IO_BYTES);
+	out->have_disk = n > 0 && n < SYS_IO_BYTES - 1 &&
+			 !sampler_parse_diskstats(text, &out->disk_read_bytes, &out->disk_write_bytes);
+	n = read_small(procfd, "net/dev", text, SYS_IO_BYTES);
+	out->have_net = n > 0 && n < SYS_IO_BYTES - 1 &&
+			!sampler_parse_netdev(text, &out->net_rx_bytes, &out->net_tx_bytes);
+	free(text);
+}
+
 /*
  * 1 when the time of `old`, a member of the previous tree that is no longer in it, went into the
  * cutime of a live member: its nearest ancestor still alive (walking up the previous tree past members
@@ -434,6 +556,7 @@ int sampler_host(struct sampler *s, struct host_sample *out)
 		return -1;
 	if (read_meminfo(procfd, &out->sys_mem_total, &out->sys_mem_used))
 		out->sys_mem_total = out->sys_mem_used = -1;	/* unknown: struct host_sample has no flag */
+	read_sys_io(procfd, out);
 	full = !s->last_full || mono - s->last_full >= FULL_SCAN_NS;
 	if (scan_procs(s, procfd, full)) {
 		close(procfd);
@@ -629,6 +752,10 @@ int sampler_write_host(const struct sampler *s, struct wire *w, const struct hos
 	set_value(v, s->ix.h_rss, 1, h->rss_bytes);
 	set_value(v, s->ix.h_used, h->sys_mem_used >= 0, h->sys_mem_used);
 	set_value(v, s->ix.h_total, h->sys_mem_total >= 0, h->sys_mem_total);
+	set_value(v, s->ix.h_disk_rd, h->have_disk, h->disk_read_bytes);
+	set_value(v, s->ix.h_disk_wr, h->have_disk, h->disk_write_bytes);
+	set_value(v, s->ix.h_net_rx, h->have_net, h->net_rx_bytes);
+	set_value(v, s->ix.h_net_tx, h->have_net, h->net_tx_bytes);
 	return wire_add(w, R_HOST_METRIC, v);
 }
 

@@ -19,6 +19,9 @@ struct host_sample {
 	double cpu_pct;			/* since the previous sample, percent of one core; the first sample has none */
 	int64_t rss_bytes;		/* resident memory of the process tree */
 	int64_t sys_mem_used, sys_mem_total;
+	int have_disk, have_net;	/* the counters below were read */
+	int64_t disk_read_bytes, disk_write_bytes;	/* the system's whole disks, since boot */
+	int64_t net_rx_bytes, net_tx_bytes;	/* the system's interfaces but lo, since boot */
 };
 
 struct gpu_sample {
@@ -51,6 +54,19 @@ int sampler_gpu(struct sampler *s, int i, struct gpu_sample *out);
  */
 int sampler_write_host(const struct sampler *s, struct wire *w, const struct host_sample *h);
 int sampler_write_gpu(const struct sampler *s, struct wire *w, const struct gpu_sample *g);
+/*
+ * The system's disk I/O from the text of /proc/diskstats: bytes read and written (sectors, fields 6 and
+ * 10, x 512) summed over whole disks. A partition (a name that is another listed device's name plus
+ * digits, or plus "p" and digits: sda1, nvme0n1p2, mmcblk0p1) is its disk's I/O again, and device-mapper,
+ * md RAID, loop, ram and zram devices are I/O of other devices (or of none): all are left out. 0, or -1
+ * when no line parses.
+ */
+int sampler_parse_diskstats(const char *text, int64_t *read_bytes, int64_t *write_bytes);
+/*
+ * The system's network I/O from the text of /proc/net/dev: bytes received and sent (the first receive and
+ * first transmit column) summed over every interface but lo. 0, or -1 when no interface line parses.
+ */
+int sampler_parse_netdev(const char *text, int64_t *rx_bytes, int64_t *tx_bytes);
 /* Why NVML is not available ("libnvidia-ml.so.1 not found", ...), or NULL when it is. */
 const char *sampler_gpu_error(const struct sampler *s);
 void sampler_close(struct sampler *s);

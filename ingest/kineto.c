@@ -41,6 +41,7 @@ struct idx {
 	int g_ts, g_device, g_first;		/* device metrics: g_first the first value after device */
 	int h_ts, h_cpu, h_first;		/* host metrics: h_first the first integer one (rss_bytes) */
 	int d_id, d_name, d_major, d_minor, d_sms, d_memory, d_threads, d_regs, d_smem;
+	int o_start, o_end, o_thread, o_name, o_flops, o_dtype, o_ext;	/* ops with a FLOP count */
 };
 
 struct state {
@@ -164,6 +165,13 @@ static const struct rec_index idx_fields[] = {
 	{ offsetof(struct idx, d_threads), R_DEVICE, "max_threads_per_sm" },
 	{ offsetof(struct idx, d_regs), R_DEVICE, "max_regs_per_sm" },
 	{ offsetof(struct idx, d_smem), R_DEVICE, "max_smem_per_sm" },
+	{ offsetof(struct idx, o_start), R_OP, "start" },
+	{ offsetof(struct idx, o_end), R_OP, "end" },
+	{ offsetof(struct idx, o_thread), R_OP, "thread" },
+	{ offsetof(struct idx, o_name), R_OP, "name" },
+	{ offsetof(struct idx, o_flops), R_OP, "flops" },
+	{ offsetof(struct idx, o_dtype), R_OP, "dtype" },
+	{ offsetof(struct idx, o_ext), R_OP, "external" },
 };
 
 /* Resolve every index; 0, or -1 with a message when records.c lacks a field. */
@@ -573,6 +581,50 @@ static int read_range(struct state *st, const struct evt *e, int param)
 }
 
 /*
+ * The type of an op's first tensor input, from its "Input type" args (["c10::BFloat16", "", "Scalar"]):
+ * the first entry that names a tensor type as PyTorch's dtype names do (lowercase, or "c10::..."), not an
+ * IValue kind such as "Scalar" or "GenericList"; NULL when none.
+ */
+static const char *input_type(const struct json_doc *d, const struct jnode *args)
+{
+	const struct jnode *a = args ? json_get(d, args, "Input type") : NULL, *c;
+	if (!a || a->type != J_ARRAY)
+		return NULL;
+	for (c = json_first(d, a); c; c = json_next(d, c))
+		if (c->type == J_STRING && c->len && ((c->u.s[0] >= 'a' && c->u.s[0] <= 'z') ||
+						     (c->len > 5 && !strncmp(c->u.s, "c10::", 5))))
+			return c->u.s;
+	return NULL;
+}
+
+/*
+ * A CPU op (PyTorch's "cpu_op", 1.8's "Operator") that carries a FLOP count: PyTorch's profiler with
+ * with_flops=True gives the ops whose formula it knows (matrix products, convolutions, ...) an arg
+ * "flops". 1 when e is not one (no count, or not a number of 0 or more), else what the sink says.
+ */
+static int read_op(struct state *st, const struct evt *e)
+{
+	const struct json_doc *d = &st->doc;
+	const struct idx *x = &st->ix;
+	struct value *v;
+	const char *dtype;
+	int64_t flops;
+	if (arg_num(d, e->args, TRACE_FLOPS_ARG, &flops) || flops < 0)
+		return 1;
+	v = blank(st, R_OP);
+	put(v, x->o_start, e->start);
+	put(v, x->o_end, e->end);
+	put(v, x->o_thread, tid_num(d, e->ev, 0));
+	put(v, x->o_name, str_id(st, e->name));
+	put(v, x->o_flops, flops);
+	if ((dtype = input_type(d, e->args)))
+		put(v, x->o_dtype, str_id(st, dtype));
+	put(v, x->o_ext, arg_i64(d, e->args, "External id", 0));
+	st->n_read[R_OP]++;
+	return sink_add(st->sink, R_OP, v);
+}
+
+/*
  * Every category of complete event read, in every spelling PyTorch's Kineto has written, and the record
  * each becomes. Matched exactly, case included: a spelling not listed here is counted as skipped (and
  * reported when it looks like GPU work), never guessed. Sources: libkineto/src/output_json.cpp and
@@ -868,6 +920,9 @@ static int event(struct state *st, struct buf *text)
 	e.cat = json_get_str(d, ev, "cat");
 	if (e.cat && (!strcmp(ph, "i") || !strcmp(ph, "C")) && (rc = gpuprof_event(st, &e, ph)) <= 0)
 		return rc;
+	if (!strcmp(ph, "X") && e.cat && (!strcmp(e.cat, "cpu_op") || !strcmp(e.cat, "Operator")) && args &&
+	    json_get(d, args, TRACE_FLOPS_ARG) && !span(st, ev, &e.start, &e.end) && (rc = read_op(st, &e)) <= 0)
+		return rc;
 	if (strcmp(ph, "X") || !(rule = cat_rule(e.cat, pid)) || span(st, ev, &e.start, &e.end)) {
 		skip(st, ev, pid);
 		return 0;
@@ -963,6 +1018,7 @@ static int report_skips(struct state *st, int record, int *no_gpu)
 	int64_t gpu;
 	size_t n, i;
 	struct skip_sum *s = sum_skips(st, &n, &gpu);
+	char ops[64] = "";
 	int rc = 0;
 	*no_gpu = gpu && !st->n_read[R_KERNEL] && !st->n_read[R_MEMCPY] && !st->n_read[R_MEMSET];
 	buf_init(&b);
@@ -981,13 +1037,15 @@ static int report_skips(struct state *st, int record, int *no_gpu)
 		if (gpu)
 			warning("%s: %lld events that look like GPU work were not read (category phase count: %s); "
 				"see table ingest_skipped", st->path, (long long)gpu, b.s);
+		if (st->n_read[R_OP])	/* said only when a trace has them (with_flops=True) */
+			snprintf(ops, sizeof(ops), ", %lld ops with FLOP counts", (long long)st->n_read[R_OP]);
 		buf_reset(&b);
 		skip_list(&b, s, n, 4, 0);
 		info("%s: %lld kernels, %lld memcpys, %lld memsets, %lld syncs, %lld runtime calls, %lld ranges, "
-		     "%lld memory events; %lld other events skipped%s%s%s", st->path, (long long)st->n_read[R_KERNEL],
+		     "%lld memory events%s; %lld other events skipped%s%s%s", st->path, (long long)st->n_read[R_KERNEL],
 		     (long long)st->n_read[R_MEMCPY], (long long)st->n_read[R_MEMSET], (long long)st->n_read[R_SYNC],
 		     (long long)st->n_read[R_API], (long long)st->n_read[R_RANGE], (long long)st->n_read[R_MEMORY],
-		     (long long)st->n_other, n ? " (" : "", n ? b.s : "", n ? ")" : "");
+		     ops, (long long)st->n_other, n ? " (" : "", n ? b.s : "", n ? ")" : "");
 		if (st->pg_many)
 			warning("%s: %lld kernels name their process group, and not all the same one; gpuprof does not "
 				"keep the group, so `collectives` matches these ranks' kernels of one name by order, "

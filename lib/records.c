@@ -74,10 +74,12 @@ const struct rec_spec rec_specs[R_COUNT] = {
 		{ "mem_used", "mem_used", F_INTN }, { "mem_total", "mem_total", F_INTN },
 		{ "temp_c", "temp_c", F_INTN }, { "power_mw", "power_mw", F_INTN },
 		{ "sm_clock_mhz", "sm_clock_mhz", F_INTN }, { "energy_mj", "energy_mj", F_INTN } } },
-	[R_HOST_METRIC] = { "host_metric", "host_metrics", 5, {
+	[R_HOST_METRIC] = { "host_metric", "host_metrics", 9, {
 		{ "ts", "ts_ns", F_TIME }, { "cpu_pct", "cpu_pct", F_NUM },
 		{ "rss_bytes", "rss_bytes", F_INTN }, { "sys_mem_used", "sys_mem_used", F_INTN },
-		{ "sys_mem_total", "sys_mem_total", F_INTN } } },
+		{ "sys_mem_total", "sys_mem_total", F_INTN },
+		{ "disk_read_bytes", "disk_read_bytes", F_OPTN }, { "disk_write_bytes", "disk_write_bytes", F_OPTN },
+		{ "net_rx_bytes", "net_rx_bytes", F_OPTN }, { "net_tx_bytes", "net_tx_bytes", F_OPTN } } },
 	[R_OVERHEAD] = { "overhead", "overheads", 9, {
 		{ "start", "start_ns", F_TIMEN }, { "end", "end_ns", F_TIMEN },
 		{ "kind", "kind", F_INT }, { "object_kind", "object_kind", F_INT },
@@ -88,13 +90,19 @@ const struct rec_spec rec_specs[R_COUNT] = {
 		{ "ts", "ts_ns", F_TIME }, { "device", "device_id", F_INT },
 		{ "total_samples", "total_samples", F_INT }, { "non_user_samples", "non_user_samples", F_INT },
 		{ "dropped_samples", "dropped_samples", F_INT } } },
+	[R_OP] = { "op", "flop_ops", 7, {
+		{ "start", "start_ns", F_TIME }, { "end", "end_ns", F_TIME },
+		{ "thread", "thread_id", F_INT }, { "name", "name_id", F_STR, 1 },
+		{ "flops", "flops", F_INT }, { "dtype", "dtype_id", F_STR },
+		{ "external", "external_id", F_INT } } },
 };
 
 const char *const trace_device_metric_keys[] = { "GPU utilization %", "Memory utilization %", "Memory used bytes",
 						 "Memory total bytes", "Temperature C", "Power mW", "SM clock MHz",
 						 "Energy mJ", NULL };
 const char *const trace_host_metric_keys[] = { "CPU % of a core", "RSS bytes", "System memory used bytes",
-					       "System memory total bytes", NULL };
+					       "System memory total bytes", "Disk read bytes", "Disk written bytes",
+					       "Network received bytes", "Network sent bytes", NULL };
 
 int rec_by_wire(const char *wire)
 {

@@ -13,8 +13,8 @@
 #include <stdint.h>
 
 /*
- * The wire-format version this table describes. Version 2 added the `overhead` type; readers take every
- * version from 1 to this one, writers write this one.
+ * The wire-format version this table describes. Version 2 added the `overhead` type, version 3 the `op`
+ * type; readers take every version from 1 to this one, writers write this one.
  */
 #define WIRE_VERSION 3
 
@@ -33,7 +33,7 @@ enum field_kind {
 
 enum rec_type {
 	R_KERNEL, R_MEMCPY, R_MEMSET, R_SYNC, R_MEMORY, R_API, R_RANGE, R_MARKER, R_PC_SAMPLE,
-	R_STALL_REASON, R_DEVICE, R_DEVICE_METRIC, R_HOST_METRIC, R_OVERHEAD, R_PC_TOTAL, R_COUNT
+	R_STALL_REASON, R_DEVICE, R_DEVICE_METRIC, R_HOST_METRIC, R_OVERHEAD, R_PC_TOTAL, R_OP, R_COUNT
 };
 
 #define REC_MAX_FIELDS 32
@@ -61,6 +61,9 @@ extern const struct rec_spec rec_specs[R_COUNT];
  */
 extern const char *const trace_device_metric_keys[];
 extern const char *const trace_host_metric_keys[];
+/* The arg of PyTorch's cpu_op events that carries an op's FLOP count (with_flops=True): the Kineto reader
+   reads it, report/trace.c writes it. */
+#define TRACE_FLOPS_ARG "flops"
 
 /* The record type whose wire name is `wire`, or -1. */
 int rec_by_wire(const char *wire);

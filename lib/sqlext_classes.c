@@ -298,9 +298,7 @@ static int cr_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 			      "pattern TEXT, text HIDDEN, file HIDDEN)", NULL, out);
 }
 
-/* Equalities on the hidden columns from first on are the arguments, in column order; bit k of idxNum
- * says argument k is there. SQLITE_CONSTRAINT when a required one (mask) is not usable. */
-static int args_best_index(sqlite3_index_info *ix, int first, int nargs, int required)
+int sqlext_args_best_index(sqlite3_index_info *ix, int first, int nargs, int required)
 {
 	int i, k, have = 0, n = 0, at[8];
 	for (k = 0; k < nargs; k++)
@@ -329,7 +327,7 @@ static int args_best_index(sqlite3_index_info *ix, int first, int nargs, int req
 static int cr_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 {
 	(void)v;
-	return args_best_index(ix, CR_TEXT, 2, 1);
+	return sqlext_args_best_index(ix, CR_TEXT, 2, 1);
 }
 
 static int cr_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
@@ -736,13 +734,13 @@ static int kb_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 }
 
 /*
- * A table of a session's rows with arguments (hidden columns from first on, as args_best_index takes
+ * A table of a session's rows with arguments (hidden columns from first on, as sqlext_args_best_index takes
  * them): idxNum bit 0 says session_id (column 0) = argv[0], the bits above the arguments, after it.
  */
 static int session_args_best_index(sqlite3_index_info *ix, int first, int nargs, int required)
 {
 	int i, rc, eq = -1;
-	if ((rc = args_best_index(ix, first, nargs, required)) != SQLITE_OK)
+	if ((rc = sqlext_args_best_index(ix, first, nargs, required)) != SQLITE_OK)
 		return rc;
 	for (i = 0; i < ix->nConstraint; i++)
 		if (ix->aConstraint[i].usable && ix->aConstraint[i].iColumn == 0 &&

@@ -153,5 +153,13 @@ int gpuprof_sqlite_launches(sqlite3 *db);
 int gpuprof_sqlite_exec(sqlite3 *db);
 /* Register class_rules and kernel_busy (lib/sqlext_classes.c) on db. */
 int gpuprof_sqlite_classes(sqlite3 *db);
+/*
+ * xBestIndex of a table-valued function: equalities on the hidden columns from first on are the
+ * arguments, in column order; bit k of idxNum says argument k is there. SQLITE_CONSTRAINT when a required
+ * one (mask) is not usable (lib/sqlext_classes.c).
+ */
+int sqlext_args_best_index(sqlite3_index_info *ix, int first, int nargs, int required);
+/* Register gpu_peaks (lib/sqlext_peaks.c) on db. */
+int gpuprof_sqlite_peaks(sqlite3 *db);
 
 #endif

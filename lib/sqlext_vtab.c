@@ -1381,5 +1381,7 @@ int gpuprof_sqlite_tables(sqlite3 *db)
 		rc = gpuprof_sqlite_exec(db);
 	if (rc == SQLITE_OK)
 		rc = gpuprof_sqlite_classes(db);
+	if (rc == SQLITE_OK)
+		rc = gpuprof_sqlite_peaks(db);
 	return rc == SQLITE_OK ? sqlext_window_register(db) : rc;
 }

@@ -106,6 +106,9 @@ static void usage(FILE *out)
 		"  -S, --short          base names: no return type, template arguments or parameters\n"
 		"      --baseline BASE  first, compare with BASE.db's newest session: kernels, NVTX ranges, copies\n"
 
+		"      --carbon-intensity G_PER_KWH\n"
+		"                       grams of CO2e per kWh of the grid that powered the run: adds\n"
+		"                       co2e_g (no default)\n"
 		"      --json-schema    print the JSON Schema of --format json (schemas/report.schema.json)\n"
 		"  -h, --help           show this help\n"
 		"      --version        show the version\n"
@@ -252,6 +255,7 @@ int main(int argc, char **argv)
 		{ "to", required_argument, NULL, 'T' },
 		{ "rank", required_argument, NULL, 'R' },
 		{ "json-schema", no_argument, NULL, 'J' },
+		{ "carbon-intensity", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -324,6 +328,12 @@ int main(int argc, char **argv)
 			event_opts = 1;
 			break;
 		case 'J': json_schema = 1; break;
+		case 'C':
+			if (opt_carbon_intensity.parse(&o, optarg)) {
+				error("--carbon-intensity %s, not '%s'", opt_carbon_intensity.want, optarg);
+				return EXIT_USAGE;
+			}
+			break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case 'V': printf("gpuprof-report %s\n", GPUPROF_VERSION); return EXIT_OK;
 		default: return usage_bad_option(c, argv);

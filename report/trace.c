@@ -389,6 +389,31 @@ static void range_ev(struct trace *t, sqlite3_stmt *st)
 	buf_addstr(b, "}}");
 }
 
+/*
+ * An op with a FLOP count (flop_ops), as PyTorch's with_flops traces give it: a cpu_op on its thread with
+ * "External id", "Input type" (its first tensor input's type, the one stored) and "flops".
+ */
+static void op_ev(struct trace *t, sqlite3_stmt *st)
+{
+	int64_t tpid = host_pid(t, sqlite3_column_int64(st, 0)), tid = sqlite3_column_int64(st, 3),
+		end = sqlite3_column_int64(st, 2);
+	struct buf *b;
+	int first = 1;
+	see(t, tpid, tid, 0, -1);
+	b = event_head(t, "X", "cpu_op", (const char *)sqlite3_column_text(st, 4), tpid, tid,
+		       sqlite3_column_int64(st, 1), &end);
+	add_arg_int(b, "External id", st, 6, &first);
+	if (sqlite3_column_type(st, 7) != SQLITE_NULL) {
+		buf_addstr(b, first ? "" : ", ");
+		first = 0;
+		buf_addstr(b, "\"Input type\": [");
+		add_str(b, (const char *)sqlite3_column_text(st, 7));
+		buf_addstr(b, "]");
+	}
+	add_arg_int(b, TRACE_FLOPS_ARG, st, 5, &first);
+	buf_addstr(b, "}}");
+}
+
 static void marker_ev(struct trace *t, sqlite3_stmt *st)
 {
 	int64_t tpid = host_pid(t, sqlite3_column_int64(st, 0)), tid = sqlite3_column_int64(st, 2);
@@ -544,8 +569,12 @@ static int write_events(struct trace *t, int smem_col)
 		     "sm_clock_mhz, energy_mj FROM device_metrics WHERE session_id = ?1" MINE("pid")
 		     " AND ts_ns BETWEEN ?2 AND ?3",
 		     device_metric_ev) ||
-	    each_row(t, "SELECT pid, ts_ns, cpu_pct, rss_bytes, sys_mem_used, sys_mem_total FROM host_metrics "
-		     "WHERE session_id = ?1" MINE("pid") " AND ts_ns BETWEEN ?2 AND ?3", host_metric_ev))
+	    each_row(t, "SELECT pid, ts_ns, cpu_pct, rss_bytes, sys_mem_used, sys_mem_total, disk_read_bytes, "
+		     "disk_write_bytes, net_rx_bytes, net_tx_bytes FROM host_metrics "
+		     "WHERE session_id = ?1" MINE("pid") " AND ts_ns BETWEEN ?2 AND ?3", host_metric_ev) ||
+	    each_row(t, "SELECT pid, start_ns, end_ns, coalesce(thread_id, 0), " STRING("name_id") " AS name, flops, "
+		     "external_id, " STRING("dtype_id") " FROM flop_ops WHERE session_id = ?1" MINE("pid") SPAN_IN NAMED,
+		     op_ev))
 		return -1;
 	return 0;
 }

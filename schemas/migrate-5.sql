@@ -1,7 +1,7 @@
--- Schema version 4 to 5 (gpuprof-ingest applies it; see session.sql's version table): table
--- trace_windows (wire format 3's window lines), processes.options (each process's own header options) and
--- pc_totals (wire format 3's pc_total batches).
--- Sessions already stored were traced throughout: no windows; their processes' options stay unknown (NULL).
+-- Schema version 4 to 5 (gpuprof-ingest applies it; see session.sql's version table).
+-- Table trace_windows (wire format 3's window lines), processes.options (each process's own header
+-- options) and pc_totals (wire format 3's pc_total batches). Sessions already stored were traced
+-- throughout: no windows; their processes' options stay unknown (NULL).
 ALTER TABLE processes ADD COLUMN options TEXT;
 
 CREATE TABLE trace_windows (
@@ -24,4 +24,25 @@ CREATE TABLE pc_totals (
 	total_samples INTEGER NOT NULL,
 	non_user_samples INTEGER NOT NULL,
 	dropped_samples INTEGER NOT NULL
+);
+
+-- host_metrics gains the system's disk and network counters (NULL in the rows already there: not
+-- sampled then), and table flop_ops holds the operators that carry a FLOP count. host_metric_events
+-- shows the new columns: dropped here, made again from views.sql.
+ALTER TABLE host_metrics ADD COLUMN disk_read_bytes INTEGER;
+ALTER TABLE host_metrics ADD COLUMN disk_write_bytes INTEGER;
+ALTER TABLE host_metrics ADD COLUMN net_rx_bytes INTEGER;
+ALTER TABLE host_metrics ADD COLUMN net_tx_bytes INTEGER;
+DROP VIEW IF EXISTS host_metric_events;
+
+CREATE TABLE flop_ops (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	start_ns INTEGER NOT NULL,
+	end_ns INTEGER NOT NULL,
+	thread_id INTEGER,
+	name_id INTEGER NOT NULL,
+	flops INTEGER NOT NULL,
+	dtype_id INTEGER,
+	external_id INTEGER
 );

@@ -1,7 +1,9 @@
--- Reading a database of schema version 4 as it is (lib/db.c runs it on a read-only connection): version
--- 5's trace_windows and pc_totals, empty, as TEMP tables (sessions of version 4 were traced throughout). The file is
--- not changed; gpuprof-ingest upgrades it for real (migrate-5.sql). processes.options is not read by
--- analyses.
+-- Reading a database of schema version 4 or older as it is (lib/db.c runs it on a read-only connection):
+-- what version 5 brought, as TEMP objects that only this connection sees, so that the analyses' SQL reads
+-- one schema. The file is not changed; gpuprof-ingest upgrades it for real (migrate-5.sql).
+-- trace_windows and pc_totals: empty TEMP tables (sessions before version 5 were traced throughout);
+-- processes.options is not read by analyses. host_metrics' I/O counters: a TEMP view of the same name,
+-- which unqualified names find first, gives the old rows with the new columns NULL (not sampled then).
 CREATE TEMP TABLE trace_windows (
 	session_id INTEGER NOT NULL,
 	pid INTEGER NOT NULL,
@@ -22,4 +24,19 @@ CREATE TEMP TABLE pc_totals (
 	total_samples INTEGER NOT NULL,
 	non_user_samples INTEGER NOT NULL,
 	dropped_samples INTEGER NOT NULL
+);
+
+CREATE TEMP VIEW host_metrics AS
+SELECT *, NULL AS disk_read_bytes, NULL AS disk_write_bytes, NULL AS net_rx_bytes, NULL AS net_tx_bytes
+FROM main.host_metrics;
+CREATE TEMP TABLE flop_ops (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	start_ns INTEGER NOT NULL,
+	end_ns INTEGER NOT NULL,
+	thread_id INTEGER,
+	name_id INTEGER NOT NULL,
+	flops INTEGER NOT NULL,
+	dtype_id INTEGER,
+	external_id INTEGER
 );

@@ -13,7 +13,8 @@
 --   2        column_chunks, column_sets and their triggers             54f9905, 2026-11-22
 --   3        overheads, overhead_kinds, object_kinds (wire format v2)  e7583ec, 2026-11-22
 --   4        kernels.shared_mem, ingest_skipped                        307fba0, 2026-11-23
---   5        trace_windows, processes.options, pc_totals (wire format v3)
+--   5        trace_windows, processes.options, pc_totals, host_metrics'  (this session), 2026-11-27
+--            disk and network counters, flop_ops, alloc_failures (wire format v3)
 -- Until user_version was set (with version 4 still), meta said 1 for versions 1 to 3 and 2 for version 4:
 -- gpuprof tells those apart by their tables when it opens one, the only place it looks for tables.
 -- gpuprof-ingest upgrades an older database in one transaction (schemas/migrate-N.sql takes version N-1
@@ -270,6 +271,10 @@ CREATE TABLE IF NOT EXISTS device_metrics (
 	energy_mj INTEGER
 );
 
+-- The last four columns (schema version 5) are the system's I/O counters at the sample, since boot, NULL
+-- where unknown: bytes read from and written to whole disks (/proc/diskstats sectors x 512, partitions
+-- not counted again) and received and sent by network interfaces other than lo (/proc/net/dev). Rates are
+-- differences between samples (the `host` analysis).
 CREATE TABLE IF NOT EXISTS host_metrics (
 	session_id INTEGER NOT NULL,
 	pid INTEGER NOT NULL,
@@ -277,7 +282,28 @@ CREATE TABLE IF NOT EXISTS host_metrics (
 	cpu_pct REAL,			-- percent of one core, process tree
 	rss_bytes INTEGER,
 	sys_mem_used INTEGER,
-	sys_mem_total INTEGER
+	sys_mem_total INTEGER,
+	disk_read_bytes INTEGER,	-- whole disks, since boot
+	disk_write_bytes INTEGER,
+	net_rx_bytes INTEGER,		-- interfaces but lo, since boot
+	net_tx_bytes INTEGER
+);
+
+-- Operators that carry a FLOP count (schema version 5): PyTorch profiler traces recorded with
+-- with_flops=True give CPU ops ("cpu_op") an arg "flops", the floating-point operations the op's formula
+-- counts (matrix products and convolutions: 2 per multiply-add). Only ops with a count are kept. The
+-- kernels an op launched are those whose launch call (api_calls, same pid and correlation id) was made on
+-- its thread while it ran (the `flops` analysis).
+CREATE TABLE IF NOT EXISTS flop_ops (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	start_ns INTEGER NOT NULL,
+	end_ns INTEGER NOT NULL,
+	thread_id INTEGER,
+	name_id INTEGER NOT NULL,	-- strings.id: the op, e.g. aten::mm
+	flops INTEGER NOT NULL,
+	dtype_id INTEGER,		-- strings.id: the type of its first tensor input ("float", "c10::BFloat16"), NULL when unknown
+	external_id INTEGER		-- Kineto's "External id", 0 when none
 );
 
 -- What CUPTI and the driver cost the program itself (CUPTI_ACTIVITY_KIND_OVERHEAD): activity buffer flushes

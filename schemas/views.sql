@@ -157,8 +157,10 @@ FROM device_metrics m;
 -- host_metric_events: the program's process tree and the system (host_metrics).
 DROP VIEW IF EXISTS main.host_metric_events;
 CREATE VIEW main.host_metric_events AS
+-- The system's disk and network counters (bytes since boot) come after t_ns (schema version 5).
 SELECT h.session_id, h.pid, h.ts_ns, h.cpu_pct, h.rss_bytes, h.sys_mem_used, h.sys_mem_total,
-       h.ts_ns - (SELECT st.start_ns FROM sessions st WHERE st.id = h.session_id) AS t_ns
+       h.ts_ns - (SELECT st.start_ns FROM sessions st WHERE st.id = h.session_id) AS t_ns,
+       h.disk_read_bytes, h.disk_write_bytes, h.net_rx_bytes, h.net_tx_bytes
 FROM host_metrics h;
 
 -- kernel_ranges: every kernel with its launch call and the innermost NVTX push/pop range open on the

@@ -42,7 +42,9 @@ def run_case(path):
     """Returns a list of failure messages (empty when the case passes) and the number of checks."""
     failures, checks = [], 0
     tmp = tempfile.mkdtemp(prefix="gpuprof-case-")
-    env = dict(os.environ, LC_ALL="C", TZ="UTC", PATH=os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "bin") + ":" + os.environ["PATH"])
+    # $ROOT in a command is the project's root, for test data too big to inline (tests/data/...).
+    env = dict(os.environ, LC_ALL="C", TZ="UTC", ROOT=ROOT,
+               PATH=os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "bin") + ":" + os.environ["PATH"])
     try:
         sections = parse(path)
         result = None

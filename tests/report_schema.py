@@ -101,7 +101,7 @@ def main():
             doc = report("demo --baseline", demo, "--baseline", demo)
             if doc:
                 check("--baseline: the comparison tables", [k for k in doc["tables"] if k.startswith("compare")],
-                      ["compare", "compare_ranges", "compare_copies", "compare_api"])
+                      ["compare", "compare_ranges", "compare_copies", "compare_api", "compare_energy"])
                 validate(validator, schema, "demo --baseline", doc)
 
         ranks = os.path.join(tmp, "ranks")

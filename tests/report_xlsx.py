@@ -38,7 +38,8 @@ def run(*args):
 CHARTED = {"devices", "hotspots", "kernexec", "kernexec_queue", "kernexec_trend", "classes", "stalls", "memcpy",
            "api", "ranges", "memory", "leaks", "idle", "gaps", "metrics", "overhead", "ranks", "collectives",
            "compare", "compare_ranges", "compare_copies", "compare_api"}
-UNCHARTED = {"summary", "stall_kernels", "sync", "growth", "host"}
+UNCHARTED = {"summary", "stall_kernels", "sync", "growth", "host", "energy", "flops", "flops_steps",
+             "compare_energy"}
 UNIT = re.compile(r'.*0[,]* "(ns|us|ms|s|B|kB|MB|GB|TB)"$')
 
 
@@ -231,8 +232,8 @@ def main():
                 if check(r.returncode == 0 and run("gpuprof-ingest", "-q", base, "-o", base + ".db").returncode == 0,
                          "baseline session"):
                     wb = check_workbook(db, "baseline", tmp, "--baseline", base + ".db")
-                    check(wb is not None and wb.sheetnames[:5] == ["compare", "compare_ranges", "compare_copies",
-                                                                   "compare_api", "summary"],
+                    check(wb is not None and wb.sheetnames[:6] == ["compare", "compare_ranges", "compare_copies",
+                                                                   "compare_api", "compare_energy", "summary"],
                           "baseline: sheets %s" % (wb.sheetnames if wb else None))
 
                 # the format writes a file: without -o it is a usage error

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """trace_export: gpuprof-report --format trace, a session as a Chrome trace in Kineto's layout.
 
-Round trip: every trace in ../shared/traces (Kineto and Nsight Systems) and the demo session are ingested,
+Round trip: every trace in ../shared/traces (Kineto and Nsight Systems), the demo session, a with_flops trace
+(tests/data/kineto-flops) and host samples with the system's I/O counters are ingested,
 exported, and the export ingested again: every record the layout carries comes back the same to the
 nanosecond (compared here as multisets of rows read with sqlite3). The export of the demo session passes
 tests/tef_check.py (the Trace Event Format, every flow paired), which is itself shown to catch faults.
@@ -53,7 +54,10 @@ CARRIED = {
                      "coalesce(thread_id, 0), total_allocated",
     "device_metrics": "ts_ns, device_id, gpu_util, mem_util, mem_used, mem_total, temp_c, power_mw, "
                       "sm_clock_mhz, energy_mj",
-    "host_metrics": "ts_ns, cpu_pct, rss_bytes, sys_mem_used, sys_mem_total",
+    "host_metrics": "ts_ns, cpu_pct, rss_bytes, sys_mem_used, sys_mem_total, disk_read_bytes, disk_write_bytes, "
+                    "net_rx_bytes, net_tx_bytes",
+    "flop_ops": "start_ns, end_ns, coalesce(thread_id, 0), " + STR.format("name_id") + ", flops, "
+                + STR.format("dtype_id") + ", coalesce(external_id, 0)",
 }
 TIME = {"memory_events": "ts_ns", "markers": "ts_ns", "device_metrics": "ts_ns", "host_metrics": "ts_ns"}
 
@@ -320,6 +324,26 @@ def main():
         check_tef(tmp)
         check_options(os.path.join(tmp, "demo.a.db"), tmp)
         check_ranks(tmp)
+        # Ops with FLOP counts (a with_flops trace), and host samples with the system's I/O counters.
+        round_trip("kineto-flops", os.path.join(checks.ROOT, "tests", "data", "kineto-flops", "pytorch-2-flops.json"),
+                   tmp)
+        io = os.path.join(tmp, "host-io.ndjson")
+        with open(io, "w") as f:
+            for line in ({"type": "header", "v": 3, "session": "trace-host-io", "pid": 5, "hostname": "h",
+                          "origin_ns": "1700000000000000000"},
+                         {"type": "host_metric", "v": 3, "seq": 0, "n": 3, "ts": [0, 100000000, 200000000],
+                          "cpu_pct": [None, 12.5, 50], "rss_bytes": [1, 2, 3], "sys_mem_used": [10, 11, 12],
+                          "sys_mem_total": [100, 100, 100], "disk_read_bytes": [512, 1024, None],
+                          "disk_write_bytes": [0, 4096, None], "net_rx_bytes": [7, 8, 9], "net_tx_bytes": [1, 2, 3]},
+                         {"type": "kernel", "v": 3, "seq": 0, "n": 1, "start": [0], "end": [10], "device": [0],
+                          "context": [1], "stream": [7], "correlation": [0], "name": [1], "mangled": [0],
+                          "grid_x": [1], "grid_y": [1], "grid_z": [1], "block_x": [1], "block_y": [1], "block_z": [1],
+                          "cluster_x": [0], "cluster_y": [0], "cluster_z": [0], "registers": [8], "static_smem": [0],
+                          "dynamic_smem": [0], "local_mem": [0], "graph_id": [0], "graph_node": [0]}):
+                if line["type"] == "kernel":
+                    f.write(json.dumps({"type": "strings", "v": 3, "ids": [1], "values": ["k"]}) + "\n")
+                f.write(json.dumps(line) + "\n")
+        round_trip("host-io", io, tmp)
         traces = sorted(glob.glob(os.path.join(checks.TRACES, "kineto", "*.json*")) +
                         glob.glob(os.path.join(checks.TRACES, "nsys", "*.sqlite")))
         if not traces:

@@ -410,6 +410,9 @@ def migrate(tmp):
     con = sqlite3.connect(db)
     con.executescript("""DROP TABLE trace_windows; DROP TABLE pc_totals; ALTER TABLE processes DROP COLUMN options;
         DROP VIEW kernel_events; DROP TABLE ingest_skipped; ALTER TABLE kernels DROP COLUMN shared_mem;
+        DROP VIEW host_metric_events; DROP TABLE flop_ops; ALTER TABLE host_metrics DROP COLUMN disk_read_bytes;
+        ALTER TABLE host_metrics DROP COLUMN disk_write_bytes; ALTER TABLE host_metrics DROP COLUMN net_rx_bytes;
+        ALTER TABLE host_metrics DROP COLUMN net_tx_bytes;
         UPDATE kernels SET static_smem = 49152, dynamic_smem = NULL;
         UPDATE meta SET value = '1' WHERE key = 'schema_version'; PRAGMA user_version = 0;""")
     con.close()

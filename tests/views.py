@@ -62,8 +62,10 @@ def check_simple_views(con, name):
             for r in con.execute("SELECT session_id, pid, ts_ns, device_id, gpu_util, mem_util, mem_used, mem_total,"
                                  " temp_c, power_mw, sm_clock_mhz, energy_mj FROM device_metrics")]
     check(f"{name}: device_metric_events", rows(con, "SELECT * FROM device_metric_events"), sorted(want, key=repr))
-    want = [r + (r[2] - t0[r[0]],) for r in con.execute(
-        "SELECT session_id, pid, ts_ns, cpu_pct, rss_bytes, sys_mem_used, sys_mem_total FROM host_metrics")]
+    # the system's I/O counters (schema version 5) come after t_ns: columns are only ever appended
+    want = [r[:7] + (r[2] - t0[r[0]],) + r[7:] for r in con.execute(
+        "SELECT session_id, pid, ts_ns, cpu_pct, rss_bytes, sys_mem_used, sys_mem_total, disk_read_bytes,"
+        " disk_write_bytes, net_rx_bytes, net_tx_bytes FROM host_metrics")]
     check(f"{name}: host_metric_events", rows(con, "SELECT * FROM host_metric_events"), sorted(want, key=repr))
     # t_ns, the last column of every event view: the start (or instant) less the session's start
     for view, table, col in (("kernel_events", "kernels", "start_ns"), ("memcpy_events", "memcpys", "start_ns"),

@@ -7,7 +7,8 @@ start_ns/end_ns ranges api_columns and kernel_columns take against the same filt
 joined with many windows (the chunks it skips), rowids the rows' positions either way.
 kernel_columns (and api_columns) against the kernels (api_calls) table row for row (as multisets) for sessions with column chunks,
 its launch columns too (NULL kept); kernel_launches against GROUP BY over kernel_columns; class_rules
-against the rules file read here, and its checks; kernel_busy against busy_union over kernel_columns;
+against the rules file read here, and its checks; gpu_peaks likewise against analyze/gpu-peaks.rules (its
+samples checked with Python's re) and each of its checks' messages; kernel_busy against busy_union over kernel_columns;
 without them (retired with SQL), several sessions and processes, with and without `session_id = S`;
 damaged chunks are an error while they count, not wrong rows; kernel_stats against GROUP BY over
 kernel_columns with median and stddev_samp; the hotspots view with the extension (a TEMP view over
@@ -264,6 +265,65 @@ def class_rules(tmp):
     p = sql(":memory:", f"SELECT * FROM class_rules(readfile('{bad}'), 'bad.rules')", expect_ok=False)
     ok("class_rules: a sample its rule does not match is an error naming the line", p.returncode != 0 and
        "bad.rules:2: rule 'memory ^Memcpy' (line 1) does not match its sample 'cudaMemcpyAsync'" in p.stderr, p.stderr)
+
+
+PEAKS = os.path.join(ROOT, "analyze", "gpu-peaks.rules")
+
+
+def gpu_peaks(tmp):
+    """gpu_peaks(text, file): the built-in file's type and peak lines in order, read here independently; every
+    sample claimed first by its own model's pattern (Python's re); a broken file's message names the line."""
+    want, models, samples = [], [], []
+    with open(PEAKS) as f:
+        for n, line in enumerate(f, 1):
+            words = line.split(None, 1)
+            if not words or words[0].startswith("#"):
+                continue
+            if words[0] == "type":
+                dtype, name = words[1].rstrip().split(None, 1)
+                want.append(["type", str(n), "", "", "", dtype, name, "", ""])
+            elif words[0] == "gpu":
+                name, pattern = words[1].rstrip().split(None, 1)
+                models.append((name, pattern))
+            elif words[0] == "sample":
+                name, device = words[1].rstrip().split(None, 1)
+                samples.append((name, device))
+            elif words[0] == "peak":
+                name, dtype, tflops, source = words[1].rstrip().split(None, 3)
+                ords = [m[0] for m in models]
+                want.append(["peak", str(n), name, str(ords.index(name) + 1), models[ords.index(name)][1], dtype,
+                             "", str(float(tflops)), source])
+    got = sql(":memory:", "SELECT kind, line, coalesce(gpu, ''), coalesce(gpu_ord, ''), coalesce(pattern, ''), dtype, "
+              f"coalesce(torch_name, ''), coalesce(tflops, ''), coalesce(source, '') FROM gpu_peaks(readfile('{PEAKS}'), "
+              "'p.rules')")
+    check("gpu_peaks: the built-in type and peak lines in order", got, want)
+    check("gpu_peaks: every sample's first matching model is its own (Python re)",
+          [(name, device) for name, device in samples
+           if next((m for m, pattern in models if re.search(pattern, device)), None) != name], [])
+    check("gpu_peaks: every model has a sample and a peak",
+          sorted({m for m, _ in models} - {n for n, _ in samples} | {m for m, _ in models} - {w[2] for w in want}),
+          [])
+    check("gpu_peaks: NULL text, no rows", sql(":memory:", "SELECT count(*) FROM gpu_peaks(NULL)"), [["0"]])
+    for text, msg in (("gpu a100 A100\nsample a100 NVIDIA H100\n", "bad.rules:2: GPU 'a100' (line 1) does not "
+                       "match its sample 'NVIDIA H100'"),
+                      ("gpu a100 A100\nsample a100 NVIDIA A100\npeak a100 fp17 1 x\n", "bad.rules:3: unknown data "
+                       "type 'fp17'"),
+                      ("gpu a100 A100\nsample a100 NVIDIA A100\npeak a100 fp32 -1 x\n", "bad.rules:3: peak '-1' is "
+                       "not a number of TFLOP/s above 0"),
+                      ("gpu a100 A100\nsample a100 NVIDIA A100\npeak a100 fp32 1 x\npeak a100 fp32 2 y\n",
+                       "bad.rules:4: a second fp32 peak of GPU 'a100' (the first on line 3)"),
+                      ("gpu a100 A100\nsample a100 NVIDIA A100\n", "bad.rules:1: GPU 'a100' has no peak"),
+                      ("gpu x A\nsample x A100\npeak x fp32 1 s\ngpu a100 A100\nsample a100 NVIDIA A100\n",
+                       "bad.rules:5: sample 'NVIDIA A100' of GPU 'a100' (line 4) is claimed first by GPU 'x' (line 1)"),
+                      ("peak a100 fp32 1 x\n", "bad.rules:1: peak of GPU 'a100', which no gpu line before it declares"),
+                      ("gpu a100 (\n", "bad.rules:1: bad regular expression '('"),
+                      ("type fp32 float\ntype fp16 float\n", "bad.rules:2: type 'float' is given twice"),
+                      ("flops a b\n", "bad.rules:1: unknown directive 'flops'")):
+        bad = os.path.join(tmp, "bad.rules")
+        with open(bad, "w") as f:
+            f.write(text)
+        p = sql(":memory:", f"SELECT * FROM gpu_peaks(readfile('{bad}'), 'bad.rules')", expect_ok=False)
+        ok(f"gpu_peaks: an error naming the line: {msg}", p.returncode != 0 and msg in p.stderr, p.stderr)
 
 
 # Names into classes a, b and c by id, one in five left out (no class): the map kernel_busy takes.
@@ -710,6 +770,7 @@ def main():
             # Two sessions still: the demo recording twice, as two sources.
             columns(tmp, [DEMO, os.path.join(DEMO, sorted(os.listdir(DEMO))[0])])
         class_rules(tmp)
+        gpu_peaks(tmp)
         kernel_busy(os.path.join(tmp, "many.db"))
         kernels_of(os.path.join(tmp, "many.db"))
         kernel_busy_kept(tmp, os.path.join(tmp, "many.db"))
