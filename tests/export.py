@@ -18,6 +18,7 @@ import gzip
 import io
 import json
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -26,7 +27,7 @@ import tempfile
 from collections import Counter
 
 import checks
-from checks import BIN, check, ok
+from checks import BIN, ROOT, check, ok
 
 EXPORT = os.path.join(BIN, "gpuprof-export")
 ODD = ['quote " and, comma', "new\nline and\r\nCRLF", "tab\there", "bell\x07", "unicode: é 漢字 🚀", "",
@@ -242,9 +243,35 @@ def check_failures(tmp, db):
     ok("gpuprof export --help", r.returncode == 0 and "usage: gpuprof-export" in r.stdout, r.stderr)
 
 
+def check_ddl(db):
+    """schemas/warehouse's DDL has a table for every table an export writes, with its columns in its order
+    (session for session_id, the sessions table without its local id): a schema change that forgets the
+    warehouse fails here, with or without a server to load into."""
+    con = sqlite3.connect(db)
+    want = {}
+    for t in tables(con):
+        cols = [r[1] for r in con.execute(f'PRAGMA table_info("{t}")')]
+        if t == "sessions":
+            cols = ["session"] + [c for c in cols if c not in ("id", "uuid")]
+        else:
+            cols = ["session"] + [c for c in cols if c != "session_id"]
+        want[t] = cols
+    con.close()
+    for engine in ("postgres", "clickhouse"):
+        text = open(os.path.join(ROOT, "schemas", "warehouse", engine + ".sql")).read()
+        got = {}
+        for m in re.finditer(r"CREATE TABLE IF NOT EXISTS (\w+) \((.*?)\n\)", text, re.S):
+            got[m.group(1)] = [re.match(r'\s*"?(\w+)"?', line).group(1) for line in m.group(2).strip().split("\n")
+                               if line.strip() and not line.strip().startswith("--")]
+        check(f"{engine}.sql: a table per exported table", sorted(got), sorted(want))
+        for t in sorted(set(got) & set(want)):
+            check(f"{engine}.sql: {t}'s columns", got[t], want[t])
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         db = make_db(tmp)
+        check_ddl(db)
         outs = {t: check_target(tmp, db, t) for t in ("ndjson", "csv", "postgres", "clickhouse")}
         check_exact(outs["ndjson"])
         check_session_option(tmp, db)

@@ -98,6 +98,20 @@ CREATE TABLE IF NOT EXISTS drops (
 ) ENGINE = MergeTree()
 ORDER BY session;
 
+CREATE TABLE IF NOT EXISTS flop_ops (
+	session String,
+	pid Int64,
+	start_ns Int64,
+	end_ns Int64,
+	thread_id Nullable(Int64),
+	name_id Int64,
+	flops Int64,
+	dtype_id Nullable(Int64),
+	external_id Nullable(Int64)
+) ENGINE = MergeTree()
+PARTITION BY toDate(toDateTime(intDiv(start_ns, 1000000000)))
+ORDER BY (session, start_ns);
+
 CREATE TABLE IF NOT EXISTS host_metrics (
 	session String,
 	pid Int64,
@@ -105,7 +119,11 @@ CREATE TABLE IF NOT EXISTS host_metrics (
 	cpu_pct Nullable(Float64),
 	rss_bytes Nullable(Int64),
 	sys_mem_used Nullable(Int64),
-	sys_mem_total Nullable(Int64)
+	sys_mem_total Nullable(Int64),
+	disk_read_bytes Nullable(Int64),
+	disk_write_bytes Nullable(Int64),
+	net_rx_bytes Nullable(Int64),
+	net_tx_bytes Nullable(Int64)
 ) ENGINE = MergeTree()
 PARTITION BY toDate(toDateTime(intDiv(ts_ns, 1000000000)))
 ORDER BY (session, ts_ns);

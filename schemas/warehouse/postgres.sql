@@ -85,6 +85,18 @@ CREATE TABLE IF NOT EXISTS drops (
 	"count" bigint NOT NULL
 );
 
+CREATE TABLE IF NOT EXISTS flop_ops (
+	"session" text NOT NULL,
+	"pid" bigint NOT NULL,
+	"start_ns" bigint NOT NULL,
+	"end_ns" bigint NOT NULL,
+	"thread_id" bigint,
+	"name_id" bigint NOT NULL,
+	"flops" bigint NOT NULL,
+	"dtype_id" bigint,
+	"external_id" bigint
+);
+
 CREATE TABLE IF NOT EXISTS host_metrics (
 	"session" text NOT NULL,
 	"pid" bigint NOT NULL,
@@ -92,7 +104,11 @@ CREATE TABLE IF NOT EXISTS host_metrics (
 	"cpu_pct" double precision,
 	"rss_bytes" bigint,
 	"sys_mem_used" bigint,
-	"sys_mem_total" bigint
+	"sys_mem_total" bigint,
+	"disk_read_bytes" bigint,
+	"disk_write_bytes" bigint,
+	"net_rx_bytes" bigint,
+	"net_tx_bytes" bigint
 );
 
 CREATE TABLE IF NOT EXISTS ingest_errors (
@@ -314,6 +330,7 @@ CREATE INDEX IF NOT EXISTS collector_errors_session ON collector_errors (session
 CREATE INDEX IF NOT EXISTS device_metrics_session ON device_metrics (session);
 CREATE INDEX IF NOT EXISTS devices_session ON devices (session);
 CREATE INDEX IF NOT EXISTS drops_session ON drops (session);
+CREATE INDEX IF NOT EXISTS flop_ops_session ON flop_ops (session);
 CREATE INDEX IF NOT EXISTS host_metrics_session ON host_metrics (session);
 CREATE INDEX IF NOT EXISTS ingest_errors_session ON ingest_errors (session);
 CREATE INDEX IF NOT EXISTS ingest_skipped_session ON ingest_skipped (session);
