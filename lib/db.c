@@ -97,6 +97,7 @@ static const struct migration {
 	{ 2, "schemas/migrate-2.sql", NULL },
 	{ 3, "schemas/migrate-3.sql", NULL },
 	{ 4, "schemas/migrate-4.sql", NULL },
+	{ 5, "schemas/migrate-5.sql", NULL },
 };
 
 static int refused;	/* the last db_open failed on what the file holds */

@@ -19,13 +19,14 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 4		/* this build's; schemas/session.sql sets it */
+#define DB_SCHEMA_VERSION 5		/* this build's; schemas/session.sql sets it */
 #define DB_APPLICATION_ID 0x47505246	/* "GPRF" */
 
 /* The versions that brought what analyses read. */
 #define DB_V_CHUNKS 2		/* column_chunks and column_sets; api_calls chunks as read today */
 #define DB_V_OVERHEADS 3	/* overheads, overhead_kinds, object_kinds */
 #define DB_V_SHARED_MEM 4	/* kernels.shared_mem, ingest_skipped; kernel chunks with shared_mem */
+#define DB_V_ALLOC_FAILURES 5	/* alloc_failures (read as none before: read-5.sql) */
 
 enum db_mode {
 	DB_READ,	/* analyses and reports: the file must exist and carry our schema, any version up to ours */

@@ -13,10 +13,10 @@
 #include <stdint.h>
 
 /*
- * The wire-format version this table describes. Version 2 added the `overhead` type; readers take every
- * version from 1 to this one, writers write this one.
+ * The wire-format version this table describes. Version 2 added the `overhead` type, version 3 the
+ * `alloc_fail` type; readers take every version from 1 to this one, writers write this one.
  */
-#define WIRE_VERSION 2
+#define WIRE_VERSION 3
 
 enum field_kind {
 	F_TIME,		/* int, relative ns in the wire format, absolute ns in the database */
@@ -33,7 +33,7 @@ enum field_kind {
 
 enum rec_type {
 	R_KERNEL, R_MEMCPY, R_MEMSET, R_SYNC, R_MEMORY, R_API, R_RANGE, R_MARKER, R_PC_SAMPLE,
-	R_STALL_REASON, R_DEVICE, R_DEVICE_METRIC, R_HOST_METRIC, R_OVERHEAD, R_COUNT
+	R_STALL_REASON, R_DEVICE, R_DEVICE_METRIC, R_HOST_METRIC, R_OVERHEAD, R_ALLOC_FAIL, R_COUNT
 };
 
 #define REC_MAX_FIELDS 32

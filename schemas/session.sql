@@ -1,4 +1,4 @@
--- gpuprof session database, schema version 4.
+-- gpuprof session database, schema version 5.
 -- A public interface: users query these tables with plain sqlite3. Times are absolute Unix-epoch
 -- nanoseconds (INTEGER), durations nanoseconds, sizes bytes. Every event row carries its session_id and
 -- the pid of the process that recorded it. Names are ids into `strings`, scoped per session:
@@ -13,14 +13,15 @@
 --   2        column_chunks, column_sets and their triggers             54f9905, 2026-11-22
 --   3        overheads, overhead_kinds, object_kinds (wire format v2)  e7583ec, 2026-11-22
 --   4        kernels.shared_mem, ingest_skipped                        307fba0, 2026-11-23
+--   5        alloc_failures (wire format v3)                           branch oom, 2026-11-27
 -- Until user_version was set (with version 4 still), meta said 1 for versions 1 to 3 and 2 for version 4:
 -- gpuprof tells those apart by their tables when it opens one, the only place it looks for tables.
 -- gpuprof-ingest upgrades an older database in one transaction (schemas/migrate-N.sql takes version N-1
 -- to N, then this file and views.sql run: the database is then what they make); gpuprof-analyze and
 -- gpuprof-report read it as it is: overheads before version 3 read as none, kernels.shared_mem before
--- version 4 as static_smem + dynamic_smem (Kineto sessions kept the total in static_smem), and kernel
--- chunks before version 4 (other columns) are not read. A newer version than a build knows is refused by
--- every program (exit 3), the file untouched. A new version: a migrate-N.sql, the numbers here and in
+-- version 4 as static_smem + dynamic_smem (Kineto sessions kept the total in static_smem), kernel chunks
+-- before version 4 (other columns) are not read, and alloc_failures before version 5 read as none. A newer
+-- version than a build knows is refused by every program (exit 3), the file untouched. A new version: a migrate-N.sql, the numbers here and in
 -- lib/db.h (DB_SCHEMA_VERSION, and a DB_V_ name for what analyses must know about), a line above.
 
 CREATE TABLE IF NOT EXISTS meta (
@@ -284,6 +285,29 @@ CREATE TABLE IF NOT EXISTS overheads (
 	correlation_id INTEGER		-- the API call that caused it, 0 when none (buffer flushes)
 );
 
+-- Device allocations that failed for want of memory (schema version 5, wire format 3): one row per attempt
+-- (PyTorch's caching allocator frees its cache and tries again: two rows). From the collector, the
+-- runtime or driver call (cudaMalloc, cudaMallocAsync, cudaMallocManaged, cudaMallocPitch, cudaMalloc3D,
+-- cuMemAlloc*, cuMemCreate, ...) that returned out of memory, with the size it asked for, read from the
+-- call's parameters at its return (CUPTI's API records carry the return code, not the size); its API
+-- record has the same correlation_id. From Kineto traces, PyTorch's `[OutOfMemory]` events.
+CREATE TABLE IF NOT EXISTS alloc_failures (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	ts_ns INTEGER NOT NULL,		-- when the call returned (Kineto: the event's time)
+	device_id INTEGER,		-- NULL when unknown
+	thread_id INTEGER,		-- the calling host thread (0 unknown)
+	correlation_id INTEGER,		-- the call's API record (0 unknown)
+	bytes INTEGER NOT NULL,		-- bytes requested
+	call_id INTEGER,		-- strings.id of the call (cudaMalloc), NULL when the source names none
+	cbid INTEGER,			-- CUPTI callback id (0 unknown)
+	domain INTEGER,			-- 1 runtime, 2 driver, 0 unknown (Kineto)
+	result INTEGER,			-- the return code (cudaError_t, CUresult; 2 out of memory), NULL unknown
+	mem_kind INTEGER,		-- see memory_kinds: 3 device, 5 managed, 0 unknown
+	total_allocated INTEGER,	-- the allocator's totals then, when the source has them (Kineto)
+	total_reserved INTEGER
+);
+
 CREATE TABLE IF NOT EXISTS drops (
 	session_id INTEGER NOT NULL,
 	pid INTEGER NOT NULL,
@@ -413,6 +437,6 @@ INSERT OR IGNORE INTO object_kinds VALUES
 	(0, 'unknown'), (1, 'process'), (2, 'thread'), (3, 'device'), (4, 'context'), (5, 'stream');
 
 -- The version (lib/db.h's DB_SCHEMA_VERSION): the last statements, so a database is marked only once made.
-INSERT OR REPLACE INTO meta VALUES ('schema_version', '4');
+INSERT OR REPLACE INTO meta VALUES ('schema_version', '5');
 PRAGMA application_id = 1196446278;
-PRAGMA user_version = 4;
+PRAGMA user_version = 5;

@@ -16,7 +16,7 @@ from checks import BIN, ROOT, check
 
 DOC = os.path.join(ROOT, "schemas", "wire-format.md")
 EXAMPLE = os.path.join(ROOT, "tests", "data", "wire-example.ndjson")
-HEADER = {"type": "header", "v": 2, "session": "wire-doc", "pid": 1, "origin_ns": "1700000000000000000"}
+HEADER = {"type": "header", "v": 3, "session": "wire-doc", "pid": 1, "origin_ns": "1700000000000000000"}
 # A valid value of each kind the page names; str fields use id 1, declared up front.
 VALUE = {"int": 0, "int?": None, "num?": None, "str": 1, "text": ""}
 
@@ -58,17 +58,17 @@ def rows(db, sql):
 
 def fields_agree(tmp, types):
     """One file: per type a complete line, then one line per field without it or with null in an int."""
-    lines = [HEADER, {"type": "strings", "v": 2, "ids": [1], "values": ["x"]}]
+    lines = [HEADER, {"type": "strings", "v": 3, "ids": [1], "values": ["x"]}]
     want = []      # (line, reason) the reader must reject
     for t, fields in types.items():
         full = {f: [VALUE[k]] for f, k, _ in fields}
-        lines.append(dict({"type": t, "v": 2, "seq": 0, "n": 1}, **full))
+        lines.append(dict({"type": t, "v": 3, "seq": 0, "n": 1}, **full))
         for f, k, optional in fields:
             if not optional:
-                lines.append(dict({"type": t, "v": 2, "seq": 1, "n": 1}, **{g: v for g, v in full.items() if g != f}))
+                lines.append(dict({"type": t, "v": 3, "seq": 1, "n": 1}, **{g: v for g, v in full.items() if g != f}))
                 want.append((len(lines), f'{t} batch: missing field "{f}"'))
             if k == "int":
-                lines.append(dict({"type": t, "v": 2, "seq": 1, "n": 1}, **dict(full, **{f: [None]})))
+                lines.append(dict({"type": t, "v": 3, "seq": 1, "n": 1}, **dict(full, **{f: [None]})))
                 want.append((len(lines), f'{t} batch: field "{f}" value 0 is not an integer'))
     r, db = ingest(tmp, "fields", lines)
     check("the page's lines load but for the broken ones (exit 3)", r.returncode, 3)
