@@ -38,6 +38,11 @@ void act_release(uint8_t *buffer, size_t valid);
  * else as given, "(unnamed)" for NULL. With mangled, also the mangled name's id (0 when the same).
  */
 int64_t act_kernel_name(struct wire *w, const char *name, int64_t *mangled);
+/*
+ * The string id of an API call's name as api records carry it: CUPTI's name without its API version
+ * ("cudaLaunchKernel_v7000" is "cudaLaunchKernel"); "(unknown call)" for NULL.
+ */
+int64_t act_call_name(struct wire *w, const char *name);
 /* Write ranges still open as unfinished (end null) and free the state; 0 or -1. */
 int act_finish(struct act *a);
 
