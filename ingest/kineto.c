@@ -37,7 +37,7 @@ struct idx {
 	int a_start, a_end, a_thread, a_corr, a_name, a_cbid, a_domain;
 	int r_start, r_end, r_thread, r_name, r_kind, r_depth, r_domain;
 	int m_ts, m_device, m_stream, m_op, m_kind, m_addr, m_bytes, m_total, m_thread;
-	int o_ts, o_device, o_thread, o_bytes, o_result, o_kind, o_total, o_reserved;	/* failed allocations */
+	int o_ts, o_device, o_thread, o_bytes, o_call, o_result, o_kind, o_total, o_reserved;	/* failed allocations */
 	int n_ts, n_thread, n_name, n_domain;	/* markers */
 	int g_ts, g_device, g_first;		/* device metrics: g_first the first value after device */
 	int h_ts, h_cpu, h_first;		/* host metrics: h_first the first integer one (rss_bytes) */
@@ -160,6 +160,7 @@ static const struct rec_index idx_fields[] = {
 	{ offsetof(struct idx, o_device), R_ALLOC_FAIL, "device" },
 	{ offsetof(struct idx, o_thread), R_ALLOC_FAIL, "thread" },
 	{ offsetof(struct idx, o_bytes), R_ALLOC_FAIL, "bytes" },
+	{ offsetof(struct idx, o_call), R_ALLOC_FAIL, "call" },
 	{ offsetof(struct idx, o_result), R_ALLOC_FAIL, "result" },
 	{ offsetof(struct idx, o_kind), R_ALLOC_FAIL, "mem_kind" },
 	{ offsetof(struct idx, o_total), R_ALLOC_FAIL, "total_allocated" },
@@ -821,6 +822,7 @@ static int read_oom(struct state *st, const struct jnode *ev, const struct jnode
 	const struct json_doc *d = &st->doc;
 	const struct idx *x = &st->ix;
 	const struct jnode *t = json_get(d, ev, "ts");
+	const char *call;
 	struct value *v;
 	int64_t ts, n;
 	if (arg_i64(d, args, "Device Type", 0) != 1 || !t || json_decimal_scaled(t, 3, &ts) ||
@@ -836,7 +838,13 @@ static int read_oom(struct state *st, const struct jnode *ev, const struct jnode
 		v[x->o_device].null = 1;
 	put(v, x->o_thread, tid_num(d, ev, 0));
 	put(v, x->o_bytes, arg_i64(d, args, "Bytes", 0));
-	v[x->o_result].null = 1;	/* no return code: the allocator raised an error */
+	/* No call or return code (the allocator raised an error), but in gpuprof's own traces (report/trace.c). */
+	if (args && (call = json_get_str(d, args, "Call")))
+		put(v, x->o_call, str_id(st, call));
+	if (!arg_num(d, args, "Return Code", &n) && n >= 0)
+		put(v, x->o_result, n);
+	else
+		v[x->o_result].null = 1;
 	put(v, x->o_kind, 3);
 	if (!arg_num(d, args, "Total Allocated", &n) && n >= 0)
 		put(v, x->o_total, n);

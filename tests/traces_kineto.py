@@ -409,6 +409,7 @@ def migrate(tmp):
     check("v3: made", ingest(os.path.join(LAYOUTS, "pytorch-2-cuda.json"), db).returncode, 0)
     con = sqlite3.connect(db)
     con.executescript("""DROP VIEW kernel_events; DROP TABLE ingest_skipped; ALTER TABLE kernels DROP COLUMN shared_mem;
+        DROP VIEW alloc_failure_events; DROP TABLE alloc_failures;
         UPDATE kernels SET static_smem = 49152, dynamic_smem = NULL;
         UPDATE meta SET value = '1' WHERE key = 'schema_version'; PRAGMA user_version = 0;""")
     con.close()
@@ -422,7 +423,7 @@ def migrate(tmp):
     check("v3: upgraded rows", con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() +
           con.execute("PRAGMA user_version").fetchall() +
           con.execute("SELECT DISTINCT static_smem, dynamic_smem, shared_mem FROM kernels").fetchall(),
-          [("4",), (4,), (None, None, 49152)])
+          [("5",), (5,), (None, None, 49152)])
     check("v3: chunks rebuilt", con.execute("SELECT count(*) FROM column_sets WHERE tbl = 'kernels'").fetchall(), [(1,)])
     con.close()
     rows = analyze("launch", db)
