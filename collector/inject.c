@@ -251,8 +251,12 @@ static void drain(void)
 			return;
 		}
 		pthread_mutex_lock(&C.wlock);
-		for (i = 0; i < n; i++)
-			act_buffer(&C.act, q[i].buf, q[i].valid);
+		for (i = 0; i < n; i++) {
+			if (C.w)
+				act_buffer(&C.act, q[i].buf, q[i].valid);
+			else
+				act_release(q[i].buf, q[i].valid);	/* the session ended (a failure raced exit) */
+		}
 		pthread_mutex_unlock(&C.wlock);
 		for (i = 0; i < n; i++) {
 			memset(q[i].buf, 0, C.buffer_bytes);
