@@ -318,9 +318,9 @@ static int judge_growth(const struct tables *ts, const struct analysis_opts *o, 
 		return 0;
 	}
 	gpu_label(t, worst, gpu, sizeof(gpu));
-	snprintf(line, n, "growth: worst %s on %s (%s); %d of %zu device%s at %s or worse: %s", severities[worst_level], gpu,
-		 table_cell(t, worst, cverdict)->null ? "" : table_cell(t, worst, cverdict)->s, at, t->nrows,
-		 t->nrows > 1 ? "s" : "", severities[o->limit], at ? "FAIL" : "ok");
+	snprintf(line, n, "growth: worst %s on %s (%s); %d of %zu device%s at %s or worse: %s",
+		 severities[worst_level], gpu, table_cell(t, worst, cverdict)->null ? "" : table_cell(t, worst, cverdict)->s,
+		 at, t->nrows, t->nrows > 1 ? "s" : "", severities[o->limit], at ? "FAIL" : "ok");
 	return at > 0;
 }
 

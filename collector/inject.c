@@ -207,8 +207,9 @@ static void record_oom(const struct oom_event *e)
 }
 
 /*
- * PC sampling's callbacks; a failed allocation (record_oom); then flush what CUPTI holds when a context goes away (after PC sampling has
- * let go of it: armed sampling can hold back activity records) or the device is reset.
+ * PC sampling's callbacks; a failed allocation (record_oom); then flush what CUPTI holds when a context
+ * goes away (after PC sampling has let go of it: armed sampling can hold back activity records) or the
+ * device is reset.
  */
 static void CUPTIAPI on_callback(void *data, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *info)
 {

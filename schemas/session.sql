@@ -21,8 +21,9 @@
 -- gpuprof-report read it as it is: overheads before version 3 read as none, kernels.shared_mem before
 -- version 4 as static_smem + dynamic_smem (Kineto sessions kept the total in static_smem), kernel chunks
 -- before version 4 (other columns) are not read, and alloc_failures before version 5 read as none. A newer
--- version than a build knows is refused by every program (exit 3), the file untouched. A new version: a migrate-N.sql, the numbers here and in
--- lib/db.h (DB_SCHEMA_VERSION, and a DB_V_ name for what analyses must know about), a line above.
+-- version than a build knows is refused by every program (exit 3), the file untouched. A new version: a
+-- migrate-N.sql, the numbers here and in lib/db.h (DB_SCHEMA_VERSION, and a DB_V_ name for what analyses
+-- must know about), a line above.
 
 CREATE TABLE IF NOT EXISTS meta (
 	key TEXT PRIMARY KEY,
