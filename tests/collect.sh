@@ -47,7 +47,7 @@ ok "session directory exists" test -d "$dir"
 check "one file in the session" "$(ls "$dir" | wc -l)" 1
 check "file named after the launcher" "$(ls "$dir" | grep -cE '^[0-9]+\.ndjson$')" 1
 file=$(ls "$dir"/*.ndjson 2>/dev/null | head -1)
-check "first line is the header" "$(head -1 "$file" | grep -c '^{"type":"header","v":2,')" 1
+check "first line is the header" "$(head -1 "$file" | grep -c '^{"type":"header","v":3,')" 1
 check "last line is the end record" "$(tail -1 "$file" | grep -c '^{"type":"end",')" 1
 check "header names the program" "$(head -1 "$file" | grep -c '"program":"/bin/sh","args":\["-c","sleep 0.5; exit 7"\]')" 1
 check "header session is the directory's" "$(head -1 "$file" | grep -c "\"session\":\"${dir##*/}\"")" 1
