@@ -47,7 +47,7 @@ UNITS = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 # The collector: libgpuprof.so needs CUPTI (CUDA 13 at $(CUDA)); without it only the launcher is built.
 CUDA ?= /usr/local/cuda
 HAVE_CUPTI := $(wildcard $(CUDA)/include/cupti.h)
-COLLECTOR_SRC = collector/inject.c collector/activity.c collector/pcsampling.c collector/wire.c \
+COLLECTOR_SRC = collector/inject.c collector/activity.c collector/oom.c collector/pcsampling.c collector/wire.c \
 		collector/sampler.c lib/util.c lib/json.c lib/records.c lib/intmap.c
 # Each function in a section of its own, and the link keeps only those reachable from the entry points:
 # what libgpuprof.so can run is then what nm shows, and tests/collector.py checks that nothing in it can
@@ -174,7 +174,7 @@ $(B)/obj/collector/%.o: collector/%.c
 	@echo "  CC      $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -Icollector -c -o $@ $<
 
-$(B)/tests/collector/test_activity: tests/collector/test_activity.c $(B)/pic/collector/activity.o \
+$(B)/tests/collector/test_activity: tests/collector/test_activity.c $(B)/pic/collector/activity.o $(B)/pic/collector/oom.o \
 				    $(B)/pic/collector/wire.o $(B)/libcommon.a
 	@mkdir -p $(@D) $(B)/obj/tests
 	@echo "  CC      $@"

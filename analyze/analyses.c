@@ -8,11 +8,13 @@
 #include "embed.h"
 #include "util.h"
 
+#include <ctype.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 void analysis_opts_init(struct analysis_opts *o)
 {
@@ -83,6 +85,66 @@ static int take_carbon(struct analysis_opts *o, const char *arg)
 	return 0;
 }
 
+/*
+ * --fail-above: a size in bytes, "40GiB", "40G" (K, M, G, T and KiB ... TiB: powers of 1024), "40GB" (kB ...
+ * TB: of 1000, as gpuprof prints sizes), any case, or a share of the device's memory, "90%".
+ */
+static int take_fail_above(struct analysis_opts *o, const char *arg)
+{
+	static const struct {
+		const char *suffix;
+		double scale;
+	} units[] = {
+		{ "", 1 }, { "b", 1 }, { "k", 1024.0 }, { "kib", 1024.0 }, { "kb", 1e3 }, { "m", 1048576.0 },
+		{ "mib", 1048576.0 }, { "mb", 1e6 }, { "g", 1073741824.0 }, { "gib", 1073741824.0 }, { "gb", 1e9 },
+		{ "t", 1099511627776.0 }, { "tib", 1099511627776.0 }, { "tb", 1e12 },
+	};
+	char *end;
+	double v = strtod(arg, &end);
+	size_t i;
+	if (end == arg || !isfinite(v) || v < 0 || isspace((unsigned char)*arg))
+		return -1;
+	if (!strcmp(end, "%")) {
+		if (v <= 0)
+			return -1;
+		o->share = v / 100.0;
+		return 0;
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (!strcasecmp(end, units[i].suffix)) {
+			v *= units[i].scale;
+			if (v >= 9.2e18)
+				return -1;
+			o->limit = (int64_t)llround(v);
+			o->share = 0;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The growth analysis's severities, in order; index 1.. is --fail-on-growth's level. */
+static const char *const severities[] = { "none", "low", "medium", "high" };
+
+static int severity_level(const char *name)
+{
+	size_t i;
+	for (i = 0; name && i < sizeof(severities) / sizeof(severities[0]); i++)
+		if (!strcmp(name, severities[i]))
+			return (int)i;
+	return -1;
+}
+
+/* --fail-on-growth: low, medium or high. */
+static int take_growth_level(struct analysis_opts *o, const char *arg)
+{
+	int level = severity_level(arg);
+	if (level < 1)
+		return -1;
+	o->limit = level;
+	return 0;
+}
+
 static int take_nothing(struct analysis_opts *o, const char *arg)
 {
 	(void)o;
@@ -120,6 +182,15 @@ const struct analysis_option opt_carbon_intensity = {
 	"carbon-intensity", required_argument, "G_PER_KWH",
 	"grams of CO2e per kWh of the grid that powered the run (no" MORE "default): adds co2e_g",
 	"needs grams per kWh, a number such as 400", 0, take_carbon };
+static const struct analysis_option opt_fail_above = {
+	"fail-above", required_argument, "SIZE|PCT",
+	"exit 1 when a device's peak is above SIZE (40GiB, 40G, 40GB," MORE
+	"bytes) or above PCT of its memory (90%)",
+	"needs a size such as 40GiB or a share of the device's memory such as 90%", 0, take_fail_above };
+static const struct analysis_option opt_fail_on_growth = {
+	"fail-on-growth", required_argument, "LEVEL",
+	"exit 1 when a device's growth is of severity LEVEL" MORE "(low, medium or high) or worse",
+	"needs low, medium or high", 0, take_growth_level };
 static const struct analysis_option opt_fail_on_regression = {
 	"fail-on-regression", no_argument, NULL,
 	"exit 1 when any kernel, range, copy kind or API call" MORE "regressed; one-line verdict on stderr", "", 0,
@@ -172,7 +243,106 @@ static int judge_regressions(const struct tables *ts, const struct analysis_opts
 	return len >= 4 && !strcmp(verdict + len - 4, "FAIL");
 }
 
+/* "device 0", "device 0 (rank 1, node7)": row r's GPU as table t names it (rank and host where it has them). */
+static void gpu_label(struct table *t, size_t r, char *out, size_t n)
+{
+	int cdev = table_find_col(t, "device"), crank = table_find_col(t, "rank"), chost = table_find_col(t, "host");
+	const struct cell *dev = cdev >= 0 ? table_cell(t, r, cdev) : NULL;
+	const struct cell *rank = crank >= 0 ? table_cell(t, r, crank) : NULL;
+	const struct cell *host = chost >= 0 ? table_cell(t, r, chost) : NULL;
+	char at[160] = "";
+	if (rank && !rank->null && host && !host->null)
+		snprintf(at, sizeof(at), " (rank %lld, %s)", (long long)rank->i, host->s);
+	else if (rank && !rank->null)
+		snprintf(at, sizeof(at), " (rank %lld)", (long long)rank->i);
+	else if (host && !host->null)
+		snprintf(at, sizeof(at), " (%s)", host->s);
+	if (dev && !dev->null)
+		snprintf(out, n, "device %lld%s", (long long)dev->i, at);
+	else
+		snprintf(out, n, "an unknown device%s", at);
+}
+
+/*
+ * Each device's peak against --fail-above: a size, or a share of the device's memory (total_bytes). With
+ * a share, a device whose memory is unknown cannot pass, and the verdict says so.
+ */
+static int judge_memory(const struct tables *ts, const struct analysis_opts *o, char *line, size_t n)
+{
+	struct table *t = ts->v[0];
+	int cpeak = table_find_col(t, "peak_bytes"), ctotal = table_find_col(t, "total_bytes");
+	int over = 0, unknown = 0, failed;
+	size_t r, worst = 0;
+	double worst_v = -1;
+	char peak[32], total[32], limit[32], gpu[200] = "", why[96] = "";
+	for (r = 0; r < t->nrows; r++) {
+		const struct cell *p = table_cell(t, r, cpeak), *m = ctotal >= 0 ? table_cell(t, r, ctotal) : NULL;
+		double v;
+		if (o->share > 0 && (!m || m->null || m->i <= 0)) {
+			unknown++;
+			continue;
+		}
+		v = o->share > 0 ? (double)p->i / (double)m->i : (double)p->i;
+		over += o->share > 0 ? v > o->share : p->i > o->limit;
+		if (v > worst_v) {
+			worst_v = v;
+			worst = r;
+		}
+	}
+	failed = over || unknown;
+	if (unknown)
+		snprintf(why, sizeof(why), "; memory unknown on %d device%s", unknown, unknown > 1 ? "s" : "");
+	if (worst_v < 0) {
+		snprintf(line, n, "memory: %s%s: %s", t->nrows ? "no device's memory is known" : "no allocations recorded",
+			 o->share > 0 ? ", a share cannot be judged" : "", failed ? "FAIL" : "ok");
+		return failed;
+	}
+	gpu_label(t, worst, gpu, sizeof(gpu));
+	fmt_bytes(peak, sizeof(peak), (double)table_cell(t, worst, cpeak)->i);
+	if (o->share > 0) {
+		fmt_bytes(total, sizeof(total), (double)table_cell(t, worst, ctotal)->i);
+		snprintf(line, n, "memory: highest peak %s on %s, %.1f%% of its %s; %d of %zu device%s above %g%%%s: %s",
+			 peak, gpu, 100.0 * worst_v, total, over, t->nrows, t->nrows > 1 ? "s" : "", 100.0 * o->share, why,
+			 failed ? "FAIL" : "ok");
+	} else {
+		fmt_bytes(limit, sizeof(limit), (double)o->limit);
+		snprintf(line, n, "memory: highest peak %s (%lld bytes) on %s; %d of %zu device%s above %s (%lld bytes): %s",
+			 peak, (long long)table_cell(t, worst, cpeak)->i, gpu, over, t->nrows, t->nrows > 1 ? "s" : "",
+			 limit, (long long)o->limit, failed ? "FAIL" : "ok");
+	}
+	return failed;
+}
+
+/* Each device's growth severity against --fail-on-growth: the worst one named, with its verdict. */
+static int judge_growth(const struct tables *ts, const struct analysis_opts *o, char *line, size_t n)
+{
+	struct table *t = ts->v[0];
+	int csev = table_find_col(t, "severity"), cverdict = table_find_col(t, "verdict"), worst_level = -1, at = 0;
+	size_t r, worst = 0;
+	char gpu[200];
+	for (r = 0; r < t->nrows; r++) {
+		const struct cell *c = table_cell(t, r, csev);
+		int level = severity_level(c->null ? NULL : c->s);
+		at += level >= o->limit;
+		if (level > worst_level) {
+			worst_level = level;
+			worst = r;
+		}
+	}
+	if (worst_level < 0) {
+		snprintf(line, n, "growth: no memory series to judge, limit %s: ok", severities[o->limit]);
+		return 0;
+	}
+	gpu_label(t, worst, gpu, sizeof(gpu));
+	snprintf(line, n, "growth: worst %s on %s (%s); %d of %zu device%s at %s or worse: %s",
+		 severities[worst_level], gpu, table_cell(t, worst, cverdict)->null ? "" : table_cell(t, worst, cverdict)->s,
+		 at, t->nrows, t->nrows > 1 ? "s" : "", severities[o->limit], at ? "FAIL" : "ok");
+	return at > 0;
+}
+
 static const struct gate leak_gate = { &opt_fail_on_leak, judge_leaks };
+static const struct gate memory_gate = { &opt_fail_above, judge_memory };
+static const struct gate growth_gate = { &opt_fail_on_growth, judge_growth };
 static const struct gate regression_gate = { &opt_fail_on_regression, judge_regressions };
 
 static const struct analysis_option *const compare_options[] = {
@@ -572,9 +742,44 @@ static const struct colspec memory_cols[] = {
 	{ "live_end_bytes", "Live at end", C_BYTES },
 	{ "prior_frees", "Frees of earlier blocks", C_INT },
 	{ "prior_free_bytes", "Their bytes", C_BYTES },
+	{ "total_bytes", "Device memory", C_BYTES },	/* the memory gate (judge_memory) reads these two */
+	{ "peak_pct", "Peak % of it", C_PCT },
 };
 static const struct table_spec memory_tables[] = {
 	{ "memory", "GPU memory per device: allocations, peak, live at the end", memory_cols, NCOLS(memory_cols) },
+};
+
+/* A live block of memory and where it was allocated (peak, oom_blocks). */
+#define BLOCK_COLUMNS \
+	GPU_COLUMNS, { "device", "Device", C_INT }, { "bytes", "Bytes", C_BYTES }, \
+	{ "alloc_ns", "Allocated at", C_TIME }, { "address", "Address", C_INT }, { "mem_kind", "Kind", C_TEXT }, \
+	{ "site", "Site", C_TEXT }
+
+/* Failed allocations; then the largest blocks live at each (oom.sql). */
+static const struct colspec oom_cols[] = {
+	{ "ts_ns", "Time", C_TIME },
+	{ "rank", "Rank", C_INT },	/* where known, also in a session of one node */
+	{ "host", "Host", C_TEXT },
+	{ "device", "Device", C_INT },
+	{ "requested_bytes", "Requested", C_BYTES },
+	{ "live_bytes", "Live then", C_BYTES },
+	{ "reserved_bytes", "Reserved then", C_BYTES, C_HIDE_NULL },
+	{ "total_bytes", "Device memory", C_BYTES },
+	{ "call", "Call", C_TEXT },
+	{ "result", "Return code", C_INT, C_HIDE_NULL },
+	{ "thread", "Thread", C_INT },
+	{ "path", "NVTX path", C_TEXT },
+};
+static const struct colspec oom_block_cols[] = {
+	{ "oom", "Failure", C_INT },
+	{ "ts_ns", "Failed at", C_TIME },
+	BLOCK_COLUMNS,
+};
+static const struct table_spec oom_tables[] = {
+	{ "oom", "Allocations that failed for want of memory: bytes asked, bytes live then, the device's memory",
+	  oom_cols, NCOLS(oom_cols) },
+	{ "oom_blocks", "The largest blocks live at each failed allocation, with their sites", oom_block_cols,
+	  NCOLS(oom_block_cols) },
 };
 
 /* The leak gate (judge_leaks) reads bytes and status. */
@@ -593,15 +798,7 @@ static const struct table_spec leaks_tables[] = {
 	{ "leaks", "Leak candidates: memory still allocated at the end, by site", leaks_cols, NCOLS(leaks_cols) },
 };
 
-static const struct colspec peak_cols[] = {
-	GPU_COLUMNS,
-	{ "device", "Device", C_INT },
-	{ "bytes", "Bytes", C_BYTES },
-	{ "alloc_ns", "Allocated at", C_TIME },
-	{ "address", "Address", C_INT },
-	{ "mem_kind", "Kind", C_TEXT },
-	{ "site", "Site", C_TEXT },
-};
+static const struct colspec peak_cols[] = { BLOCK_COLUMNS };
 static const struct table_spec peak_tables[] = {
 	{ "peak", "What was live at each device's peak, largest first", peak_cols, NCOLS(peak_cols) },
 };
@@ -739,66 +936,71 @@ const struct analysis analyses[] = {
 	{ SQL_ROW("problems", "problems.sql",
 		  "Recording problems: collector errors (no NVML, CUPTI refused, ...) and records it lost", problems_tables),
 	  .section = 3 },
+	{ SQL_ROW("oom", "oom.sql",
+		  "Failed device allocations (out of memory): bytes asked and live, device memory, NVTX path, largest blocks",
+		  oom_tables), MEMORY_EVENTS, .section = 4, .section_top = 10 },
 	{ SQL_ROW("devices", "devices.sql",
 		  "GPUs: span and busy time (kernels, copies, memsets), kernel-only time, properties", devices_tables),
-	  .section = 4 },
+	  .section = 5 },
 	{ SQL_ROW("hotspots", "hotspots.sql", "Kernels by total GPU time: count, total, avg, med, min, max, stddev",
-		  hotspots_tables), .section = 5, .section_top = 10 },
+		  hotspots_tables), .section = 6, .section_top = 10 },
 	{ SQL_ROW("kernexec", "kernexec.sql",
 		  "Kernel launch pipeline per name (nsys cuda_kern_exec_sum): API, queue and kernel time; queue growth",
-		  kernexec_tables), .section = 6, .section_top = 10 },
+		  kernexec_tables), .section = 7, .section_top = 10 },
 	{ SQL_ROW("flops", "flops.sql",
 		  "Achieved TFLOP/s and MFU per op and per iteration, from PyTorch's FLOP counts (with_flops=True)",
-		  flops_tables), .section = 7, .section_top = 10 },
+		  flops_tables), .section = 8, .section_top = 10 },
 	{ SQL_ROW("launch", "launch.sql", "Launch configurations per kernel: calls, time, theoretical occupancy",
 		  launch_tables) },
 	{ SQL_ROW("classes", "classes.sql", "Compute, communication and memory kernels: time, busy, overlap",
-		  classes_tables), .section = 8 },
+		  classes_tables), .section = 9 },
 	{ SQL_ROW("memcpy", "memcpy.sql", "Copies by kind (HtoD, DtoH, DtoD, PtoP) and memsets: time, bytes, GB/s",
-		  memcpy_tables), .section = 11 },
+		  memcpy_tables), .section = 12 },
 	{ SQL_ROW("sync", "sync.sql", "Host time blocked in synchronization, by type and stream", sync_tables),
-	  .section = 12, .section_top = 10 },
+	  .section = 13, .section_top = 10 },
 	{ SQL_ROW("api", "api.sql", "CUDA runtime and driver API calls by name (nsys cuda_api_sum): count, time, stats",
-		  api_tables), .section = 13, .section_top = 10 },
+		  api_tables), .section = 14, .section_top = 10 },
 	{ SQL_ROW("ranges", "ranges.sql", "NVTX ranges by nesting path: wall time and the GPU time they launched",
-		  ranges_tables), .section = 14, .section_top = 10 },
+		  ranges_tables), .section = 15, .section_top = 10 },
 	{ SQL_ROW("idle", "idle.sql", "GPU idle time per device; kernel and copy busy time and their overlap",
-		  idle_tables), .section = 18 },
+		  idle_tables), .section = 19 },
 	{ SQL_ROW("streams", "streams.sql", "Busy time per stream", streams_tables) },
 	{ SQL_ROW("gaps", "gaps.sql", "Longest GPU idle gaps, with the host calls made during them", gaps_tables),
-	  .section = 19, .section_top = 5 },
-	{ SQL_ROW("memory", "memory.sql", "GPU memory per device: allocations, peak (and when), live at the end",
-		  memory_tables), MEMORY_EVENTS, .section = 15 },
+	  .section = 20, .section_top = 5 },
+	{ SQL_ROW("memory", "memory.sql",
+		  "GPU memory per device: allocations, peak (and when), live at the end (--fail-above)", memory_tables),
+	  MEMORY_EVENTS, .gate = &memory_gate, .section = 16 },
 	{ SQL_ROW("leaks", "leaks.sql", "Leak candidates: blocks still allocated at the end, by site (--fail-on-leak)",
-		  leaks_tables), MEMORY_EVENTS, .gate = &leak_gate, .section = 16, .section_top = 10 },
+		  leaks_tables), MEMORY_EVENTS, .gate = &leak_gate, .section = 17, .section_top = 10 },
 	{ SQL_ROW("peak", "peak.sql", "What was live at each device's memory peak, largest first", peak_tables),
 	  MEMORY_EVENTS },
-	{ SQL_ROW("growth", "growth.sql", "Memory growth per iteration with R^2, severity and what to check",
-		  growth_tables), MEMORY_EVENTS, .section = 17 },
+	{ SQL_ROW("growth", "growth.sql",
+		  "Memory growth per iteration with R^2, severity and what to check (--fail-on-growth)", growth_tables),
+	  MEMORY_EVENTS, .gate = &growth_gate, .section = 18 },
 	{ SQL_ROW("stalls", "stalls.sql", "Warp stall reasons from PC sampling: samples, share, meaning, usual cause",
-		  stalls_tables), .prelude = STALL_SAMPLES, .section = 9 },
+		  stalls_tables), .prelude = STALL_SAMPLES, .section = 10 },
 	{ SQL_ROW("stall_kernels", "stall_kernels.sql", "Stall reason mix per kernel (a kernel x reason matrix)",
-		  stall_kernels_tables), .prelude = STALL_SAMPLES, .section = 10, .section_top = 10 },
+		  stall_kernels_tables), .prelude = STALL_SAMPLES, .section = 11, .section_top = 10 },
 	{ SQL_ROW("stall_pcs", "stall_pcs.sql", "Most sampled instructions with source line and dominant reason",
 		  stall_pcs_tables), .prelude = STALL_SAMPLES },
 	{ SQL_ROW("ranks", "ranks.sql",
 		  "Per rank: compute, exposed communication, idle, steps, wait at collectives, stragglers (--threshold)",
-		  ranks_tables), COMM_MATCH, .options = ranks_options, .section = 24, .multi_gpu = 1,
+		  ranks_tables), COMM_MATCH, .options = ranks_options, .section = 25, .multi_gpu = 1,
 	  .kernel_cache = 1 },
 	{ SQL_ROW("collectives", "collectives.sql",
 		  "NCCL/RCCL collectives matched across ranks: operations, time, start skew", collectives_tables),
-	  COMM_MATCH, .section = 25, .section_top = 20, .multi_gpu = 1 },
+	  COMM_MATCH, .section = 26, .section_top = 20, .multi_gpu = 1 },
 	{ SQL_ROW("metrics", "metrics.sql", "Device metrics (NVML): utilisation, memory, power, temperature, clocks",
-		  metrics_tables), .section = 20 },
+		  metrics_tables), .section = 21 },
 	{ SQL_ROW("energy", "energy.sql",
 		  "Energy per GPU and in all: joules, kWh, average power, per iteration; CO2e (--carbon-intensity)",
-		  energy_tables), .options = energy_options, .section = 21 },
+		  energy_tables), .options = energy_options, .section = 22 },
 	{ SQL_ROW("host", "host.sql",
 		  "Host metrics: CPU and memory of the program's process tree; system memory, disk and network I/O",
-		  host_tables), .section = 22 },
+		  host_tables), .section = 23 },
 	{ SQL_ROW("overhead", "overhead.sql",
 		  "What CUPTI and the driver cost the program, by kind: buffer flushes, instrumentation, lazy loading",
-		  overhead_tables), .section = 23 },
+		  overhead_tables), .section = 24 },
 	{ SQL_ROW("compare", "compare.sql",
 		  "Kernels, NVTX ranges, copies and API calls against a baseline: regressed, improved, new, gone (CI gate)",
 		  compare_tables),

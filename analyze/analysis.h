@@ -32,7 +32,9 @@ struct analysis_opts {
 	int64_t min_calls;	/* compare: names with fewer calls on both sides are unchanged */
 	const char *baseline;	/* --baseline BASE.db, or NULL (analysis_baseline opens it) */
 	const char *base_id;	/* --base-session ID (id or uuid), or NULL */
-	int64_t limit;		/* a gate's argument: --fail-on-leak BYTES */
+	int64_t limit;		/* a gate's argument: --fail-on-leak BYTES, --fail-above SIZE (bytes),
+				   --fail-on-growth LEVEL (1 low, 2 medium, 3 high) */
+	double share;		/* --fail-above PCT: the share of a device's memory (0.9); 0 with a SIZE */
 	double carbon_intensity;	/* energy: --carbon-intensity, grams of CO2e per kWh */
 	int carbon_given;	/* --carbon-intensity was given (else :carbon_intensity is NULL) */
 };

@@ -117,3 +117,16 @@ SELECT b.n, b.pid, b.node, b.device, b.address, b.ts, b.bytes, b.kind, b.freed_n
 			  b.bytes || '-byte blocks') END AS site
 FROM mem_events b
 WHERE b.alloc AND (b.node, b.device) IN (SELECT node, device FROM mem_devices WHERE paired);
+
+-- Each GPU's memory, as its device record gives it (CUPTI's globalMemorySize, Kineto's deviceProperties,
+-- nsys's TARGET_INFO_GPU), else the largest total its NVML samples saw; per session, node and device.
+CREATE TEMP VIEW IF NOT EXISTS mem_totals AS
+SELECT session_id, node, device, max(bytes) AS total
+FROM (SELECT d.session_id, coalesce(g.node, 0) AS node, d.id AS device, d.memory_bytes AS bytes
+      FROM main.devices d LEFT JOIN temp.gpu_nodes g ON g.session_id = d.session_id AND g.pid = d.pid
+      WHERE d.memory_bytes > 0
+      UNION ALL
+      SELECT m.session_id, coalesce(g.node, 0), m.device_id, m.mem_total
+      FROM main.device_metrics m LEFT JOIN temp.gpu_nodes g ON g.session_id = m.session_id AND g.pid = m.pid
+      WHERE m.mem_total > 0)
+GROUP BY session_id, node, device;

@@ -261,20 +261,19 @@ static int memory(struct act *a, const CUpti_ActivityMemory4 *m)
 	return wire_add(a->w, R_MEMORY, v);
 }
 
-/* CUPTI names calls with their API version ("cudaLaunchKernel_v7000"): keep the name people use. */
-static int64_t call_name(struct act *a, const char *name)
+int64_t act_call_name(struct wire *w, const char *name)
 {
 	char tmp[256];
 	const char *v = name ? strrchr(name, '_') : NULL;
 	size_t n;
 	if (!name)
-		return wire_string(a->w, "(unknown call)");
+		return wire_string(w, "(unknown call)");
 	if (!v || v[1] != 'v' || !v[2] || strspn(v + 2, "0123456789") != strlen(v + 2))
-		return wire_string(a->w, name);
+		return wire_string(w, name);
 	n = (size_t)(v - name) < sizeof(tmp) - 1 ? (size_t)(v - name) : sizeof(tmp) - 1;
 	memcpy(tmp, name, n);
 	tmp[n] = '\0';
-	return wire_string(a->w, tmp);
+	return wire_string(w, tmp);
 }
 
 static int api(struct act *a, const CUpti_ActivityAPI *c, int domain)
@@ -286,7 +285,7 @@ static int api(struct act *a, const CUpti_ActivityAPI *c, int domain)
 	put(v, ix.a_thread, c->threadId);
 	put(v, ix.a_corr, c->correlationId);
 	cuptiGetCallbackName(domain == 1 ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, c->cbid, &name);
-	put(v, ix.a_name, call_name(a, name));
+	put(v, ix.a_name, act_call_name(a->w, name));
 	put(v, ix.a_cbid, c->cbid);
 	put(v, ix.a_domain, domain);
 	return wire_add(a->w, R_API, v);

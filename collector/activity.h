@@ -48,6 +48,11 @@ int64_t act_kernel_name(struct wire *w, const char *name, int64_t *mangled);
  * range have its time outside the window). The number forgotten.
  */
 int64_t act_cut_ranges(struct act *a);
+/*
+ * The string id of an API call's name as api records carry it: CUPTI's name without its API version
+ * ("cudaLaunchKernel_v7000" is "cudaLaunchKernel"); "(unknown call)" for NULL.
+ */
+int64_t act_call_name(struct wire *w, const char *name);
 /* Write ranges still open as unfinished (end null) and free the state; 0 or -1. */
 int act_finish(struct act *a);
 

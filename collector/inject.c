@@ -7,13 +7,15 @@
  * samples host and NVML metrics when no launcher does, reads PC samples (pcsampling.c) every 100 ms,
  * flushes a batch line per type at least once a second and counts dropped records. At exit (registered
  * here, not in a constructor) PC sampling is disabled first, then everything is flushed with CUPTI's
- * forced flush and the session-end record is written.
+ * forced flush and the session-end record is written. A device allocation that fails for want of memory
+ * (oom.c) is written and flushed at once, on the failing thread (record_oom).
  *
  * The library must never crash, block or print into the host program: failures become `error` records
  * in the session and the program runs on. Only the two injection entry points are exported
  * (-fvisibility=hidden): InitializeInjection for the driver and InitializeInjectionNvtx2 for NVTX.
  */
 #include "activity.h"
+#include "oom.h"
 #include "pcsampling.h"
 #include "sampler.h"
 #include "util.h"
@@ -74,6 +76,7 @@ static struct {
 
 	pthread_t writer;
 	pthread_mutex_t wlock;	/* the wire and act state */
+	pthread_mutex_t dlock;	/* held through a drain: buffers are converted in the order they were queued */
 	pthread_mutex_t qlock;	/* the queue below */
 	pthread_cond_t qcond;
 	struct pending_buf *queue;
@@ -87,7 +90,8 @@ static struct {
 	char dir[4096];		/* the session directory, kept for forked children ("" until the first file) */
 	char sid[256];		/* the session id */
 	int64_t origin;		/* the session's time origin */
-} C = { .wlock = PTHREAD_MUTEX_INITIALIZER, .qlock = PTHREAD_MUTEX_INITIALIZER, .qcond = PTHREAD_COND_INITIALIZER };
+} C = { .wlock = PTHREAD_MUTEX_INITIALIZER, .dlock = PTHREAD_MUTEX_INITIALIZER, .qlock = PTHREAD_MUTEX_INITIALIZER,
+	.qcond = PTHREAD_COND_INITIALIZER };
 
 /* Record a failure in the session; the program is not told. */
 static void note_error(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -192,17 +196,48 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 	pthread_mutex_unlock(&C.qlock);
 }
 
+static void drain(void);
+
 /*
- * PC sampling's callbacks; then flush what CUPTI holds when a context goes away (after PC sampling has
- * let go of it: armed sampling can hold back activity records) or the device is reset.
+ * A device allocation failed for want of memory: write it, then have CUPTI hand over every record it
+ * has finished, convert them and write every buffered row, here on the failing thread before the call
+ * returns, so that a program that dies of the failure leaves them in the session. It waits for a drain
+ * the writer has begun (dlock), never for the writer's sleep.
+ */
+static void record_oom(const struct oom_event *e)
+{
+	pthread_mutex_lock(&C.wlock);
+	if (!C.active || !C.w) {
+		pthread_mutex_unlock(&C.wlock);
+		return;
+	}
+	oom_write(C.w, e);
+	pthread_mutex_unlock(&C.wlock);
+	if (C.cupti)
+		cuptiActivityFlushAll(0);
+	drain();
+	pthread_mutex_lock(&C.wlock);
+	if (C.w)
+		wire_flush(C.w);
+	pthread_mutex_unlock(&C.wlock);
+}
+
+/*
+ * PC sampling's callbacks; a failed allocation (record_oom); then flush what CUPTI holds when a context
+ * goes away (after PC sampling has let go of it: armed sampling can hold back activity records) or the
+ * device is reset.
  */
 static void CUPTIAPI on_callback(void *data, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const void *info)
 {
+	struct oom_event e;
 	(void)data;
 	if (getpid() != C.pid)
 		return;
 	if (C.pcs)
 		pcs_callback(domain, cbid, info);
+	if ((domain == CUPTI_CB_DOMAIN_RUNTIME_API || domain == CUPTI_CB_DOMAIN_DRIVER_API) &&
+	    oom_from_callback(domain, cbid, info, &e))
+		record_oom(&e);
 	if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING && C.cupti)
 		cuptiActivityFlushAll(0);
 	else if (domain == CUPTI_CB_DOMAIN_RUNTIME_API &&
@@ -211,9 +246,13 @@ static void CUPTIAPI on_callback(void *data, CUpti_CallbackDomain domain, CUpti_
 		cuptiActivityFlushAll(0);
 }
 
-/* Convert every queued buffer. */
+/*
+ * Convert every queued buffer. The writer drains, and so does a thread whose allocation failed
+ * (record_oom): dlock keeps the buffers in order (an NVTX range's END must follow its START).
+ */
 static void drain(void)
 {
+	pthread_mutex_lock(&C.dlock);
 	for (;;) {
 		struct pending_buf *q;
 		size_t n, i;
@@ -225,11 +264,16 @@ static void drain(void)
 		pthread_mutex_unlock(&C.qlock);
 		if (!n) {
 			free(q);
+			pthread_mutex_unlock(&C.dlock);
 			return;
 		}
 		pthread_mutex_lock(&C.wlock);
-		for (i = 0; i < n; i++)
-			act_buffer(&C.act, q[i].buf, q[i].valid);
+		for (i = 0; i < n; i++) {
+			if (C.w)
+				act_buffer(&C.act, q[i].buf, q[i].valid);
+			else
+				act_release(q[i].buf, q[i].valid);	/* the session ended (a failure raced exit) */
+		}
 		pthread_mutex_unlock(&C.wlock);
 		for (i = 0; i < n; i++) {
 			memset(q[i].buf, 0, C.buffer_bytes);
@@ -378,6 +422,7 @@ static void after_fork_child(void)
 {
 	size_t i;
 	pthread_mutex_init(&C.wlock, NULL);
+	pthread_mutex_init(&C.dlock, NULL);
 	pthread_mutex_init(&C.qlock, NULL);
 	pthread_cond_init(&C.qcond, NULL);
 	if (C.w)
@@ -764,6 +809,8 @@ static void start_cupti(void)
 	cuptiEnableCallback(1, C.subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING);
 	cuptiEnableCallback(1, C.subscriber, CUPTI_CB_DOMAIN_RUNTIME_API,
 			    CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020);
+	if (!oom_enable(C.subscriber))
+		note_error("cupti", "no allocation call's callback could be enabled: failed allocations are not recorded");
 	if (C.pcs)
 		pcs_start(C.subscriber, &C.pcs_opts, C.w, &C.wlock, note_error, C.cupti);
 }

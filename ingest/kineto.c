@@ -37,6 +37,7 @@ struct idx {
 	int a_start, a_end, a_thread, a_corr, a_name, a_cbid, a_domain;
 	int r_start, r_end, r_thread, r_name, r_kind, r_depth, r_domain;
 	int m_ts, m_device, m_stream, m_op, m_kind, m_addr, m_bytes, m_total, m_thread;
+	int f_ts, f_device, f_thread, f_bytes, f_call, f_result, f_kind, f_total, f_reserved;	/* failed allocations */
 	int n_ts, n_thread, n_name, n_domain;	/* markers */
 	int g_ts, g_device, g_first;		/* device metrics: g_first the first value after device */
 	int h_ts, h_cpu, h_first;		/* host metrics: h_first the first integer one (rss_bytes) */
@@ -156,6 +157,15 @@ static const struct rec_index idx_fields[] = {
 	{ offsetof(struct idx, m_bytes), R_MEMORY, "bytes" },
 	{ offsetof(struct idx, m_total), R_MEMORY, "total_allocated" },
 	{ offsetof(struct idx, m_thread), R_MEMORY, "thread" },
+	{ offsetof(struct idx, f_ts), R_ALLOC_FAIL, "ts" },
+	{ offsetof(struct idx, f_device), R_ALLOC_FAIL, "device" },
+	{ offsetof(struct idx, f_thread), R_ALLOC_FAIL, "thread" },
+	{ offsetof(struct idx, f_bytes), R_ALLOC_FAIL, "bytes" },
+	{ offsetof(struct idx, f_call), R_ALLOC_FAIL, "call" },
+	{ offsetof(struct idx, f_result), R_ALLOC_FAIL, "result" },
+	{ offsetof(struct idx, f_kind), R_ALLOC_FAIL, "mem_kind" },
+	{ offsetof(struct idx, f_total), R_ALLOC_FAIL, "total_allocated" },
+	{ offsetof(struct idx, f_reserved), R_ALLOC_FAIL, "total_reserved" },
 	{ offsetof(struct idx, d_id), R_DEVICE, "id" },
 	{ offsetof(struct idx, d_name), R_DEVICE, "name" },
 	{ offsetof(struct idx, d_major), R_DEVICE, "cc_major" },
@@ -853,6 +863,49 @@ static int gpuprof_event(struct state *st, const struct evt *e, const char *ph)
 	return sink_add(st->sink, type, v);
 }
 
+/*
+ * PyTorch's [OutOfMemory] instant event: an allocation its caching allocator could not make, even after
+ * freeing its cache (torch/csrc/autograd/profiler_kineto.cpp: args "Device Type", "Device Id", "Bytes",
+ * "Total Allocated", "Total Reserved"; the totals are left out where negative). A CPU one (Device Type not
+ * 1, CUDA) or one without a time is skipped. 0, or -1 on failure.
+ */
+static int read_oom(struct state *st, const struct jnode *ev, const struct jnode *args, const char *pid)
+{
+	const struct json_doc *d = &st->doc;
+	const struct idx *x = &st->ix;
+	const struct jnode *t = json_get(d, ev, "ts");
+	const char *call;
+	struct value *v;
+	int64_t ts, n;
+	if (arg_i64(d, args, "Device Type", 0) != 1 || !t || json_decimal_scaled(t, 3, &ts) ||
+	    __builtin_add_overflow(ts, st->base, &ts)) {
+		skip(st, ev, pid);
+		return 0;
+	}
+	v = blank(st, R_ALLOC_FAIL);
+	put(v, x->f_ts, ts);
+	if (!arg_num(d, args, "Device Id", &n) && n >= 0)
+		put(v, x->f_device, n);
+	else
+		v[x->f_device].null = 1;
+	put(v, x->f_thread, tid_num(d, ev, 0));
+	put(v, x->f_bytes, arg_i64(d, args, "Bytes", 0));
+	/* No call or return code (the allocator raised an error), but in gpuprof's own traces (report/trace.c). */
+	if (args && (call = json_get_str(d, args, "Call")))
+		put(v, x->f_call, str_id(st, call));
+	if (!arg_num(d, args, "Return Code", &n) && n >= 0)
+		put(v, x->f_result, n);
+	else
+		v[x->f_result].null = 1;
+	put(v, x->f_kind, 3);
+	if (!arg_num(d, args, "Total Allocated", &n) && n >= 0)
+		put(v, x->f_total, n);
+	if (!arg_num(d, args, "Total Reserved", &n) && n >= 0)
+		put(v, x->f_reserved, n);
+	st->n_read[R_ALLOC_FAIL]++;
+	return sink_add(st->sink, R_ALLOC_FAIL, v);
+}
+
 /* One trace event. Returns 0 (also for events it skips), 1 when the process is skipped, -1 on failure. */
 static int event(struct state *st, struct buf *text)
 {
@@ -914,6 +967,8 @@ static int event(struct state *st, struct buf *text)
 		st->n_read[R_MEMORY]++;
 		return sink_add(st->sink, R_MEMORY, v);
 	}
+	if (!strcmp(ph, "i") && !strcmp(name, "[OutOfMemory]"))
+		return read_oom(st, ev, args, pid);
 	e.ev = ev;
 	e.args = args;
 	e.name = name;
@@ -1015,6 +1070,7 @@ static void skip_list(struct buf *b, struct skip_sum *s, size_t n, size_t top, i
 static int report_skips(struct state *st, int record, int *no_gpu)
 {
 	struct buf b;
+	char ooms[48];
 	int64_t gpu;
 	size_t n, i;
 	struct skip_sum *s = sum_skips(st, &n, &gpu);
@@ -1041,11 +1097,13 @@ static int report_skips(struct state *st, int record, int *no_gpu)
 			snprintf(ops, sizeof(ops), ", %lld ops with FLOP counts", (long long)st->n_read[R_OP]);
 		buf_reset(&b);
 		skip_list(&b, s, n, 4, 0);
+		snprintf(ooms, sizeof(ooms), ", %lld failed allocations", (long long)st->n_read[R_ALLOC_FAIL]);
 		info("%s: %lld kernels, %lld memcpys, %lld memsets, %lld syncs, %lld runtime calls, %lld ranges, "
-		     "%lld memory events%s; %lld other events skipped%s%s%s", st->path, (long long)st->n_read[R_KERNEL],
+		     "%lld memory events%s%s; %lld other events skipped%s%s%s", st->path, (long long)st->n_read[R_KERNEL],
 		     (long long)st->n_read[R_MEMCPY], (long long)st->n_read[R_MEMSET], (long long)st->n_read[R_SYNC],
 		     (long long)st->n_read[R_API], (long long)st->n_read[R_RANGE], (long long)st->n_read[R_MEMORY],
-		     ops, (long long)st->n_other, n ? " (" : "", n ? b.s : "", n ? ")" : "");
+		     ops, st->n_read[R_ALLOC_FAIL] ? ooms : "", (long long)st->n_other, n ? " (" : "", n ? b.s : "",
+		     n ? ")" : "");
 		if (st->pg_many)
 			warning("%s: %lld kernels name their process group, and not all the same one; gpuprof does not "
 				"keep the group, so `collectives` matches these ranks' kernels of one name by order, "

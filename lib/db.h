@@ -28,6 +28,7 @@
 #define DB_V_SHARED_MEM 4	/* kernels.shared_mem, ingest_skipped; kernel chunks with shared_mem */
 #define DB_V_WINDOWS 5		/* trace_windows, processes.options */
 #define DB_V_HOST_IO 5		/* host_metrics' disk and network counters, flop_ops */
+#define DB_V_ALLOC_FAILURES 5	/* alloc_failures (read as none before: read-5.sql) */
 
 enum db_mode {
 	DB_READ,	/* analyses and reports: the file must exist and carry our schema, any version up to ours */

@@ -13,8 +13,9 @@
 #include <stdint.h>
 
 /*
- * The wire-format version this table describes. Version 2 added the `overhead` type, version 3 the `op`
- * type; readers take every version from 1 to this one, writers write this one.
+ * The wire-format version this table describes. Version 2 added the `overhead` type, version 3 the
+ * `pc_total`, `op` and `alloc_fail` types (and the `window` line); readers take every version from 1 to
+ * this one, writers write this one.
  */
 #define WIRE_VERSION 3
 
@@ -33,7 +34,8 @@ enum field_kind {
 
 enum rec_type {
 	R_KERNEL, R_MEMCPY, R_MEMSET, R_SYNC, R_MEMORY, R_API, R_RANGE, R_MARKER, R_PC_SAMPLE,
-	R_STALL_REASON, R_DEVICE, R_DEVICE_METRIC, R_HOST_METRIC, R_OVERHEAD, R_PC_TOTAL, R_OP, R_COUNT
+	R_STALL_REASON, R_DEVICE, R_DEVICE_METRIC, R_HOST_METRIC, R_OVERHEAD, R_PC_TOTAL, R_OP, R_ALLOC_FAIL,
+	R_COUNT
 };
 
 #define REC_MAX_FIELDS 32

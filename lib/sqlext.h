@@ -14,6 +14,7 @@
  *   fmt_fixed(x, d)      x with d digits after the point as C's printf("%.*f") rounds it (the binary
  *                        value, ties to even: 2.675 -> "2.67"), where SQLite's printf gives "2.68"
  *                        (lib/sqlext_fmt.c)
+ *   fmt_bytes(x)         a size as gpuprof's tables show it: "512 B", "12.30 MB" (lib/sqlext_fmt.c)
  *   gpuprof_kernel_cache([on])  1: the connection keeps the kernel columns a table read (one session's,
  *                        while the database is unchanged), so the next table that reads them decodes
  *                        nothing; 0: it keeps none (the default). Returns the kernels kept. gpuprof-report
@@ -118,7 +119,7 @@ int gpuprof_sqlite_tables(sqlite3 *db);
  */
 int gpuprof_sqlite_nest(sqlite3 *db);
 
-/* Register fmt_fixed (lib/sqlext_fmt.c) on db. SQLITE_OK or SQLite's error code. */
+/* Register fmt_fixed and fmt_bytes (lib/sqlext_fmt.c) on db. SQLITE_OK or SQLite's error code. */
 int gpuprof_sqlite_fmt(sqlite3 *db);
 
 /*

@@ -6,10 +6,11 @@
  * device; with several nodes node * 1000 + device) and a thread per stream (tid = the stream), with cat
  * "kernel", "gpu_memcpy", "gpu_memset", "cuda_sync", "gpu_user_annotation"; runtime and driver calls
  * ("cuda_runtime", "cuda_driver") and NVTX ranges ("user_annotation") on their process and thread; "ac2g"
- * flows from each launch to its GPU work; "[memory]" instant events; metadata naming processes and
- * threads; deviceProperties and distributedInfo. gpuprof adds what Kineto has no place for in the same
- * spirit: NVTX marks as instant "user_annotation" events, NVML and host metrics as counter ("C") events of
- * cat "device_metrics" and "host_metrics", and args Kineto lacks ("domain", "Memory Kind").
+ * flows from each launch to its GPU work; "[memory]" and "[OutOfMemory]" instant events; metadata naming
+ * processes and threads; deviceProperties and distributedInfo. gpuprof adds what Kineto has no place for in
+ * the same spirit: NVTX marks as instant "user_annotation" events, NVML and host metrics as counter ("C")
+ * events of cat "device_metrics" and "host_metrics", and args Kineto lacks ("domain", "Memory Kind", a
+ * failed allocation's "Call" and "Return Code").
  *
  * Times are microseconds with three decimals, relative to baseTimeNanoseconds (the first event's whole
  * second, as Kineto chooses it): epoch microseconds with nanosecond decimals do not fit a double, and
@@ -445,6 +446,27 @@ static void memory_ev(struct trace *t, sqlite3_stmt *st)
 	buf_addstr(b, "}}");
 }
 
+/*
+ * A device allocation that failed for want of memory, as PyTorch's profile_memory writes it ([OutOfMemory]),
+ * with what Kineto's layout has no key for as args of gpuprof's own (the call, its return code).
+ */
+static void oom_ev(struct trace *t, sqlite3_stmt *st)
+{
+	int64_t tpid = host_pid(t, sqlite3_column_int64(st, 0)), tid = sqlite3_column_int64(st, 2);
+	struct buf *b;
+	int first = 0;
+	see(t, tpid, tid, 0, -1);
+	b = event_head(t, "i", "cpu_instant_event", "[OutOfMemory]", tpid, tid, sqlite3_column_int64(st, 1), NULL);
+	buf_addstr(b, "\"Device Type\": 1");
+	add_arg_int(b, "Device Id", st, 3, &first);
+	add_arg_int(b, "Bytes", st, 4, &first);
+	add_arg_int(b, "Total Allocated", st, 5, &first);
+	add_arg_int(b, "Total Reserved", st, 6, &first);
+	add_arg_text(b, "Call", st, 7, &first);
+	add_arg_int(b, "Return Code", st, 8, &first);
+	buf_addstr(b, "}}");
+}
+
 /* A counter event: keys[i] names column first + i; NULL values are left out. */
 static void counter_ev(struct trace *t, sqlite3_stmt *st, const char *cat, const char *name, int64_t tpid,
 		       const char *const *keys, int first_col)
@@ -565,6 +587,9 @@ static int write_events(struct trace *t, int smem_col)
 	    each_row(t, "SELECT pid, ts_ns, coalesce(thread_id, 0), coalesce(device_id, 0), op, bytes, address, "
 		     "total_allocated, " MEMORY_KIND("mem_kind") " FROM memory_events WHERE session_id = ?1" MINE("pid")
 		     " AND ts_ns BETWEEN ?2 AND ?3", memory_ev) ||
+	    each_row(t, "SELECT pid, ts_ns, coalesce(thread_id, 0), device_id, bytes, total_allocated, total_reserved, "
+		     STRING("call_id") ", result FROM alloc_failures WHERE session_id = ?1" MINE("pid")
+		     " AND ts_ns BETWEEN ?2 AND ?3", oom_ev) ||
 	    each_row(t, "SELECT pid, ts_ns, device_id, gpu_util, mem_util, mem_used, mem_total, temp_c, power_mw, "
 		     "sm_clock_mhz, energy_mj FROM device_metrics WHERE session_id = ?1" MINE("pid")
 		     " AND ts_ns BETWEEN ?2 AND ?3",

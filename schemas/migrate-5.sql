@@ -46,3 +46,21 @@ CREATE TABLE flop_ops (
 	dtype_id INTEGER,
 	external_id INTEGER
 );
+
+-- alloc_failures: failed device allocations (wire format 3's alloc_fail, Kineto's [OutOfMemory]).
+CREATE TABLE alloc_failures (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	ts_ns INTEGER NOT NULL,
+	device_id INTEGER,
+	thread_id INTEGER,
+	correlation_id INTEGER,
+	bytes INTEGER NOT NULL,
+	call_id INTEGER,
+	cbid INTEGER,
+	domain INTEGER,
+	result INTEGER,
+	mem_kind INTEGER,
+	total_allocated INTEGER,
+	total_reserved INTEGER
+);

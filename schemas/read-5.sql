@@ -40,3 +40,21 @@ CREATE TEMP TABLE flop_ops (
 	dtype_id INTEGER,
 	external_id INTEGER
 );
+
+-- alloc_failures (none recorded before version 5).
+CREATE TEMP TABLE alloc_failures (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	ts_ns INTEGER NOT NULL,
+	device_id INTEGER,
+	thread_id INTEGER,
+	correlation_id INTEGER,
+	bytes INTEGER NOT NULL,
+	call_id INTEGER,
+	cbid INTEGER,
+	domain INTEGER,
+	result INTEGER,
+	mem_kind INTEGER,
+	total_allocated INTEGER,
+	total_reserved INTEGER
+);

@@ -20,10 +20,11 @@
 -- gpuprof-ingest upgrades an older database in one transaction (schemas/migrate-N.sql takes version N-1
 -- to N, then this file and views.sql run: the database is then what they make); gpuprof-analyze and
 -- gpuprof-report read it as it is: overheads before version 3 read as none, kernels.shared_mem before
--- version 4 as static_smem + dynamic_smem (Kineto sessions kept the total in static_smem), and kernel
--- chunks before version 4 (other columns) are not read. A newer version than a build knows is refused by
--- every program (exit 3), the file untouched. A new version: a migrate-N.sql, the numbers here and in
--- lib/db.h (DB_SCHEMA_VERSION, and a DB_V_ name for what analyses must know about), a line above.
+-- version 4 as static_smem + dynamic_smem (Kineto sessions kept the total in static_smem), kernel chunks
+-- before version 4 (other columns) are not read, and alloc_failures before version 5 read as none. A newer
+-- version than a build knows is refused by every program (exit 3), the file untouched. A new version: a
+-- migrate-N.sql, the numbers here and in lib/db.h (DB_SCHEMA_VERSION, and a DB_V_ name for what analyses
+-- must know about), a line above.
 
 CREATE TABLE IF NOT EXISTS meta (
 	key TEXT PRIMARY KEY,
@@ -324,6 +325,29 @@ CREATE TABLE IF NOT EXISTS overheads (
 	context_id INTEGER,
 	stream_id INTEGER,
 	correlation_id INTEGER		-- the API call that caused it, 0 when none (buffer flushes)
+);
+
+-- Device allocations that failed for want of memory (schema version 5, wire format 3): one row per attempt
+-- (PyTorch's caching allocator frees its cache and tries again: two rows). From the collector, the
+-- runtime or driver call (cudaMalloc, cudaMallocAsync, cudaMallocManaged, cudaMallocPitch, cudaMalloc3D,
+-- cuMemAlloc*, cuMemCreate, ...) that returned out of memory, with the size it asked for, read from the
+-- call's parameters at its return (CUPTI's API records carry the return code, not the size); its API
+-- record has the same correlation_id. From Kineto traces, PyTorch's `[OutOfMemory]` events.
+CREATE TABLE IF NOT EXISTS alloc_failures (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	ts_ns INTEGER NOT NULL,		-- when the call returned (Kineto: the event's time)
+	device_id INTEGER,		-- NULL when unknown
+	thread_id INTEGER,		-- the calling host thread (0 unknown)
+	correlation_id INTEGER,		-- the call's API record (0 unknown)
+	bytes INTEGER NOT NULL,		-- bytes requested
+	call_id INTEGER,		-- strings.id of the call (cudaMalloc), NULL when the source names none
+	cbid INTEGER,			-- CUPTI callback id (0 unknown)
+	domain INTEGER,			-- 1 runtime, 2 driver, 0 unknown (Kineto)
+	result INTEGER,			-- the return code (cudaError_t, CUresult; 2 out of memory), NULL unknown
+	mem_kind INTEGER,		-- see memory_kinds: 3 device, 5 managed, 0 unknown
+	total_allocated INTEGER,	-- the allocator's totals then, when the source has them (Kineto)
+	total_reserved INTEGER
 );
 
 CREATE TABLE IF NOT EXISTS drops (

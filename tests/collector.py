@@ -45,7 +45,7 @@ def activity(tmp):
     out, exp, db, r = planted(tmp, "activity")
     check("activity session ingests, the lost record reported", (r.returncode, r.stderr),
           (0, f"gpuprof-ingest: warning: {out}: the collector lost 1 unfinished records (cupti)\n"))
-    check("every record walked by cuptiActivityGetNextRecord", exp["records_walked"], 21)
+    check("every record walked by cuptiActivityGetNextRecord", exp["records_walked"], 22)
     k = exp["kernel"]
     cols = [c for c in k if c not in ("name", "mangled")]
     got = rows(db, "SELECT " + ", ".join(cols) + " FROM kernels")
@@ -65,9 +65,24 @@ def activity(tmp):
           ORDER BY m.ts_ns"""), exp["memory"])
     launch = re.sub(r"_v[0-9]+$", "", exp["launch_name"])
     check("launch call", rows(db, """SELECT a.start_ns, a.end_ns, a.thread_id, a.correlation_id, a.cbid, a.domain
-          FROM api_calls a"""), [exp["api"]])
+          FROM api_calls a WHERE correlation_id = 42"""), [exp["api"]])
     check("launch call name without the API version", rows(db, """SELECT s.value FROM api_calls a JOIN strings s
-          ON s.session_id = a.session_id AND s.id = a.name_id"""), [[launch]])
+          ON s.session_id = a.session_id AND s.id = a.name_id WHERE correlation_id = 42"""), [[launch]])
+    check("failed allocations: a callback per entry and return, an event per out-of-memory return only (not the "
+          "driver call inside a runtime call, not a success, not an invalid value)",
+          (exp["oom_calls"], exp["oom_events"], exp["oom_clock"]), (7, 4, "CUPTI's"))
+    check("failed allocations: time, device, thread, correlation, bytes requested, call, cbid, domain, return code, "
+          "memory kind", rows(db, """SELECT f.ts_ns, f.device_id, f.thread_id, f.correlation_id, f.bytes, s.value,
+          f.cbid, f.domain, f.result, f.mem_kind FROM alloc_failures f
+          LEFT JOIN strings s ON s.session_id = f.session_id AND s.id = f.call_id ORDER BY f.ts_ns"""),
+          exp["alloc_failures"])
+    check("failed allocations: the allocator's totals unknown to the collector", rows(db, """SELECT
+          count(total_allocated), count(total_reserved) FROM alloc_failures"""), [[0, 0]])
+    check("a failed allocation joins its API record, which has the return code and no size",
+          rows(db, """SELECT s.value, a.start_ns, a.end_ns, a.thread_id FROM alloc_failures f JOIN api_calls a
+          ON a.session_id = f.session_id AND a.pid = f.pid AND a.correlation_id = f.correlation_id
+          JOIN strings s ON s.session_id = a.session_id AND s.id = a.name_id"""),
+          [["cudaMallocPitch", exp["origin"] + 11000, exp["origin"] + 11600, 5555]])
     check("kernel joins its launch by correlation", rows(db, """SELECT count(*) FROM kernels k JOIN api_calls a
           ON a.session_id = k.session_id AND a.pid = k.pid AND a.correlation_id = k.correlation_id"""), [[1]])
     check("NVTX ranges paired, nested, unfinished kept", rows(db, """SELECT n.value, r.start_ns, r.end_ns,
@@ -446,6 +461,33 @@ def life_fork(tmp):
 
 
 
+def life_oom(tmp):
+    """Allocations that fail for want of memory, then a SIGKILL at once (life oom): the failures, the records
+    queued before them and those CUPTI held until the collector's immediate flush are all in the session."""
+    sdir = os.path.join(tmp, "life-oom")
+    r = subprocess.run([LIFE, "oom", "300", "100", "40"], env=life_env(sdir), capture_output=True, text=True,
+                       timeout=60)
+    check("oom: the program died of SIGKILL right after its failed allocations", (r.returncode, r.stderr),
+          (-9, ""))
+    thread = int(r.stdout.split()[1]) if r.stdout.startswith("thread ") else None
+    db = os.path.join(tmp, "life-oom.db")
+    i = ingest(sdir, db)
+    check("oom: the session ingests (truncated: not an error)", i.returncode, 0)
+    check("oom: no session-end record, and every record delivered before the failure is there: 300 kernels "
+          "and 100 memcpys of the workload, the 40 CUPTI held until the flush",
+          [v for v in per_process(db).values()], [[0, 340, 100]])
+    check("oom: the held kernels, flushed by the failure", rows(db, """SELECT count(*), min(device_id), max(stream_id)
+          FROM kernels WHERE correlation_id >= 900"""), [[40, 1, 9]])
+    check("oom: each attempt of the caching allocator a record, the driver's cuMemCreate too (no success, no "
+          "invalid value, no driver call inside a runtime call)",
+          rows(db, """SELECT f.device_id, f.thread_id, f.correlation_id, f.bytes, s.value, f.domain, f.result
+          FROM alloc_failures f JOIN strings s ON s.session_id = f.session_id AND s.id = f.call_id ORDER BY f.ts_ns"""),
+          [[1, thread, 1001, 3 << 30, "cudaMalloc", 1, 2], [1, thread, 1004, 3 << 30, "cudaMalloc", 1, 2],
+           [0, thread, 1005, 2000 << 20, "cuMemCreate", 2, 2]])
+    check("oom: the failures lie in the session, in order", rows(db, """SELECT count(*) FROM alloc_failures f
+          JOIN processes p ON p.session_id = f.session_id AND p.pid = f.pid WHERE f.ts_ns >= p.origin_ns"""), [[3]])
+
+
 def life(tmp):
     """A program's life under the collector: 50 forked children, an exec, a SIGKILL mid-write, closed stdout
     and stderr. Each exits with its own status; its files ingest with every delivered record."""
@@ -519,6 +561,8 @@ def life(tmp):
     ok("kill: the writer had written batches before the kill", whole["kernel"] > 0, whole)
     check("kill: every kernel and memcpy of the whole lines is in the database",
           [v[1:] for v in per_process(db).values()], [[whole["kernel"], whole["memcpy"]]])
+
+    life_oom(tmp)
 
     # stdout and stderr closed first: the file must not take fd 1 or 2, where the program's output would go.
     sdir = os.path.join(tmp, "life-closed")

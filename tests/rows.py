@@ -221,9 +221,9 @@ def main():
         rep = json.loads(subprocess.run([report, db, "-f", "json"], capture_output=True, text=True).stdout)
         keys = list(rep["tables"])
         check("report sections in order", keys,
-              ["summary", "problems", "devices", "hotspots", "kernexec", "kernexec_queue", "kernexec_trend", "flops",
-               "flops_steps", "classes", "stalls", "stall_kernels", "memcpy", "sync", "api", "ranges",
-               "memory", "leaks", "growth", "idle", "gaps", "metrics", "energy", "host", "overhead", "ranks",
+              ["summary", "problems", "oom", "oom_blocks", "devices", "hotspots", "kernexec", "kernexec_queue",
+               "kernexec_trend", "flops", "flops_steps", "classes", "stalls", "stall_kernels", "memcpy", "sync", "api",
+               "ranges", "memory", "leaks", "growth", "idle", "gaps", "metrics", "energy", "host", "overhead", "ranks",
                "collectives"])
         check("no comparison without --baseline", [k for k in keys if k.startswith("compare")], [])
         rep = json.loads(subprocess.run([report, db, "-f", "json", "--baseline", db], capture_output=True,

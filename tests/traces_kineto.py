@@ -412,7 +412,7 @@ def migrate(tmp):
         DROP VIEW kernel_events; DROP TABLE ingest_skipped; ALTER TABLE kernels DROP COLUMN shared_mem;
         DROP VIEW host_metric_events; DROP TABLE flop_ops; ALTER TABLE host_metrics DROP COLUMN disk_read_bytes;
         ALTER TABLE host_metrics DROP COLUMN disk_write_bytes; ALTER TABLE host_metrics DROP COLUMN net_rx_bytes;
-        ALTER TABLE host_metrics DROP COLUMN net_tx_bytes;
+        ALTER TABLE host_metrics DROP COLUMN net_tx_bytes; DROP VIEW alloc_failure_events; DROP TABLE alloc_failures;
         UPDATE kernels SET static_smem = 49152, dynamic_smem = NULL;
         UPDATE meta SET value = '1' WHERE key = 'schema_version'; PRAGMA user_version = 0;""")
     con.close()

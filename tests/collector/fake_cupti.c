@@ -8,7 +8,9 @@
  * prints, as JSON on stdout, what it saw. fake_cupti_work plays a workload's activity: kernel and memcpy
  * records in the buffers the library hands out (records with no buffer are counted as CUPTI drops them);
  * fake_cupti_timeline plays one over time, its records made only while their kind is enabled (trace
- * windows), and fake_cupti_timeline_report says what it launched and recorded. Built with a version script so its symbols carry the
+ * windows), and fake_cupti_timeline_report says what it launched and recorded; fake_cupti_oom plays
+ * allocations that fail for want of memory, with kernel records CUPTI holds until the library flushes.
+ * Built with a version script so its symbols carry the
  * libcupti.so.13 version libgpuprof.so asks for; picked up through LD_LIBRARY_PATH.
  */
 #include <cupti.h>
@@ -252,15 +254,44 @@ EXPORT CUptiResult CUPTIAPI cuptiActivityEnableDriverApi(CUpti_CallbackId cbid, 
 static uint8_t *tl_buf;
 static size_t tl_size, tl_off;
 
+/* A buffer of records CUPTI holds until a flush (fake_cupti_oom), and its valid bytes. */
+static uint8_t *held;
+static size_t held_size, held_valid;
+static int flushes;
+
 EXPORT CUptiResult CUPTIAPI cuptiActivityFlushAll(uint32_t flag)
 {
+	uint8_t *b, *t;
+	size_t tsize, toff;
 	(void)flag;
 	pthread_mutex_lock(&lock);
-	if (tl_buf && buf_complete)
-		buf_complete(NULL, 0, tl_buf, tl_size, tl_off);
+	t = tl_buf;
+	tsize = tl_size;
+	toff = tl_off;
 	tl_buf = NULL;
 	tl_off = 0;
+	b = held;
+	held = NULL;
+	flushes++;
 	pthread_mutex_unlock(&lock);
+	if (t && buf_complete)
+		buf_complete(NULL, 0, t, tsize, toff);
+	if (b)
+		buf_complete(NULL, 0, b, held_size, held_valid);
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiGetTimestamp(uint64_t *timestamp)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	*timestamp = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return CUPTI_SUCCESS;
+}
+
+EXPORT CUptiResult CUPTIAPI cuptiGetThreadIdType(CUpti_ActivityThreadIdType *type)
+{
+	*type = CUPTI_ACTIVITY_THREAD_ID_TYPE_DEFAULT;
 	return CUPTI_SUCCESS;
 }
 
@@ -316,6 +347,12 @@ EXPORT CUptiResult CUPTIAPI cuptiGetCallbackName(CUpti_CallbackDomain domain, ui
 	if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && !d)
 		return CUPTI_ERROR_INVALID_PARAMETER;
 	*name = cbid < 8 && api_names[d][cbid] ? api_names[d][cbid] : "fake";
+	if (!d && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020)
+		*name = "cudaMalloc_v3020";
+	else if (d && cbid == CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2)
+		*name = "cuMemAlloc_v2";
+	else if (d && cbid == CUPTI_DRIVER_TRACE_CBID_cuMemCreate)
+		*name = "cuMemCreate";
 	return CUPTI_SUCCESS;
 }
 
@@ -755,6 +792,100 @@ void fake_cupti_work(int kernels, int memcpys, int per_buffer)
 		if (b)
 			buf_complete(NULL, 0, b, size, off);
 	}
+}
+
+/* One API call through the callbacks enabled for it: ENTER, then EXIT returning result. */
+static void api_call(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, CUcontext ctx, uint32_t corr,
+		     void *params, int result, void (*inside)(void))
+{
+	CUpti_CallbackData d;
+	int ok = callback && enabled_cb[domain][cbid];
+	memset(&d, 0, sizeof(d));
+	d.context = ctx;
+	d.correlationId = corr;
+	d.functionParams = params;
+	d.functionReturnValue = &result;
+	d.callbackSite = CUPTI_API_ENTER;
+	if (ok)
+		callback(callback_data, domain, cbid, &d);
+	if (inside)
+		inside();
+	d.callbackSite = CUPTI_API_EXIT;
+	if (ok)
+		callback(callback_data, domain, cbid, &d);
+}
+
+static int inner_result;	/* what the driver call inside a runtime cudaMalloc returns */
+
+/* The driver's cuMemAlloc_v2 that a runtime cudaMalloc makes, as CUPTI reports it. */
+static void inner_alloc(void)
+{
+	cuMemAlloc_v2_params p = { NULL, (size_t)3 << 30 };
+	api_call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2, ctxs[1].ctx, 0, &p, inner_result, NULL);
+}
+
+/* A runtime cudaMalloc of bytes on context B (device 1), its driver call inside, returning result. */
+static void runtime_malloc(size_t bytes, uint32_t corr, int result)
+{
+	cudaMalloc_v3020_params p = { NULL, bytes };
+	inner_result = result;
+	api_call(CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, ctxs[1].ctx, corr, &p, result,
+		 inner_alloc);
+}
+
+/*
+ * Allocations failing for want of memory, as a PyTorch program meets them: `held` kernel records
+ * (named as fake_cupti_work names them) CUPTI holds in a buffer until a flush; a cudaMalloc of 3 GiB
+ * that fails inside the driver (correlation 1001), one that succeeds (1002), one that fails with an
+ * invalid value (1003), the caching allocator's retry of the first, failing again (1004), and a
+ * cuMemCreate of 2000 MiB on device 0, with no context, failing in the driver alone (1005). Returns the
+ * calling thread as CUPTI names it (pthread_self's low 32 bits).
+ */
+EXPORT uint32_t fake_cupti_oom(int kept);
+uint32_t fake_cupti_oom(int kept)
+{
+	CUmemAllocationProp prop;
+	cuMemCreate_params create;
+	uint8_t *b = NULL;
+	size_t size = 0, max = 0, off = 0;
+	int i;
+	if (buf_request)
+		buf_request(&b, &size, &max);
+	for (i = 0; b && i < kept && off + sizeof(CUpti_ActivityKernel10) <= size; i++) {
+		CUpti_ActivityKernel10 k;
+		memset(&k, 0, sizeof(k));
+		k.kind = CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+		k.start = realtime();
+		k.end = k.start + 2000;
+		k.contextId = 2;
+		k.deviceId = 1;
+		k.streamId = 9;
+		k.correlationId = 900 + (uint32_t)i;
+		k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
+		k.name = "_Z4heldv";
+		memcpy(b + off, &k, sizeof(k));
+		off += sizeof(k);
+	}
+	pthread_mutex_lock(&lock);
+	held = b;
+	held_size = size;
+	held_valid = off;
+	pthread_mutex_unlock(&lock);
+	runtime_malloc((size_t)3 << 30, 1001, cudaErrorMemoryAllocation);
+	runtime_malloc(4096, 1002, cudaSuccess);
+	runtime_malloc((size_t)1 << 40, 1003, cudaErrorInvalidValue);
+	runtime_malloc((size_t)3 << 30, 1004, cudaErrorMemoryAllocation);
+	memset(&prop, 0, sizeof(prop));
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 0;
+	create.handle = NULL;
+	create.size = (size_t)2000 << 20;
+	create.prop = &prop;
+	create.flags = 0;
+	api_call(CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemCreate, NULL, 1005, &create,
+		 CUDA_ERROR_OUT_OF_MEMORY, NULL);
+	return (uint32_t)(uintptr_t)pthread_self();
 }
 
 EXPORT void fake_cupti_report(void);

@@ -6,6 +6,8 @@
  *   life MODE ARGS...   (modes below; K kernels, M memcpys, S the exit status)
  */
 #include <dlfcn.h>
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 static void (*work_fn)(int kernels, int memcpys, int per_buffer);
 static void (*timeline_fn)(int ms, int every_us, int long_ms);
 static void (*timeline_report)(void);
+static uint32_t (*oom_fn)(int kept);
 
 /* What the driver does at cuInit: load the injection library and call it. 0, or -1 when it cannot. */
 static int cuda_init(void)
@@ -29,7 +32,8 @@ static int cuda_init(void)
 	*(void **)&work_fn = dlsym(lib, "fake_cupti_work");
 	*(void **)&timeline_fn = dlsym(lib, "fake_cupti_timeline");
 	*(void **)&timeline_report = dlsym(lib, "fake_cupti_timeline_report");
-	if (!init || !work_fn || init() != 1)
+	*(void **)&oom_fn = dlsym(lib, "fake_cupti_oom");
+	if (!init || !work_fn || !oom_fn || init() != 1)
 		return -1;
 	return 0;
 }
@@ -170,6 +174,24 @@ static int run_timeline(char **a)
 	return 0;
 }
 
+/*
+ * K M N: deliver the workload, then allocations that fail for want of memory while CUPTI holds N kernel
+ * records (fake_cupti_oom); print "thread T" (the failing thread as CUPTI names it) and die of SIGKILL at
+ * once, as a program killed right after its out-of-memory error.
+ */
+static int run_oom(char **a)
+{
+	uint32_t thread;
+	if (cuda_init())
+		return 120;
+	work(atoi(a[0]), atoi(a[1]));
+	thread = oom_fn(atoi(a[2]));
+	printf("thread %u\n", (unsigned)thread);
+	fflush(stdout);
+	kill(getpid(), SIGKILL);
+	return 124;
+}
+
 static const struct mode {
 	const char *name;
 	int nargs;
@@ -181,6 +203,7 @@ static const struct mode {
 	{ "stream", 2, run_stream },
 	{ "closed", 3, run_closed },
 	{ "timeline", 3, run_timeline },
+	{ "oom", 3, run_oom },
 };
 
 int main(int argc, char **argv)
@@ -189,6 +212,6 @@ int main(int argc, char **argv)
 	for (i = 0; argc > 1 && i < sizeof(modes) / sizeof(modes[0]); i++)
 		if (!strcmp(argv[1], modes[i].name) && argc == modes[i].nargs + 2)
 			return modes[i].run(argv + 2);
-	fprintf(stderr, "usage: life work|fork|exec|stream|closed|timeline ARGS... (see tests/collector/life.c)\n");
+	fprintf(stderr, "usage: life work|fork|exec|stream|closed|timeline|oom ARGS... (see tests/collector/life.c)\n");
 	return 2;
 }

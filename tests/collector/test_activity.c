@@ -2,14 +2,17 @@
  * Hand-built CUPTI activity buffers of the real CUDA 13 record types, fed through the collector's own
  * buffer path (act_buffer, which walks them with CUPTI's cuptiActivityGetNextRecord), written as wire
  * format. Prints, as JSON on stdout, every value it planted; tests/collector.py ingests the file and
- * compares field by field.
+ * compares field by field. Failed allocations the same way: hand-built CUpti_CallbackData with the
+ * calls' real parameter structures through oom.c, beside the API record CUPTI writes of the same call.
  *   test_activity OUT.ndjson > expected.json
  */
 #include "activity.h"
+#include "oom.h"
 #include "util.h"
 #include "wire.h"
 
 #include <cupti.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +43,97 @@ static CUpti_ActivityOverhead3 *add_overhead(CUpti_ActivityOverheadKind kind, CU
 	o->end = start || end ? ORIGIN + end : 0;
 	o->correlationId = correlation;
 	return o;
+}
+
+/* Append a runtime API record of thread 5555 in process 1234, at ORIGIN + start ... end. */
+static CUpti_ActivityAPI *add_api(CUpti_CallbackId cbid, uint64_t start, uint64_t end, uint32_t correlation)
+{
+	CUpti_ActivityAPI *api = add(sizeof(*api));
+	api->kind = CUPTI_ACTIVITY_KIND_RUNTIME;
+	api->cbid = cbid;
+	api->start = ORIGIN + start;
+	api->end = ORIGIN + end;
+	api->processId = 1234;
+	api->threadId = 5555;
+	api->correlationId = correlation;
+	return api;
+}
+
+static int oom_calls, oom_events;
+static uint64_t oom_before, oom_after;
+
+/*
+ * One allocation call through oom.c's callback path: ENTER, what runs inside it, EXIT returning result.
+ * An event is written at ORIGIN + at (its own time, CUPTI's clock, is checked to lie within the call).
+ */
+static void alloc_call(struct wire *w, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uint32_t corr,
+		       void *params, int result, int64_t at, void (*inside)(struct wire *))
+{
+	CUpti_CallbackData d;
+	struct oom_event e;
+	uint64_t before = 0, after = 0;
+	memset(&d, 0, sizeof(d));
+	d.correlationId = corr;
+	d.functionParams = params;
+	d.functionReturnValue = &result;
+	d.callbackSite = CUPTI_API_ENTER;
+	oom_calls++;
+	oom_events += oom_from_callback(domain, cbid, &d, &e);	/* an entry: never an event */
+	if (inside)
+		inside(w);
+	d.callbackSite = CUPTI_API_EXIT;
+	cuptiGetTimestamp(&before);
+	if (oom_from_callback(domain, cbid, &d, &e)) {
+		cuptiGetTimestamp(&after);
+		oom_events++;
+		if (e.ts < (int64_t)before || e.ts > (int64_t)after)
+			oom_before = before, oom_after = after;	/* reported: the time is not CUPTI's */
+		e.ts = (int64_t)ORIGIN + at;
+		oom_write(w, &e);
+	}
+}
+
+/* The driver call a failing cudaMallocPitch makes: it fails too, and must not count twice. */
+static void pitch_inside(struct wire *w)
+{
+	cuMemAllocPitch_v2_params p = { NULL, NULL, 1 << 20, 3000, 4 };
+	alloc_call(w, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2, 0, &p,
+		   CUDA_ERROR_OUT_OF_MEMORY, 11400, NULL);
+}
+
+/*
+ * Failed and other allocations: cudaMallocPitch failing inside the driver (correlation 50: its API record
+ * is in the buffer, with the return code), cuMemCreate on device 1 (51), cudaMallocManaged (52),
+ * cudaMallocAsync (53) out of memory; a cudaMalloc3D that succeeds and a cudaMalloc that fails with
+ * an invalid value, neither recorded.
+ */
+static void alloc_failures(struct wire *w)
+{
+	cudaMallocPitch_v3020_params pitch = { NULL, NULL, 1 << 20, 3000 };
+	cudaMallocManaged_v6000_params managed = { NULL, 123456789, 1 };
+	cudaMallocAsync_v11020_params async = { NULL, 777, NULL };
+	cudaMalloc3D_v3020_params m3d;
+	cudaMalloc_v3020_params bad = { NULL, (size_t)1 << 62 };
+	CUmemAllocationProp prop;
+	cuMemCreate_params create = { NULL, (size_t)1 << 30, &prop, 0 };
+	memset(&prop, 0, sizeof(prop));
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 1;
+	memset(&m3d, 0, sizeof(m3d));
+	m3d.extent.width = m3d.extent.height = m3d.extent.depth = 64;
+	alloc_call(w, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMallocPitch_v3020, 50, &pitch,
+		   cudaErrorMemoryAllocation, 11600, pitch_inside);
+	alloc_call(w, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemCreate, 51, &create,
+		   CUDA_ERROR_OUT_OF_MEMORY, 12000, NULL);
+	alloc_call(w, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000, 52, &managed,
+		   cudaErrorMemoryAllocation, 12500, NULL);
+	alloc_call(w, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020, 53, &async,
+		   cudaErrorMemoryAllocation, 13000, NULL);
+	alloc_call(w, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc3D_v3020, 54, &m3d, cudaSuccess,
+		   13500, NULL);
+	alloc_call(w, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, 55, &bad,
+		   cudaErrorInvalidValue, 14000, NULL);
 }
 
 int main(int argc, char **argv)
@@ -183,15 +277,11 @@ int main(int argc, char **argv)
 	m->isAsync = 1;
 	m->streamId = 7;
 
-	api = add(sizeof(*api));
-	api->kind = CUPTI_ACTIVITY_KIND_RUNTIME;
-	api->cbid = CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000;
-	api->start = ORIGIN + 9000;
-	api->end = ORIGIN + 9500;
-	api->processId = 1234;
-	api->threadId = 5555;
-	api->correlationId = 42;
+	api = add_api(CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 9000, 9500, 42);
 	cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, api->cbid, &launch);
+	/* The API record of the failed cudaMallocPitch below: its return code, no size. */
+	api = add_api(CUPTI_RUNTIME_TRACE_CBID_cudaMallocPitch_v3020, 11000, 11600, 50);
+	api->returnValue = cudaErrorMemoryAllocation;
 
 	/* NVTX: "step" contains "forward"; an instant marker; a range never ended. */
 	mk = add(sizeof(*mk));
@@ -269,6 +359,7 @@ int main(int argc, char **argv)
 
 	n = act_buffer(&a, buf, used);
 	act_finish(&a);
+	alloc_failures(w);
 	/* act_buffer freed the details and forgot them: releasing the buffer again frees nothing twice. */
 	printf("{\"overhead_data_released\": %s,\n", full->overheadData ? "false" : "true");
 	act_release(buf, used);
@@ -314,6 +405,17 @@ int main(int argc, char **argv)
 	       CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT, ORIGIN + 9100, ORIGIN + 9400,
 	       CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING, ORIGIN + 9200, ORIGIN + 9300,
 	       CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL, CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST);
+	/* ts, device, thread, correlation, bytes, call, cbid, domain, result, mem_kind */
+	printf(" \"oom_calls\": %d, \"oom_events\": %d, \"oom_clock\": \"%s\",\n", oom_calls, oom_events,
+	       oom_before ? "not CUPTI's" : "CUPTI's");
+	printf(" \"alloc_failures\": [[%llu, null, %u, 50, 3145728000, \"cudaMallocPitch\", %d, 1, 2, 3],"
+	       " [%llu, 1, %u, 51, 1073741824, \"cuMemCreate\", %d, 2, 2, 3],"
+	       " [%llu, null, %u, 52, 123456789, \"cudaMallocManaged\", %d, 1, 2, 5],"
+	       " [%llu, null, %u, 53, 777, \"cudaMallocAsync\", %d, 1, 2, 3]],\n",
+	       ORIGIN + 11600, (unsigned)(uintptr_t)pthread_self(), CUPTI_RUNTIME_TRACE_CBID_cudaMallocPitch_v3020,
+	       ORIGIN + 12000, (unsigned)(uintptr_t)pthread_self(), CUPTI_DRIVER_TRACE_CBID_cuMemCreate,
+	       ORIGIN + 12500, (unsigned)(uintptr_t)pthread_self(), CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000,
+	       ORIGIN + 13000, (unsigned)(uintptr_t)pthread_self(), CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020);
 	printf(" \"dropped_unfinished\": 1}\n");
 	free(buf);
 	return 0;

@@ -3,6 +3,7 @@
 the workload is known to have done, exactly; then the PC-sampling sessions of the stall workload (which
 stalls dominate which kernel, source lines, correlation ids) and both overheads.
 Usage: check.py DIR (the folder run.sh wrote)."""
+import json
 import os
 import sqlite3
 import subprocess
@@ -168,6 +169,39 @@ def trace(base, tmp):
     con.close()
 
 
+def oom(base, tmp):
+    """workload oom: two cudaMalloc attempts and a cudaMallocAsync of twice the device's memory fail, then the
+    program is killed: each failure is in the session with its size, its API record (same correlation id, same
+    thread: the collector names threads as CUPTI does) and its NVTX path; the kernels before it are there."""
+    dirs = session_dirs(base, "oom")
+    check("oom: one session recorded", len(dirs), 1)
+    if not dirs:
+        return
+    asked = int(open(os.path.join(base, "oom-bytes.txt")).read().split()[0])
+    db = os.path.join(tmp, "oom.db")
+    r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", dirs[0], "-o", db], capture_output=True, text=True)
+    check("oom: ingest", r.returncode, 0)
+    con = sqlite3.connect(db)
+    q = lambda sql: con.execute(sql).fetchall()
+    check("oom: killed, so no clean end", q("SELECT clean_end FROM sessions"), [(0,)])
+    check("oom: each failed attempt once, with the bytes asked (no second record from the driver call inside)",
+          q("""SELECT s.value, f.bytes, f.result, f.domain, f.mem_kind FROM alloc_failures f JOIN strings s
+          ON s.session_id = f.session_id AND s.id = f.call_id ORDER BY f.ts_ns"""),
+          [("cudaMalloc", asked, 2, 1, 3)] * 2 + [("cudaMallocAsync", asked, 2, 1, 3)])
+    check("oom: each joins its API record: same thread, its return within the call", q("""SELECT count(*)
+          FROM alloc_failures f JOIN api_calls a ON a.session_id = f.session_id AND a.pid = f.pid
+          AND a.correlation_id = f.correlation_id WHERE a.thread_id = f.thread_id
+          AND f.ts_ns BETWEEN a.start_ns AND a.end_ns + 1000000"""), [(3,)])
+    check("oom: the kernels before the failure, flushed by it", q("""SELECT count(*) FROM kernel_events
+          WHERE name LIKE 'kernel_a%'"""), [(10,)])
+    r = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "oom", db, "--format", "json"], capture_output=True,
+                       text=True)
+    rows = json.loads(r.stdout)["oom"] if r.returncode == 0 else []
+    check("oom: the analysis: three failures in oom-step, 64 MiB live, the device's memory known",
+          [(x["path"], x["live_bytes"], x["total_bytes"] > 0) for x in rows], [("oom-step", 64 * MiB, True)] * 3)
+    con.close()
+
+
 def train(base, tmp):
     """The PyTorch training loop (tests/gpu/train.py, 60 steps): its NVTX ranges exactly, and every kernel
     (cuBLAS's and Triton-free PyTorch's, launched through the runtime or the driver) with its launching call."""
@@ -201,6 +235,7 @@ def main():
     base = sys.argv[1]
     with tempfile.TemporaryDirectory() as tmp:
         trace(base, tmp)
+        oom(base, tmp)
         train(base, tmp)
         pcsampling(base, "continuous", tmp)
         pcsampling(base, "serialized", tmp)

@@ -18,6 +18,9 @@ rm -rf "$out/sessions" "$out/pcs-continuous" "$out/pcs-serialized"
 "$B/bin/gpuprof-collect" -q -o "$out/pcs-continuous" --engine pcsampling -- "$out/workload" stalls
 "$B/bin/gpuprof-collect" -q -o "$out/pcs-serialized" --engine pcsampling --pc-mode serialized -- \
 	"$out/workload" stalls
+# Failed allocations, then SIGKILL (exit 137): the immediate flush must have written them and what came before.
+rm -rf "$out/oom"
+"$B/bin/gpuprof-collect" -q -o "$out/oom" -- "$out/workload" oom >"$out/oom-bytes.txt" || true
 rm -rf "$out/train"
 if python3 -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null; then
 	"$B/bin/gpuprof-collect" -q -o "$out/train" -- python3 tests/gpu/train.py 60 >/dev/null

@@ -7,9 +7,13 @@
 //   workload stalls      mem_walk x5 and fma_chain x5: known stall profiles for PC sampling
 //   workload membound N  N mem_walk kernels: dependent strided loads, long-scoreboard stalls
 //   workload fma N       N fma_chain kernels: dependent FMAs, math and dependency stalls
+//   workload oom         in NVTX range "oom-step": 64 MiB allocated and kept, kernel A x10, then a cudaMalloc
+//                        of twice the device's memory (out of memory), tried twice, and a cudaMallocAsync of
+//                        the same size; then SIGKILL at once, as a program that dies of its OOM error
 // Prints the wall time of the timed part in ns on stdout (not for check and stalls).
 #include <cuda_runtime.h>
 #include <nvtx3/nvToolsExt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +171,31 @@ static int check(void)
 	return 0;
 }
 
+/* Allocations that fail for want of memory, then death by SIGKILL: the session must hold them all. */
+static int oom(void)
+{
+	size_t free_b = 0, total = 0;
+	float *kept, *none = NULL;
+	cudaStream_t s;
+	CHECK(cudaMemGetInfo(&free_b, &total));
+	CHECK(cudaStreamCreate(&s));
+	nvtxRangePushA("oom-step");
+	CHECK(cudaMalloc(&kept, 64 << 20));
+	for (int i = 0; i < 10; i++)
+		kernel_a<<<(16 << 20) / 128, 128>>>(kept, 16 << 20);
+	CHECK(cudaDeviceSynchronize());
+	for (int attempt = 0; attempt < 2; attempt++)
+		if (cudaMalloc(&none, 2 * total) != cudaErrorMemoryAllocation)
+			return 3;
+	if (cudaMallocAsync(&none, 2 * total, s) != cudaErrorMemoryAllocation)
+		return 4;
+	cudaGetLastError();
+	printf("%zu\n", 2 * total);
+	fflush(stdout);
+	raise(SIGKILL);
+	return 5;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "check";
@@ -176,6 +205,8 @@ int main(int argc, char **argv)
 	CHECK(cudaFree(0));	/* initialise outside the timed part */
 	if (!strcmp(mode, "check"))
 		return check();
+	if (!strcmp(mode, "oom"))
+		return oom();
 	if (!strcmp(mode, "stalls") || !strcmp(mode, "membound") || !strcmp(mode, "fma")) {
 		struct stall_bufs b;
 		int stalls = !strcmp(mode, "stalls");
