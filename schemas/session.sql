@@ -13,15 +13,17 @@
 --   2        column_chunks, column_sets and their triggers             54f9905, 2026-11-22
 --   3        overheads, overhead_kinds, object_kinds (wire format v2)  e7583ec, 2026-11-22
 --   4        kernels.shared_mem, ingest_skipped                        307fba0, 2026-11-23
---   5        trace_windows, processes.options, pc_totals, host_metrics'  (this session), 2026-11-27
---            disk and network counters, flop_ops, alloc_failures (wire format v3)
+--   5        trace_windows, processes.options, pc_totals, host_metrics'  this commit's merge, 2026-11-27
+--            disk and network counters, flop_ops, alloc_failures
+--            (wire format v3)
 -- Until user_version was set (with version 4 still), meta said 1 for versions 1 to 3 and 2 for version 4:
 -- gpuprof tells those apart by their tables when it opens one, the only place it looks for tables.
 -- gpuprof-ingest upgrades an older database in one transaction (schemas/migrate-N.sql takes version N-1
 -- to N, then this file and views.sql run: the database is then what they make); gpuprof-analyze and
 -- gpuprof-report read it as it is: overheads before version 3 read as none, kernels.shared_mem before
 -- version 4 as static_smem + dynamic_smem (Kineto sessions kept the total in static_smem), kernel chunks
--- before version 4 (other columns) are not read, and alloc_failures before version 5 read as none. A newer
+-- before version 4 (other columns) are not read, and before version 5 trace_windows, pc_totals, flop_ops
+-- and alloc_failures read as none and host_metrics' I/O counters as NULL (schemas/read-5.sql). A newer
 -- version than a build knows is refused by every program (exit 3), the file untouched. A new version: a
 -- migrate-N.sql, the numbers here and in lib/db.h (DB_SCHEMA_VERSION, and a DB_V_ name for what analyses
 -- must know about), a line above.

@@ -30,6 +30,25 @@ CREATE TABLE IF NOT EXISTS sessions (
 ) ENGINE = MergeTree()
 ORDER BY session;
 
+CREATE TABLE IF NOT EXISTS alloc_failures (
+	session String,
+	pid Int64,
+	ts_ns Int64,
+	device_id Nullable(Int64),
+	thread_id Nullable(Int64),
+	correlation_id Nullable(Int64),
+	bytes Int64,
+	call_id Nullable(Int64),
+	cbid Nullable(Int64),
+	domain Nullable(Int64),
+	result Nullable(Int64),
+	mem_kind Nullable(Int64),
+	total_allocated Nullable(Int64),
+	total_reserved Nullable(Int64)
+) ENGINE = MergeTree()
+PARTITION BY toDate(toDateTime(intDiv(ts_ns, 1000000000)))
+ORDER BY (session, ts_ns);
+
 CREATE TABLE IF NOT EXISTS api_calls (
 	session String,
 	pid Int64,

@@ -24,6 +24,23 @@ CREATE TABLE IF NOT EXISTS sessions (
 	"ingested_at" text NOT NULL
 );
 
+CREATE TABLE IF NOT EXISTS alloc_failures (
+	"session" text NOT NULL,
+	"pid" bigint NOT NULL,
+	"ts_ns" bigint NOT NULL,
+	"device_id" bigint,
+	"thread_id" bigint,
+	"correlation_id" bigint,
+	"bytes" bigint NOT NULL,
+	"call_id" bigint,
+	"cbid" bigint,
+	"domain" bigint,
+	"result" bigint,
+	"mem_kind" bigint,
+	"total_allocated" bigint,
+	"total_reserved" bigint
+);
+
 CREATE TABLE IF NOT EXISTS api_calls (
 	"session" text NOT NULL,
 	"pid" bigint NOT NULL,
@@ -325,6 +342,7 @@ CREATE TABLE IF NOT EXISTS trace_windows (
 );
 
 -- Every table by session: load.sql deletes a session before loading it; the queries pick sessions.
+CREATE INDEX IF NOT EXISTS alloc_failures_session ON alloc_failures (session);
 CREATE INDEX IF NOT EXISTS api_calls_session ON api_calls (session);
 CREATE INDEX IF NOT EXISTS collector_errors_session ON collector_errors (session);
 CREATE INDEX IF NOT EXISTS device_metrics_session ON device_metrics (session);
