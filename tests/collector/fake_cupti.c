@@ -935,6 +935,23 @@ static struct {
 	uint64_t long_start, long_end;	/* the last long kernel recorded */
 } tl;
 
+/* A START or END marker of range id at t into pending, when MARKER is on (and there is room): 1, else 0. */
+static int marker(union timeline_rec *pending, size_t *npending, CUpti_ActivityFlag flag, uint64_t t, uint32_t id)
+{
+	CUpti_ActivityMarker2 *m;
+	if (!kind_on(CUPTI_ACTIVITY_KIND_MARKER) || *npending >= 4096)
+		return 0;
+	m = &pending[(*npending)++].m;
+	memset(m, 0, sizeof(*m));
+	m->kind = CUPTI_ACTIVITY_KIND_MARKER;
+	m->flags = flag;
+	m->timestamp = t;
+	m->id = id;
+	m->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+	m->name = flag == CUPTI_ACTIVITY_FLAG_MARKER_START ? "step" : NULL;
+	return 1;
+}
+
 /*
  * Play ms milliseconds of a program: a kernel launched every every_us (1 us long; every 20th runs
  * long_ms), recorded only when CONCURRENT_KERNEL is on at its launch and delivered once it has ended, as
@@ -980,28 +997,10 @@ void fake_cupti_timeline(int ms, int every_us, int long_ms)
 			range_open = ++range_id;
 			range_end = t + 20000000u;
 			next_range = t + 25000000u;
-			if (kind_on(CUPTI_ACTIVITY_KIND_MARKER) && npending < 4096) {
-				CUpti_ActivityMarker2 *m = &pending[npending++].m;
-				memset(m, 0, sizeof(*m));
-				m->kind = CUPTI_ACTIVITY_KIND_MARKER;
-				m->flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
-				m->timestamp = t;
-				m->id = range_open;
-				m->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
-				m->name = "step";
-				tl.ranges_begun++;
-			}
+			tl.ranges_begun += marker(pending, &npending, CUPTI_ACTIVITY_FLAG_MARKER_START, t, range_open);
 		}
 		if (range_open && (t >= range_end || done)) {
-			if (kind_on(CUPTI_ACTIVITY_KIND_MARKER) && npending < 4096) {
-				CUpti_ActivityMarker2 *m = &pending[npending++].m;
-				memset(m, 0, sizeof(*m));
-				m->kind = CUPTI_ACTIVITY_KIND_MARKER;
-				m->flags = CUPTI_ACTIVITY_FLAG_MARKER_END;
-				m->timestamp = t;
-				m->id = range_open;
-				m->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
-			}
+			marker(pending, &npending, CUPTI_ACTIVITY_FLAG_MARKER_END, t, range_open);
 			range_open = 0;
 		}
 		/* deliver what has ended: kernels once past their end, markers at once (a flush takes the buffer) */
