@@ -464,7 +464,8 @@ int parse_i64(const char *s, size_t n, int64_t *out)
 int parse_duration(const char *s, int64_t *out)
 {
 	static const struct { const char *suffix; double scale; } units[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 },
+		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "min", 60e9 }, { "m", 60e9 },
+		{ "h", 3600e9 },
 	};
 	char *end;
 	double v = strtod(s, &end);
@@ -479,28 +480,15 @@ int parse_duration(const char *s, int64_t *out)
 	return -1;
 }
 
-/* One side of a trace window: a number and its unit (a bare number is refused: ns would be a surprise). */
+/* One side of a trace window: a duration with its unit (a bare number is refused: ns would be a surprise). */
 static int window_part(const char *s, size_t n, int64_t *out)
 {
-	static const struct { const char *suffix; double scale; } units[] = {
-		{ "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "min", 60e9 }, { "m", 60e9 }, { "h", 3600e9 },
-	};
-	char num[64], *end;
-	double v;
-	size_t i;
-	if (!n || n >= sizeof(num) || !((*s >= '0' && *s <= '9') || *s == '.'))
+	char part[64];
+	if (!n || n >= sizeof(part) || !((*s >= '0' && *s <= '9') || *s == '.') || s[n - 1] < 'a' || s[n - 1] > 'z')
 		return -1;
-	memcpy(num, s, n);
-	num[n] = '\0';
-	v = strtod(num, &end);
-	if (end == num || v < 0 || !isfinite(v))
-		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].suffix) && v * units[i].scale < 9e18) {
-			*out = (int64_t)llround(v * units[i].scale);
-			return 0;
-		}
-	return -1;
+	memcpy(part, s, n);
+	part[n] = '\0';
+	return parse_duration(part, out);
 }
 
 int parse_trace_window(const char *s, int64_t *on_ns, int64_t *every_ns, const char **why)

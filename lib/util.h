@@ -114,7 +114,10 @@ void xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const vo
 
 /* Parse a whole decimal int64 from s[0..n): returns 0 and sets *out, or -1 if not exactly an integer. */
 int parse_i64(const char *s, size_t n, int64_t *out);
-/* "10us", "1.5ms", "2.5s", "500ns" or "500" (ns) as nanoseconds, rounded; 0, or -1 when malformed or negative. */
+/*
+ * "10us", "1.5ms", "2.5s", "500ns", "2min" (or "2m"), "1h" or "500" (ns) as nanoseconds, rounded; 0, or -1
+ * when malformed or negative.
+ */
 int parse_duration(const char *s, int64_t *out);
 /*
  * A trace window, "ON/EVERY" ("2s/60s", "500ms/10s", "1min/1h"): each a number with a unit (ns, us, ms,

@@ -83,6 +83,41 @@ static void spans_checks(const struct interval *v, size_t n, int64_t base, const
 	ivlist_release(&out);
 }
 
+/* util's duration parsers: parse_duration, and parse_trace_window on top of it (--trace-window). */
+static void durations(void)
+{
+	static const struct {
+		const char *s;
+		int64_t on, every;	/* -1: refused */
+	} windows[] = {
+		{ "2s/60s", 2000000000, 60000000000 }, { "500ms/10s", 500000000, 10000000000 },
+		{ "1min/1h", 60000000000, 3600000000000 }, { "1m/1h", 60000000000, 3600000000000 },
+		{ "1.5s/1.5s", 1500000000, 1500000000 }, { "1ms/2ms", 1000000, 2000000 },
+		{ "2/60", -1, -1 }, { "2s/60", -1, -1 }, { "2s", -1, -1 }, { "2s/", -1, -1 }, { " 2s/60s", -1, -1 },
+		{ "-1s/2s", -1, -1 }, { "999us/1s", -1, -1 }, { "2s/1s", -1, -1 }, { "2x/3s", -1, -1 },
+		{ "inf/inf", -1, -1 },
+	};
+	const char *why;
+	int64_t v, on, every;
+	size_t i;
+	CHECK(!parse_duration("2min", &v) && v == 120000000000);
+	CHECK(!parse_duration("1.5h", &v) && v == 5400000000000);
+	CHECK(!parse_duration("3m", &v) && v == 180000000000);
+	CHECK(!parse_duration("3ms", &v) && v == 3000000);
+	CHECK(!parse_duration("500", &v) && v == 500);
+	CHECK(parse_duration("3mn", &v));
+	for (i = 0; i < sizeof(windows) / sizeof(windows[0]); i++) {
+		int rc = parse_trace_window(windows[i].s, &on, &every, &why);
+		if (windows[i].on < 0) {
+			CHECK(rc == -1);
+		} else {
+			CHECK(rc == 0);
+			CHECK_EQ_I64(on, windows[i].on);
+			CHECK_EQ_I64(every, windows[i].every);
+		}
+	}
+}
+
 int main(void)
 {
 	struct dstats s;
@@ -167,5 +202,6 @@ int main(void)
 		free(big);
 		free(sorted);
 	}
+	durations();
 	return check_done("test_stats");
 }
