@@ -6,18 +6,24 @@
 -- recording's: the summary counts those. first_ns is when each was first reported. A session recorded
 -- with trace windows says so first ('partly traced', count = windows): its totals are over traced time
 -- only, and rates scaled by wall / traced extrapolate to the whole run.
+WITH windows AS (
+	SELECT count(*) AS n, min(start_ns) AS first_ns, busy_union(start_ns, end_ns) AS traced_ns,
+	       sum(ranges_cut) AS cut
+	FROM trace_windows WHERE session_id = :session
+),
+session AS (
+	SELECT end_ns - start_ns AS wall_ns, json_extract(options, '$.trace_window') AS window
+	FROM sessions WHERE id = :session
+)
 SELECT problem, source, count, first_ns, detail
 FROM (
-	SELECT 'partly traced' AS problem, 'trace window' AS source, count(*) AS count, min(start_ns) AS first_ns,
+	SELECT 'partly traced' AS problem, 'trace window' AS source, w.n AS count, w.first_ns,
 	       printf('traced %s (%.1f %% of the session, %d windows, %d ranges cut at their edges): totals are over ' ||
 		      'traced time only; multiply a total by %.2f to extrapolate it to the whole session',
-		      coalesce(replace((SELECT json_extract(options, '$.trace_window') FROM sessions WHERE id = :session),
-				       '/', ' of every '), 'part of the time'),
-		      100.0 * busy_union(start_ns, end_ns) / nullif((SELECT end_ns - start_ns FROM sessions WHERE id = :session), 0),
-		      count(*), sum(ranges_cut),
-		      1.0 * (SELECT end_ns - start_ns FROM sessions WHERE id = :session) / nullif(busy_union(start_ns, end_ns), 0))
+		      coalesce(replace(s.window, '/', ' of every '), 'part of the time'),
+		      100.0 * w.traced_ns / nullif(s.wall_ns, 0), w.n, w.cut, 1.0 * s.wall_ns / nullif(w.traced_ns, 0))
 	         AS detail, -1 AS ord
-	FROM trace_windows WHERE session_id = :session HAVING count(*) > 0
+	FROM windows w, session s WHERE w.n > 0
 	UNION ALL
 	SELECT 'collector error' AS problem, coalesce(what, '-') AS source, count(*) AS count, min(ts_ns) AS first_ns,
 	       reason AS detail, 0 AS ord
