@@ -147,6 +147,7 @@ struct sampler {
 	char gpu_error[256];		/* why there are no GPUs, "" when NVML works */
 	struct metric_ix ix;		/* resolved by sampler_open */
 	int ix_bad;			/* a field of metric_table is not in records.c */
+	char *io_text;			/* read_sys_io's buffer, SYS_IO_BYTES */
 };
 
 /* Read a small /proc file whole into buf (NUL-terminated); its length, or -1. */
@@ -402,15 +403,21 @@ static int parse_disk_line(const char *line, struct disk_line *d)
 		      &d->rd, &f[2], &f[3], &f[4], &d->wr) == 10 ? 0 : -1;
 }
 
-/* 1 when name is disk's name plus digits, or plus "p" and digits (a partition of it). */
+/*
+ * 1 when name is a partition of disk: disk's name plus digits (sda1), or, when that name ends in a digit,
+ * plus "p" and digits (nvme0n1p1, mmcblk0p1: nvme0n10 is a disk of its own).
+ */
 static int partition_of(const char *name, const char *disk)
 {
 	size_t n = strlen(disk);
 	const char *p = name + n;
-	if (strncmp(name, disk, n) || !*p)
+	if (!n || strncmp(name, disk, n) || !*p)
 		return 0;
-	if (*p == 'p' && p[1])
+	if (disk[n - 1] >= '0' && disk[n - 1] <= '9') {
+		if (*p != 'p' || !p[1])
+			return 0;
 		p++;
+	}
 	for (; *p; p++)
 		if (*p < '0' || *p > '9')
 			return 0;
@@ -428,24 +435,24 @@ static int virtual_disk(const char *name)
 	return 0;
 }
 
+/*
+ * The kernel lists each disk, then its partitions (block/genhd.c walks a disk's partitions after it): one
+ * pass keeps the last whole disk and leaves out what is a partition of it.
+ */
 int sampler_parse_diskstats(const char *text, int64_t *read_bytes, int64_t *write_bytes)
 {
-	const char *line, *other;
+	const char *line;
+	char disk[64] = "";
 	unsigned long long rd = 0, wr = 0;
 	int any = 0;
 	for (line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		struct disk_line d, o;
-		int part = 0;
+		struct disk_line d;
 		if (parse_disk_line(line, &d))
 			continue;
 		any = 1;
-		if (virtual_disk(d.name))
+		if (virtual_disk(d.name) || partition_of(d.name, disk))
 			continue;
-		for (other = text; !part && other && *other;
-		     other = strchr(other, '\n'), other = other ? other + 1 : NULL)
-			part = !parse_disk_line(other, &o) && strcmp(o.name, d.name) && partition_of(d.name, o.name);
-		if (part)
-			continue;
+		snprintf(disk, sizeof(disk), "%s", d.name);
 		rd += d.rd;
 		wr += d.wr;
 	}
@@ -488,10 +495,13 @@ int sampler_parse_netdev(const char *text, int64_t *rx_bytes, int64_t *tx_bytes)
 
 #define SYS_IO_BYTES 65536	/* /proc/diskstats and /proc/net/dev read whole; a fuller file is unknown */
 
-/* The system's disk and network counters into out (have_disk, have_net say which were read). */
-static void read_sys_io(int procfd, struct host_sample *out)
+/*
+ * The system's disk and network counters into out (have_disk, have_net say which were read), through the
+ * sampler's buffer (not the stack: the library samples on its writer thread; made on the first sample).
+ */
+static void read_sys_io(struct sampler *s, int procfd, struct host_sample *out)
 {
-	char *text = malloc(SYS_IO_BYTES);	/* not on the stack: the library samples on the program's threads */
+	char *text = s->io_text ? s->io_text : (s->io_text = malloc(SYS_IO_BYTES));
 	ssize_t n;
 	if (!text)
 		return;
@@ -501,7 +511,6 @@ static void read_sys_io(int procfd, struct host_sample *out)
 	n = read_small(procfd, "net/dev", text, SYS_IO_BYTES);
 	out->have_net = n > 0 && n < SYS_IO_BYTES - 1 &&
 			!sampler_parse_netdev(text, &out->net_rx_bytes, &out->net_tx_bytes);
-	free(text);
 }
 
 /*
@@ -556,7 +565,7 @@ int sampler_host(struct sampler *s, struct host_sample *out)
 		return -1;
 	if (read_meminfo(procfd, &out->sys_mem_total, &out->sys_mem_used))
 		out->sys_mem_total = out->sys_mem_used = -1;	/* unknown: struct host_sample has no flag */
-	read_sys_io(procfd, out);
+	read_sys_io(s, procfd, out);
 	full = !s->last_full || mono - s->last_full >= FULL_SCAN_NS;
 	if (scan_procs(s, procfd, full)) {
 		close(procfd);
@@ -890,5 +899,6 @@ void sampler_close(struct sampler *s)
 	free(s->cur);
 	free(s->outside);
 	free(s->skipped);
+	free(s->io_text);
 	free(s);
 }

@@ -33,14 +33,16 @@ int main(void)
 	CHECK(net != NULL);
 	/*
 	 * Whole disks: sda 4,000,000 / 6,000,000 sectors, sdb 20,000 / 1,000, nvme0n1 24,000,000 / 16,000,000,
-	 * mmcblk0 8,000 / 80, sdaa 64 / 24 (a 14-column line of an older kernel; not a partition of sda). Left
-	 * out: sda1, sda2, nvme0n1p1, mmcblk0p1 (partitions), loop0, loop1, dm-0, md0. Times 512 bytes.
+	 * nvme0n10 200 / 300 and mmcblk10 40 / 60 (disks of their own: a partition of a disk whose name ends in
+	 * a digit has a "p"), mmcblk0 8,000 / 80, sdaa 64 / 24 (a 14-column line of an older kernel; not a
+	 * partition of sda). Left out: sda1, sda2, nvme0n1p1, mmcblk0p1 (partitions), loop0, loop1, dm-0, md0.
+	 * Times 512 bytes.
 	 */
 	CHECK(disk && !sampler_parse_diskstats(disk, &rd, &wr));
-	CHECK_EQ_I64(rd, (4000000LL + 20000 + 24000000 + 8000 + 64) * 512);
-	CHECK_EQ_I64(rd, 14350368768LL);
-	CHECK_EQ_I64(wr, (6000000LL + 1000 + 16000000 + 80 + 24) * 512);
-	CHECK_EQ_I64(wr, 11264565248LL);
+	CHECK_EQ_I64(rd, (4000000LL + 20000 + 24000000 + 200 + 8000 + 40 + 64) * 512);
+	CHECK_EQ_I64(rd, 14350491648LL);
+	CHECK_EQ_I64(wr, (6000000LL + 1000 + 16000000 + 300 + 80 + 60 + 24) * 512);
+	CHECK_EQ_I64(wr, 11264749568LL);
 	/* Every interface but lo: eth0, docker0, and wlan0 (no blank after its colon, a large counter). */
 	CHECK(net && !sampler_parse_netdev(net, &rx, &tx));
 	CHECK_EQ_I64(rx, 1500000000LL + 4096 + 18446744073709LL);
