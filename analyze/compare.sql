@@ -258,13 +258,15 @@ FROM main.device_metrics m LEFT JOIN temp.gpu_nodes g ON g.session_id = m.sessio
 WHERE m.session_id = :session AND (m.energy_mj IS NOT NULL OR m.power_mw IS NOT NULL)
 ORDER BY 1, 2, 3, 4, 5;
 WITH per AS (
-	SELECT side, node, device, sum(j) AS joules, max(t1) - min(t0) AS span_ns FROM temp.energy_steps
+	SELECT side, node, device, sum(j) AS joules, min(t0) AS t0, max(t1) AS t1 FROM temp.energy_steps
 	GROUP BY side, node, device
 ),
+-- The average power over the span the samples cover, first to last, as the energy analysis takes it.
 dev AS (
-	SELECT 0 AS all_row, device, side, sum(joules) AS joules, max(span_ns) AS span_ns FROM per GROUP BY device, side
+	SELECT 0 AS all_row, device, side, sum(joules) AS joules, max(t1) - min(t0) AS span_ns FROM per
+	GROUP BY device, side
 	UNION ALL
-	SELECT 1, NULL, side, sum(joules), max(span_ns) FROM per GROUP BY side
+	SELECT 1, NULL, side, sum(joules), max(t1) - min(t0) FROM per GROUP BY side
 ),
 both AS (
 	SELECT all_row, device, max(CASE WHEN side = 0 THEN joules END) AS base_joules,

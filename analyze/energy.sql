@@ -47,7 +47,8 @@ iterations AS (
 	  AND r.name_id IN (SELECT id FROM strings WHERE session_id = :session
 			    AND value REGEXP '^(ProfilerStep#\d+|step|iteration|train_step|Step \d+)$')
 ),
--- A GPU's energy in each of its node's iterations: every step that overlaps it, in the share of the step's
+-- A GPU's energy in each of its node's iterations that its samples cover whole (one before its first sample
+-- or after its last would count as less than it took): every step that overlaps it, in the share of the step's
 -- time that falls inside (E linear between samples), read from the first step ending after the start up to
 -- the first ending at or after the end.
 per_step AS (
@@ -61,7 +62,7 @@ per_step AS (
 				   AND c.t1 <= coalesce((SELECT min(e.t1) FROM temp.energy_curve e WHERE e.node = d.node
 							 AND e.device = d.device AND e.t1 >= i.end_ns), d.last_ns)),
 				0) AS joules
-		FROM devices d JOIN iterations i ON i.node = d.node)
+		FROM devices d JOIN iterations i ON i.node = d.node AND i.start_ns >= d.first_ns AND i.end_ns <= d.last_ns)
 	GROUP BY node, device
 ),
 rows AS (
