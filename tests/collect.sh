@@ -57,6 +57,12 @@ check "clean end" "$(q "$tmp/a.db" 'SELECT clean_end FROM sessions')" 1
 check "at least 3 host samples in 0.5 s" "$(q "$tmp/a.db" 'SELECT count(*) >= 3 FROM host_metrics')" 1
 check "resident memory measured" "$(q "$tmp/a.db" 'SELECT max(rss_bytes) > 0 FROM host_metrics')" 1
 check "system memory measured" "$(q "$tmp/a.db" 'SELECT min(sys_mem_total) > 0 AND min(sys_mem_used) > 0 FROM host_metrics')" 1
+if [ -s /proc/diskstats ] && [ -s /proc/net/dev ]; then
+	check "the system's disk and network counters in every sample" \
+		"$(q "$tmp/a.db" 'SELECT count(disk_read_bytes) = count(*) AND count(disk_write_bytes) = count(*) AND count(net_rx_bytes) = count(*) AND count(net_tx_bytes) = count(*) FROM host_metrics')" 1
+else
+	echo "collect: no /proc/diskstats or /proc/net/dev here: the I/O counters are not checked"
+fi
 check "cpu null only in the first sample" "$(q "$tmp/a.db" 'SELECT count(*) FROM host_metrics WHERE cpu_pct IS NULL')" 1
 check "samples within the run" "$(q "$tmp/a.db" 'SELECT count(*) FROM host_metrics h, sessions s WHERE h.ts_ns < s.origin_ns OR h.ts_ns > s.end_ns')" 0
 if [ $have_nvml = 1 ]; then
