@@ -313,13 +313,18 @@ static int judge_memory(const struct tables *ts, const struct analysis_opts *o, 
 	return failed;
 }
 
-/* Each device's growth severity against --fail-on-growth: the worst one named, with its verdict. */
+/*
+ * Each device's growth severity against --fail-on-growth: the worst one named, with its verdict and what
+ * it left allocated at the end (a severity may come from that alone: growth.sql's worth).
+ */
 static int judge_growth(const struct tables *ts, const struct analysis_opts *o, char *line, size_t n)
 {
 	struct table *t = ts->v[0];
-	int csev = table_find_col(t, "severity"), cverdict = table_find_col(t, "verdict"), worst_level = -1, at = 0;
+	int csev = table_find_col(t, "severity"), cverdict = table_find_col(t, "verdict"),
+	    cleak = table_find_col(t, "leaked_bytes"), worst_level = -1, at = 0;
 	size_t r, worst = 0;
-	char gpu[200];
+	char gpu[200], leaked[64] = "";
+	const struct cell *lc;
 	for (r = 0; r < t->nrows; r++) {
 		const struct cell *c = table_cell(t, r, csev);
 		int level = severity_level(c->null ? NULL : c->s);
@@ -334,9 +339,15 @@ static int judge_growth(const struct tables *ts, const struct analysis_opts *o, 
 		return 0;
 	}
 	gpu_label(t, worst, gpu, sizeof(gpu));
-	snprintf(line, n, "growth: worst %s on %s (%s); %d of %zu device%s at %s or worse: %s",
+	lc = cleak >= 0 ? table_cell(t, worst, cleak) : NULL;
+	if (lc && !lc->null && lc->i > 0) {
+		char b[32];
+		fmt_bytes(b, sizeof(b), (double)lc->i);
+		snprintf(leaked, sizeof(leaked), ", %s still allocated at the end", b);
+	}
+	snprintf(line, n, "growth: worst %s on %s (%s%s); %d of %zu device%s at %s or worse: %s",
 		 severities[worst_level], gpu, table_cell(t, worst, cverdict)->null ? "" : table_cell(t, worst, cverdict)->s,
-		 at, t->nrows, t->nrows > 1 ? "s" : "", severities[o->limit], at ? "FAIL" : "ok");
+		 leaked, at, t->nrows, t->nrows > 1 ? "s" : "", severities[o->limit], at ? "FAIL" : "ok");
 	return at > 0;
 }
 

@@ -91,14 +91,7 @@ judged AS (
 rated AS (
 	SELECT *, CASE WHEN worth <= 0 THEN 'none' WHEN worth < 67108864.0 THEN 'low'
 		       WHEN worth < 1073741824.0 THEN 'medium' ELSE 'high' END AS severity,
-	       -- |slope| as gpuprof prints bytes (lib/table.c, fmt_bytes): divided by 1000 while 1000 or more
-	       CASE WHEN abs(slope) < 1e3 THEN fmt_fixed(abs(slope), 0) || ' B'
-		    WHEN abs(slope) / 1e3 < 1e3 THEN fmt_fixed(abs(slope) / 1e3, 2) || ' kB'
-		    WHEN abs(slope) / 1e3 / 1e3 < 1e3 THEN fmt_fixed(abs(slope) / 1e3 / 1e3, 2) || ' MB'
-		    WHEN abs(slope) / 1e3 / 1e3 / 1e3 < 1e3 THEN fmt_fixed(abs(slope) / 1e3 / 1e3 / 1e3, 2) || ' GB'
-		    WHEN abs(slope) / 1e3 / 1e3 / 1e3 / 1e3 < 1e3
-			 THEN fmt_fixed(abs(slope) / 1e3 / 1e3 / 1e3 / 1e3, 2) || ' TB'
-		    ELSE fmt_fixed(abs(slope) / 1e3 / 1e3 / 1e3 / 1e3 / 1e3, 2) || ' PB' END AS amount
+	       fmt_bytes(abs(slope)) AS amount	-- as every table prints bytes (lib/table.c)
 	FROM judged
 )
 SELECT g.rank, g.host, device, source, points, first_bytes, last_bytes, slope AS slope_bytes, r2, leaked AS leaked_bytes, severity,
