@@ -63,11 +63,11 @@ static int take_min_calls(struct analysis_opts *o, const char *arg)
 	return 0;
 }
 
-/* Bytes, 0 when left out. */
+/* A size (parse_size: bytes, 1GiB, 1GB), 0 when left out. */
 static int take_leak_limit(struct analysis_opts *o, const char *arg)
 {
 	int64_t n = 0;
-	if (arg && (parse_i64(arg, strlen(arg), &n) || n < 0))
+	if (arg && parse_size(arg, &n))
 		return -1;
 	o->limit = n;
 	return 0;
@@ -85,42 +85,21 @@ static int take_carbon(struct analysis_opts *o, const char *arg)
 	return 0;
 }
 
-/*
- * --fail-above: a size in bytes, "40GiB", "40G" (K, M, G, T and KiB ... TiB: powers of 1024), "40GB" (kB ...
- * TB: of 1000, as gpuprof prints sizes), any case, or a share of the device's memory, "90%".
- */
+/* --fail-above: a size (parse_size: "40GiB", "40G", "40GB", bytes) or a share of the device's memory, "90%". */
 static int take_fail_above(struct analysis_opts *o, const char *arg)
 {
-	static const struct {
-		const char *suffix;
-		double scale;
-	} units[] = {
-		{ "", 1 }, { "b", 1 }, { "k", 1024.0 }, { "kib", 1024.0 }, { "kb", 1e3 }, { "m", 1048576.0 },
-		{ "mib", 1048576.0 }, { "mb", 1e6 }, { "g", 1073741824.0 }, { "gib", 1073741824.0 }, { "gb", 1e9 },
-		{ "t", 1099511627776.0 }, { "tib", 1099511627776.0 }, { "tb", 1e12 },
-	};
+	size_t n = strlen(arg);
 	char *end;
-	double v = strtod(arg, &end);
-	size_t i;
-	if (end == arg || !isfinite(v) || v < 0 || isspace((unsigned char)*arg))
-		return -1;
-	if (!strcmp(end, "%")) {
-		if (v <= 0)
+	double v;
+	if (n && arg[n - 1] == '%') {
+		v = strtod(arg, &end);
+		if (end != arg + n - 1 || !(*arg >= '0' && *arg <= '9') || !isfinite(v) || v <= 0)
 			return -1;
 		o->share = v / 100.0;
 		return 0;
 	}
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!strcasecmp(end, units[i].suffix)) {
-			v *= units[i].scale;
-			if (v >= 9.2e18)
-				return -1;
-			o->limit = (int64_t)llround(v);
-			o->share = 0;
-			return 0;
-		}
-	}
-	return -1;
+	o->share = 0;
+	return parse_size(arg, &o->limit);
 }
 
 /* The growth analysis's severities, in order; index 1.. is --fail-on-growth's level. */
@@ -174,10 +153,10 @@ static const struct analysis_option opt_min_calls = {
 	"min-calls", required_argument, "N", "groups with fewer calls on both sides are unchanged (default 1)",
 	"needs a count", 0, take_min_calls };
 static const struct analysis_option opt_fail_on_leak = {
-	"fail-on-leak", optional_argument, "[BYTES]",
-	"exit 1 when more than BYTES (default 0) are unfreed, or" MORE
-	"when a device's events have no addresses (leaks unknown)",
-	"takes a number of bytes", 0, take_leak_limit };
+	"fail-on-leak", optional_argument, "[SIZE]",
+	"exit 1 when more than SIZE (bytes, 1GiB, 1GB; default 0) are" MORE
+	"unfreed, or when a device's events have no addresses (leaks unknown)",
+	"takes a size such as 1048576, 1MiB or 1MB", 0, take_leak_limit };
 const struct analysis_option opt_carbon_intensity = {
 	"carbon-intensity", required_argument, "G_PER_KWH",
 	"grams of CO2e per kWh of the grid that powered the run (no" MORE "default): adds co2e_g",

@@ -461,23 +461,44 @@ int parse_i64(const char *s, size_t n, int64_t *out)
 	return 0;
 }
 
-int parse_duration(const char *s, int64_t *out)
+struct unit {
+	const char *suffix;
+	double scale;
+};
+
+/* A number (no sign) and one of n units, the suffix matched in any case when nocase; 0 and *out, or -1. */
+static int parse_scaled(const char *s, const struct unit *units, size_t n, int nocase, int64_t *out)
 {
-	static const struct { const char *suffix; double scale; } units[] = {
-		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "min", 60e9 }, { "m", 60e9 },
-		{ "h", 3600e9 },
-	};
 	char *end;
 	double v = strtod(s, &end);
 	size_t i;
-	if (end == s || *s == '-' || *s == '+' || v < 0 || !isfinite(v))
+	if (end == s || !((*s >= '0' && *s <= '9') || *s == '.') || v < 0 || !isfinite(v))
 		return -1;
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].suffix) && v * units[i].scale < 9e18) {
+	for (i = 0; i < n; i++)
+		if (!(nocase ? strcasecmp : strcmp)(end, units[i].suffix) && v * units[i].scale < 9e18) {
 			*out = (int64_t)llround(v * units[i].scale);
 			return 0;
 		}
 	return -1;
+}
+
+int parse_duration(const char *s, int64_t *out)
+{
+	static const struct unit units[] = {
+		{ "", 1 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 }, { "min", 60e9 }, { "m", 60e9 },
+		{ "h", 3600e9 },
+	};
+	return parse_scaled(s, units, sizeof(units) / sizeof(units[0]), 0, out);
+}
+
+int parse_size(const char *s, int64_t *out)
+{
+	static const struct unit units[] = {
+		{ "", 1 }, { "b", 1 }, { "k", 1024.0 }, { "kib", 1024.0 }, { "kb", 1e3 }, { "m", 1048576.0 },
+		{ "mib", 1048576.0 }, { "mb", 1e6 }, { "g", 1073741824.0 }, { "gib", 1073741824.0 }, { "gb", 1e9 },
+		{ "t", 1099511627776.0 }, { "tib", 1099511627776.0 }, { "tb", 1e12 },
+	};
+	return parse_scaled(s, units, sizeof(units) / sizeof(units[0]), 1, out);
 }
 
 /* One side of a trace window: a duration with its unit (a bare number is refused: ns would be a surprise). */

@@ -120,6 +120,11 @@ int parse_i64(const char *s, size_t n, int64_t *out);
  */
 int parse_duration(const char *s, int64_t *out);
 /*
+ * A size: "1500" or "1500b" bytes, "40GiB" or "40G" (K, M, G, T and KiB ... TiB: powers of 1024), "40GB"
+ * (kB ... TB: of 1000, as gpuprof prints sizes), any case; rounded. 0, or -1 when malformed or negative.
+ */
+int parse_size(const char *s, int64_t *out);
+/*
  * A trace window, "ON/EVERY" ("2s/60s", "500ms/10s", "1min/1h"): each a number with a unit (ns, us, ms,
  * s, min or m, h), 1 ms <= ON <= EVERY. 0 and both set, or -1 with a reason in why (for a message).
  */

@@ -94,6 +94,12 @@ def planted(tmp):
         check(f"synth {seed}: --fail-on-leak at the leaked bytes passes", r.returncode, 0)
         r = run("gpuprof-analyze", "leaks", db, f"--fail-on-leak={exp['leak_bytes'] - 1}", expect=1)
         check(f"synth {seed}: one byte under fails", r.returncode, 1)
+        kib = exp["leak_bytes"] // 1024
+        r = run("gpuprof-analyze", "leaks", db, f"--fail-on-leak={kib + 1}KiB")
+        check(f"synth {seed}: --fail-on-leak takes a size with a unit ({kib + 1}KiB passes)", r.returncode, 0)
+        over = 1 if exp["leak_bytes"] > kib * 1024 else 0
+        r = run("gpuprof-analyze", "leaks", db, f"--fail-on-leak={kib}kib", expect=over)
+        check(f"synth {seed}: ... and {kib}kib fails when the leaked bytes are more", r.returncode, over)
 
 
 def crafted(tmp):

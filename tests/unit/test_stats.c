@@ -106,6 +106,13 @@ static void durations(void)
 	CHECK(!parse_duration("3ms", &v) && v == 3000000);
 	CHECK(!parse_duration("500", &v) && v == 500);
 	CHECK(parse_duration("3mn", &v));
+	CHECK(!parse_size("1500", &v) && v == 1500);
+	CHECK(!parse_size("2b", &v) && v == 2);
+	CHECK(!parse_size("40GiB", &v) && v == 42949672960);
+	CHECK(!parse_size("40g", &v) && v == 42949672960);
+	CHECK(!parse_size("40GB", &v) && v == 40000000000);
+	CHECK(!parse_size("1.5kB", &v) && v == 1500);
+	CHECK(parse_size("-1", &v) && parse_size("1X", &v) && parse_size(" 1G", &v) && parse_size("1e30TB", &v));
 	for (i = 0; i < sizeof(windows) / sizeof(windows[0]); i++) {
 		int rc = parse_trace_window(windows[i].s, &on, &every, &why);
 		if (windows[i].on < 0) {
