@@ -272,8 +272,8 @@ static int judge_memory(const struct tables *ts, const struct analysis_opts *o, 
 	if (unknown)
 		snprintf(why, sizeof(why), "; memory unknown on %d device%s", unknown, unknown > 1 ? "s" : "");
 	if (worst_v < 0) {
-		snprintf(line, n, "memory: %s%s: %s", t->nrows ? "no device's memory is known" : "no allocations recorded",
-			 o->share > 0 ? ", a share cannot be judged" : "", failed ? "FAIL" : "ok");
+		snprintf(line, n, "memory: %s: %s", t->nrows ? "no device's memory is known, a share cannot be judged" :
+			 "no allocations recorded", failed ? "FAIL" : "ok");
 		return failed;
 	}
 	gpu_label(t, worst, gpu, sizeof(gpu));
