@@ -8,7 +8,7 @@
 -- and after the last is not known and not counted. kwh = joules / 3.6e6; avg_w = joules over the span
 -- from the first sample to the last.
 --
--- Iterations are the ranges growth and ranks take for them (ProfilerStep#N, step, iteration,
+-- Iterations are temp.iterations (analyze/views.sql: ProfilerStep#N, step, iteration,
 -- train_step, Step N; host ranges that ended), of the GPU's node. An iteration's energy is E(end) -
 -- E(start), E the GPU's energy since its first sample, linear between samples (nothing before the first
 -- sample or after the last): the steps that overlap it, each in the share of its time inside.
@@ -41,11 +41,7 @@ WITH devices AS (
 	FROM temp.energy_curve GROUP BY node, device
 ),
 iterations AS (
-	SELECT coalesce(g.node, 0) AS node, r.start_ns, r.end_ns
-	FROM ranges r LEFT JOIN temp.gpu_nodes g ON g.session_id = r.session_id AND g.pid = r.pid
-	WHERE r.session_id = :session AND r.end_ns IS NOT NULL AND r.kind <> 3
-	  AND r.name_id IN (SELECT id FROM strings WHERE session_id = :session
-			    AND value REGEXP '^(ProfilerStep#\d+|step|iteration|train_step|Step \d+)$')
+	SELECT node, start_ns, end_ns FROM temp.iterations WHERE session_id = :session
 ),
 -- A GPU's energy in each of its node's iterations that its samples cover whole (one before its first sample
 -- or after its last would count as less than it took): every step that overlaps it, in the share of the step's

@@ -17,7 +17,7 @@
 -- calls through an index on a TEMP copy of the session's calls (statement 4), where a join on api_calls
 -- itself would read every call once per op.
 --
--- Iterations are the ranges growth, ranks and energy take (ProfilerStep#N, step, iteration, train_step,
+-- Iterations are temp.iterations (analyze/views.sql: ProfilerStep#N, step, iteration, train_step,
 -- Step N; host ranges that ended, kind <> 3) of the op's process; an op belongs to the one it starts in.
 
 -- Statement 1: the peaks file, checked (a malformed line fails the analysis, naming it).
@@ -99,10 +99,7 @@ FROM per ORDER BY flops DESC, name LIMIT :top;
 
 -- Statement 7: per iteration, the ops that start in it.
 WITH iterations AS (
-	SELECT r.pid, r.start_ns, r.end_ns, s.value AS name
-	FROM ranges r JOIN strings s ON s.session_id = r.session_id AND s.id = r.name_id
-	WHERE r.session_id = :session AND r.end_ns IS NOT NULL AND r.kind <> 3
-	  AND s.value REGEXP '^(ProfilerStep#\d+|step|iteration|train_step|Step \d+)$'
+	SELECT pid, start_ns, end_ns, name FROM temp.iterations WHERE session_id = :session
 )
 SELECT i.name AS step, i.start_ns, count(d.op) AS ops, sum(d.flops) AS flops, sum(d.gpu_ns) AS gpu_ns,
        sum(CASE WHEN d.gpu_ns > 0 THEN d.flops END) / 1e3 / nullif(sum(d.gpu_ns), 0) AS tflops,

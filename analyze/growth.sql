@@ -18,11 +18,7 @@ CREATE INDEX IF NOT EXISTS temp.mem_events_at ON mem_events(node, device, ts);
 -- The iteration ends of each node (a rank's steps are its own).
 WITH ends(node, j, end_ns) AS MATERIALIZED (
 	SELECT node, row_number() OVER (PARTITION BY node ORDER BY end_ns) - 1, end_ns
-	FROM (SELECT coalesce(g.node, 0) AS node, r.end_ns
-	      FROM ranges r LEFT JOIN temp.gpu_nodes g ON g.session_id = r.session_id AND g.pid = r.pid
-	      WHERE r.session_id = :session AND r.end_ns IS NOT NULL AND r.kind <> 3
-		AND r.name_id IN (SELECT id FROM strings WHERE session_id = :session
-				  AND value REGEXP '^(ProfilerStep#\d+|step|iteration|train_step|Step \d+)$'))
+	FROM temp.iterations WHERE session_id = :session
 ),
 -- The device metrics' samples with their GPU's node.
 samples AS (

@@ -4,7 +4,7 @@
 -- * span, busy and idle as gpu_busy gives them (devices, idle); compute and communication are the unions
 --   of the kernels of those classes (classes: kernel_busy); exposed_comm_ns is communication time with no
 --   compute kernel running on that GPU (the overlap distributed training wants large hides the rest).
--- * steps: the GPU's node's iteration ranges (ProfilerStep#N, step, ... as growth finds them): count,
+-- * steps: the GPU's node's iterations (temp.iterations, analyze/views.sql: ProfilerStep#N, step, ...): count,
 --   median and longest wall time.
 -- * wait_ns: the time its matched collectives waited for the last GPU to arrive; last_arrivals: how
 --   often it was that last one.
@@ -35,12 +35,8 @@ split AS (
 	FROM busy b
 ),
 steps AS (
-	SELECT coalesce(g.node, 0) AS node, count(*) AS steps, median(r.end_ns - r.start_ns) AS med_ns,
-	       max(r.end_ns - r.start_ns) AS max_ns
-	FROM ranges r LEFT JOIN temp.gpu_nodes g ON g.session_id = r.session_id AND g.pid = r.pid
-	WHERE r.session_id = :session AND r.end_ns IS NOT NULL AND r.kind <> 3
-	  AND r.name_id IN (SELECT id FROM strings WHERE session_id = :session
-			    AND value REGEXP '^(ProfilerStep#\d+|step|iteration|train_step|Step \d+)$')
+	SELECT node, count(*) AS steps, median(end_ns - start_ns) AS med_ns, max(end_ns - start_ns) AS max_ns
+	FROM temp.iterations WHERE session_id = :session
 	GROUP BY 1
 ),
 row AS (

@@ -58,6 +58,16 @@ SELECT DISTINCT session_id, node, host, rank, node_host, node_rank FROM temp.gpu
 CREATE TEMP VIEW IF NOT EXISTS gpu_sessions AS
 SELECT session_id, count(DISTINCT node) AS nodes FROM temp.gpu_nodes GROUP BY session_id;
 
+-- The training iterations (growth, ranks, energy, flops): host ranges that ended, named as PyTorch's
+-- profiler (ProfilerStep#N) or a training loop usually names its step, with their process's node.
+CREATE TEMP VIEW IF NOT EXISTS iterations AS
+SELECT r.session_id, r.pid, coalesce(g.node, 0) AS node, r.start_ns, r.end_ns, s.value AS name
+FROM ranges r
+JOIN strings s ON s.session_id = r.session_id AND s.id = r.name_id
+LEFT JOIN temp.gpu_nodes g ON g.session_id = r.session_id AND g.pid = r.pid
+WHERE r.end_ns IS NOT NULL AND r.kind <> 3
+  AND s.value REGEXP '^(ProfilerStep#\d+|step|iteration|train_step|Step \d+)$';
+
 -- Energy (energy, compare). An analysis fills temp.energy_input with the NVML samples it reads, side 0
 -- (compare: the baseline side 0, the new one 1), each with its GPU's node, in the order side, node, device,
 -- pid, ts_ns (n numbers them so: a sample's predecessor in its series is the row before it). NVML's energy
