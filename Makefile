@@ -48,7 +48,7 @@ UNITS = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 CUDA ?= /usr/local/cuda
 HAVE_CUPTI := $(wildcard $(CUDA)/include/cupti.h)
 COLLECTOR_SRC = collector/inject.c collector/activity.c collector/oom.c collector/pcsampling.c collector/wire.c \
-		collector/sampler.c lib/util.c lib/json.c lib/records.c lib/intmap.c
+		collector/sampler.c lib/util.c lib/json.c lib/records.c lib/intmap.c lib/symname.c
 # Each function in a section of its own, and the link keeps only those reachable from the entry points:
 # what libgpuprof.so can run is then what nm shows, and tests/collector.py checks that nothing in it can
 # abort the program (lib/util.c's x* allocators, abort, exit). GPUPROF_NEVER_ABORT makes every struct buf

@@ -10,20 +10,23 @@
 -- Allocated, which counts blocks from before the capture too), else the device's live bytes by the memory
 -- analysis's rule (the paired blocks, else the source's running total, else the running sum of signed
 -- bytes) after its last event at or before the failure; NULL where the device has no allocation events.
--- total_bytes is the device's memory (mem_totals). path is the innermost push/pop range open on the
--- failing thread of its process, as `ranges` paths it (step/forward/attention, PyTorch's counters folded).
+-- total_bytes is the device's memory (mem_totals). path is the NVTX path the collector recorded with the
+-- failure (alloc_failures.path_id: the ranges then open on the thread, in the form `ranges` gives them,
+-- which a program killed right after the failure never ends, so never writes); where none was recorded,
+-- the innermost push/pop range open on the failing thread of its process, as `ranges` paths it
+-- (step/forward/attention, PyTorch's counters folded).
 -- The blocks are those of devices whose events pair (leaks' rule): allocated at or before the failure and
 -- not freed by then, largest first; --top N keeps the first N failures and N blocks of each.
 
 -- Statement 1: the session's failures, numbered in time order, with their GPU's node.
 CREATE TEMP TABLE IF NOT EXISTS oom_rows(k INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, node INTEGER,
 					 device INTEGER, ts INTEGER, thread INTEGER, bytes INTEGER, call_id INTEGER,
-					 result INTEGER, total_allocated INTEGER, total_reserved INTEGER);
+					 result INTEGER, total_allocated INTEGER, total_reserved INTEGER, path_id INTEGER);
 DELETE FROM temp.oom_rows;
 INSERT INTO temp.oom_rows
 SELECT row_number() OVER (ORDER BY f.ts_ns, f.rowid), f.session_id, f.pid, coalesce(g.node, 0),
        coalesce(f.device_id, -1), f.ts_ns, coalesce(f.thread_id, 0), f.bytes, f.call_id, f.result, f.total_allocated,
-       f.total_reserved
+       f.total_reserved, f.path_id
 FROM alloc_failures f LEFT JOIN temp.gpu_nodes g ON g.session_id = f.session_id AND g.pid = f.pid
 WHERE f.session_id = :session;
 CREATE INDEX IF NOT EXISTS temp.mem_events_at ON mem_events(node, device, ts);
@@ -60,9 +63,10 @@ FROM (
 	       coalesce((SELECT value FROM strings s WHERE s.session_id = o.session_id AND s.id = o.call_id),
 			'[OutOfMemory]') AS call,
 	       o.result, o.thread,
+	       coalesce((SELECT s.value FROM strings s WHERE s.session_id = o.session_id AND s.id = o.path_id),
 	       (SELECT p.path FROM temp.range_paths p WHERE p.pid = o.pid AND p.thread = o.thread AND p.start_ns <= o.ts
 		  AND (p.end_ns IS NULL OR p.end_ns > o.ts)
-		ORDER BY p.start_ns DESC, p.rn DESC LIMIT 1) AS path
+		ORDER BY p.start_ns DESC, p.rn DESC LIMIT 1)) AS path
 	FROM temp.oom_rows o
 	LEFT JOIN mem_devices d ON d.node = o.node AND d.device = o.device
 	LEFT JOIN temp.mem_totals t ON t.session_id = :session AND t.node = o.node AND t.device = o.device

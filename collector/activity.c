@@ -1,4 +1,6 @@
 #include "activity.h"
+#include "oom.h"
+#include "symname.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -21,6 +23,7 @@ static struct ix {
 	int n_ts, n_thread, n_name, n_domain;
 	int d_id, d_name, d_uuid, d_ccmaj, d_ccmin, d_sms, d_mem, d_clock, d_bw, d_threads, d_regs, d_smem;
 	int o_start, o_end, o_kind, o_object, o_thread, o_device, o_context, o_stream, o_corr;
+	int f_ts, f_device, f_thread, f_corr, f_bytes, f_call, f_cbid, f_domain, f_result, f_kind, f_path;
 } ix;
 
 #define I(m, t, f) { offsetof(struct ix, m), t, f }
@@ -64,6 +67,10 @@ static const struct rec_index ix_table[] = {
 	I(o_object, R_OVERHEAD, "object_kind"), I(o_thread, R_OVERHEAD, "thread"),
 	I(o_device, R_OVERHEAD, "device"), I(o_context, R_OVERHEAD, "context"), I(o_stream, R_OVERHEAD, "stream"),
 	I(o_corr, R_OVERHEAD, "correlation"),
+	I(f_ts, R_ALLOC_FAIL, "ts"), I(f_device, R_ALLOC_FAIL, "device"), I(f_thread, R_ALLOC_FAIL, "thread"),
+	I(f_corr, R_ALLOC_FAIL, "correlation"), I(f_bytes, R_ALLOC_FAIL, "bytes"), I(f_call, R_ALLOC_FAIL, "call"),
+	I(f_cbid, R_ALLOC_FAIL, "cbid"), I(f_domain, R_ALLOC_FAIL, "domain"), I(f_result, R_ALLOC_FAIL, "result"),
+	I(f_kind, R_ALLOC_FAIL, "mem_kind"), I(f_path, R_ALLOC_FAIL, "path"),
 };
 #undef I
 
@@ -261,7 +268,11 @@ static int memory(struct act *a, const CUpti_ActivityMemory4 *m)
 	return wire_add(a->w, R_MEMORY, v);
 }
 
-int64_t act_call_name(struct wire *w, const char *name)
+/*
+ * The string id of an API call's name as api records carry it: CUPTI's name without its API version
+ * ("cudaLaunchKernel_v7000" is "cudaLaunchKernel"); "(unknown call)" for NULL.
+ */
+static int64_t call_name(struct wire *w, const char *name)
 {
 	char tmp[256];
 	const char *v = name ? strrchr(name, '_') : NULL;
@@ -285,7 +296,7 @@ static int api(struct act *a, const CUpti_ActivityAPI *c, int domain)
 	put(v, ix.a_thread, c->threadId);
 	put(v, ix.a_corr, c->correlationId);
 	cuptiGetCallbackName(domain == 1 ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API, c->cbid, &name);
-	put(v, ix.a_name, act_call_name(a->w, name));
+	put(v, ix.a_name, call_name(a->w, name));
 	put(v, ix.a_cbid, c->cbid);
 	put(v, ix.a_domain, domain);
 	return wire_add(a->w, R_API, v);
@@ -357,6 +368,70 @@ static int marker(struct act *a, const CUpti_ActivityMarker2 *m)
 		}
 	}
 	return 0;	/* an END without START (started before capture), or sync markers */
+}
+
+/*
+ * The string id of the NVTX path open on thread t (act_alloc_fail): its open ranges in start order, ties
+ * in the order their STARTs came. range_path nests ranges so: an open range contains every range that
+ * starts after it, and a range that has ended contains none that is open. 0 when none is open, or when a
+ * name or the memory for the path is missing.
+ */
+static int64_t open_path(struct act *a, int64_t t)
+{
+	struct buf path, name;
+	size_t i, prev = SIZE_MAX;
+	int64_t id = 0;
+	int missing = 0;
+	buf_init(&path);
+	buf_init(&name);
+	for (;;) {
+		size_t next = SIZE_MAX;
+		const char *text;
+		for (i = 0; i < a->nopen; i++) {
+			const struct open_range *r = &a->open[i];
+			if (r->thread != t)
+				continue;
+			if (prev != SIZE_MAX && (r->start < a->open[prev].start ||
+						 (r->start == a->open[prev].start && i <= prev)))
+				continue;	/* before the last one taken */
+			if (next == SIZE_MAX || r->start < a->open[next].start)
+				next = i;
+		}
+		if (next == SIZE_MAX)
+			break;
+		if (!(text = wire_text(a->w, a->open[next].name)))
+			missing = 1;	/* its name found no memory */
+		else
+			range_name_clean(text, &name);	/* fold_name, as the analyses name ranges */
+		if (missing || name.failed)
+			break;
+		if (prev != SIZE_MAX)
+			buf_addch(&path, '/');
+		buf_add(&path, name.s, name.len);
+		prev = next;
+	}
+	if (prev != SIZE_MAX && !missing && !name.failed && !path.failed)
+		id = wire_string(a->w, path.s);
+	buf_release(&path);
+	buf_release(&name);
+	return id > 0 ? id : 0;
+}
+
+int act_alloc_fail(struct act *a, const struct oom_event *e)
+{
+	struct value *v = blank(R_ALLOC_FAIL);	/* the allocator's totals: the collector has none */
+	put(v, ix.f_ts, e->ts);
+	put(v, ix.f_device, e->device);
+	put(v, ix.f_thread, e->thread);
+	put(v, ix.f_corr, e->correlation);
+	put(v, ix.f_bytes, e->bytes);
+	put(v, ix.f_call, e->call ? call_name(a->w, e->call) : 0);
+	put(v, ix.f_cbid, e->cbid);
+	put(v, ix.f_domain, e->domain);
+	put(v, ix.f_result, e->result);
+	put(v, ix.f_kind, e->mem_kind);
+	put(v, ix.f_path, open_path(a, e->thread));
+	return wire_add(a->w, R_ALLOC_FAIL, v);
 }
 
 static int device(struct act *a, const CUpti_ActivityDevice5 *d)

@@ -2,7 +2,8 @@
  * activity: CUPTI activity records (CUDA 13 layouts) to wire-format records. The writer thread walks
  * each completed buffer with act_buffer; tests feed hand-built buffers through the same function.
  * NVTX markers arrive as separate START and END records: they are paired here into ranges, with the
- * nesting depth per thread.
+ * nesting depth per thread. A failed allocation (oom.c's event) is written here too, with the path of the
+ * ranges then open on its thread (act_alloc_fail).
  *
  * Ownership: a struct act borrows the wire it writes to; act_finish frees what it holds. CUPTI's buffers
  * stay the caller's; what their records hold for the client (an overhead's overheadData, malloc'd by
@@ -16,6 +17,7 @@
 #include "wire.h"
 
 struct open_range;
+struct oom_event;
 
 struct act {
 	struct wire *w;
@@ -49,10 +51,13 @@ int64_t act_kernel_name(struct wire *w, const char *name, int64_t *mangled);
  */
 int64_t act_cut_ranges(struct act *a);
 /*
- * The string id of an API call's name as api records carry it: CUPTI's name without its API version
- * ("cudaLaunchKernel_v7000" is "cudaLaunchKernel"); "(unknown call)" for NULL.
+ * Write e (oom.c) as an alloc_fail record, with the NVTX path open on its thread: the names of the
+ * ranges started on e->thread and not yet ended, outermost (earliest started) first, without PyTorch's
+ * counters and joined with '/', as the ranges analysis paths them; none when none is open (or there is no
+ * memory for it). Call it after converting the records CUPTI has finished, so that the STARTs are in.
+ * 0, or -1 as wire_add.
  */
-int64_t act_call_name(struct wire *w, const char *name);
+int act_alloc_fail(struct act *a, const struct oom_event *e);
 /* Write ranges still open as unfinished (end null) and free the state; 0 or -1. */
 int act_finish(struct act *a);
 

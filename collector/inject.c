@@ -199,9 +199,11 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
 static void drain(void);
 
 /*
- * A device allocation failed for want of memory: write it, then have CUPTI hand over every record it
- * has finished, convert them and write every buffered row, here on the failing thread before the call
- * returns, so that a program that dies of the failure leaves them in the session. It waits for a drain
+ * A device allocation failed for want of memory: have CUPTI hand over every record it has finished and
+ * convert them (the STARTs of the NVTX ranges open on the failing thread among them), write the failure
+ * with the path of those ranges (act_alloc_fail: a range is written only at its END, which a program
+ * that dies of the failure never reaches), and write every buffered row, here on the failing thread
+ * before the call returns, so that the program's death leaves them in the session. It waits for a drain
  * the writer has begun (dlock), never for the writer's sleep.
  */
 static void record_oom(const struct oom_event *e)
@@ -211,14 +213,15 @@ static void record_oom(const struct oom_event *e)
 		pthread_mutex_unlock(&C.wlock);
 		return;
 	}
-	oom_write(C.w, e);
 	pthread_mutex_unlock(&C.wlock);
 	if (C.cupti)
 		cuptiActivityFlushAll(0);
 	drain();
 	pthread_mutex_lock(&C.wlock);
-	if (C.w)
+	if (C.active && C.w) {
+		act_alloc_fail(&C.act, e);
 		wire_flush(C.w);
+	}
 	pthread_mutex_unlock(&C.wlock);
 }
 

@@ -1,5 +1,4 @@
 #include "oom.h"
-#include "activity.h"
 #include "util.h"
 
 #include <pthread.h>
@@ -144,43 +143,4 @@ int oom_from_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const 
 	e->result = result;
 	e->mem_kind = c->mem_kind;
 	return 1;
-}
-
-int oom_write(struct wire *w, const struct oom_event *e)
-{
-	static int ready;
-	static int f_ts, f_device, f_thread, f_corr, f_bytes, f_call, f_cbid, f_domain, f_result, f_kind;
-	struct value v[REC_MAX_FIELDS];
-	int i;
-	if (!ready) {
-		f_ts = rec_field(R_ALLOC_FAIL, "ts");
-		f_device = rec_field(R_ALLOC_FAIL, "device");
-		f_thread = rec_field(R_ALLOC_FAIL, "thread");
-		f_corr = rec_field(R_ALLOC_FAIL, "correlation");
-		f_bytes = rec_field(R_ALLOC_FAIL, "bytes");
-		f_call = rec_field(R_ALLOC_FAIL, "call");
-		f_cbid = rec_field(R_ALLOC_FAIL, "cbid");
-		f_domain = rec_field(R_ALLOC_FAIL, "domain");
-		f_result = rec_field(R_ALLOC_FAIL, "result");
-		f_kind = rec_field(R_ALLOC_FAIL, "mem_kind");
-		ready = 1;
-	}
-	for (i = 0; i < rec_specs[R_ALLOC_FAIL].nfields; i++) {
-		enum field_kind k = rec_specs[R_ALLOC_FAIL].fields[i].kind;
-		v[i].null = k == F_OPTN;	/* the allocator's totals: the collector has none */
-		v[i].i = 0;
-		v[i].d = 0;
-		v[i].s = "";
-	}
-	v[f_ts].i = e->ts;
-	v[f_device].i = e->device;
-	v[f_thread].i = e->thread;
-	v[f_corr].i = e->correlation;
-	v[f_bytes].i = e->bytes;
-	v[f_call].i = e->call ? act_call_name(w, e->call) : 0;
-	v[f_cbid].i = e->cbid;
-	v[f_domain].i = e->domain;
-	v[f_result].i = e->result;
-	v[f_kind].i = e->mem_kind;
-	return wire_add(w, R_ALLOC_FAIL, v);
 }

@@ -2,8 +2,9 @@
  * oom: device allocations that fail for want of memory, from CUPTI's API callbacks. The size a call asked
  * for is one of its parameters, which only the callback at its return sees (CUPTI's API activity record of
  * the call carries its return code, not its size): inject.c enables these callbacks (oom_enable), turns
- * each return into an event here (oom_from_callback), writes it (oom_write) and flushes at once. Tests
- * feed hand-built CUpti_CallbackData through the same functions.
+ * each return into an event here (oom_from_callback), flushes what CUPTI holds and writes the event with
+ * the NVTX path then open on its thread (activity.c's act_alloc_fail). Tests feed hand-built
+ * CUpti_CallbackData through the same functions.
  *
  * Ownership: an oom_event holds no memory; its call name is CUPTI's (static). Per-thread state (a runtime
  * allocation in progress, whose driver call inside must not count twice) lives in thread-local storage.
@@ -13,7 +14,6 @@
 
 #include <stdint.h>
 #include <cupti.h>
-#include "wire.h"
 
 struct oom_event {
 	int64_t ts;		/* when the call returned: absolute ns, CUPTI's clock */
@@ -38,7 +38,5 @@ int oom_watches(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
  */
 int oom_from_callback(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, const CUpti_CallbackData *d,
 		      struct oom_event *e);
-/* Write e as an alloc_fail record (wire-format.md); 0, or -1 as wire_add. */
-int oom_write(struct wire *w, const struct oom_event *e);
 
 #endif

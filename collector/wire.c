@@ -186,6 +186,11 @@ int64_t wire_string(struct wire *w, const char *s)
 	return w->slots[j].id;
 }
 
+const char *wire_text(const struct wire *w, int64_t id)
+{
+	return id > 0 && (uint64_t)id <= w->nvalues ? w->values[id - 1] : NULL;
+}
+
 /* Declare the strings added since the last declaration; on a failed write they wait for the next one. */
 static int declare_strings(struct wire *w)
 {

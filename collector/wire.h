@@ -33,6 +33,8 @@ struct wire *wire_open(const char *path, const struct wire_header *h);
  * and wire_add then drops the record that carries it.
  */
 int64_t wire_string(struct wire *w, const char *s);
+/* The text of string id (from wire_string), or NULL when id names none; it stays valid until wire_close. */
+const char *wire_text(const struct wire *w, int64_t id);
 /*
  * Add one record: vals[] in rec_specs[t] field order, times ABSOLUTE ns (relative ones are written),
  * string fields as ids from wire_string, text fields as NUL-terminated strings (copied).

@@ -897,7 +897,7 @@ static int read_oom(struct state *st, const struct jnode *ev, const struct jnode
 		put(v, x->f_result, n);
 	else
 		v[x->f_result].null = 1;
-	put(v, x->f_kind, 3);
+	put(v, x->f_kind, 3);	/* no NVTX path recorded with it: path stays none (blank) */
 	if (!arg_num(d, args, "Total Allocated", &n) && n >= 0)
 		put(v, x->f_total, n);
 	if (!arg_num(d, args, "Total Reserved", &n) && n >= 0)

@@ -95,14 +95,14 @@ const struct rec_spec rec_specs[R_COUNT] = {
 		{ "thread", "thread_id", F_INT }, { "name", "name_id", F_STR, 1 },
 		{ "flops", "flops", F_INT }, { "dtype", "dtype_id", F_STR },
 		{ "external", "external_id", F_INT } } },
-	[R_ALLOC_FAIL] = { "alloc_fail", "alloc_failures", 12, {
+	[R_ALLOC_FAIL] = { "alloc_fail", "alloc_failures", 13, {
 		{ "ts", "ts_ns", F_TIME }, { "device", "device_id", F_OPT },
 		{ "thread", "thread_id", F_INT }, { "correlation", "correlation_id", F_INT },
 		{ "bytes", "bytes", F_INT }, { "call", "call_id", F_STR },
 		{ "cbid", "cbid", F_INT }, { "domain", "domain", F_INT },
 		{ "result", "result", F_OPT }, { "mem_kind", "mem_kind", F_INT },
 		{ "total_allocated", "total_allocated", F_OPTN },
-		{ "total_reserved", "total_reserved", F_OPTN } } },
+		{ "total_reserved", "total_reserved", F_OPTN }, { "path", "path_id", F_STR } } },
 };
 
 const char *const trace_device_metric_keys[] = { "GPU utilization %", "Memory utilization %", "Memory used bytes",

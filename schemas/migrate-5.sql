@@ -62,5 +62,6 @@ CREATE TABLE alloc_failures (
 	result INTEGER,
 	mem_kind INTEGER,
 	total_allocated INTEGER,
-	total_reserved INTEGER
+	total_reserved INTEGER,
+	path_id INTEGER
 );

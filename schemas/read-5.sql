@@ -56,5 +56,6 @@ CREATE TEMP TABLE alloc_failures (
 	result INTEGER,
 	mem_kind INTEGER,
 	total_allocated INTEGER,
-	total_reserved INTEGER
+	total_reserved INTEGER,
+	path_id INTEGER
 );

@@ -349,7 +349,9 @@ CREATE TABLE IF NOT EXISTS alloc_failures (
 	result INTEGER,			-- the return code (cudaError_t, CUresult; 2 out of memory), NULL unknown
 	mem_kind INTEGER,		-- see memory_kinds: 3 device, 5 managed, 0 unknown
 	total_allocated INTEGER,	-- the allocator's totals then, when the source has them (Kineto)
-	total_reserved INTEGER
+	total_reserved INTEGER,
+	path_id INTEGER			-- strings.id of the NVTX path open on the thread then, as the collector
+					-- recorded it (ranges' form: step/forward); NULL when none (Kineto)
 );
 
 CREATE TABLE IF NOT EXISTS drops (

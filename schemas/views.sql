@@ -164,15 +164,16 @@ SELECT h.session_id, h.pid, h.ts_ns, h.cpu_pct, h.rss_bytes, h.sys_mem_used, h.s
 FROM host_metrics h;
 
 -- alloc_failure_events: device allocations that failed for want of memory (alloc_failures, schema version
--- 5), the call and memory kind named; call NULL for Kineto's [OutOfMemory] events.
+-- 5), the call, memory kind and recorded NVTX path named; call and path NULL for Kineto's [OutOfMemory] events.
 DROP VIEW IF EXISTS main.alloc_failure_events;
 CREATE VIEW main.alloc_failure_events AS
 SELECT f.session_id, f.pid, f.ts_ns, f.device_id, f.thread_id, f.correlation_id, f.bytes, c.value AS call,
        f.cbid, CASE f.domain WHEN 1 THEN 'runtime' WHEN 2 THEN 'driver' END AS domain, f.result,
-       mk.name AS mem_kind, f.total_allocated, f.total_reserved,
+       mk.name AS mem_kind, f.total_allocated, f.total_reserved, p.value AS path,
        f.ts_ns - (SELECT st.start_ns FROM sessions st WHERE st.id = f.session_id) AS t_ns
 FROM alloc_failures f
 LEFT JOIN strings c ON c.session_id = f.session_id AND c.id = f.call_id
+LEFT JOIN strings p ON p.session_id = f.session_id AND p.id = f.path_id
 LEFT JOIN memory_kinds mk ON mk.id = f.mem_kind;
 
 -- kernel_ranges: every kernel with its launch call and the innermost NVTX push/pop range open on the

@@ -72,9 +72,11 @@ def activity(tmp):
           "driver call inside a runtime call, not a success, not an invalid value)",
           (exp["oom_calls"], exp["oom_events"], exp["oom_clock"]), (7, 4, "CUPTI's"))
     check("failed allocations: time, device, thread, correlation, bytes requested, call, cbid, domain, return code, "
-          "memory kind", rows(db, """SELECT f.ts_ns, f.device_id, f.thread_id, f.correlation_id, f.bytes, s.value,
-          f.cbid, f.domain, f.result, f.mem_kind FROM alloc_failures f
-          LEFT JOIN strings s ON s.session_id = f.session_id AND s.id = f.call_id ORDER BY f.ts_ns"""),
+          "memory kind, the NVTX path open on the thread (its ranges in start order, counters folded, not another "
+          "thread's)", rows(db, """SELECT f.ts_ns, f.device_id, f.thread_id, f.correlation_id, f.bytes, s.value,
+          f.cbid, f.domain, f.result, f.mem_kind, p.value FROM alloc_failures f
+          LEFT JOIN strings s ON s.session_id = f.session_id AND s.id = f.call_id
+          LEFT JOIN strings p ON p.session_id = f.session_id AND p.id = f.path_id ORDER BY f.ts_ns"""),
           exp["alloc_failures"])
     check("failed allocations: the allocator's totals unknown to the collector", rows(db, """SELECT
           count(total_allocated), count(total_reserved) FROM alloc_failures"""), [[0, 0]])
@@ -486,6 +488,12 @@ def life_oom(tmp):
            [0, thread, 1005, 2000 << 20, "cuMemCreate", 2, 2]])
     check("oom: the failures lie in the session, in order", rows(db, """SELECT count(*) FROM alloc_failures f
           JOIN processes p ON p.session_id = f.session_id AND p.pid = f.pid WHERE f.ts_ns >= p.origin_ns"""), [[3]])
+    a = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "oom", db, "--format", "json"], capture_output=True,
+                       text=True)
+    failures = json.loads(a.stdout)["oom"] if a.returncode == 0 else []
+    check("oom: the analysis names the NVTX range open on the failing thread, which never ended (the program was "
+          "killed in it): recorded with the failure", [(f.get("thread"), f.get("path")) for f in failures],
+          [(thread, "oom-step")] * 3)
 
 
 def life(tmp):

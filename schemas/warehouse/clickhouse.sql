@@ -44,7 +44,8 @@ CREATE TABLE IF NOT EXISTS alloc_failures (
 	result Nullable(Int64),
 	mem_kind Nullable(Int64),
 	total_allocated Nullable(Int64),
-	total_reserved Nullable(Int64)
+	total_reserved Nullable(Int64),
+	path_id Nullable(Int64)
 ) ENGINE = MergeTree()
 PARTITION BY toDate(toDateTime(intDiv(ts_ns, 1000000000)))
 ORDER BY (session, ts_ns);

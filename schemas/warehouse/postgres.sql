@@ -38,7 +38,8 @@ CREATE TABLE IF NOT EXISTS alloc_failures (
 	"result" bigint,
 	"mem_kind" bigint,
 	"total_allocated" bigint,
-	"total_reserved" bigint
+	"total_reserved" bigint,
+	"path_id" bigint
 );
 
 CREATE TABLE IF NOT EXISTS api_calls (

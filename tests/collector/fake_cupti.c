@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define EXPORT __attribute__((visibility("default")))
 #define PER_CALL 3	/* PCs one GetData returns at most, whatever was asked */
@@ -835,7 +836,8 @@ static void runtime_malloc(size_t bytes, uint32_t corr, int result)
 
 /*
  * Allocations failing for want of memory, as a PyTorch program meets them: `held` kernel records
- * (named as fake_cupti_work names them) CUPTI holds in a buffer until a flush; a cudaMalloc of 3 GiB
+ * (named as fake_cupti_work names them) and the START of an NVTX range "oom-step" on the calling thread,
+ * never ended (the program dies in it), which CUPTI holds in a buffer until a flush; a cudaMalloc of 3 GiB
  * that fails inside the driver (correlation 1001), one that succeeds (1002), one that fails with an
  * invalid value (1003), the caching allocator's retry of the first, failing again (1004), and a
  * cuMemCreate of 2000 MiB on device 0, with no context, failing in the driver alone (1005). Returns the
@@ -865,6 +867,20 @@ uint32_t fake_cupti_oom(int kept)
 		k.name = "_Z4heldv";
 		memcpy(b + off, &k, sizeof(k));
 		off += sizeof(k);
+	}
+	if (b && off + sizeof(CUpti_ActivityMarker2) <= size) {
+		CUpti_ActivityMarker2 m;
+		memset(&m, 0, sizeof(m));
+		m.kind = CUPTI_ACTIVITY_KIND_MARKER;
+		m.flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
+		m.timestamp = realtime();
+		m.id = 77;
+		m.objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+		m.objectId.pt.processId = (uint32_t)getpid();
+		m.objectId.pt.threadId = (uint32_t)(uintptr_t)pthread_self();	/* as cuptiGetThreadIdType's default */
+		m.name = "oom-step";
+		memcpy(b + off, &m, sizeof(m));
+		off += sizeof(m);
 	}
 	pthread_mutex_lock(&lock);
 	held = b;

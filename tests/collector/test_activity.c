@@ -45,6 +45,20 @@ static CUpti_ActivityOverhead3 *add_overhead(CUpti_ActivityOverheadKind kind, CU
 	return o;
 }
 
+/* Append the START marker of NVTX range id on thread at ORIGIN + t. */
+static void add_start(uint32_t id, uint64_t t, uint32_t thread, const char *name)
+{
+	CUpti_ActivityMarker2 *mk = add(sizeof(*mk));
+	mk->kind = CUPTI_ACTIVITY_KIND_MARKER;
+	mk->flags = CUPTI_ACTIVITY_FLAG_MARKER_START;
+	mk->timestamp = ORIGIN + t;
+	mk->id = id;
+	mk->objectKind = CUPTI_ACTIVITY_OBJECT_THREAD;
+	mk->objectId.pt.processId = 1234;
+	mk->objectId.pt.threadId = thread;
+	mk->name = name;
+}
+
 /* Append a runtime API record of thread 5555 in process 1234, at ORIGIN + start ... end. */
 static CUpti_ActivityAPI *add_api(CUpti_CallbackId cbid, uint64_t start, uint64_t end, uint32_t correlation)
 {
@@ -66,8 +80,8 @@ static uint64_t oom_before, oom_after;
  * One allocation call through oom.c's callback path: ENTER, what runs inside it, EXIT returning result.
  * An event is written at ORIGIN + at (its own time, CUPTI's clock, is checked to lie within the call).
  */
-static void alloc_call(struct wire *w, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uint32_t corr,
-		       void *params, int result, int64_t at, void (*inside)(struct wire *))
+static void alloc_call(struct act *a, CUpti_CallbackDomain domain, CUpti_CallbackId cbid, uint32_t corr,
+		       void *params, int result, int64_t at, void (*inside)(struct act *))
 {
 	CUpti_CallbackData d;
 	struct oom_event e;
@@ -80,7 +94,7 @@ static void alloc_call(struct wire *w, CUpti_CallbackDomain domain, CUpti_Callba
 	oom_calls++;
 	oom_events += oom_from_callback(domain, cbid, &d, &e);	/* an entry: never an event */
 	if (inside)
-		inside(w);
+		inside(a);
 	d.callbackSite = CUPTI_API_EXIT;
 	cuptiGetTimestamp(&before);
 	if (oom_from_callback(domain, cbid, &d, &e)) {
@@ -89,15 +103,15 @@ static void alloc_call(struct wire *w, CUpti_CallbackDomain domain, CUpti_Callba
 		if (e.ts < (int64_t)before || e.ts > (int64_t)after)
 			oom_before = before, oom_after = after;	/* reported: the time is not CUPTI's */
 		e.ts = (int64_t)ORIGIN + at;
-		oom_write(w, &e);
+		act_alloc_fail(a, &e);
 	}
 }
 
 /* The driver call a failing cudaMallocPitch makes: it fails too, and must not count twice. */
-static void pitch_inside(struct wire *w)
+static void pitch_inside(struct act *a)
 {
 	cuMemAllocPitch_v2_params p = { NULL, NULL, 1 << 20, 3000, 4 };
-	alloc_call(w, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2, 0, &p,
+	alloc_call(a, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemAllocPitch_v2, 0, &p,
 		   CUDA_ERROR_OUT_OF_MEMORY, 11400, NULL);
 }
 
@@ -105,9 +119,9 @@ static void pitch_inside(struct wire *w)
  * Failed and other allocations: cudaMallocPitch failing inside the driver (correlation 50: its API record
  * is in the buffer, with the return code), cuMemCreate on device 1 (51), cudaMallocManaged (52),
  * cudaMallocAsync (53) out of memory; a cudaMalloc3D that succeeds and a cudaMalloc that fails with
- * an invalid value, neither recorded.
+ * an invalid value, neither recorded. Each failure is written with a's ranges open on this thread.
  */
-static void alloc_failures(struct wire *w)
+static void alloc_failures(struct act *a)
 {
 	cudaMallocPitch_v3020_params pitch = { NULL, NULL, 1 << 20, 3000 };
 	cudaMallocManaged_v6000_params managed = { NULL, 123456789, 1 };
@@ -122,17 +136,17 @@ static void alloc_failures(struct wire *w)
 	prop.location.id = 1;
 	memset(&m3d, 0, sizeof(m3d));
 	m3d.extent.width = m3d.extent.height = m3d.extent.depth = 64;
-	alloc_call(w, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMallocPitch_v3020, 50, &pitch,
+	alloc_call(a, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMallocPitch_v3020, 50, &pitch,
 		   cudaErrorMemoryAllocation, 11600, pitch_inside);
-	alloc_call(w, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemCreate, 51, &create,
+	alloc_call(a, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuMemCreate, 51, &create,
 		   CUDA_ERROR_OUT_OF_MEMORY, 12000, NULL);
-	alloc_call(w, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000, 52, &managed,
+	alloc_call(a, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000, 52, &managed,
 		   cudaErrorMemoryAllocation, 12500, NULL);
-	alloc_call(w, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020, 53, &async,
+	alloc_call(a, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMallocAsync_v11020, 53, &async,
 		   cudaErrorMemoryAllocation, 13000, NULL);
-	alloc_call(w, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc3D_v3020, 54, &m3d, cudaSuccess,
+	alloc_call(a, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc3D_v3020, 54, &m3d, cudaSuccess,
 		   13500, NULL);
-	alloc_call(w, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, 55, &bad,
+	alloc_call(a, CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_cudaMalloc_v3020, 55, &bad,
 		   cudaErrorInvalidValue, 14000, NULL);
 }
 
@@ -154,7 +168,8 @@ int main(int argc, char **argv)
 	uint8_t *spare;
 	size_t spare_used;
 	struct wire *w;
-	struct act a;
+	struct act a, b;
+	size_t start;
 	int64_t n;
 	const char *launch = NULL;
 
@@ -359,7 +374,20 @@ int main(int argc, char **argv)
 
 	n = act_buffer(&a, buf, used);
 	act_finish(&a);
-	alloc_failures(w);
+	/*
+	 * The failed allocations, while this thread has two ranges open (PyTorch's counter in the inner one's
+	 * name, started last) and another thread one between them: their path is this thread's. Then the ranges
+	 * are cut, never written (the ranges above stay the session's only ones).
+	 */
+	start = used;
+	add_start(20, 1000, (uint32_t)(uintptr_t)pthread_self(), "train");
+	add_start(21, 1050, 5557, "other thread");
+	add_start(22, 1100, (uint32_t)(uintptr_t)pthread_self(), "forward, seq = 7");
+	act_init(&b, w);
+	act_buffer(&b, buf + start, used - start);
+	alloc_failures(&b);
+	act_cut_ranges(&b);
+	act_finish(&b);
 	/* act_buffer freed the details and forgot them: releasing the buffer again frees nothing twice. */
 	printf("{\"overhead_data_released\": %s,\n", full->overheadData ? "false" : "true");
 	act_release(buf, used);
@@ -405,13 +433,13 @@ int main(int argc, char **argv)
 	       CUPTI_ACTIVITY_OVERHEAD_UVM_ACTIVITY_INIT, ORIGIN + 9100, ORIGIN + 9400,
 	       CUPTI_ACTIVITY_OVERHEAD_LAZY_FUNCTION_LOADING, ORIGIN + 9200, ORIGIN + 9300,
 	       CUPTI_ACTIVITY_OVERHEAD_COMMAND_BUFFER_FULL, CUPTI_ACTIVITY_OVERHEAD_ACTIVITY_BUFFER_REQUEST);
-	/* ts, device, thread, correlation, bytes, call, cbid, domain, result, mem_kind */
+	/* ts, device, thread, correlation, bytes, call, cbid, domain, result, mem_kind, path */
 	printf(" \"oom_calls\": %d, \"oom_events\": %d, \"oom_clock\": \"%s\",\n", oom_calls, oom_events,
 	       oom_before ? "not CUPTI's" : "CUPTI's");
-	printf(" \"alloc_failures\": [[%llu, null, %u, 50, 3145728000, \"cudaMallocPitch\", %d, 1, 2, 3],"
-	       " [%llu, 1, %u, 51, 1073741824, \"cuMemCreate\", %d, 2, 2, 3],"
-	       " [%llu, null, %u, 52, 123456789, \"cudaMallocManaged\", %d, 1, 2, 5],"
-	       " [%llu, null, %u, 53, 777, \"cudaMallocAsync\", %d, 1, 2, 3]],\n",
+	printf(" \"alloc_failures\": [[%llu, null, %u, 50, 3145728000, \"cudaMallocPitch\", %d, 1, 2, 3, \"train/forward\"],"
+	       " [%llu, 1, %u, 51, 1073741824, \"cuMemCreate\", %d, 2, 2, 3, \"train/forward\"],"
+	       " [%llu, null, %u, 52, 123456789, \"cudaMallocManaged\", %d, 1, 2, 5, \"train/forward\"],"
+	       " [%llu, null, %u, 53, 777, \"cudaMallocAsync\", %d, 1, 2, 3, \"train/forward\"]],\n",
 	       ORIGIN + 11600, (unsigned)(uintptr_t)pthread_self(), CUPTI_RUNTIME_TRACE_CBID_cudaMallocPitch_v3020,
 	       ORIGIN + 12000, (unsigned)(uintptr_t)pthread_self(), CUPTI_DRIVER_TRACE_CBID_cuMemCreate,
 	       ORIGIN + 12500, (unsigned)(uintptr_t)pthread_self(), CUPTI_RUNTIME_TRACE_CBID_cudaMallocManaged_v6000,
