@@ -68,11 +68,6 @@ static const struct alloc_call *find_call(CUpti_CallbackDomain domain, CUpti_Cal
 	return NULL;
 }
 
-int oom_watches(CUpti_CallbackDomain domain, CUpti_CallbackId cbid)
-{
-	return find_call(domain, cbid) != NULL;
-}
-
 int oom_enable(CUpti_SubscriberHandle s)
 {
 	size_t i;

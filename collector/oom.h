@@ -29,8 +29,6 @@ struct oom_event {
 
 /* Enable the callbacks of every allocation call this module knows on subscriber s; how many were enabled. */
 int oom_enable(CUpti_SubscriberHandle s);
-/* Whether a callback of domain and cbid is one of the allocation calls this module watches. */
-int oom_watches(CUpti_CallbackDomain domain, CUpti_CallbackId cbid);
 /*
  * One API callback: 1 when it is the return of an allocation call that failed for want of memory (e
  * filled), else 0. A driver call made inside a runtime allocation call on the same thread gives 0: the
