@@ -7,6 +7,7 @@
  */
 #include "export.h"
 #include "db.h"
+#include "json.h"
 #include "util.h"
 
 #include <errno.h>
@@ -32,7 +33,7 @@ static int exit_code;
 
 int export_exit_code(void)
 {
-	return exit_code ? exit_code : EXIT_DATA;
+	return exit_code ? exit_code : db_exit_code();	/* not set: the database's error (db_error said it) */
 }
 
 const struct export_target *export_target_find(const char *name)
@@ -67,6 +68,7 @@ struct exporter {
 	char **columns;		/* per table: its header, comma-separated */
 	unsigned char *written;	/* [table * nsessions + session]: 1 once its part exists */
 	int64_t rows;
+	int64_t orphans;	/* rows of no session (an ingest_errors row of an input that was none): left out */
 };
 
 /* Hive's escaping of a partition value: bytes other than [A-Za-z0-9._-] as %XX. */
@@ -321,31 +323,6 @@ static void add_real(struct buf *b, double v, const char *none)
 		buf_addstr(b, none);
 }
 
-/* A JSON string: quotes, backslashes and control characters escaped, other bytes as they are (UTF-8). */
-static void add_json_string(struct buf *b, const unsigned char *s, int n)
-{
-	int i;
-	buf_addch(b, '"');
-	for (i = 0; i < n; i++) {
-		unsigned char c = s[i];
-		if (c == '"' || c == '\\') {
-			buf_addch(b, '\\');
-			buf_addch(b, (char)c);
-		} else if (c == '\n') {
-			buf_addstr(b, "\\n");
-		} else if (c == '\t') {
-			buf_addstr(b, "\\t");
-		} else if (c == '\r') {
-			buf_addstr(b, "\\r");
-		} else if (c < 0x20) {
-			buf_addf(b, "\\u%04x", c);
-		} else {
-			buf_addch(b, (char)c);
-		}
-	}
-	buf_addch(b, '"');
-}
-
 /* A CSV cell as RFC 4180 quotes it: always quoted, so an empty string is "" and NULL stays an empty cell. */
 static void add_csv_string(struct buf *b, const unsigned char *s, int n)
 {
@@ -377,7 +354,7 @@ static void add_row(struct exporter *x, struct buf *b, sqlite3_stmt *st, int t, 
 	const char *names = x->columns[t];
 	if (json) {
 		buf_addstr(b, "{\"session\":");
-		add_json_string(b, (const unsigned char *)uuid, (int)strlen(uuid));
+		json_quote(b, uuid, strlen(uuid));
 	} else {
 		add_csv_string(b, (const unsigned char *)uuid, (int)strlen(uuid));
 	}
@@ -403,7 +380,7 @@ static void add_row(struct exporter *x, struct buf *b, sqlite3_stmt *st, int t, 
 			break;
 		case SQLITE_TEXT:
 			if (json)
-				add_json_string(b, sqlite3_column_text(st, i), sqlite3_column_bytes(st, i));
+				json_quote(b, (const char *)sqlite3_column_text(st, i), (size_t)sqlite3_column_bytes(st, i));
 			else
 				add_csv_string(b, sqlite3_column_text(st, i), sqlite3_column_bytes(st, i));
 			break;
@@ -424,6 +401,7 @@ static int export_table(struct exporter *x, int t)
 {
 	struct part_file f = { 0 };
 	sqlite3_stmt *st;
+	int64_t orphans = 0;
 	int at = -1, rc;
 	if (!(st = table_query(x, t)))
 		return -1;
@@ -432,8 +410,11 @@ static int export_table(struct exporter *x, int t)
 		int s = at;
 		if (at < 0 || sqlite3_column_int64(st, 0) != x->sessions[at].id)
 			s = find_session(x, sqlite3_column_int64(st, 0));
-		if (s < 0)
-			continue;	/* a row of no session (ingest_errors of an input that was no session) */
+		if (s < 0) {
+			x->orphans++;	/* a row of no session (ingest_errors of an input that was no session) */
+			orphans++;
+			continue;
+		}
 		if (s != at) {
 			if (part_close(&f) || part_open(x, &f, t, s))
 				goto fail;
@@ -452,6 +433,9 @@ static int export_table(struct exporter *x, int t)
 	sqlite3_finalize(st);
 	rc = part_close(&f);
 	buf_release(&f.out);
+	if (orphans)
+		warning("%s: %lld row%s of %s belong to no session (what ingest could not read as one): not exported",
+			x->o->db, (long long)orphans, orphans == 1 ? "" : "s", x->tables[t]);
 	return rc;
 fail:
 	sqlite3_finalize(st);
@@ -559,7 +543,7 @@ int export_run(const struct export_opts *o)
 		info("%s: %d session%s, %lld rows in %.1f s%s%s", o->dir, x.nsessions, x.nsessions == 1 ? "" : "s",
 		     (long long)x.rows, (double)(now_ns() - t0) / 1e9, o->target->loader ? "; loader " : "",
 		     o->target->loader ? o->target->loader : "");
-	rc = 0;
+	rc = x.orphans ? 1 : 0;
 out:
 	exporter_release(&x);
 	return rc;

@@ -57,7 +57,10 @@ struct export_opts {
 };
 
 const struct export_target *export_target_find(const char *name);
-/* Export; 0, or -1 with a message (export_exit_code then says EXIT_DATA, EXIT_SYSTEM or EXIT_USAGE). */
+/*
+ * Export; 0, 1 when every session was exported but rows of no session were left out (with a warning), or
+ * -1 with a message (export_exit_code then says EXIT_DATA, EXIT_SYSTEM or EXIT_USAGE).
+ */
 int export_run(const struct export_opts *o);
 int export_exit_code(void);
 

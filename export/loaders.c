@@ -104,8 +104,8 @@ static void ch_call(struct buf *b, const char *indent, const char *q)
 
 /*
  * load.sh for clickhouse-client (options given to the script go to every call). A session whose sessions
- * row is there (loaded before, maybe in part: that row goes in first) is deleted from every table with
- * ALTER TABLE ... DELETE, waited for, before its parts go in: a partition holds a day of many sessions, so
+ * row is there (loaded before, maybe in part: that row goes in first and is deleted last) is deleted from
+ * every table with ALTER TABLE ... DELETE, waited for, before its parts go in: a partition holds a day of many sessions, so
  * dropping one is no way to delete a session. Loading again leaves one copy.
  */
 int export_load_sh(FILE *out, const char *dir, const struct export_done *d)
@@ -140,14 +140,25 @@ int export_load_sh(FILE *out, const char *dir, const struct export_done *d)
 		buf_addstr(&b, "\nif [ \"$(");
 		ch_call(&b, "", q.s);
 		buf_addstr(&b, ")\" != 0 ]; then\n");
+		/*
+		 * The sessions row, which says the session is there, goes last: a load cut short while deleting
+		 * leaves it, and the next load deletes again rather than adding a second copy.
+		 */
 		for (t = 0; t < d->ntables; t++) {
+			if (!strcmp(d->tables[t], "sessions"))
+				continue;
 			buf_reset(&q);
 			buf_addf(&q, "ALTER TABLE %s DELETE WHERE session = ", d->tables[t]);
 			ch_literal(&q, session);
 			ch_call(&b, "\t", q.s);
 			buf_addch(&b, '\n');
 		}
-		buf_addstr(&b, "\tsettle\nfi\n");
+		buf_addstr(&b, "\tsettle\n");
+		buf_reset(&q);
+		buf_addstr(&q, "ALTER TABLE sessions DELETE WHERE session = ");
+		ch_literal(&q, session);
+		ch_call(&b, "\t", q.s);
+		buf_addstr(&b, "\n\tsettle\nfi\n");
 		for (; i < d->nparts && !strcmp(d->parts[i].session, session); i++) {
 			buf_reset(&q);
 			buf_addf(&q, "INSERT INTO %s FORMAT JSONEachRow", d->parts[i].table);

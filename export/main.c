@@ -32,7 +32,8 @@ static void usage(FILE *out)
 	fprintf(out,
 		"\n"
 		"The warehouse's tables: schemas/warehouse/{postgres,clickhouse}.sql. Loading a session again\n"
-		"replaces it. Exit status: 0 ok, 2 usage, 3 bad input (not a session database), 4 system error.\n");
+		"replaces it. Exit status: 0 ok, 2 usage, 3 bad input (not a session database, or rows of no\n"
+		"session left out, with a warning, the rest exported), 4 system error.\n");
 }
 
 /* A usage error naming the targets there are. */
@@ -61,7 +62,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct export_opts o = { 0 };
-	int c;
+	int c, rc;
 
 	util_init(argv[0]);
 	while ((c = getopt_long(argc, argv, ":t:o:qh", longopts, NULL)) != -1) {
@@ -97,5 +98,6 @@ int main(int argc, char **argv)
 		return usage_error("--to TARGET is required");
 	if (!o.dir || !*o.dir)
 		return usage_error("-o DIR is required");
-	return export_run(&o) ? export_exit_code() : EXIT_OK;
+	rc = export_run(&o);
+	return rc < 0 ? export_exit_code() : rc ? EXIT_DATA : EXIT_OK;
 }

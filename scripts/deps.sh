@@ -25,13 +25,15 @@ apt-get update -qq >&2
 # leave enabled) a system service. policy-rc.d refuses service starts while this install runs.
 policy=
 if [ ! -e /usr/sbin/policy-rc.d ]; then
+	trap 'rm -f /usr/sbin/policy-rc.d' EXIT	# also when the install is cut short
+	trap 'exit 130' INT TERM
 	printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
 	chmod 755 /usr/sbin/policy-rc.d
 	policy=1
 fi
 rc=0
 apt-get install -y -qq --no-install-recommends $missing >&2 || rc=$?
-[ -n "$policy" ] && rm -f /usr/sbin/policy-rc.d
+[ -n "$policy" ] && rm -f /usr/sbin/policy-rc.d && trap - EXIT
 for svc in postgresql clickhouse-server; do
 	case " $missing " in
 	*" $svc "*) command -v systemctl >/dev/null 2>&1 && systemctl disable -q "$svc" >/dev/null 2>&1 || true ;;

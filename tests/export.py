@@ -203,6 +203,24 @@ def check_session_option(tmp, db):
     check("--session 1: only that session", sorted(os.listdir(os.path.join(out, "sessions"))), ["session=synth-1"])
 
 
+def check_orphans(tmp, db):
+    """A row of no session (ingest_errors of an input that was none) cannot be keyed by a session: it is left out
+    with a warning that counts it, and exit 3, while every session's rows are still exported."""
+    odb = os.path.join(tmp, "orphans.db")
+    shutil.copyfile(db, odb)
+    con = sqlite3.connect(odb)
+    con.execute("INSERT INTO ingest_errors (session_id, file, line, reason, ingested_at) VALUES "
+                "(NULL, 'junk.ndjson', 1, 'not a session', '2026-11-27T00:00:00Z')")
+    con.commit()
+    con.close()
+    out = os.path.join(tmp, "orphans")
+    r = run(odb, "--to", "ndjson", "-o", out)
+    check("a row of no session: exit 3, said and counted", (r.returncode,
+          "1 row of ingest_errors belong to no session" in r.stderr), (3, True))
+    ok("... every session still exported", os.path.isdir(os.path.join(out, "kernels")) and
+       os.path.exists(os.path.join(out, "sessions")), os.listdir(out) if os.path.isdir(out) else out)
+
+
 def check_failures(tmp, db):
     r = run(db, "--to", "ndjson", "-o", os.path.join(tmp, "x"), "--session", "no-such-session")
     check("unknown --session: exit 2", r.returncode, 2)
@@ -275,6 +293,7 @@ def main():
         outs = {t: check_target(tmp, db, t) for t in ("ndjson", "csv", "postgres", "clickhouse")}
         check_exact(outs["ndjson"])
         check_session_option(tmp, db)
+        check_orphans(tmp, db)
         check_failures(tmp, db)
     return checks.summary("export")
 

@@ -1,6 +1,6 @@
 -- hotspots: one session's kernels by total GPU time, one row per name, as `gpuprof-analyze hotspots
 -- --format json` gives them (same columns, same numbers; every name, ordered as it orders them):
---   clickhouse-client --param_session=UUID --queries-file hotspots.sql
+--   clickhouse-client --param_session=UUID < hotspots.sql
 -- The median is gpuprof's (Nsight Systems'): the middle value, for an even count the mean of the two
 -- middle ones, from the sorted durations. ClickHouse's quantileExact(0.5) is not that: it returns the
 -- upper of the two middle values for an even count (quantileExactLow/High, from 20.x, are one each; no

@@ -1,6 +1,6 @@
 -- kernel_trend: one kernel's total time and calls in each of the last N sessions (by their start) that
 -- ran it, oldest first: the points of `gpuprof-analyze trend` for that name.
---   clickhouse-client --param_kernel=NAME --param_last=N --queries-file kernel_trend.sql
+--   clickhouse-client --param_kernel=NAME --param_last=N < kernel_trend.sql
 SELECT session, start_ns, total_ns, calls
 FROM (
 	SELECT session, sum(end_ns - start_ns) AS total_ns, count() AS calls

@@ -1,7 +1,7 @@
 -- memory_growth: the sessions whose peak GPU memory grew over the session before (by start, among those
 -- with memory events): the peak of their most used device, as `gpuprof-analyze memory` gives it
 -- (peak_bytes), and the previous session's.
---   clickhouse-client --queries-file memory_growth.sql
+--   clickhouse-client < memory_growth.sql
 -- The rules, and the one of gpuprof's three not made here, are those of queries/postgres/memory_growth.sql.
 -- Running sums are cumulative sums over each device's events sorted by time (arrays: ClickHouse 18.16
 -- has no window functions).

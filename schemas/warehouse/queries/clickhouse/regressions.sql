@@ -2,7 +2,7 @@
 -- compare --base-session BASE --session NEW` finds them (its kernel table's `regressed` rows, same
 -- columns and numbers), the largest change of total time first:
 --   clickhouse-client --param_base=UUID --param_new=UUID --param_threshold=0.05 --param_min_delta=10000 \
---                     --param_min_calls=1 --queries-file regressions.sql
+--                     --param_min_calls=1 < regressions.sql
 -- A name regressed when its median grew by more than both threshold (of the base median) and min_delta
 -- ns, unless it has fewer than min_calls calls on both sides (gpuprof-analyze's defaults above). Names
 -- are compared as recorded (no --short, --group or per-rank names). Medians as hotspots.sql makes them.
