@@ -45,13 +45,14 @@ struct ruleset {
 };
 
 /* Keep the message for the caller; returns -1. */
-static int rules_error(struct ruleset *rs, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int rules_error(struct ruleset *rs, const char *fmt, ...)
+#define rules_error(rs, ...) sqlext_fail(&(rs)->msg, __VA_ARGS__)
+
+int sqlext_fail(char **msg, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	sqlite3_free(rs->msg);
-	rs->msg = sqlite3_vmprintf(fmt, ap);
+	sqlite3_free(*msg);
+	*msg = sqlite3_vmprintf(fmt, ap);
 	va_end(ap);
 	return -1;
 }
@@ -95,21 +96,89 @@ static int class_index(struct ruleset *rs, const char *name, size_t len, int lin
 	return rs->nclasses++;
 }
 
-static int is_blank(char c)
+int sqlext_is_blank(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r';
 }
 
-/* A class name: a lowercase letter, then up to 31 lowercase letters, digits and "_"; not "all". */
-static int valid_class(const char *s, size_t len)
+int sqlext_valid_name(const char *s, size_t len)
 {
 	size_t i;
-	if (!len || len > 32 || s[0] < 'a' || s[0] > 'z' || (len == 3 && !memcmp(s, "all", 3)))
+	if (!len || len > 32 || s[0] < 'a' || s[0] > 'z')
 		return 0;
 	for (i = 1; i < len; i++)
 		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
 			return 0;
 	return 1;
+}
+
+/* A class name: a name (sqlext_valid_name), not "all". */
+static int valid_class(const char *s, size_t len)
+{
+	return sqlext_valid_name(s, len) && !(len == 3 && !memcmp(s, "all", 3));
+}
+
+int sqlext_rules_line(const char **text, int *line, const char **kw, const char **end)
+{
+	const char *p = *text;
+	while (*p) {
+		const char *eol = strchr(p, '\n'), *e;
+		if (!eol)
+			eol = p + strlen(p);
+		++*line;
+		e = eol;
+		while (e > p && sqlext_is_blank(e[-1]))
+			e--;
+		while (p < e && sqlext_is_blank(*p))
+			p++;
+		*text = *eol ? eol + 1 : eol;
+		if (p < e && *p != '#') {
+			*kw = p;
+			*end = e;
+			return 1;
+		}
+		p = *text;
+	}
+	return 0;
+}
+
+void sqlext_split(const char *s, const char *end, int n, struct sqlext_words *out)
+{
+	int k;
+	out->n = 0;
+	while (out->n < n) {
+		const char *e;
+		while (s < end && sqlext_is_blank(*s))
+			s++;
+		if (s == end)
+			break;
+		e = s;
+		if (out->n == n - 1)
+			e = end;
+		else
+			while (e < end && !sqlext_is_blank(*e))
+				e++;
+		out->w[out->n] = s;
+		out->len[out->n++] = (size_t)(e - s);
+		s = e;
+	}
+	for (k = out->n; k < n; k++) {
+		out->w[k] = end;
+		out->len[k] = 0;
+	}
+}
+
+void *sqlext_regex(const char *pattern, char why[300])
+{
+	int errcode;
+	PCRE2_SIZE erroff;
+	char msg[256];
+	pcre2_code *re = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode, &erroff, NULL);
+	if (!re) {
+		pcre2_get_error_message(errcode, (PCRE2_UCHAR *)msg, sizeof(msg));
+		snprintf(why, 300, "%s at offset %llu", msg, (unsigned long long)erroff);
+	}
+	return re;
 }
 
 /* At most 80 bytes of s, with "..." when cut, for messages. */
@@ -164,8 +233,8 @@ static int check_samples(struct ruleset *rs, const struct sample *s, size_t n)
 static int add_rule(struct ruleset *rs, const char *name, size_t nlen, const char *pat, size_t plen, int line)
 {
 	struct rule *r;
-	int errcode, cls;
-	PCRE2_SIZE erroff;
+	char why[300];
+	int cls;
 	if (!valid_class(name, nlen))
 		return rules_error(rs, "%s:%d: bad class name '%.*s' (up to 32 lowercase letters, digits and _; "
 				   "not 'all')", rs->file, line, (int)nlen, name);
@@ -179,12 +248,9 @@ static int add_rule(struct ruleset *rs, const char *name, size_t nlen, const cha
 	r->cls = cls;
 	r->line = line;
 	r->pattern = xstrndup(pat, plen);
-	r->re = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode, &erroff, NULL);
-	if (!r->re) {
-		char msg[256];
-		pcre2_get_error_message(errcode, (PCRE2_UCHAR *)msg, sizeof(msg));
-		rules_error(rs, "%s:%d: bad regular expression '%s' in rule of class '%s': %s at offset %llu", rs->file,
-			    line, r->pattern, rs->classes[cls], msg, (unsigned long long)erroff);
+	if (!(r->re = sqlext_regex(r->pattern, why))) {
+		rules_error(rs, "%s:%d: bad regular expression '%s' in rule of class '%s': %s", rs->file, line,
+			    r->pattern, rs->classes[cls], why);
 		free(r->pattern);
 		return -1;
 	}
@@ -202,51 +268,29 @@ static int ruleset_load(struct ruleset *rs, const char *text, const char *file)
 	struct sample *s = NULL;
 	size_t ns = 0, salloc = 0, i;
 	int line = 0, rc = -1;
-	const char *p = text;
+	const char *p = text, *kw, *end;
 
 	memset(rs, 0, sizeof(*rs));
 	rs->file = file;
 	rs->md = pcre2_match_data_create(1, NULL);
 	rs->classes[rs->nclasses++] = xstrdup("compute");
-	while (*p) {
-		const char *eol = strchr(p, '\n'), *kw, *name, *rest, *end;
-		size_t kwlen, nlen;
-		if (!eol)
-			eol = p + strlen(p);
-		line++;
-		end = eol;
-		while (end > p && is_blank(end[-1]))
-			end--;
-		kw = p;
-		while (kw < end && is_blank(*kw))
-			kw++;
-		p = *eol ? eol + 1 : eol;
-		if (kw == end || *kw == '#')
-			continue;
-		for (name = kw; name < end && !is_blank(*name); name++)
-			;
-		kwlen = (size_t)(name - kw);
-		while (name < end && is_blank(*name))
-			name++;
-		for (rest = name; rest < end && !is_blank(*rest); rest++)
-			;
-		nlen = (size_t)(rest - name);
-		while (rest < end && is_blank(*rest))
-			rest++;
-		if (kwlen == 5 && !memcmp(kw, "class", 5)) {
-			if (add_rule(rs, name, nlen, rest, (size_t)(end - rest), line))
+	while (sqlext_rules_line(&p, &line, &kw, &end)) {
+		struct sqlext_words w;
+		sqlext_split(kw, end, 3, &w);	/* the keyword, the class name, the rest */
+		if (w.len[0] == 5 && !memcmp(kw, "class", 5)) {
+			if (add_rule(rs, w.w[1], w.len[1], w.w[2], w.len[2], line))
 				goto done;
-		} else if (kwlen == 6 && !memcmp(kw, "sample", 6)) {
+		} else if (w.len[0] == 6 && !memcmp(kw, "sample", 6)) {
 			int cls;
 			if (!rs->n) {
 				rules_error(rs, "%s:%d: sample before any class rule", file, line);
 				goto done;
 			}
-			if (!valid_class(name, nlen) || rest == end) {
+			if (!valid_class(w.w[1], w.len[1]) || !w.len[2]) {
 				rules_error(rs, "%s:%d: a sample needs a class name and a kernel name", file, line);
 				goto done;
 			}
-			if ((cls = class_index(rs, name, nlen, line)) < 0)
+			if ((cls = class_index(rs, w.w[1], w.len[1], line)) < 0)
 				goto done;
 			if (cls != rs->v[rs->n - 1].cls) {
 				rules_error(rs, "%s:%d: sample of class '%s' follows a rule of class '%s' (line %d)", file,
@@ -258,11 +302,12 @@ static int ruleset_load(struct ruleset *rs, const char *text, const char *file)
 			s[ns].rule = (int)rs->n - 1;
 			s[ns].cls = cls;
 			s[ns].line = line;
-			s[ns].name = xstrndup(rest, (size_t)(end - rest));
+			s[ns].name = xstrndup(w.w[2], w.len[2]);
 			ns++;
 			rs->v[rs->n - 1].samples++;
 		} else {
-			rules_error(rs, "%s:%d: unknown directive '%.*s' (class or sample)", file, line, (int)kwlen, kw);
+			rules_error(rs, "%s:%d: unknown directive '%.*s' (class or sample)", file, line, (int)w.len[0],
+				    kw);
 			goto done;
 		}
 	}
@@ -283,9 +328,8 @@ done:
 enum { CR_ORD, CR_LINE, CR_CLASS, CR_CLASS_ORD, CR_PATTERN, CR_TEXT, CR_FILE };
 
 struct cr_cursor {
-	sqlite3_vtab_cursor base;
+	struct sqlext_list_cursor l;	/* over rs.v */
 	struct ruleset rs;
-	size_t i;
 };
 
 static int cr_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
@@ -332,12 +376,35 @@ static int cr_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 
 static int cr_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 {
-	struct cr_cursor *c = sqlite3_malloc(sizeof(*c));
 	(void)v;
+	return sqlext_list_open(out, sizeof(struct cr_cursor));
+}
+
+int sqlext_list_open(sqlite3_vtab_cursor **out, size_t size)
+{
+	void *c = sqlite3_malloc64(size);
 	if (!c)
 		return SQLITE_NOMEM;
-	memset(c, 0, sizeof(*c));
-	*out = &c->base;
+	memset(c, 0, size);
+	*out = c;
+	return SQLITE_OK;
+}
+
+int sqlext_list_next(sqlite3_vtab_cursor *cur)
+{
+	((struct sqlext_list_cursor *)cur)->i++;
+	return SQLITE_OK;
+}
+
+int sqlext_list_eof(sqlite3_vtab_cursor *cur)
+{
+	struct sqlext_list_cursor *c = (struct sqlext_list_cursor *)cur;
+	return c->i >= c->n;
+}
+
+int sqlext_list_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	*rowid = (sqlite3_int64)((struct sqlext_list_cursor *)cur)->i + 1;
 	return SQLITE_OK;
 }
 
@@ -356,48 +423,27 @@ static int cr_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	const char *file = idx & 2 && argc > 1 ? (const char *)sqlite3_value_text(argv[1]) : NULL;
 	(void)idxstr;
 	ruleset_release(&c->rs);
-	c->i = 0;
+	c->l.i = c->l.n = 0;
 	if (!text)
 		return SQLITE_OK;	/* NULL rules: none */
-	if (ruleset_load(&c->rs, text, file ? file : "rules")) {
-		sqlite3_free(cur->pVtab->zErrMsg);
-		cur->pVtab->zErrMsg = c->rs.msg;
-		c->rs.msg = NULL;
-		return SQLITE_ERROR;
-	}
+	if (ruleset_load(&c->rs, text, file ? file : "rules"))
+		return sqlext_vt_error(cur, SQLITE_ERROR, c->rs.msg);
+	c->l.n = c->rs.n;
 	return SQLITE_OK;
-}
-
-static int cr_next(sqlite3_vtab_cursor *cur)
-{
-	((struct cr_cursor *)cur)->i++;
-	return SQLITE_OK;
-}
-
-static int cr_eof(sqlite3_vtab_cursor *cur)
-{
-	struct cr_cursor *c = (struct cr_cursor *)cur;
-	return c->i >= c->rs.n;
 }
 
 static int cr_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 {
 	struct cr_cursor *c = (struct cr_cursor *)cur;
-	const struct rule *r = &c->rs.v[c->i];
+	const struct rule *r = &c->rs.v[c->l.i];
 	switch (k) {
-	case CR_ORD: sqlite3_result_int64(ctx, (sqlite3_int64)c->i + 1); break;
+	case CR_ORD: sqlite3_result_int64(ctx, (sqlite3_int64)c->l.i + 1); break;
 	case CR_LINE: sqlite3_result_int(ctx, r->line); break;
 	case CR_CLASS: sqlite3_result_text(ctx, c->rs.classes[r->cls], -1, SQLITE_TRANSIENT); break;
 	case CR_CLASS_ORD: sqlite3_result_int(ctx, r->cls); break;
 	case CR_PATTERN: sqlite3_result_text(ctx, r->pattern, -1, SQLITE_TRANSIENT); break;
 	default: break;	/* the arguments read back NULL */
 	}
-	return SQLITE_OK;
-}
-
-static int cr_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
-{
-	*rowid = (sqlite3_int64)((struct cr_cursor *)cur)->i + 1;
 	return SQLITE_OK;
 }
 
@@ -410,10 +456,10 @@ static sqlite3_module cr_module = {
 	.xOpen = cr_open,
 	.xClose = cr_close,
 	.xFilter = cr_filter,
-	.xNext = cr_next,
-	.xEof = cr_eof,
+	.xNext = sqlext_list_next,
+	.xEof = sqlext_list_eof,
 	.xColumn = cr_column,
-	.xRowid = cr_rowid,
+	.xRowid = sqlext_list_rowid,
 };
 
 /* ---- kernel_busy(session_id, classes, default_class) ---- */

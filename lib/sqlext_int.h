@@ -159,6 +159,43 @@ int gpuprof_sqlite_classes(sqlite3 *db);
  * one (mask) is not usable (lib/sqlext_classes.c).
  */
 int sqlext_args_best_index(sqlite3_index_info *ix, int first, int nargs, int required);
+
+/*
+ * What the readers of rules files (class_rules, gpu_peaks) share (lib/sqlext_classes.c): lines of
+ * blank-separated fields, `#` comments, names, patterns, and a cursor over the rows loaded.
+ */
+/* Replace *msg (sqlite3_malloc'd) with the formatted message; returns -1. */
+int sqlext_fail(char **msg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A space, a tab or a CR. */
+int sqlext_is_blank(char c);
+/* A name: a lowercase letter, then up to 31 lowercase letters, digits and "_". */
+int sqlext_valid_name(const char *s, size_t len);
+/*
+ * The next line of *text that is neither blank nor a `#` comment: kw..end, its blanks trimmed, with *text
+ * moved past it and *line counting every line read. 0 at the end of the text.
+ */
+int sqlext_rules_line(const char **text, int *line, const char **kw, const char **end);
+/* The fields of one line: up to n words, the last one the rest of the line; those missing empty at end. */
+struct sqlext_words {
+	const char *w[4];
+	size_t len[4];
+	int n;			/* the fields there */
+};
+void sqlext_split(const char *s, const char *end, int n, struct sqlext_words *out);
+/* pattern compiled (UTF), or NULL with why set to PCRE2's message and "at offset N" (pcre2_code_free it). */
+void *sqlext_regex(const char *pattern, char why[300]);
+/*
+ * A cursor over rows 0..n-1 of what its xFilter loaded: the first member of such a table's cursor, whose
+ * xFilter sets n (and i to 0). sqlext_list_open allocates size bytes (the table's cursor), zeroed.
+ */
+struct sqlext_list_cursor {
+	sqlite3_vtab_cursor base;
+	size_t i, n;
+};
+int sqlext_list_open(sqlite3_vtab_cursor **out, size_t size);
+int sqlext_list_next(sqlite3_vtab_cursor *cur);
+int sqlext_list_eof(sqlite3_vtab_cursor *cur);
+int sqlext_list_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid);
 /* Register gpu_peaks (lib/sqlext_peaks.c) on db. */
 int gpuprof_sqlite_peaks(sqlite3 *db);
 

@@ -16,7 +16,6 @@ SQLITE_EXTENSION_INIT3
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,16 +48,8 @@ struct peaks {
 	char *msg;		/* what went wrong (sqlite3_malloc'd), or NULL */
 };
 
-static int peaks_error(struct peaks *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int peaks_error(struct peaks *p, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	sqlite3_free(p->msg);
-	p->msg = sqlite3_vmprintf(fmt, ap);
-	va_end(ap);
-	return -1;
-}
+/* Keep the message for the caller; returns -1. */
+#define peaks_error(p, ...) sqlext_fail(&(p)->msg, __VA_ARGS__)
 
 static void peaks_release(struct peaks *p)
 {
@@ -91,23 +82,6 @@ static char *field_dup(const char *s, size_t len)
 	return d;
 }
 
-static int is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r';
-}
-
-/* A model name: a lowercase letter, then up to 31 lowercase letters, digits and "_". */
-static int valid_name(const char *s, size_t len)
-{
-	size_t i;
-	if (!len || len > 32 || s[0] < 'a' || s[0] > 'z')
-		return 0;
-	for (i = 1; i < len; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
-			return 0;
-	return 1;
-}
-
 static int valid_dtype(const char *s, size_t len)
 {
 	size_t i;
@@ -137,34 +111,6 @@ static int model_match(const struct peaks *p, const char *name)
 	return -1;
 }
 
-/* The fields of one line: up to n words, the last one the rest of the line. */
-struct words {
-	const char *w[4];
-	size_t len[4];
-	int n;
-};
-
-static void split(const char *s, const char *end, int n, struct words *out)
-{
-	out->n = 0;
-	while (out->n < n) {
-		const char *e;
-		while (s < end && is_blank(*s))
-			s++;
-		if (s == end)
-			break;
-		e = s;
-		if (out->n == n - 1)
-			e = end;
-		else
-			while (e < end && !is_blank(*e))
-				e++;
-		out->w[out->n] = s;
-		out->len[out->n++] = (size_t)(e - s);
-		s = e;
-	}
-}
-
 static struct peak_row *add_row(struct peaks *p, int line, int gpu)
 {
 	struct peak_row *r;
@@ -178,14 +124,13 @@ static struct peak_row *add_row(struct peaks *p, int line, int gpu)
 }
 
 /* A `gpu NAME PATTERN` line; -1 with a message. */
-static int add_model(struct peaks *p, const struct words *w, int line)
+static int add_model(struct peaks *p, const struct sqlext_words *w, int line)
 {
 	struct model *m;
-	int errcode;
-	PCRE2_SIZE erroff;
+	char why[300];
 	if (w->n < 3)
 		return peaks_error(p, "%s:%d: a gpu line needs a name and a pattern", p->file, line);
-	if (!valid_name(w->w[1], w->len[1]))
+	if (!sqlext_valid_name(w->w[1], w->len[1]))
 		return peaks_error(p, "%s:%d: bad GPU name '%.*s' (up to 32 lowercase letters, digits and _)", p->file,
 				   line, (int)w->len[1], w->w[1]);
 	if (model_index(p, w->w[1], w->len[1]) >= 0)
@@ -199,12 +144,9 @@ static int add_model(struct peaks *p, const struct words *w, int line)
 		free(m->name);
 		return peaks_error(p, "out of memory");
 	}
-	m->re = pcre2_compile((PCRE2_SPTR)m->pattern, PCRE2_ZERO_TERMINATED, PCRE2_UTF, &errcode, &erroff, NULL);
-	if (!m->re) {
-		char msg[256];
-		pcre2_get_error_message(errcode, (PCRE2_UCHAR *)msg, sizeof(msg));
-		peaks_error(p, "%s:%d: bad regular expression '%s' of GPU '%s': %s at offset %llu", p->file, line,
-			    m->pattern, m->name, msg, (unsigned long long)erroff);
+	if (!(m->re = sqlext_regex(m->pattern, why))) {
+		peaks_error(p, "%s:%d: bad regular expression '%s' of GPU '%s': %s", p->file, line, m->pattern,
+			    m->name, why);
 		free(m->name);
 		free(m->pattern);
 		return -1;
@@ -214,7 +156,7 @@ static int add_model(struct peaks *p, const struct words *w, int line)
 }
 
 /* A `sample NAME DEVICE` line: the last gpu line's, claimed by its pattern first; -1 with a message. */
-static int check_sample(struct peaks *p, const struct words *w, int line)
+static int check_sample(struct peaks *p, const struct sqlext_words *w, int line)
 {
 	struct model *m = p->nm ? &p->m[p->nm - 1] : NULL;
 	char *device;
@@ -245,13 +187,13 @@ static int check_sample(struct peaks *p, const struct words *w, int line)
 /* A `peak NAME DTYPE TFLOPS SOURCE` line; -1 with a message. */
 static int add_peak(struct peaks *p, const char *s, const char *end, int line)
 {
-	struct words w;
+	struct sqlext_words w;
 	struct peak_row *r;
 	char num[64], *stop;
 	double v;
 	int gpu;
 	size_t i;
-	split(s, end, 4, &w);	/* "peak" was taken off */
+	sqlext_split(s, end, 4, &w);	/* "peak" was taken off */
 	if (w.n < 4)
 		return peaks_error(p, "%s:%d: a peak line needs a GPU name, a data type, TFLOP/s and a source", p->file,
 				   line);
@@ -281,10 +223,10 @@ static int add_peak(struct peaks *p, const char *s, const char *end, int line)
 /* A `type DTYPE TORCH_NAME` line; -1 with a message. */
 static int add_type(struct peaks *p, const char *s, const char *end, int line)
 {
-	struct words w;
+	struct sqlext_words w;
 	struct peak_row *r;
 	size_t i;
-	split(s, end, 2, &w);
+	sqlext_split(s, end, 2, &w);
 	if (w.n < 2)
 		return peaks_error(p, "%s:%d: a type line needs a data type and PyTorch's name of it", p->file, line);
 	if (!valid_dtype(w.w[0], w.len[0]))
@@ -306,29 +248,16 @@ static int add_type(struct peaks *p, const char *s, const char *end, int line)
  */
 static int peaks_load(struct peaks *p, const char *text, const char *file)
 {
-	const char *s = text;
+	const char *s = text, *kw, *end;
 	int line = 0, rc = 0;
 	size_t i;
 	memset(p, 0, sizeof(*p));
 	p->file = file;
 	if (!(p->md = pcre2_match_data_create(1, NULL)))
 		return peaks_error(p, "out of memory");
-	while (*s && !rc) {
-		const char *eol = strchr(s, '\n'), *end, *kw;
-		struct words w;
-		if (!eol)
-			eol = s + strlen(s);
-		line++;
-		end = eol;
-		while (end > s && is_blank(end[-1]))
-			end--;
-		kw = s;
-		while (kw < end && is_blank(*kw))
-			kw++;
-		s = *eol ? eol + 1 : eol;
-		if (kw == end || *kw == '#')
-			continue;
-		split(kw, end, 3, &w);
+	while (!rc && sqlext_rules_line(&s, &line, &kw, &end)) {
+		struct sqlext_words w;
+		sqlext_split(kw, end, 3, &w);
 		if (w.len[0] == 3 && !memcmp(w.w[0], "gpu", 3))
 			rc = add_model(p, &w, line);
 		else if (w.len[0] == 6 && !memcmp(w.w[0], "sample", 6))
@@ -358,9 +287,8 @@ static int peaks_load(struct peaks *p, const char *text, const char *file)
 enum { GP_KIND, GP_LINE, GP_GPU, GP_GPU_ORD, GP_PATTERN, GP_DTYPE, GP_TORCH, GP_TFLOPS, GP_SOURCE, GP_TEXT, GP_FILE };
 
 struct gp_cursor {
-	sqlite3_vtab_cursor base;
+	struct sqlext_list_cursor l;	/* over p.r */
 	struct peaks p;
-	size_t i;
 };
 
 static int gp_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
@@ -382,13 +310,8 @@ static int gp_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
 
 static int gp_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
 {
-	struct gp_cursor *c = sqlite3_malloc(sizeof(*c));
 	(void)v;
-	if (!c)
-		return SQLITE_NOMEM;
-	memset(c, 0, sizeof(*c));
-	*out = &c->base;
-	return SQLITE_OK;
+	return sqlext_list_open(out, sizeof(struct gp_cursor));
 }
 
 static int gp_close(sqlite3_vtab_cursor *cur)
@@ -406,34 +329,19 @@ static int gp_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	const char *file = idx & 2 && argc > 1 ? (const char *)sqlite3_value_text(argv[1]) : NULL;
 	(void)idxstr;
 	peaks_release(&c->p);
-	c->i = 0;
+	c->l.i = c->l.n = 0;
 	if (!text)
 		return SQLITE_OK;	/* NULL text: no rows */
-	if (peaks_load(&c->p, text, file ? file : "peaks")) {
-		sqlite3_free(cur->pVtab->zErrMsg);
-		cur->pVtab->zErrMsg = c->p.msg;
-		c->p.msg = NULL;
-		return SQLITE_ERROR;
-	}
+	if (peaks_load(&c->p, text, file ? file : "peaks"))
+		return sqlext_vt_error(cur, SQLITE_ERROR, c->p.msg);
+	c->l.n = c->p.nr;
 	return SQLITE_OK;
-}
-
-static int gp_next(sqlite3_vtab_cursor *cur)
-{
-	((struct gp_cursor *)cur)->i++;
-	return SQLITE_OK;
-}
-
-static int gp_eof(sqlite3_vtab_cursor *cur)
-{
-	struct gp_cursor *c = (struct gp_cursor *)cur;
-	return c->i >= c->p.nr;
 }
 
 static int gp_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 {
 	struct gp_cursor *c = (struct gp_cursor *)cur;
-	const struct peak_row *r = &c->p.r[c->i];
+	const struct peak_row *r = &c->p.r[c->l.i];
 	const struct model *m = r->gpu >= 0 ? &c->p.m[r->gpu] : NULL;
 	switch (k) {
 	case GP_KIND: sqlite3_result_text(ctx, m ? "peak" : "type", -1, SQLITE_STATIC); break;
@@ -450,12 +358,6 @@ static int gp_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 	return SQLITE_OK;
 }
 
-static int gp_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
-{
-	*rowid = (sqlite3_int64)((struct gp_cursor *)cur)->i + 1;
-	return SQLITE_OK;
-}
-
 static sqlite3_module gp_module = {
 	.iVersion = 0,
 	.xConnect = gp_connect,
@@ -465,10 +367,10 @@ static sqlite3_module gp_module = {
 	.xOpen = gp_open,
 	.xClose = gp_close,
 	.xFilter = gp_filter,
-	.xNext = gp_next,
-	.xEof = gp_eof,
+	.xNext = sqlext_list_next,
+	.xEof = sqlext_list_eof,
 	.xColumn = gp_column,
-	.xRowid = gp_rowid,
+	.xRowid = sqlext_list_rowid,
 };
 
 int gpuprof_sqlite_peaks(sqlite3 *db)
