@@ -195,15 +195,20 @@ check "tree: exit status" "$(rc tree)" 0
 check "tree: child memory counted" "$(q "$tmp/h.db" 'SELECT max(rss_bytes) > 150*1024*1024 FROM host_metrics')" 1
 # CPU of two busy grandchildren, one orphaned at once (the launcher adopts and reaps it): the samples,
 # integrated over time, add up to the CPU time the shell measures for the launcher and its children,
-# however loaded the machine is (each does a fixed amount of work, about 0.5 s and 0.8 s of CPU, so a
-# loaded machine, as when suites run side by side, stretches the run but not the CPU time). The program
-# ends only once the orphan has: an orphan still running at the end is in the samples but in no one's
-# measured time.
+# however loaded the machine is. Each spins until its own CPU time (utime + stime of /proc/$$/stat, in
+# clock ticks) reaches 0.5 s and 0.8 s: a fixed count of loops is 0.4 s on one machine and 1 s on
+# another, and a loaded machine, as when suites run side by side, stretches the run but not the CPU
+# time. The program ends only once the orphan has: an orphan still running at the end is in the samples
+# but in no one's measured time.
+hz=$(getconf CLK_TCK 2>/dev/null || echo 100)
+burn='t=$1; while :; do i=0; while [ $i -lt 2000 ]; do i=$((i+1)); done
+	read -r s </proc/$$/stat; set -- ${s##*) }; [ $((${12} + ${13})) -ge "$t" ] && exit 0; done'
 TIMEFORMAT='%3U %3S'
 cpu_s=$( { time timeout 60 "$collect" -q -o "$tmp/i" -- /bin/sh -c \
-	'p=$( (sh -c "i=0; while [ \$i -lt 180000 ]; do i=\$((i+1)); done" >/dev/null 2>&1 & echo $!) )
-	sh -c "i=0; while [ \$i -lt 280000 ]; do i=\$((i+1)); done"
-	while s=$(cut -d" " -f3 /proc/$p/stat 2>/dev/null) && [ "$s" != Z ]; do sleep 0.05; done' 2>/dev/null; } 2>&1 |
+	'p=$( (sh -c "$1" burn "$2" >/dev/null 2>&1 & echo $!) )
+	sh -c "$1" burn "$3"
+	while s=$(cut -d" " -f3 /proc/$p/stat 2>/dev/null) && [ "$s" != Z ]; do sleep 0.05; done' \
+	cpu "$burn" $((hz / 2)) $((hz * 8 / 10)) 2>/dev/null; } 2>&1 |
 	awk '{print $1 + $2}')
 "$ingest" -q "$tmp"/i/* -o "$tmp/i.db" 2>/dev/null
 sampled_s=$(q "$tmp/i.db" 'SELECT sum(cpu_pct * dt) / 1e11 FROM (SELECT cpu_pct, ts_ns - lag(ts_ns) OVER (ORDER BY ts_ns) AS dt FROM host_metrics)')
