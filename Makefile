@@ -201,7 +201,7 @@ $(B)/tests/collector/fake/libcupti.so.13: tests/collector/fake_cupti.c tests/col
 		-Wl,--version-script=tests/collector/fake_cupti.map -Wl,-soname,libcupti.so.13 -o $@ $< -pthread
 
 # A program's life under the collector (fork, exec, kill, closed stdout); an LD_PRELOAD shim that fails the
-# Nth allocation of libgpuprof.so. Not in build/tests/ itself, where tests/run.sh runs every program.
+# Nth allocation of libgpuprof.so. Not in build/tests/ itself, where tests/run.sh runs the unit programs.
 $(B)/tests/collector/life: tests/collector/life.c
 	@mkdir -p $(@D) $(B)/obj/tests
 	@echo "  CC      $@"
@@ -237,7 +237,7 @@ $(B)/tests/test_sampler: tests/unit/test_sampler.c $(B)/obj/collector/sampler.o 
 	$(Q)$(CC) $(ALL_CFLAGS) -Icollector -MF $(B)/obj/tests/test_sampler.d $(LDFLAGS) -o $@ $^ -ldl $(LIBS)
 
 # The SQLite VFS that fails the Nth file operation (tests/faults.py LD_PRELOADs it into the programs); not
-# in $(B)/tests itself, whose every executable file tests/run.sh runs.
+# in $(B)/tests itself, where tests/run.sh runs the unit programs.
 FAULTVFS = $(B)/tests/faults/libfaultvfs.so
 $(FAULTVFS): tests/faults/faultvfs.c
 	@mkdir -p $(@D) $(B)/obj/tests
