@@ -12,11 +12,28 @@
 
 #define MAX_PRINTED 20			/* rejected rows printed one by one; then only a count */
 
-/* Our string id for nsys id `key` (which may be 0, so keys are stored plus one), or -1 when not cached. */
-static int64_t idcache_get(const struct intmap *m, int64_t key)
+/*
+ * The string id cache's key for nsys id `id`: id plus one (ids may be 0, which intmap cannot store), wrapped
+ * round in unsigned arithmetic, so INT64_MAX is INT64_MIN and not an overflow, and every id has a key of
+ * its own; -1's is 0, which is never cached.
+ */
+static int64_t idcache_key(int64_t id)
+{
+	return (int64_t)((uint64_t)id + 1);
+}
+
+/* Our string id for nsys id `id`, or -1 when not cached. */
+static int64_t idcache_get(const struct intmap *m, int64_t id)
 {
 	int64_t v;
-	return intmap_get(m, key + 1, &v) ? v : -1;
+	return intmap_get(m, idcache_key(id), &v) ? v : -1;
+}
+
+/* Cache our string id db for nsys id `id` (not for -1, whose key is intmap's empty mark). */
+static void idcache_put(struct intmap *m, int64_t id, int64_t db)
+{
+	if (idcache_key(id))
+		intmap_put(m, idcache_key(id), db);
 }
 
 /* The row of st whose rowid is result column i (NULL for a table without rowids). */
@@ -195,7 +212,7 @@ int nsys_get_string(struct nsys *n, const struct row *r, int i, const char *name
 		sqlite3_reset(n->str_st);
 		if (db < 0)
 			return -1;
-		intmap_put(&n->strs, id + 1, db);
+		idcache_put(&n->strs, id, db);
 		*out = db;
 		return 0;
 	}
