@@ -331,6 +331,9 @@ $(B)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c tests/fuzz/harness.h 
 
 # Each target FUZZ_SECONDS from its seeds and corpus (tests/fuzz/{seeds,corpus}-NAME, NAME_db sharing
 # NAME's); what it finds goes to $(B)/fuzz/corpus-TARGET, its log and final stats to $(B)/fuzz/TARGET.log.
+# nsys inputs are edit programs of at most 129 bytes (fuzz_nsys.c's MAX_OPS), each a real database to read
+# (130-200 a CPU second under ASan, not thousands): -len_control=0 lets them be that long at once, not only
+# after hours.
 fuzz:
 	@scripts/deps.sh fuzz
 	@$(MAKE) --no-print-directory $(FUZZ_TARGETS)
@@ -338,8 +341,9 @@ fuzz:
 		n=$${t##*/fuzz_}; n=$${n%_db}; \
 		mkdir -p $(B)/fuzz/corpus-$${t##*/}; \
 		echo "  RUN     $$t ($(FUZZ_SECONDS) s)"; \
-		$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -print_final_stats=1 \
-			$$(case $$n in kineto|ndjson) echo -dict=tests/fuzz/json.dict ;; esac) $(B)/fuzz/corpus-$${t##*/} \
+		$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			$$(case $$n in kineto|ndjson) echo -max_len=65536 -dict=tests/fuzz/json.dict ;; \
+				nsys) echo -max_len=129 -len_control=0 ;; *) echo -max_len=65536 ;; esac) $(B)/fuzz/corpus-$${t##*/} \
 			$$(ls -d tests/fuzz/seeds-$$n tests/fuzz/corpus-$$n tests/data/$$n-layouts 2>/dev/null) \
 			2>$(B)/fuzz/$${t##*/}.log || { tail -40 $(B)/fuzz/$${t##*/}.log; exit 1; }; \
 		grep -E '^#[0-9]+.*DONE' $(B)/fuzz/$${t##*/}.log | tail -1; \
