@@ -48,8 +48,11 @@ static int fill(struct lines *r)
 		if (r->cap >= MAX_LINE)
 			return error("%s:%lld: line longer than %zu bytes", r->path, (long long)r->lineno + 1,
 				     MAX_LINE);
+		char *more = realloc(r->buf, r->cap * 2 + 1);
+		if (!more)	/* a line too big for the memory left: the reader stops with exit 4 */
+			return error("out of memory reading %s:%lld", r->path, (long long)r->lineno + 1);
+		r->buf = more;
 		r->cap *= 2;
-		r->buf = xrealloc(r->buf, r->cap + 1);
 	}
 	n = gzread(r->f, r->buf + r->end, (unsigned)(r->cap - r->end));
 	if (n < 0) {
