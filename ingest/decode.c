@@ -79,7 +79,7 @@ static int kind_accepts(enum field_kind k, const struct jnode *v)
 /* Out of memory decoding line it->line: said once, the file's reading ends (IT_FAIL). */
 static int oom_fail(struct decoder *d, struct item *it)
 {
-	error("out of memory reading %s:%lld", d->path, (long long)it->line);
+	error_oom("out of memory reading %s:%lld", d->path, (long long)it->line);
 	it->kind = IT_FAIL;
 	return 1;
 }
@@ -443,6 +443,7 @@ struct decoder *decode_start(const char *path)
 	d->path = xstrdup(path);
 	json_doc_init(&d->doc);
 	d->doc.lazy = 1;
+	d->doc.soft = 1;
 	for (i = 0; i < DECODE_SLOTS; i++) {
 		buf_init(&d->slots[i].text);
 		buf_init(&d->slots[i].texts);

@@ -58,6 +58,8 @@ int db_error(sqlite3 *db)
 	if (!db_system_error(rc))
 		return error("sqlite: %s", sqlite3_errmsg(db));
 	system_failed = 1;
+	if ((rc & 0xff) == SQLITE_NOMEM || rc == SQLITE_IOERR_NOMEM)	/* one line, whoever ran out first */
+		return error_oom("%s: out of memory", path && *path ? path : "database");
 	for (i = 0; i < sizeof(io_errors) / sizeof(io_errors[0]); i++)
 		if (io_errors[i].code == rc)
 			return error("%s: %s (%s)", path && *path ? path : "database", sqlite3_errmsg(db),

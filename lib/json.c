@@ -37,6 +37,8 @@ static uint32_t new_node(struct parser *ps, uint8_t type)
 {
 	struct json_doc *d = ps->d;
 	struct jnode *n;
+	if (d->n == d->alloc && !d->soft)
+		ALLOC_GROW(d->nodes, d->n + 1, d->alloc);
 	if (d->n == d->alloc && ALLOC_GROW_SOFT(d->nodes, d->n + 1, d->alloc)) {
 		d->oom = 1;
 		fail(ps, "out of memory");
@@ -573,6 +575,7 @@ int json_decimal_scaled(const struct jnode *n, int digits, int64_t *out)
 void json_iter_init(struct json_iter *it, const struct json_doc *d, const struct jnode *array)
 {
 	json_doc_init(&it->one);
+	it->one.soft = d->soft;
 	it->start = d->text;
 	it->p = (char *)array->u.s + 1;	/* after '[' */
 	it->end = (char *)array->u.s + array->first;

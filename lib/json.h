@@ -37,6 +37,8 @@ struct json_doc {
 	size_t err_off;		/* byte offset of the error in the text */
 	const char *text;	/* the text parsed last */
 	int lazy;		/* set by the caller: arrays that are members of the root object are left unparsed */
+	int soft;		/* set by the caller: no memory for the nodes fails the parse (oom set) instead of
+				   ending the program (util's out_of_memory) */
 	int oom;		/* the error is that no memory was left for the nodes */
 };
 

@@ -50,7 +50,7 @@ static int fill(struct lines *r)
 				     MAX_LINE);
 		char *more = realloc(r->buf, r->cap * 2 + 1);
 		if (!more)	/* a line too big for the memory left: the reader stops with exit 4 */
-			return error("out of memory reading %s:%lld", r->path, (long long)r->lineno + 1);
+			return error_oom("out of memory reading %s:%lld", r->path, (long long)r->lineno + 1);
 		r->buf = more;
 		r->cap *= 2;
 	}
@@ -64,6 +64,8 @@ static int fill(struct lines *r)
 			r->eof = 1;
 			return 0;
 		}
+		if (errnum == Z_MEM_ERROR)
+			return error_oom("out of memory reading %s:%lld", r->path, (long long)r->lineno + 1);
 		return error("%s: read error: %s", r->path, errnum == Z_ERRNO ? strerror(errno) : msg);
 	}
 	if (n == 0)

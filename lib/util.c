@@ -159,6 +159,20 @@ void util_at_oom(void (*fn)(void))
 		}
 }
 
+static int oom_said;	/* error_oom printed its line */
+
+int error_oom(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	if (__atomic_exchange_n(&oom_said, 1, __ATOMIC_SEQ_CST))
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return error("%s", msg);
+}
+
 void out_of_memory(size_t n)
 {
 	static int exiting;
@@ -170,7 +184,7 @@ void out_of_memory(size_t n)
 	for (i = sizeof(oom_hooks) / sizeof(oom_hooks[0]); i-- > 0;)
 		if (oom_hooks[i])
 			oom_hooks[i]();
-	fprintf(stderr, "%s: error: out of memory allocating %zu bytes\n", progname, n);
+	error_oom("out of memory allocating %zu bytes", n);
 	exit(EXIT_SYSTEM);
 }
 

@@ -66,6 +66,11 @@ int usage_bad_option(int c, char **argv);
 void out_of_memory(size_t n) __attribute__((noreturn));
 /* Run fn when out_of_memory ends the program (up to 4 hooks; the same fn once). */
 void util_at_oom(void (*fn)(void));
+/*
+ * error() for running out of memory, said once: threads that run out at once (a decoder and SQLite on
+ * the writer's thread) print one line between them, the first. Returns -1.
+ */
+int error_oom(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
