@@ -245,6 +245,14 @@ $(FAULTVFS): tests/faults/faultvfs.c
 	$(Q)$(CC) $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -fPIC -shared \
 		-MF $(B)/obj/tests/faultvfs.d -o $@ $< -lsqlite3 -ldl
 
+# The shim that stops a program at its Nth write or rename of a file (tests/outputs_atomic.py).
+HOLDWRITE = $(B)/tests/faults/libholdwrite.so
+$(HOLDWRITE): tests/faults/holdwrite.c
+	@mkdir -p $(@D) $(B)/obj/tests
+	@echo "  CC      $@"
+	$(Q)$(CC) $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -fPIC -shared \
+		-MF $(B)/obj/tests/holdwrite.d -o $@ $< -ldl
+
 # Fuzzing needs clang's libFuzzer (tests/fuzz/README.md). The product is compiled once with coverage and
 # sanitizers into $(B)/fuzz/obj; each target links what it uses. A reader's target also comes as NAME_db,
 # the same source built with -DFUZZ_SINK_DB: into a real session database instead of the checking sink.
@@ -292,7 +300,7 @@ FUZZ_REPLAYS = $(FUZZ_NAMES:%=$(B)/tests/fuzz_%)
 deps:
 	@scripts/deps.sh
 
-TEST_PROGRAMS = $(UNITS) $(COLLECTOR_TESTS) $(FAULTVFS) $(FUZZ_REPLAYS)
+TEST_PROGRAMS = $(UNITS) $(COLLECTOR_TESTS) $(FAULTVFS) $(HOLDWRITE) $(FUZZ_REPLAYS)
 test: deps all $(TEST_PROGRAMS)
 	@tests/run.sh
 
@@ -303,7 +311,7 @@ test: deps all $(TEST_PROGRAMS)
 # preloads its VFS.)
 SANITIZE_SUITES ?= units cases golden truth wire_doc nsys nsys_rows nsys_stats rows views ranks stalls csv md \
 		   xlsx kineto analyses compare collector atomic parallel classes memory report_schema trace_export \
-		   schema ingest_jobs demo progress collect html export
+		   schema ingest_jobs demo progress collect html export outputs_atomic
 test-sanitize: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined all test-programs
 	@GPUPROF_BUILD=build/sanitize GPUPROF_SANITIZE=1 tests/run.sh $(SANITIZE_SUITES)

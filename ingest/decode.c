@@ -14,6 +14,7 @@
 #define DECODE_INLINE_MAX (256 << 10)	/* files up to this size on disk are decoded on the caller's thread */
 
 struct decoder {
+	char *path;			/* for messages */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t filled, emptied;
@@ -75,7 +76,58 @@ static int kind_accepts(enum field_kind k, const struct jnode *v)
 	return 0;
 }
 
-/* Check a batch line whole and decode it into columns; a bad line becomes IT_REJECT. */
+/* Out of memory decoding line it->line: said once, the file's reading ends (IT_FAIL). */
+static int oom_fail(struct decoder *d, struct item *it)
+{
+	error_oom("out of memory reading %s:%lld", d->path, (long long)it->line);
+	it->kind = IT_FAIL;
+	return 1;
+}
+
+/* A lazy array that ended early: out of memory, or its JSON is invalid (the line is rejected). */
+static void iter_fail(struct decoder *d, struct item *it, const struct json_iter *ji)
+{
+	if (ji->one.oom)
+		oom_fail(d, it);
+	else
+		rejectf(it, "invalid JSON: %s at column %zu", ji->one.err, ji->one.err_off + 1);
+}
+
+/* Read every value of the root's lazy arrays that are not fields of r: their JSON is checked as a whole
+ * line's was. 0, or -1 with it rejected (or failed). */
+static int check_other_arrays(struct decoder *d, struct item *it, const struct jnode *root, const struct rec_spec *r)
+{
+	const struct jnode *a;
+	for (a = json_first(&d->doc, root); a; a = json_next(&d->doc, a)) {
+		struct json_iter ji;
+		int c;
+		if (!a->lazy)
+			continue;
+		if (r) {
+			for (c = 0; c < r->nfields && strcmp(a->key, r->fields[c].wire); c++)
+				;
+			if (c < r->nfields && json_get(&d->doc, root, a->key) == a)
+				continue;	/* a field, read already */
+		} else if ((!strcmp(a->key, "ids") || !strcmp(a->key, "values")) && json_get(&d->doc, root, a->key) == a) {
+			continue;
+		}
+		json_iter_init(&ji, &d->doc, a);
+		while (json_iter_next(&ji))
+			;
+		if (ji.one.err)
+			iter_fail(d, it, &ji);
+		json_iter_release(&ji);
+		if (it->kind == IT_REJECT || it->kind == IT_FAIL)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Check a batch line whole and decode it into columns; a bad line becomes IT_REJECT, no memory IT_FAIL.
+ * The columns are lazy arrays (json.h), read one value at a time: the memory a batch line costs is its
+ * text and its decoded columns, not a node per value.
+ */
 static void decode_batch(struct decoder *d, struct item *it, const struct jnode *root, int t)
 {
 	const struct rec_spec *r = &rec_specs[t];
@@ -111,26 +163,37 @@ static void decode_batch(struct decoder *d, struct item *it, const struct jnode 
 				r->fields[c].wire, a->len, (long long)n);
 			return;
 		}
-		cols[c] = json_first(doc, a);
+		cols[c] = a;
 	}
-	ALLOC_GROW(it->vals, (size_t)(n * nf), it->vals_alloc);
-	ALLOC_GROW(it->nulls, (size_t)(n * nf), it->nulls_alloc);
+	if (ALLOC_GROW_SOFT(it->vals, (size_t)(n * nf), it->vals_alloc) ||
+	    ALLOC_GROW_SOFT(it->nulls, (size_t)(n * nf), it->nulls_alloc)) {
+		oom_fail(d, it);
+		return;
+	}
 	buf_reset(&it->texts);
-	/* Column by column: one kind per loop, and scalars of an array are consecutive nodes. */
+	/* Column by column: one kind per loop. */
 	for (c = 0; c < nf; c++) {
 		enum field_kind k = r->fields[c].kind;
-		const struct jnode *v = cols[c];
 		int64_t *out = it->vals + c;
 		uint8_t *null = it->nulls + c;
-		if (!v) {
+		struct json_iter ji;
+		const struct jnode *v;
+		if (!cols[c]) {
 			for (i = 0; i < n; i++, null += nf)
 				*null = 1;
 			continue;
 		}
-		for (i = 0; i < n; i++, v++, out += nf, null += nf) {
+		json_iter_init(&ji, doc, cols[c]);
+		for (i = 0; i < n; i++, out += nf, null += nf) {
+			if (!(v = json_iter_next(&ji))) {
+				iter_fail(d, it, &ji);
+				json_iter_release(&ji);
+				return;
+			}
 			if (!kind_accepts(k, v)) {
 				rejectf(it, "%s batch: field \"%s\" value %lld is not %s", r->wire, r->fields[c].wire,
 					(long long)i, kind_name(k));
+				json_iter_release(&ji);
 				return;
 			}
 			*null = v->type == J_NULL;
@@ -142,6 +205,7 @@ static void decode_batch(struct decoder *d, struct item *it, const struct jnode 
 				if (__builtin_add_overflow(d->origin, v->u.i, out)) {
 					rejectf(it, "%s batch: field \"%s\" value %lld overflows the time origin", r->wire,
 						r->fields[c].wire, (long long)i);
+					json_iter_release(&ji);
 					return;
 				}
 				break;
@@ -157,11 +221,13 @@ static void decode_batch(struct decoder *d, struct item *it, const struct jnode 
 				if (!v->u.i && r->fields[c].required) {
 					rejectf(it, "%s batch: field \"%s\" needs a string id, not 0", r->wire,
 						r->fields[c].wire);
+					json_iter_release(&ji);
 					return;
 				}
 				if (v->u.i && !id_declared(d, v->u.i)) {
 					rejectf(it, "%s batch: field \"%s\" uses undeclared string id %lld", r->wire,
 						r->fields[c].wire, (long long)v->u.i);
+					json_iter_release(&ji);
 					return;
 				}
 				*out = v->u.i;
@@ -169,13 +235,20 @@ static void decode_batch(struct decoder *d, struct item *it, const struct jnode 
 				break;
 			case F_TEXT:
 				*out = (int64_t)it->texts.len;
-				buf_add(&it->texts, v->u.s, v->len + 1);
+				if (buf_add_soft(&it->texts, v->u.s, v->len + 1)) {
+					json_iter_release(&ji);
+					oom_fail(d, it);
+					return;
+				}
 				break;
 			default:
 				*out = v->u.i;
 			}
 		}
+		json_iter_release(&ji);
 	}
+	if (check_other_arrays(d, it, root, r))
+		return;
 	it->kind = IT_BATCH;
 	it->type = t;
 	it->n = n;
@@ -186,6 +259,9 @@ static void check_strings(struct decoder *d, struct item *it, const struct jnode
 {
 	const struct json_doc *doc = &d->doc;
 	const struct jnode *ids = json_get(doc, root, "ids"), *vals = json_get(doc, root, "values"), *a, *b;
+	struct json_iter ia, ib;
+	int64_t *got = NULL;
+	size_t n = 0, alloc = 0, i;
 	if (!ids || !vals || ids->type != J_ARRAY || vals->type != J_ARRAY) {
 		rejectf(it, "strings: \"ids\" and \"values\" must be arrays");
 		return;
@@ -194,18 +270,56 @@ static void check_strings(struct decoder *d, struct item *it, const struct jnode
 		rejectf(it, "strings: %u ids but %u values", ids->len, vals->len);
 		return;
 	}
-	for (a = json_first(doc, ids), b = json_first(doc, vals); a; a = json_next(doc, a), b = json_next(doc, b)) {
+	json_iter_init(&ia, doc, ids);
+	json_iter_init(&ib, doc, vals);
+	for (;;) {
+		a = json_iter_next(&ia);
+		b = json_iter_next(&ib);
+		if (!a || !b) {
+			if (ia.one.err || ib.one.err)
+				iter_fail(d, it, ia.one.err ? &ia : &ib);
+			break;
+		}
 		if (a->type != J_INT || a->u.i <= 0) {
 			rejectf(it, "strings: ids must be positive integers");
-			return;
+			break;
 		}
 		if (b->type != J_STRING) {
 			rejectf(it, "strings: values must be strings");
-			return;
+			break;
 		}
+		if (ALLOC_GROW_SOFT(got, n + 1, alloc)) {
+			oom_fail(d, it);
+			break;
+		}
+		got[n++] = a->u.i;
 	}
-	for (a = json_first(doc, ids); a; a = json_next(doc, a))
-		intmap_put(&d->ids, a->u.i, 1);
+	json_iter_release(&ia);
+	json_iter_release(&ib);
+	if (it->kind == IT_LINE && !check_other_arrays(d, it, root, NULL))
+		for (i = 0; i < n; i++)
+			intmap_put(&d->ids, got[i], 1);
+	free(got);
+}
+
+/*
+ * Whether a line is a batch by its first bytes, {"type":"NAME", as the collector writes every line: such
+ * a line is not kept as text (the writer needs the text only of other records), so that a big batch line
+ * costs its bytes once. Another spelling is kept as text whatever its type.
+ */
+static int batch_by_prefix(const char *line, size_t len)
+{
+	static const char head[] = "{\"type\":\"";
+	const char *name = line + sizeof(head) - 1, *q;
+	char type[64];
+	if (len < sizeof(head) + 1 || memcmp(line, head, sizeof(head) - 1))
+		return 0;
+	q = memchr(name, '"', len - (sizeof(head) - 1));
+	if (!q || (size_t)(q - name) >= sizeof(type) || memchr(name, '\\', (size_t)(q - name)))
+		return 0;
+	memcpy(type, name, (size_t)(q - name));
+	type[q - name] = '\0';
+	return rec_by_wire(type) >= 0;
 }
 
 /* Fill one item from the next line(s); returns 0 to go on, 1 after the last item. */
@@ -232,8 +346,12 @@ static int decode_line(struct decoder *d, struct item *it)
 	it->first = !d->header_seen;
 	snprintf(it->excerpt, sizeof(it->excerpt), "%.*s", (int)(len < EXCERPT ? len : EXCERPT), line);
 	buf_reset(&it->text);
-	buf_add(&it->text, line, len);	/* kept: parsing changes the line in place */
+	/* Kept (parsing changes the line in place) but for a batch, whose text nothing reads again. */
+	if (!batch_by_prefix(line, len) && buf_add_soft(&it->text, line, len))
+		return oom_fail(d, it);
 	if (json_parse(&d->doc, line, len)) {
+		if (d->doc.oom)
+			return oom_fail(d, it);
 		if (!complete) {
 			it->kind = IT_CUT;
 			return 1;
@@ -266,13 +384,13 @@ static int decode_line(struct decoder *d, struct item *it)
 			       (long long)d->version);
 	if ((t = rec_by_wire(type)) >= 0) {
 		decode_batch(d, it, root, t);
-		return 0;
+		return it->kind == IT_FAIL;
 	}
 	if (!strcmp(type, "strings")) {
 		it->kind = IT_LINE;	/* (a slot used again may hold an earlier line's IT_REJECT) */
 		check_strings(d, it, root);
-		if (it->kind == IT_REJECT)
-			return 0;
+		if (it->kind != IT_LINE)
+			return it->kind == IT_FAIL;
 	} else if (strcmp(type, "header") && strcmp(type, "drops") && strcmp(type, "error") && strcmp(type, "end") &&
 		   strcmp(type, "window")) {
 		return rejectf(it, "unknown record type \"%s\"", type);
@@ -322,7 +440,10 @@ struct decoder *decode_start(const char *path)
 		return NULL;
 	d = xcalloc(1, sizeof(*d));
 	d->in = in;
+	d->path = xstrdup(path);
 	json_doc_init(&d->doc);
+	d->doc.lazy = 1;
+	d->doc.soft = 1;
 	for (i = 0; i < DECODE_SLOTS; i++) {
 		buf_init(&d->slots[i].text);
 		buf_init(&d->slots[i].texts);
@@ -336,6 +457,7 @@ struct decoder *decode_start(const char *path)
 	if (pthread_create(&d->thread, NULL, decode_main, d)) {
 		error("%s: cannot start the decoding thread", path);
 		lines_close(in);
+		free(d->path);
 		free(d);
 		return NULL;
 	}
@@ -390,5 +512,6 @@ void decode_finish(struct decoder *d)
 	json_doc_release(&d->doc);
 	intmap_release(&d->ids);
 	lines_close(d->in);
+	free(d->path);
 	free(d);
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <errno.h>
+#include <pthread.h>
 #include <sys/stat.h>
 
 static int system_failed;	/* a db_error since the last db_open was the system's */
@@ -57,6 +58,8 @@ int db_error(sqlite3 *db)
 	if (!db_system_error(rc))
 		return error("sqlite: %s", sqlite3_errmsg(db));
 	system_failed = 1;
+	if ((rc & 0xff) == SQLITE_NOMEM || rc == SQLITE_IOERR_NOMEM)	/* one line, whoever ran out first */
+		return error_oom("%s: out of memory", path && *path ? path : "database");
 	for (i = 0; i < sizeof(io_errors) / sizeof(io_errors[0]); i++)
 		if (io_errors[i].code == rc)
 			return error("%s: %s (%s)", path && *path ? path : "database", sqlite3_errmsg(db),
@@ -408,6 +411,20 @@ sqlite3 *db_clone(sqlite3 *db)
 	return c;
 }
 
+static sqlite3 *writing;		/* the writer's connection (DB_WRITE), for oom_roll_back */
+static pthread_t writing_thread;	/* the thread that opened it, the only one that may use it */
+
+/*
+ * Out of memory (util's out_of_memory): the writer's open transaction rolled back, so that the database is
+ * as it was and no journal is left. Only on the thread that uses the connection (SQLite's single-thread
+ * mode): on another, the journal stays and the next opener rolls it back.
+ */
+static void oom_roll_back(void)
+{
+	if (writing && pthread_equal(writing_thread, pthread_self()) && !sqlite3_get_autocommit(writing))
+		sqlite3_exec(writing, "ROLLBACK", NULL, NULL, NULL);
+}
+
 sqlite3 *db_open(const char *path, enum db_mode mode)
 {
 	sqlite3 *db;
@@ -491,6 +508,11 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	}
 	if (set_version(db, version) || (mode == DB_READ && read_shims(db, version)))
 		goto fail;
+	if (mode == DB_WRITE) {
+		writing = db;
+		writing_thread = pthread_self();
+		util_at_oom(oom_roll_back);
+	}
 	/* The fast views the analyses read, as `.load gpuprof_sqlite` gives sqlite3 users (views-ext.sql). */
 	if (mode == DB_READ && gpuprof_sqlite_views(db) != SQLITE_OK) {
 		error("%s: cannot make the extension's views: %s", path, sqlite3_errmsg(db));
@@ -507,6 +529,8 @@ void db_close(sqlite3 *db)
 	sqlite3_stmt *st;
 	if (!db)
 		return;
+	if (db == writing)
+		writing = NULL;
 	while ((st = sqlite3_next_stmt(db, NULL)))
 		sqlite3_finalize(st);
 	sqlite3_close(db);

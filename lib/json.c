@@ -37,14 +37,20 @@ static uint32_t new_node(struct parser *ps, uint8_t type)
 {
 	struct json_doc *d = ps->d;
 	struct jnode *n;
-	if (d->n == d->alloc)
+	if (d->n == d->alloc && !d->soft)
 		ALLOC_GROW(d->nodes, d->n + 1, d->alloc);
+	if (d->n == d->alloc && ALLOC_GROW_SOFT(d->nodes, d->n + 1, d->alloc)) {
+		d->oom = 1;
+		fail(ps, "out of memory");
+		return UINT32_MAX;
+	}
 	n = &d->nodes[d->n];
 	n->key = NULL;
 	n->len = 0;
 	n->first = 0;
 	n->next = 0;
 	n->type = type;
+	n->lazy = 0;
 	n->num = 0;
 	return (uint32_t)d->n++;
 }
@@ -232,6 +238,48 @@ static int parse_number(struct parser *ps, struct jnode *n)
 
 static int parse_value(struct parser *ps, uint32_t *out);
 
+/*
+ * A lazy array (json_doc.lazy): its end found and its values counted (commas outside strings and nested
+ * values), nothing parsed or changed; json_iter reads and checks it.
+ */
+static int skip_array(struct parser *ps, struct jnode *n)
+{
+	char *s = ps->p;
+	uint32_t count = 0;
+	int depth = 0, any = 0;
+	for (; ps->p < ps->end; ps->p++) {
+		char c = *ps->p;
+		if (c == '"') {
+			for (ps->p++; ps->p < ps->end && *ps->p != '"'; ps->p++)
+				if (*ps->p == '\\')
+					ps->p++;
+			if (ps->p >= ps->end)
+				break;
+			any = 1;
+		} else if (c == '[' || c == '{') {
+			any |= depth > 0;
+			depth++;
+		} else if (c == ']' || c == '}') {
+			if (--depth == 0)
+				break;
+		} else if (c == ',' && depth == 1) {
+			count++;
+		} else if (c != ' ' && c != '\t' && c != '\n' && c != '\r') {
+			any = 1;
+		}
+	}
+	if (ps->p >= ps->end)
+		return fail(ps, "unterminated array");
+	ps->p++;
+	if ((size_t)(ps->p - s) > UINT32_MAX)
+		return fail(ps, "array too long");
+	n->lazy = 1;
+	n->u.s = s;
+	n->first = (uint32_t)(ps->p - s);
+	n->len = count + (uint32_t)any;
+	return 0;
+}
+
 static int parse_container(struct parser *ps, uint32_t self, int object)
 {
 	uint32_t prev = 0, count = 0;
@@ -302,17 +350,22 @@ static int parse_value(struct parser *ps, uint32_t *out)
 		return fail(ps, "unexpected end of input");
 	switch (*ps->p) {
 	case '{':
-		self = new_node(ps, J_OBJECT);
+		if ((self = new_node(ps, J_OBJECT)) == UINT32_MAX)
+			return -1;
 		*out = self;
 		return parse_container(ps, self, 1);
 	case '[':
-		self = new_node(ps, J_ARRAY);
+		if ((self = new_node(ps, J_ARRAY)) == UINT32_MAX)
+			return -1;
 		*out = self;
+		if (ps->d->lazy && ps->depth == 1)
+			return skip_array(ps, &ps->d->nodes[self]);
 		return parse_container(ps, self, 0);
 	case '"': {
 		const char *s;
 		uint32_t len;
-		self = new_node(ps, J_STRING);
+		if ((self = new_node(ps, J_STRING)) == UINT32_MAX)
+			return -1;
 		*out = self;
 		if (parse_string(ps, &s, &len))
 			return -1;
@@ -321,18 +374,22 @@ static int parse_value(struct parser *ps, uint32_t *out)
 		return 0;
 	}
 	case 't':
-		*out = new_node(ps, J_TRUE);
+		if ((*out = new_node(ps, J_TRUE)) == UINT32_MAX)
+			return -1;
 		return match_word(ps, "true", 4);
 	case 'f':
-		*out = new_node(ps, J_FALSE);
+		if ((*out = new_node(ps, J_FALSE)) == UINT32_MAX)
+			return -1;
 		return match_word(ps, "false", 5);
 	case 'n':
-		*out = new_node(ps, J_NULL);
+		if ((*out = new_node(ps, J_NULL)) == UINT32_MAX)
+			return -1;
 		return match_word(ps, "null", 4);
 	default:
 		if (*ps->p != '-' && (*ps->p < '0' || *ps->p > '9'))
 			return fail(ps, "unexpected character");
-		self = new_node(ps, J_INT);
+		if ((self = new_node(ps, J_INT)) == UINT32_MAX)
+			return -1;
 		*out = self;
 		return parse_number(ps, &ps->d->nodes[self]);
 	}
@@ -349,6 +406,8 @@ int json_parse(struct json_doc *d, char *text, size_t len)
 	d->n = 0;
 	d->err = NULL;
 	d->err_off = 0;
+	d->oom = 0;
+	d->text = text;
 	if (parse_value(&ps, &root))
 		return -1;
 	skip_ws(&ps);
@@ -359,7 +418,7 @@ int json_parse(struct json_doc *d, char *text, size_t len)
 
 const struct jnode *json_first(const struct json_doc *d, const struct jnode *n)
 {
-	if ((n->type != J_ARRAY && n->type != J_OBJECT) || !n->len)
+	if ((n->type != J_ARRAY && n->type != J_OBJECT) || !n->len || n->lazy)
 		return NULL;
 	return &d->nodes[n->first];
 }
@@ -511,4 +570,52 @@ int json_decimal_scaled(const struct jnode *n, int digits, int64_t *out)
 		return -1;
 	*out = neg ? -(int64_t)v : (int64_t)v;
 	return 0;
+}
+
+void json_iter_init(struct json_iter *it, const struct json_doc *d, const struct jnode *array)
+{
+	json_doc_init(&it->one);
+	it->one.soft = d->soft;
+	it->start = d->text;
+	it->p = (char *)array->u.s + 1;	/* after '[' */
+	it->end = (char *)array->u.s + array->first;
+	it->done = !array->lazy || !array->len;	/* (a lazy array's text ends with ']') */
+}
+
+const struct jnode *json_iter_next(struct json_iter *it)
+{
+	struct parser ps;
+	uint32_t v;
+	if (it->done)
+		return NULL;
+	ps.d = &it->one;
+	ps.p = it->p;
+	ps.end = it->end;
+	ps.start = (char *)it->start;
+	ps.depth = 1;
+	it->one.n = 0;
+	it->one.err = NULL;
+	it->one.text = it->start;
+	if (parse_value(&ps, &v)) {
+		it->done = 1;
+		return NULL;
+	}
+	skip_ws(&ps);
+	if (ps.p < ps.end && *ps.p == ',') {
+		ps.p++;
+	} else if (ps.p + 1 == ps.end && *ps.p == ']') {
+		it->done = 1;	/* the last value: the next call says the end */
+		ps.p = ps.end;
+	} else {
+		fail(&ps, "expected ',' or ']'");
+		it->done = 1;
+		return NULL;
+	}
+	it->p = ps.p;
+	return &it->one.nodes[v];
+}
+
+void json_iter_release(struct json_iter *it)
+{
+	json_doc_release(&it->one);
 }

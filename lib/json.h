@@ -26,6 +26,8 @@ struct jnode {
 	uint32_t first;		/* index of the first child (arrays, objects) */
 	uint32_t next;		/* index of the next sibling, 0 = none */
 	uint8_t type;		/* enum json_type */
+	uint8_t lazy;		/* J_ARRAY left unparsed (json_doc.lazy): u.s its text, first its bytes, len its
+				   values (counted, not checked); read it with json_iter */
 };
 
 struct json_doc {
@@ -33,6 +35,11 @@ struct json_doc {
 	size_t n, alloc;
 	const char *err;	/* static description of the first error */
 	size_t err_off;		/* byte offset of the error in the text */
+	const char *text;	/* the text parsed last */
+	int lazy;		/* set by the caller: arrays that are members of the root object are left unparsed */
+	int soft;		/* set by the caller: no memory for the nodes fails the parse (oom set) instead of
+				   ending the program (util's out_of_memory) */
+	int oom;		/* the error is that no memory was left for the nodes */
 };
 
 void json_doc_init(struct json_doc *d);
@@ -56,6 +63,23 @@ const struct jnode *json_get(const struct json_doc *d, const struct jnode *n, co
 int json_get_i64(const struct json_doc *d, const struct jnode *obj, const char *key, int64_t *out);
 /* Member as string, or NULL. */
 const char *json_get_str(const struct json_doc *d, const struct jnode *obj, const char *key);
+
+/*
+ * The values of a lazy array one at a time, each parsed when json_iter_next reaches it into a document of
+ * its own (nodes for one value, not for the array): a batch line's columns cost memory for one value at
+ * a time. Each array is to be read once (parsing unescapes its strings in place). json_iter_next returns
+ * the next value, valid until the next call, or NULL at the end or on an error (it->one.err, err_off from
+ * the start of the text json_parse parsed; it->one.oom). The caller releases it with json_iter_release.
+ */
+struct json_iter {
+	struct json_doc one;	/* the value last read */
+	char *p, *end;		/* the array's unread text */
+	const char *start;	/* the text of the whole document, for error offsets */
+	int done;
+};
+void json_iter_init(struct json_iter *it, const struct json_doc *d, const struct jnode *array);
+const struct jnode *json_iter_next(struct json_iter *it);
+void json_iter_release(struct json_iter *it);
 
 /* Append s as a JSON string literal (quoted, escaped) to a struct buf. */
 struct buf;

@@ -48,8 +48,11 @@ static int fill(struct lines *r)
 		if (r->cap >= MAX_LINE)
 			return error("%s:%lld: line longer than %zu bytes", r->path, (long long)r->lineno + 1,
 				     MAX_LINE);
+		char *more = realloc(r->buf, r->cap * 2 + 1);
+		if (!more)	/* a line too big for the memory left: the reader stops with exit 4 */
+			return error_oom("out of memory reading %s:%lld", r->path, (long long)r->lineno + 1);
+		r->buf = more;
 		r->cap *= 2;
-		r->buf = xrealloc(r->buf, r->cap + 1);
 	}
 	n = gzread(r->f, r->buf + r->end, (unsigned)(r->cap - r->end));
 	if (n < 0) {
@@ -61,6 +64,8 @@ static int fill(struct lines *r)
 			r->eof = 1;
 			return 0;
 		}
+		if (errnum == Z_MEM_ERROR)
+			return error_oom("out of memory reading %s:%lld", r->path, (long long)r->lineno + 1);
 		return error("%s: read error: %s", r->path, errnum == Z_ERRNO ? strerror(errno) : msg);
 	}
 	if (n == 0)

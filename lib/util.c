@@ -147,10 +147,45 @@ int usage_bad_option(int c, char **argv)
 	return usage_error("unknown option '-%c'", optopt);
 }
 
+static void (*oom_hooks[4])(void);	/* util_at_oom */
+
+void util_at_oom(void (*fn)(void))
+{
+	size_t i;
+	for (i = 0; i < sizeof(oom_hooks) / sizeof(oom_hooks[0]); i++)
+		if (!oom_hooks[i] || oom_hooks[i] == fn) {
+			oom_hooks[i] = fn;
+			return;
+		}
+}
+
+static int oom_said;	/* error_oom printed its line */
+
+int error_oom(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+	if (__atomic_exchange_n(&oom_said, 1, __ATOMIC_SEQ_CST))
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return error("%s", msg);
+}
+
 void out_of_memory(size_t n)
 {
-	fprintf(stderr, "%s: fatal: out of memory allocating %zu bytes\n", progname, n);
-	abort();
+	static int exiting;
+	size_t i;
+	/* One thread says it and cleans up; another that runs out meanwhile waits for the end. */
+	if (__atomic_exchange_n(&exiting, 1, __ATOMIC_SEQ_CST))
+		for (;;)
+			pause();
+	for (i = sizeof(oom_hooks) / sizeof(oom_hooks[0]); i-- > 0;)
+		if (oom_hooks[i])
+			oom_hooks[i]();
+	error_oom("out of memory allocating %zu bytes", n);
+	exit(EXIT_SYSTEM);
 }
 
 static void *oom(size_t n)
@@ -330,7 +365,8 @@ void buf_reset(struct buf *b)
  * Room for extra more bytes and the NUL: 0, or, built with GPUPROF_NEVER_ABORT (libgpuprof.so), -1 with
  * b->failed set and nothing changed; elsewhere no memory aborts, as the x* allocators do.
  */
-static int buf_need(struct buf *b, size_t extra)
+/* Room for extra more bytes; -1 when there is no memory, which aborts unless soft or GPUPROF_NEVER_ABORT. */
+static int buf_grow(struct buf *b, size_t extra, int soft)
 {
 	size_t need = b->len + extra + 1;
 	if (b->failed)
@@ -343,9 +379,10 @@ static int buf_need(struct buf *b, size_t extra)
 		s = n < need ? NULL : b->alloc ? realloc(b->s, n) : malloc(n);
 		if (!s) {
 #ifndef GPUPROF_NEVER_ABORT
-			out_of_memory(need);
+			if (!soft)
+				out_of_memory(need);
 #endif
-			b->failed = 1;
+			b->failed = !soft;
 			return -1;
 		}
 		b->s = s;
@@ -356,9 +393,22 @@ static int buf_need(struct buf *b, size_t extra)
 	return 0;
 }
 
+static int buf_need(struct buf *b, size_t extra)
+{
+	return buf_grow(b, extra, 0);
+}
+
 int buf_reserve(struct buf *b, size_t n)
 {
 	return buf_need(b, n);
+}
+
+int buf_add_soft(struct buf *b, const void *data, size_t n)
+{
+	if (buf_grow(b, n, 1))
+		return -1;
+	buf_add(b, data, n);
+	return 0;
 }
 
 void buf_add(struct buf *b, const void *data, size_t n)

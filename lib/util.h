@@ -1,8 +1,8 @@
 /*
  * util: messages, exit codes, memory and a growable byte buffer.
  *
- * Ownership: xmalloc/xrealloc/xstrdup never return NULL (they abort the program on out-of-memory, the one
- * place library code may end it). Code that runs inside other programs (libgpuprof.so) must never abort:
+ * Ownership: xmalloc/xrealloc/xstrdup never return NULL (they end the program with exit status 4 on
+ * out-of-memory, the one place library code may end it: see out_of_memory). Code that runs inside other programs (libgpuprof.so) must never abort:
  * it uses malloc/calloc and the _soft variants below, which fail with NULL or -1, and is built with
  * GPUPROF_NEVER_ABORT, which makes a struct buf that finds no memory fail soft. A struct buf owns its
  * bytes; buf_release frees them and leaves an empty buffer. Messages go to stderr as "PROGNAME: error: ..."
@@ -58,8 +58,19 @@ int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int usage_bad_option(int c, char **argv);
 
-/* Say so on stderr and abort: the end of every x* allocation that fails. */
+/*
+ * The end of every x* allocation that fails: the hooks util_at_oom registered run (the latest first:
+ * remove temporary files, roll a transaction back), then one line on stderr ("PROG: error: out of memory
+ * allocating N bytes") and exit(EXIT_SYSTEM).
+ */
 void out_of_memory(size_t n) __attribute__((noreturn));
+/* Run fn when out_of_memory ends the program (up to 4 hooks; the same fn once). */
+void util_at_oom(void (*fn)(void));
+/*
+ * error() for running out of memory, said once: threads that run out at once (a decoder and SQLite on
+ * the writer's thread) print one line between them, the first. Returns -1.
+ */
+int error_oom(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
 void *xrealloc(void *p, size_t n);
@@ -103,6 +114,8 @@ void buf_release(struct buf *b);
 void buf_reset(struct buf *b);
 void buf_add(struct buf *b, const void *data, size_t n);
 void buf_addstr(struct buf *b, const char *s);
+/* buf_add that fails soft in every build: 0, or -1 with the buffer as it was (out of memory). */
+int buf_add_soft(struct buf *b, const void *data, size_t n);
 void buf_addch(struct buf *b, char c);
 void buf_addf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void buf_vaddf(struct buf *b, const char *fmt, va_list ap);

@@ -3,9 +3,11 @@
  */
 #include "report.h"
 #include "html.h"
+#include "outfile.h"
 #include "util.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -196,31 +198,41 @@ int report_json(FILE *out, const char *path, const struct report_doc *d)
  */
 int report_csv(FILE *out, const char *path, const struct report_doc *d)
 {
-	int i, found = 0, rc;
+	struct outfile *files;
+	int i, n = 0, rc = 0;
 	if (!path)
 		return report_stream(out, d);
 	if (mkdir(path, 0755) && errno != EEXIST)
 		return error("%s: cannot create directory: %s", path, strerror(errno));
-	for (i = 0; i < d->ts->n; i++) {
+	/* Every file aside first, then all renamed at once: an interrupted report replaces none of them. */
+	files = xcalloc((size_t)d->ts->n + 1, sizeof(*files));
+	for (i = 0; i < d->ts->n && !rc; i++) {
 		char file[4096];
-		FILE *f;
+		struct outfile *f = &files[n];
 		if (d->table && strcmp(d->table, d->ts->v[i]->name))
 			continue;
 		snprintf(file, sizeof(file), "%s/%s%s", path, d->ts->v[i]->name, d->fmt->ext);
-		if (!(f = fopen(file, "w")))
-			return error("%s: cannot write: %s", file, strerror(errno));
+		if (outfile_open(f, file)) {
+			rc = -1;
+			break;
+		}
+		n++;
 		if (d->ts->v[i]->quiet) {	/* a section the report leaves out: its header, no rows (as in JSON) */
 			struct table empty = *d->ts->v[i];
 			empty.nrows = 0;
-			rc = render_csv(f, &empty);
+			rc = render_csv(f->f, &empty);
 		} else {
-			rc = render_csv(f, d->ts->v[i]);
+			rc = render_csv(f->f, d->ts->v[i]);
 		}
-		if (rc | fclose(f))
-			return error("%s: write error", file);
-		found = 1;
+		if (rc)
+			error("%s: write error", file);
 	}
-	if (d->table && !found)
-		return error("no table '%s' in the report", d->table);
-	return 0;
+	if (!rc && d->table && !n)
+		rc = error("no table '%s' in the report", d->table);
+	if (!rc)
+		rc = outfile_commit_all(files, (size_t)n);
+	for (i = 0; i < n; i++)
+		outfile_abort(&files[i]);
+	free(files);
+	return rc;
 }

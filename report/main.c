@@ -5,6 +5,7 @@
  */
 #include "analysis.h"
 #include "db.h"
+#include "outfile.h"
 #include "report.h"
 #include "util.h"
 
@@ -272,7 +273,6 @@ int main(int argc, char **argv)
 	const char *session = NULL, *output = NULL, *table = NULL;
 	int c, status = EXIT_OK, top = -1, i, nsections, fmt_given = 0, json_schema = 0;
 	int64_t n;
-	FILE *out = stdout;
 	sqlite3 *db;
 
 	util_init(argv[0]);
@@ -382,6 +382,14 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	ro.width = render_width();
+	/* Interrupted, the output is left as it was: every file is written aside and renamed once whole. */
+	if (output && strcmp(output, "-")) {
+		struct buf what;
+		buf_init(&what);
+		buf_addf(&what, "%s left as it was", output);
+		outfile_catch_signals(what.s);
+		buf_release(&what);
+	}
 	if (!(db = db_open(argv[optind], DB_READ)))
 		return db_exit_code();
 	if (db_session(db, session, &o.session) || (ro.has_origin = db_session_start(db, o.session, &ro.origin)) < 0) {
@@ -429,26 +437,22 @@ int main(int argc, char **argv)
 		status = EXIT_USAGE;
 	}
 	if (status == EXIT_OK) {
-		/* Else the renderer writes PATH: a directory, or a file of its own. */
+		/* Else the renderer writes PATH: a directory, or a file of its own, each through an outfile too. */
 		int to_file = output && !fmt->needs_path && (!fmt->to_dir || format_ext_at(fmt, output));
-		struct stat before;
-		/* A file of ours that a failure leaves partial is removed (not a device, not a FIFO). */
-		int ours = to_file && (stat(output, &before) ? errno == ENOENT : S_ISREG(before.st_mode));
-		if (to_file && !(out = fopen(output, "w"))) {
-			error("%s: cannot write: %s", output, strerror(errno));
+		struct outfile of;
+		if (to_file && outfile_open(&of, output)) {
 			status = EXIT_SYSTEM;
 		} else {
 			/* A renderer that failed on the database said so; the stream's failure is said here. */
-			int failed = r->render(out, to_file ? NULL : output, &doc), werr = ferror(out);
-			if (to_file ? fclose(out) : fflush(stdout))
-				werr = 1;
-			if (werr)
-				error("%s: write error", output ? output : "standard output");
-			if (failed || werr) {
+			int failed = r->render(to_file ? of.f : stdout, to_file ? NULL : output, &doc);
+			if (to_file && failed)
+				outfile_abort(&of);
+			else if (to_file)
+				failed = outfile_commit(&of);
+			else if (ferror(stdout) | fflush(stdout))
+				failed = error("standard output: write error");
+			if (failed)
 				status = EXIT_SYSTEM;
-				if (ours)
-					unlink(output);
-			}
 		}
 	}
 	db_close(db);

@@ -24,6 +24,7 @@
 #include "intmap.h"
 #include "records.h"
 #include "json.h"
+#include "outfile.h"
 #include "report.h"
 #include "util.h"
 
@@ -927,6 +928,7 @@ int report_trace(sqlite3 *db, int64_t session, const struct trace_opts *o, const
 {
 	struct trace t;
 	struct out out;
+	struct outfile of = { NULL, NULL, NULL, NULL };
 	int64_t first = -1;
 	int rc = -1, gz = path && strcmp(path, "-") && ends_with(path, ".gz");
 	size_t i;
@@ -947,10 +949,13 @@ int report_trace(sqlite3 *db, int64_t session, const struct trace_opts *o, const
 		goto done;
 	/* The first event's whole second, as Kineto chooses its base: relative times stay short. */
 	t.base = first < 0 ? 0 : first - first % 1000000000;
+	/* A file is written aside and renamed once whole: a failure or an interrupt leaves PATH as it was. */
 	if (!path || !strcmp(path, "-"))
 		out.f = stdout;
-	else if (gz ? !(out.gz = gzopen(path, "wb3")) : !(out.f = fopen(path, "w"))) {
-		error("%s: cannot write: %s", path, strerror(errno));
+	else if (outfile_reserve(&of, path))
+		goto done;
+	else if (gz ? !(out.gz = gzopen(outfile_name(&of), "wb3")) : !(out.f = fopen(outfile_name(&of), "w"))) {
+		error("%s: cannot write: %s", path, strerror(errno ? errno : ENOMEM));
 		goto done;
 	}
 	if (write_header(&t) || write_events(&t, db_schema_version(db) >= DB_V_SHARED_MEM) || write_flows(&t))
@@ -966,6 +971,8 @@ int report_trace(sqlite3 *db, int64_t session, const struct trace_opts *o, const
 	}
 	out.gz = NULL;
 	out.f = NULL;
+	if (of.path && outfile_commit(&of))
+		goto done;
 	if (!t.events)
 		warning("the trace holds no events%s", o->has_from || o->has_to || o->match || o->exclude
 			? " (nothing in the window or matching the names)" : "");
@@ -977,6 +984,7 @@ done:
 		gzclose(out.gz);
 	if (out.f && out.f != stdout)
 		fclose(out.f);
+	outfile_abort(&of);
 	buf_release(&out.b);
 	for (i = 0; i < t.nprocs; i++) {
 		free(t.procs[i].host);

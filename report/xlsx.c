@@ -9,6 +9,7 @@
  * formula, whatever it begins with. Excel numbers are doubles: integers beyond 2^53 (epoch ns) keep
  * about 16 significant digits.
  */
+#include "outfile.h"
 #include "report.h"
 #include "util.h"
 
@@ -420,6 +421,7 @@ static int xlsx_table(lxw_workbook *wb, const struct xlsx_formats *f, const stru
 int report_xlsx(FILE *out, const char *path, const struct report_doc *d)
 {
 	struct xlsx_formats f;
+	struct outfile of;
 	lxw_workbook *wb;
 	lxw_error err;
 	int i, rc = 0;
@@ -427,8 +429,13 @@ int report_xlsx(FILE *out, const char *path, const struct report_doc *d)
 	(void)out;
 	if (!path)
 		return error("the xlsx format writes a file: give -o PATH");
-	if (!(wb = workbook_new(path)))
+	/* Written aside and renamed once whole: a failure or an interrupt leaves PATH as it was. */
+	if (outfile_reserve(&of, path))
+		return -1;
+	if (!(wb = workbook_new(outfile_name(&of)))) {
+		outfile_abort(&of);
 		return error("%s: cannot create the workbook", path);
+	}
 	f.header = workbook_add_format(wb);
 	format_set_bold(f.header);
 	f.integer = workbook_add_format(wb);
@@ -451,11 +458,9 @@ int report_xlsx(FILE *out, const char *path, const struct report_doc *d)
 			rc = t->vertical ? xlsx_summary(wb, &f, t) : xlsx_table(wb, &f, t);
 	}
 	err = workbook_close(wb);	/* frees the workbook, also after an error */
-	if (rc) {
-		remove(path);	/* no half-written workbook */
-		return -1;
+	if (rc || err != LXW_NO_ERROR) {
+		outfile_abort(&of);	/* no half-written workbook */
+		return rc ? -1 : error("%s: cannot write the workbook: %s", path, lxw_strerror(err));
 	}
-	if (err != LXW_NO_ERROR)
-		return error("%s: cannot write the workbook: %s", path, lxw_strerror(err));
-	return 0;
+	return outfile_commit(&of);
 }

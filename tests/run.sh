@@ -55,6 +55,7 @@ list() {
 	echo "nsys_stats python3 tests/nsys_stats.py"
 	echo "rows python3 tests/rows.py"
 	echo "export python3 tests/export.py"
+	echo "outputs_atomic python3 tests/outputs_atomic.py"
 	echo "views python3 tests/views.py"
 	echo "ranks python3 tests/ranks.py"
 	echo "parallel python3 tests/parallel.py"
