@@ -33,6 +33,8 @@ struct json_doc {
 	size_t n, alloc;
 	const char *err;	/* static description of the first error */
 	size_t err_off;		/* byte offset of the error in the text */
+	int64_t nuls;		/* \u0000 escapes read since json_doc_init: each one is U+FFFD in the string
+				   (a C string cannot hold a NUL); the reader counts them as repairs */
 };
 
 void json_doc_init(struct json_doc *d);
@@ -57,7 +59,10 @@ int json_get_i64(const struct json_doc *d, const struct jnode *obj, const char *
 /* Member as string, or NULL. */
 const char *json_get_str(const struct json_doc *d, const struct jnode *obj, const char *key);
 
-/* Append s as a JSON string literal (quoted, escaped) to a struct buf. */
+/*
+ * Append s as a JSON string literal (quoted, escaped) to a struct buf; an invalid UTF-8 sequence in s is
+ * written as U+FFFD (utf8.h), so the text is valid UTF-8 whatever s holds.
+ */
 struct buf;
 void json_quote(struct buf *b, const char *s, size_t n);
 
