@@ -233,7 +233,10 @@ static int decode_line(struct decoder *d, struct item *it)
 	snprintf(it->excerpt, sizeof(it->excerpt), "%.*s", (int)(len < EXCERPT ? len : EXCERPT), line);
 	buf_reset(&it->text);
 	buf_add(&it->text, line, len);	/* kept: parsing changes the line in place */
-	if (json_parse(&d->doc, line, len)) {
+	it->nuls = d->doc.nuls;
+	rc = json_parse(&d->doc, line, len);
+	it->nuls = d->doc.nuls - it->nuls;
+	if (rc) {
 		if (!complete) {
 			it->kind = IT_CUT;
 			return 1;
