@@ -48,7 +48,7 @@ UNITS = $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 CUDA ?= /usr/local/cuda
 HAVE_CUPTI := $(wildcard $(CUDA)/include/cupti.h)
 COLLECTOR_SRC = collector/inject.c collector/activity.c collector/oom.c collector/pcsampling.c collector/wire.c \
-		collector/sampler.c lib/util.c lib/json.c lib/records.c lib/intmap.c lib/symname.c
+		collector/sampler.c lib/util.c lib/utf8.c lib/json.c lib/records.c lib/intmap.c lib/symname.c
 # Each function in a section of its own, and the link keeps only those reachable from the entry points:
 # what libgpuprof.so can run is then what nm shows, and tests/collector.py checks that nothing in it can
 # abort the program (lib/util.c's x* allocators, abort, exit). GPUPROF_NEVER_ABORT makes every struct buf
@@ -72,7 +72,7 @@ endif
 EXTENSION = $(B)/lib/gpuprof_sqlite.so
 EXT_SRC = lib/sqlext_load.c lib/sqlext.c lib/sqlext_vtab.c lib/sqlext_busy.c lib/sqlext_launch.c lib/sqlext_exec.c lib/sqlext_classes.c \
 	  lib/sqlext_window.c lib/sqlext_fmt.c lib/sqlext_memory.c lib/sqlext_nest.c lib/sqlext_nodes.c lib/sqlext_peaks.c lib/intmap.c lib/colstore.c lib/records.c lib/dstats.c lib/spans.c \
-	  lib/symname.c lib/table.c lib/json.c lib/util.c lib/embed.c $(B)/gen/ext_embedded.c
+	  lib/symname.c lib/table.c lib/json.c lib/utf8.c lib/util.c lib/embed.c $(B)/gen/ext_embedded.c
 # What the extension embeds: the views it makes (the programs embed everything, EMBED).
 EXT_EMBED = schemas/views-ext.sql
 EXT_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -fPIC -fvisibility=hidden \
@@ -311,7 +311,7 @@ test: deps all $(TEST_PROGRAMS)
 # preloads its VFS.)
 SANITIZE_SUITES ?= units cases golden truth wire_doc nsys nsys_rows nsys_stats rows views ranks stalls csv md \
 		   xlsx kineto analyses compare collector atomic parallel classes memory report_schema trace_export \
-		   schema ingest_jobs demo progress collect html export outputs_atomic
+		   schema ingest_jobs demo progress collect html export outputs_atomic hostile
 test-sanitize: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined all test-programs
 	@GPUPROF_BUILD=build/sanitize GPUPROF_SANITIZE=1 tests/run.sh $(SANITIZE_SUITES)

@@ -5,6 +5,7 @@
 #include "analysis.h"
 #include "db.h"
 #include "embed.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <errno.h>
@@ -274,7 +275,7 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const str
 	}
 	t->vertical = spec->vertical;
 	if (h->note)
-		t->note = xstrdup(h->note);
+		t->note = utf8_dup(h->note, NULL);
 	for (c = 0; c < ncol; c++) {
 		const char *key = sqlite3_column_name(st, c);
 		const char *want = c < spec->ncols ? spec->cols[c].key : c < nkeys ? pivot_cols[c - spec->ncols].key : "_note";
@@ -299,9 +300,9 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const str
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		cells_from_row(raw, table_row(raw), 0, st, nkeys);
 		if (note >= 0 && !t->note && sqlite3_column_type(st, note) != SQLITE_NULL)
-			t->note = xstrdup((const char *)sqlite3_column_text(st, note));
+			t->note = utf8_dup((const char *)sqlite3_column_text(st, note), NULL);
 		if (footer >= 0 && !t->footer && sqlite3_column_type(st, footer) != SQLITE_NULL)
-			t->footer = xstrdup((const char *)sqlite3_column_text(st, footer));
+			t->footer = utf8_dup((const char *)sqlite3_column_text(st, footer), NULL);
 	}
 	if (raw != t) {
 		pivot_layout(t, raw, spec);

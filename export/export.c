@@ -9,6 +9,7 @@
 #include "db.h"
 #include "json.h"
 #include "outfile.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <errno.h>
@@ -75,9 +76,18 @@ struct exporter {
 	int64_t orphans;	/* rows of no session (an ingest_errors row of an input that was none): left out */
 };
 
-/* Hive's escaping of a partition value: bytes other than [A-Za-z0-9._-] as %XX. */
+/*
+ * A session's directory: "session=" and its uuid as Hive escapes partition values (bytes other than
+ * [A-Za-z0-9._-] as %XX). An escaped uuid longer than EXPORT_DIR_VALUE_MAX bytes (a 32-character Chinese
+ * trace_id is 288, a 300-character --session up to 900: a file name holds 255) is cut to its first
+ * EXPORT_DIR_KEEP bytes (never inside a %XX) followed by "~" and the 16 hex digits of its FNV-1a hash: '~'
+ * is never in an escaped value, so such a name is no other uuid's. The uuid itself is in every row.
+ */
+#define EXPORT_DIR_VALUE_MAX 120
+#define EXPORT_DIR_KEEP 80
 static char *escape_value(const char *s)
 {
+	const char *uuid = s;
 	struct buf b;
 	buf_init(&b);
 	buf_addstr(&b, "session=");
@@ -88,6 +98,16 @@ static char *escape_value(const char *s)
 			buf_addch(&b, (char)c);
 		else
 			buf_addf(&b, "%%%02X", c);
+	}
+	if (b.len - 8 > EXPORT_DIR_VALUE_MAX) {
+		size_t keep = 8 + EXPORT_DIR_KEEP;
+		if (b.s[keep - 1] == '%')	/* not inside a %XX */
+			keep -= 1;
+		else if (b.s[keep - 2] == '%')
+			keep -= 2;
+		b.len = keep;
+		b.s[keep] = '\0';
+		buf_addf(&b, "~%016llx", (unsigned long long)fnv1a(FNV1A_INIT, uuid, strlen(uuid)));
 	}
 	return b.s;
 }
@@ -334,12 +354,30 @@ static void add_real(struct buf *b, double v, const char *none)
 		buf_addstr(b, none);
 }
 
-/* A CSV cell as RFC 4180 quotes it: always quoted, so an empty string is "" and NULL stays an empty cell. */
+/*
+ * A CSV cell as RFC 4180 quotes it: always quoted, so an empty string is "" and NULL stays an empty cell.
+ * Valid UTF-8 whatever the database holds (one written before ingest repaired text): an invalid sequence,
+ * or a NUL (text cannot hold one in PostgreSQL), is written as U+FFFD, so COPY loads every row.
+ */
 static void add_csv_string(struct buf *b, const unsigned char *s, int n)
 {
-	int i;
+	size_t i, k, bad;
 	buf_addch(b, '"');
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < (size_t)n; i++) {
+		if (s[i] >= 0x80) {
+			if ((k = utf8_next((const char *)s + i, (size_t)n - i, &bad))) {
+				buf_add(b, s + i, k);
+				i += k - 1;
+			} else {
+				buf_add(b, UTF8_REPLACEMENT, 3);
+				i += bad - 1;
+			}
+			continue;
+		}
+		if (!s[i]) {
+			buf_add(b, UTF8_REPLACEMENT, 3);
+			continue;
+		}
 		if (s[i] == '"')
 			buf_addch(b, '"');
 		buf_addch(b, (char)s[i]);

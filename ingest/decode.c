@@ -245,6 +245,7 @@ static void decode_batch(struct decoder *d, struct item *it, const struct jnode 
 				*out = v->u.i;
 			}
 		}
+		it->nuls += ji.one.nuls;
 		json_iter_release(&ji);
 	}
 	if (check_other_arrays(d, it, root, r))
@@ -294,6 +295,7 @@ static void check_strings(struct decoder *d, struct item *it, const struct jnode
 		}
 		got[n++] = a->u.i;
 	}
+	it->nuls += ia.one.nuls + ib.one.nuls;
 	json_iter_release(&ia);
 	json_iter_release(&ib);
 	if (it->kind == IT_LINE && !check_other_arrays(d, it, root, NULL))
@@ -349,7 +351,10 @@ static int decode_line(struct decoder *d, struct item *it)
 	/* Kept (parsing changes the line in place) but for a batch, whose text nothing reads again. */
 	if (!batch_by_prefix(line, len) && buf_add_soft(&it->text, line, len))
 		return oom_fail(d, it);
-	if (json_parse(&d->doc, line, len)) {
+	it->nuls = d->doc.nuls;
+	rc = json_parse(&d->doc, line, len);
+	it->nuls = d->doc.nuls - it->nuls;	/* (a batch's columns add theirs as they are read) */
+	if (rc) {
 		if (d->doc.oom)
 			return oom_fail(d, it);
 		if (!complete) {

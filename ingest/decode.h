@@ -31,6 +31,7 @@ struct item {
 	char excerpt[EXCERPT + 1];	/* the start of the line, for ingest_errors */
 	char reason[512];		/* IT_REJECT */
 	int first;			/* IT_REJECT: the file's first record, so no wire-format file at all */
+	int64_t nuls;			/* IT_LINE, IT_BATCH: \u0000 escapes in it, each U+FFFD (lib/json.h) */
 	struct buf text;		/* IT_LINE: the whole line */
 	/* IT_BATCH: n rows of rec_specs[type].nfields values, row-major. */
 	int type;

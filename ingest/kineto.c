@@ -343,6 +343,8 @@ static int add_devices(struct state *st)
 		    arg_i64(&d, c, "sharedMemPerMultiprocessor", arg_i64(&d, c, "maxSharedMemoryPerMultiProcessor", 0)));
 		rc = sink_add(st->sink, R_DEVICE, v);
 	}
+	if (!rc && d.nuls)	/* \u0000 in a device's strings, replaced with U+FFFD by the parser */
+		rc = sink_repaired(st->sink, SINK_REPAIR_NUL, d.nuls);
 	json_doc_release(&d);
 	buf_reset(&st->devices);
 	return rc;
@@ -1331,7 +1333,8 @@ static int kineto_ingest(struct sink *s, const char *path, const struct reader_o
 	if (status == EXIT_OK && !st.skipped) {
 		if (st.rank >= 0 && sink_set_rank(s, st.rank))
 			status = EXIT_SYSTEM;
-		else if (add_devices(&st) || report_skips(&st, 1, &no_gpu) || sink_process_end(s, 1, 0))
+		else if (add_devices(&st) || report_skips(&st, 1, &no_gpu) ||
+			 sink_repaired(s, SINK_REPAIR_NUL, st.doc.nuls) || sink_process_end(s, 1, 0))
 			status = EXIT_SYSTEM;
 	}
 	if (status == EXIT_OK) {

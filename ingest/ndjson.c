@@ -42,6 +42,7 @@ struct file {
 	int clean_end;
 	int64_t end_ns;
 	int errors;		/* rejected lines */
+	int64_t nuls;		/* \u0000 escapes in the lines read, each U+FFFD (sink_repaired) */
 	int newer;		/* header names a newer version: nothing may be written */
 	struct value vals[REC_MAX_FIELDS];
 };
@@ -366,6 +367,7 @@ static int read_file(struct sink *sink, const char *path, const char *input, con
 			}
 			break;
 		case IT_LINE:
+			f.nuls += it->nuls;
 			if (!f.header_seen) {
 				int rc;
 				if (json_parse(&d, it->text.s, it->text.len) ||
@@ -397,6 +399,7 @@ static int read_file(struct sink *sink, const char *path, const char *input, con
 			fail = write_line(&f, &d, it);
 			break;
 		case IT_BATCH:
+			f.nuls += it->nuls;
 			if (f.clean_end) {
 				fail = reject(&f, "record after the session-end record");
 				break;
@@ -419,7 +422,8 @@ static int read_file(struct sink *sink, const char *path, const char *input, con
 	if (f.header_seen) {
 		if (!f.clean_end)
 			warning("%s: no session-end record: the process did not finish cleanly (clean_end = 0)", path);
-		if (sink_process_end(sink, f.clean_end, f.clean_end ? f.end_ns : 0))
+		if (sink_repaired(sink, SINK_REPAIR_NUL, f.nuls) ||
+		    sink_process_end(sink, f.clean_end, f.clean_end ? f.end_ns : 0))
 			status = EXIT_SYSTEM;
 		else
 			info("%s: %lld kernels, %lld memcpys, %lld ranges%s", path,

@@ -1,4 +1,5 @@
 #include "json.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -160,8 +161,9 @@ static int parse_string(struct parser *ps, const char **out, uint32_t *outlen)
 				cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
 			} else if (cp >= 0xDC00 && cp <= 0xDFFF) {
 				return fail(ps, "unpaired surrogate in \\u escape");
-			} else if (cp == 0) {
-				return fail(ps, "NUL character in string");
+			} else if (cp == 0) {	/* no C string holds it: U+FFFD, counted (6 bytes read, 3 written) */
+				cp = 0xFFFD;
+				ps->d->nuls++;
 			}
 			w = put_utf8(w, cp);
 			break;
@@ -459,10 +461,21 @@ const char *json_get_str(const struct json_doc *d, const struct jnode *obj, cons
 void json_quote(struct buf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
-	size_t i, run = 0;
+	size_t i, run = 0, k, bad;
 	buf_addch(b, '"');
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x80) {	/* a character of UTF-8, or an invalid sequence: U+FFFD */
+			if ((k = utf8_next(s + i, n - i, &bad))) {
+				i += k - 1;
+				continue;
+			}
+			buf_add(b, s + run, i - run);
+			buf_add(b, UTF8_REPLACEMENT, 3);
+			i += bad - 1;
+			run = i + 1;
+			continue;
+		}
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;
 		buf_add(b, s + run, i - run);

@@ -40,6 +40,8 @@ struct json_doc {
 	int soft;		/* set by the caller: no memory for the nodes fails the parse (oom set) instead of
 				   ending the program (util's out_of_memory) */
 	int oom;		/* the error is that no memory was left for the nodes */
+	int64_t nuls;		/* \u0000 escapes read since json_doc_init: each one is U+FFFD in the string
+				   (a C string cannot hold a NUL); the reader counts them as repairs */
 };
 
 void json_doc_init(struct json_doc *d);
@@ -70,6 +72,7 @@ const char *json_get_str(const struct json_doc *d, const struct jnode *obj, cons
  * a time. Each array is to be read once (parsing unescapes its strings in place). json_iter_next returns
  * the next value, valid until the next call, or NULL at the end or on an error (it->one.err, err_off from
  * the start of the text json_parse parsed; it->one.oom). The caller releases it with json_iter_release.
+ * The \u0000 escapes of the values read add up in it->one.nuls.
  */
 struct json_iter {
 	struct json_doc one;	/* the value last read */
@@ -81,7 +84,10 @@ void json_iter_init(struct json_iter *it, const struct json_doc *d, const struct
 const struct jnode *json_iter_next(struct json_iter *it);
 void json_iter_release(struct json_iter *it);
 
-/* Append s as a JSON string literal (quoted, escaped) to a struct buf. */
+/*
+ * Append s as a JSON string literal (quoted, escaped) to a struct buf; an invalid UTF-8 sequence in s is
+ * written as U+FFFD (utf8.h), so the text is valid UTF-8 whatever s holds.
+ */
 struct buf;
 void json_quote(struct buf *b, const char *s, size_t n);
 

@@ -6,6 +6,7 @@
 #include "sink_int.h"
 #include "db.h"
 #include "embed.h"
+#include "utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,8 @@ void sink_free(struct sink *s)
 	colstore_writer_free(s->cs);
 	sink_strings_clear(s);
 	free(s->hostname);
+	free(s->file);
+	buf_release(&s->fix);
 	free(s->spool_session);
 	if (s->check)
 		fclose(s->spool);
@@ -181,13 +184,60 @@ int sink_query_i64(struct sink *s, const char *sql, const char *text, int64_t a,
 	return rc;
 }
 
-/* Bind text v, or NULL when v is NULL, to parameter i. */
-static void bind_opt_text(sqlite3_stmt *st, int i, const char *v)
+const char *const sink_repair_names[SINK_REPAIRS] = { "invalid UTF-8", "NUL" };
+
+const char *sink_fix(struct sink *s, const char *v, int count)
 {
+	size_t n, bad;
+	if (!v || !(bad = utf8_invalid(v, n = strlen(v))))
+		return v;
+	buf_reset(&s->fix);
+	utf8_repair(&s->fix, v, n);
+	if (count && s->session_id)
+		s->repairs[SINK_REPAIR_UTF8] += (int64_t)bad;
+	return s->fix.s;
+}
+
+/* Bind text v, or NULL when v is NULL, to parameter i: repaired (sink_fix), counted when count. */
+static void bind_text(struct sink *s, sqlite3_stmt *st, int i, const char *v, int count)
+{
+	v = sink_fix(s, v, count);
 	if (v)
 		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(st, i);
+}
+
+/* Bind text v (repaired, not counted: the process's own fields were counted once), or NULL, to parameter i. */
+static void bind_opt_text(struct sink *s, sqlite3_stmt *st, int i, const char *v)
+{
+	bind_text(s, st, i, v, 0);
+}
+
+int sink_repaired(struct sink *s, enum sink_repair what, int64_t count)
+{
+	if (s->spool)
+		return sink_spool_repaired(s, what, count);
+	if ((unsigned)what < SINK_REPAIRS && s->session_id)
+		s->repairs[what] += count;
+	return 0;
+}
+
+/* The fields of p with each invalid UTF-8 sequence replaced (the copies in *keep, freed by the caller), counted. */
+static void process_fix(struct sink *s, const struct sink_process *p, struct sink_process *out, char *keep[10])
+{
+	const char **f[10] = { &out->uuid, &out->source, &out->path, &out->file, &out->program, &out->args_json,
+			       &out->hostname, &out->engine, &out->collector, &out->options_json };
+	size_t i, bad;
+	*out = *p;
+	for (i = 0; i < 10; i++) {
+		keep[i] = NULL;
+		if (*f[i] && utf8_invalid(*f[i], strlen(*f[i]))) {
+			keep[i] = utf8_dup(*f[i], &bad);
+			s->repairs[SINK_REPAIR_UTF8] += (int64_t)bad;
+			*f[i] = keep[i];
+		}
+	}
 }
 
 /* The last component of a path. */
@@ -263,15 +313,31 @@ int sink_session_pid(struct sink *s, int64_t pid)
 	return 0;
 }
 
+static int process_begin(struct sink *s, const struct sink_process *p);
+
 int sink_process_begin(struct sink *s, const struct sink_process *p)
+{
+	struct sink_process fixed;
+	char *keep[10];
+	int rc, i;
+	if (s->spool)
+		return sink_spool_process(s, p);
+	memset(s->repairs, 0, sizeof(s->repairs));
+	process_fix(s, p, &fixed, keep);
+	rc = process_begin(s, &fixed);
+	for (i = 0; i < 10; i++)
+		free(keep[i]);
+	return rc;
+}
+
+/* sink_process_begin of a database's sink, p's text valid UTF-8. */
+static int process_begin(struct sink *s, const struct sink_process *p)
 {
 	sqlite3_stmt *st;
 	char when[32];
 	int64_t sid = 0, n = 0;
 	int rc, t;
 
-	if (s->spool)
-		return sink_spool_process(s, p);
 	sink_strings_clear(s);
 	memset(s->counts, 0, sizeof(s->counts));
 	s->min_ns = INT64_MAX;
@@ -279,6 +345,8 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 	s->pid = p->pid;
 	free(s->hostname);
 	s->hostname = xstrdup(p->hostname ? p->hostname : "");
+	free(s->file);
+	s->file = xstrdup(p->file ? p->file : p->path ? p->path : "");
 
 	rc = sink_query_i64(s, "SELECT id FROM sessions WHERE uuid = ?", p->uuid, 0, &sid);
 	if (rc < 0)
@@ -294,18 +362,18 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 				"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?)");
 		if (!st)
 			return -1;
-		bind_opt_text(st, 1, p->uuid);
-		bind_opt_text(st, 2, p->source);
-		bind_opt_text(st, 3, p->path);
-		bind_opt_text(st, 4, p->program);
-		bind_opt_text(st, 5, p->args_json);
-		bind_opt_text(st, 6, p->hostname);
-		bind_opt_text(st, 7, p->engine);
-		bind_opt_text(st, 8, p->collector);
-		bind_opt_text(st, 9, p->options_json);
+		bind_opt_text(s, st, 1, p->uuid);
+		bind_opt_text(s, st, 2, p->source);
+		bind_opt_text(s, st, 3, p->path);
+		bind_opt_text(s, st, 4, p->program);
+		bind_opt_text(s, st, 5, p->args_json);
+		bind_opt_text(s, st, 6, p->hostname);
+		bind_opt_text(s, st, 7, p->engine);
+		bind_opt_text(s, st, 8, p->collector);
+		bind_opt_text(s, st, 9, p->options_json);
 		sqlite3_bind_int64(st, 10, p->format_version);
 		sqlite3_bind_int64(st, 11, p->origin_ns);
-		bind_opt_text(st, 12, when);
+		bind_opt_text(s, st, 12, when);
 		rc = sqlite3_step(st);
 		sqlite3_finalize(st);
 		if (rc != SQLITE_DONE)
@@ -344,18 +412,55 @@ int sink_process_begin(struct sink *s, const struct sink_process *p)
 	sqlite3_bind_int64(st, 2, s->pid);
 	sqlite3_bind_int64(st, 3, p->ppid);
 	sqlite3_bind_text(st, 4, s->hostname, -1, SQLITE_TRANSIENT);
-	bind_opt_text(st, 5, p->program);
-	bind_opt_text(st, 6, p->args_json);
-	bind_opt_text(st, 7, p->file);
+	bind_opt_text(s, st, 5, p->program);
+	bind_opt_text(s, st, 6, p->args_json);
+	bind_opt_text(s, st, 7, p->file);
 	sqlite3_bind_int64(st, 8, p->origin_ns);
 	if (p->rank >= 0)
 		sqlite3_bind_int64(st, 9, p->rank);
-	bind_opt_text(st, 10, p->options_json);
+	bind_opt_text(s, st, 10, p->options_json);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return db_error(s->db);
 	return 0;
+}
+
+/*
+ * The current process's repairs into ingest_repairs, and one warning naming them:
+ * "FILE: 3 invalid UTF-8 sequences and 1 NUL replaced with U+FFFD". 0, or -1.
+ */
+static int repairs_record(struct sink *s)
+{
+	static const char *const one[SINK_REPAIRS] = { "invalid UTF-8 sequence", "NUL" };
+	static const char *const many[SINK_REPAIRS] = { "invalid UTF-8 sequences", "NULs" };
+	sqlite3_stmt *st = NULL;
+	struct buf msg;
+	int w, said = 0, rc = 0;
+	buf_init(&msg);
+	for (w = 0; w < SINK_REPAIRS && !rc; w++) {
+		if (s->repairs[w] <= 0)
+			continue;
+		if (!st && !(st = db_prepare(s->db, "INSERT INTO ingest_repairs (session_id, pid, file, what, count) "
+					     "VALUES (?, ?, ?, ?, ?)"))) {
+			rc = -1;
+			break;
+		}
+		sqlite3_bind_int64(st, 1, s->session_id);
+		sqlite3_bind_int64(st, 2, s->pid);
+		sqlite3_bind_text(st, 3, s->file ? s->file : "", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 4, sink_repair_names[w], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 5, s->repairs[w]);
+		rc = sink_step(s, st);
+		buf_addf(&msg, "%s%lld %s", said++ ? " and " : "", (long long)s->repairs[w],
+			 s->repairs[w] == 1 ? one[w] : many[w]);
+	}
+	sqlite3_finalize(st);
+	if (!rc && said)
+		warning("%s: %s replaced with U+FFFD", s->file ? s->file : "", msg.s);
+	buf_release(&msg);
+	memset(s->repairs, 0, sizeof(s->repairs));
+	return rc;
 }
 
 int sink_process_end(struct sink *s, int clean_end, int64_t end_ns)
@@ -365,6 +470,8 @@ int sink_process_end(struct sink *s, int clean_end, int64_t end_ns)
 	int64_t first = s->min_ns, last = s->max_ns;
 	if (s->spool)
 		return sink_spool_end(s, clean_end, end_ns);
+	if (repairs_record(s))
+		return -1;
 	if (end_ns > last)
 		last = end_ns;
 	if (first == INT64_MAX)
@@ -432,8 +539,8 @@ int sink_drop(struct sink *s, int64_t ts_ns, const char *source, const char *wha
 	sqlite3_bind_int64(st, 1, s->session_id);
 	sqlite3_bind_int64(st, 2, s->pid);
 	sqlite3_bind_int64(st, 3, ts_ns);
-	sqlite3_bind_text(st, 4, source, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 5, what, -1, SQLITE_TRANSIENT);
+	bind_text(s, st, 4, source, 1);
+	bind_text(s, st, 5, what, 1);
 	sqlite3_bind_int64(st, 6, count);
 	return sink_step(s, st);
 }
@@ -446,8 +553,8 @@ int sink_collector_error(struct sink *s, int64_t ts_ns, const char *what, const 
 	sqlite3_bind_int64(st, 1, s->session_id);
 	sqlite3_bind_int64(st, 2, s->pid);
 	sqlite3_bind_int64(st, 3, ts_ns);
-	bind_opt_text(st, 4, what);
-	sqlite3_bind_text(st, 5, reason, -1, SQLITE_TRANSIENT);
+	bind_text(s, st, 4, what, 1);
+	bind_text(s, st, 5, reason, 1);
 	return sink_step(s, st);
 }
 
@@ -486,9 +593,9 @@ int sink_skipped(struct sink *s, const char *file, const char *cat, const char *
 		return -1;
 	sqlite3_bind_int64(st, 1, s->session_id);
 	sqlite3_bind_int64(st, 2, s->pid);
-	sqlite3_bind_text(st, 3, file, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, cat, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 5, ph, -1, SQLITE_TRANSIENT);
+	bind_text(s, st, 3, file, 0);
+	bind_text(s, st, 4, cat, 1);
+	bind_text(s, st, 5, ph, 1);
 	sqlite3_bind_int64(st, 6, count);
 	sqlite3_bind_int64(st, 7, gpu);
 	rc = sink_step(s, st);
@@ -507,10 +614,10 @@ int sink_ingest_error(struct sink *s, const char *file, int64_t line, const char
 		sqlite3_bind_int64(st, 1, s->session_id);
 	else
 		sqlite3_bind_null(st, 1);
-	sqlite3_bind_text(st, 2, file, -1, SQLITE_TRANSIENT);
+	bind_text(s, st, 2, file, 0);
 	sqlite3_bind_int64(st, 3, line);
-	sqlite3_bind_text(st, 4, reason, -1, SQLITE_TRANSIENT);
-	bind_opt_text(st, 5, excerpt);
+	bind_text(s, st, 4, reason, 0);
+	bind_text(s, st, 5, excerpt, 0);	/* (an excerpt may end inside a character: repaired, not counted) */
 	sqlite3_bind_text(st, 6, when, -1, SQLITE_TRANSIENT);
 	return sink_step(s, st);
 }

@@ -123,6 +123,20 @@ int sink_window(struct sink *s, int64_t start_ns, int64_t end_ns, int64_t ranges
  * GPU work (table ingest_skipped), for the current process. 0, or -1.
  */
 int sink_skipped(struct sink *s, const char *file, const char *cat, const char *ph, int64_t count, int64_t gpu);
+/*
+ * Repairs: what the sink stores is valid UTF-8 (lib/utf8.h). Every string handed to it (sink_string, the
+ * sink_process fields, F_TEXT values, the bookkeeping tables' text) has each invalid UTF-8 sequence
+ * replaced with U+FFFD; the current process counts them (a string of the strings table once per session,
+ * when it is first stored). A reader adds what it repaired itself: the \u0000 escapes its JSON parser
+ * turned into U+FFFD (lib/json.h). sink_process_end records each nonzero count in table ingest_repairs and
+ * prints one warning for the process ("FILE: 3 invalid UTF-8 sequences and 1 NUL replaced with U+FFFD");
+ * the data is kept and the exit status is not changed by it.
+ */
+enum sink_repair { SINK_REPAIR_UTF8, SINK_REPAIR_NUL, SINK_REPAIRS };
+extern const char *const sink_repair_names[SINK_REPAIRS];	/* ingest_repairs.what: "invalid UTF-8", "NUL" */
+/* Add count repairs of kind what to the current process's. 0, or -1. */
+int sink_repaired(struct sink *s, enum sink_repair what, int64_t count);
+
 /* Record a rejected line; works inside or outside a transaction. session_id is NULL outside a process. */
 int sink_ingest_error(struct sink *s, const char *file, int64_t line, const char *reason, const char *excerpt);
 

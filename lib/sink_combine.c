@@ -168,6 +168,9 @@ static int combine_session(struct sink *s, int64_t src, int64_t dst, int64_t *ev
 	    exec3(db, "INSERT INTO main.ingest_skipped (session_id, pid, file, category, ph, events, gpu_events) "
 		  "SELECT ?1, p.dst, file, category, ph, events, gpu_events FROM src.ingest_skipped e "
 		  "JOIN temp.cmb_pid p ON p.src = e.pid WHERE e.session_id = ?2 ORDER BY e.rowid", dst, src, 0, NULL) ||
+	    exec3(db, "INSERT INTO main.ingest_repairs (session_id, pid, file, what, count) SELECT ?1, p.dst, file, "
+		  "what, count FROM src.ingest_repairs e JOIN temp.cmb_pid p ON p.src = e.pid WHERE e.session_id = ?2 "
+		  "ORDER BY e.rowid", dst, src, 0, NULL) ||
 	    exec3(db, "INSERT INTO main.ingest_errors (session_id, file, line, reason, excerpt, ingested_at) "
 		  "SELECT ?1, file, line, reason, excerpt, ingested_at FROM src.ingest_errors WHERE session_id = ?2 "
 		  "ORDER BY id", dst, src, 0, NULL) ||

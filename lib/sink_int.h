@@ -48,6 +48,10 @@ struct sink {
 	int in_tx;
 	int outer;		/* inside sink_batch_begin's transaction: an input's is a savepoint */
 
+	int64_t repairs[SINK_REPAIRS];	/* the current process's (sink.h), recorded by sink_process_end */
+	char *file;		/* the current process's file (else path), repaired, for ingest_repairs; owned */
+	struct buf fix;		/* sink_fix's repaired text */
+
 	int64_t session_id;	/* current session, 0 outside a process */
 	int session_is_new;	/* created by this process: no earlier strings to look up */
 	int64_t pid;
@@ -82,6 +86,11 @@ static inline int sink_step(struct sink *s, sqlite3_stmt *st)
 
 /* sink.c */
 /*
+ * Text v as it is stored: v itself when it is valid UTF-8 (or NULL), else its repair in s->fix (valid until
+ * the next call); when count, the sequences replaced are added to the current process's repairs.
+ */
+const char *sink_fix(struct sink *s, const char *v, int count);
+/*
  * Run a one-row, one-column query with ?1 bound to text, or to a when text is NULL: 1 with *out, 0 when
  * there is no row or it is NULL, -1 on error.
  */
@@ -110,6 +119,7 @@ int sink_spool_cerr(struct sink *s, int64_t ts_ns, const char *what, const char 
 int sink_spool_skipped(struct sink *s, const char *file, const char *cat, const char *ph, int64_t count, int64_t gpu);
 int sink_spool_ierr(struct sink *s, const char *file, int64_t line, const char *reason, const char *excerpt);
 int sink_spool_rank(struct sink *s, int64_t rank);
+int sink_spool_repaired(struct sink *s, enum sink_repair what, int64_t count);
 
 /* sink_check.c: the checks of a checking sink, called by sink_spool.c; each abort()s on a broken contract. */
 void sink_check_tx(struct sink *s, int tag);

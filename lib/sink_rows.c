@@ -89,9 +89,11 @@ int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
 		case F_NUM:
 			sqlite3_bind_double(st, col, v->d);
 			break;
-		case F_TEXT:
-			sqlite3_bind_text(st, col, v->s, -1, SQLITE_STATIC);
+		case F_TEXT: {
+			const char *text = sink_fix(s, v->s, 1);	/* invalid UTF-8 replaced, counted */
+			sqlite3_bind_text(st, col, text, -1, text == v->s ? SQLITE_STATIC : SQLITE_TRANSIENT);
 			break;
+		}
 		case F_STRTEXT: {
 			const char *str = sink_string_value(s, v->i);
 			if (str)

@@ -19,7 +19,7 @@
 enum {
 	SP_TX_BEGIN = 'B', SP_TX_COMMIT = 'C', SP_TX_ROLLBACK = 'R', SP_PROCESS = 'P', SP_END = 'E', SP_STRING = 'S',
 	SP_ADD = 'A', SP_SHIFT = 'T', SP_DROP = 'D', SP_CERR = 'K', SP_SKIPPED = 'Q', SP_IERR = 'I', SP_RANK = 'N',
-	SP_MESSAGE = 'M', SP_WINDOW = 'W'
+	SP_MESSAGE = 'M', SP_WINDOW = 'W', SP_REPAIRED = 'U'
 };
 
 /* ---- writing ---- */
@@ -222,6 +222,16 @@ int sink_spool_rank(struct sink *s, int64_t rank)
 		sink_check_in_process(s, "sink_set_rank");
 	put_tag(s, SP_RANK);
 	put_i64(s, rank);
+	return 0;
+}
+
+int sink_spool_repaired(struct sink *s, enum sink_repair what, int64_t count)
+{
+	if (s->check)
+		sink_check_in_process(s, "sink_repaired");
+	put_tag(s, SP_REPAIRED);
+	put_i64(s, (int64_t)what);
+	put_i64(s, count);
 	return 0;
 }
 
@@ -487,6 +497,12 @@ int sink_replay(struct sink *s, FILE *f, const char *what, int *status, int64_t 
 			const char *line = get_str(&in, NULL);
 			if (!in.bad && !hushed && line)
 				fprintf(stderr, "%s\n", line);
+			break;
+		}
+		case SP_REPAIRED: {
+			int64_t w = get_i64(&in), count = get_i64(&in);
+			if (!in.bad && !skipping && w >= 0 && w < SINK_REPAIRS)
+				rc = sink_repaired(s, (enum sink_repair)w, count);
 			break;
 		}
 		case SP_RANK: {

@@ -3,6 +3,7 @@
  * keeps the current session's strings so each is looked up in the database at most once.
  */
 #include "sink_int.h"
+#include "utf8.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,8 @@ static void map_grow(struct sink *s)
 	free(old);
 }
 
-static void map_put(struct sink *s, const char *v, size_t len, uint64_t h, int64_t id)
+/* Map v to id; the value of id (sink_string_value) when is_value (else v is a raw form repaired to it). */
+static void map_put(struct sink *s, const char *v, size_t len, uint64_t h, int64_t id, int is_value)
 {
 	size_t j;
 	if ((s->map_used + 1) * 2 > s->map_cap)
@@ -65,7 +67,7 @@ static void map_put(struct sink *s, const char *v, size_t len, uint64_t h, int64
 	s->map[j].hash = h;
 	s->map[j].id = id;
 	s->map_used++;
-	if (id >= 0 && (uint64_t)id < (1ULL << 31)) {
+	if (is_value && id >= 0 && (uint64_t)id < (1ULL << 31)) {
 		size_t old = s->by_id_alloc;
 		if ((size_t)id >= s->by_id_alloc) {
 			ALLOC_GROW(s->by_id, (size_t)id + 1, s->by_id_alloc);
@@ -89,18 +91,12 @@ static int64_t map_get(struct sink *s, const char *v, size_t len, uint64_t h)
 	return -1;
 }
 
-int64_t sink_string(struct sink *s, const char *v, size_t len)
+/* The id of valid UTF-8 string v (hash h): the map's, the database's, or a new one; bad: its repairs, counted when new. */
+static int64_t string_store(struct sink *s, const char *v, size_t len, uint64_t h, size_t bad)
 {
-	uint64_t h = hash_bytes(v, len);
 	int64_t id = map_get(s, v, len, h);
 	if (id >= 0)
 		return id;
-	if (s->spool) {	/* ids of its own, told to the writer before their first use */
-		id = s->next_string_id++;
-		sink_spool_string(s, id, v, len);
-		map_put(s, v, len, h, id);
-		return id;
-	}
 	if (!s->session_is_new) {
 		sqlite3_bind_int64(s->str_find, 1, s->session_id);
 		sqlite3_bind_text(s->str_find, 2, v, (int)len, SQLITE_STATIC);
@@ -115,9 +111,36 @@ int64_t sink_string(struct sink *s, const char *v, size_t len)
 		sqlite3_bind_text(s->str_add, 3, v, (int)len, SQLITE_STATIC);
 		if (sink_step(s, s->str_add))
 			return -1;
+		s->repairs[SINK_REPAIR_UTF8] += (int64_t)bad;	/* once per string of the session */
 	}
-	map_put(s, v, len, h, id);
+	map_put(s, v, len, h, id, 1);
 	return id;
+}
+
+int64_t sink_string(struct sink *s, const char *v, size_t len)
+{
+	uint64_t h = hash_bytes(v, len);
+	int64_t id = map_get(s, v, len, h);
+	size_t bad;
+	if (id >= 0)
+		return id;
+	if (s->spool) {	/* ids of its own, told to the writer before their first use (which repairs them) */
+		id = s->next_string_id++;
+		sink_spool_string(s, id, v, len);
+		map_put(s, v, len, h, id, 1);
+		return id;
+	}
+	if ((bad = utf8_invalid(v, len))) {	/* stored repaired; the raw form maps to the same id */
+		struct buf fixed;
+		buf_init(&fixed);
+		utf8_repair(&fixed, v, len);
+		id = string_store(s, fixed.s, fixed.len, hash_bytes(fixed.s, fixed.len), bad);
+		buf_release(&fixed);
+		if (id >= 0)
+			map_put(s, v, len, h, id, 0);
+		return id;
+	}
+	return string_store(s, v, len, h, 0);
 }
 
 const char *sink_string_value(struct sink *s, int64_t id)

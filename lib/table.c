@@ -1,5 +1,6 @@
 #include "table.h"
 #include "json.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <math.h>
@@ -10,11 +11,23 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+/* A title for people (it may hold data: a compared session's program, a stall reason): as table_visible shows it. */
+static char *title_dup(const char *s)
+{
+	struct buf b;
+	char *out;
+	buf_init(&b);
+	utf8_visible(&b, s, strlen(s));
+	out = xstrndup(b.s, b.len);
+	buf_release(&b);
+	return out;
+}
+
 struct table *table_new(const char *name, const char *title)
 {
 	struct table *t = xcalloc(1, sizeof(*t));
 	t->name = xstrdup(name);
-	t->title = xstrdup(title);
+	t->title = title_dup(title);
 	return t;
 }
 
@@ -42,8 +55,8 @@ void table_free(struct table *t)
 int table_col(struct table *t, const char *key, const char *title, enum col_type type)
 {
 	t->cols = xrealloc(t->cols, (size_t)(t->ncols + 1) * sizeof(*t->cols));
-	t->cols[t->ncols].key = xstrdup(key);
-	t->cols[t->ncols].title = xstrdup(title);
+	t->cols[t->ncols].key = utf8_dup(key, NULL);
+	t->cols[t->ncols].title = title_dup(title);
 	t->cols[t->ncols].type = type;
 	return t->ncols++;
 }
@@ -120,7 +133,7 @@ void table_set_text(struct table *t, size_t row, int col, const char *s)
 {
 	struct cell *c = table_cell(t, row, col);
 	free(c->s);
-	c->s = s ? xstrdup(s) : NULL;
+	c->s = s ? utf8_dup(s, NULL) : NULL;	/* valid UTF-8 whatever the database holds (an older ingest's) */
 	c->null = !s;
 }
 
@@ -291,9 +304,33 @@ void table_human(char *out, size_t n, const struct column *col, const struct cel
 			snprintf(out, n, "%lld", (long long)c->i);
 		break;
 	case C_TEXT:
-		snprintf(out, n, "%s", c->s ? c->s : "");
+		table_visible(out, n, c->s ? c->s : "");
 		break;
 	}
+}
+
+void table_visible(char *out, size_t n, const char *s)
+{
+	size_t len = strlen(s);
+	struct buf b;
+	if (!utf8_needs_escape(s, len)) {
+		snprintf(out, n, "%s", s);
+		return;
+	}
+	buf_init(&b);
+	utf8_visible(&b, s, len);
+	snprintf(out, n, "%s", b.s);
+	buf_release(&b);
+}
+
+/* Print s as table_visible shows it. */
+static void put_visible(FILE *out, const char *s)
+{
+	struct buf b;
+	buf_init(&b);
+	utf8_visible(&b, s, strlen(s));
+	fputs(b.s, out);
+	buf_release(&b);
 }
 
 void table_raw(struct buf *b, const struct cell *c)
@@ -553,9 +590,12 @@ int render_text(FILE *out, const struct table *t, const struct render_opts *o)
 	size_t r;
 	int c, used = 0;
 
-	fprintf(out, "%s\n", t->title);
-	if (t->note)
-		fprintf(out, "%s\n", t->note);
+	put_visible(out, t->title);
+	fputc('\n', out);
+	if (t->note) {
+		put_visible(out, t->note);
+		fputc('\n', out);
+	}
 	if (t->vertical) {
 		int kw = 0;
 		for (c = 0; c < t->ncols; c++)
@@ -630,8 +670,10 @@ int render_text(FILE *out, const struct table *t, const struct render_opts *o)
 		}
 		fputc('\n', out);
 	}
-	if (t->footer)
-		fprintf(out, "%s\n", t->footer);
+	if (t->footer) {
+		put_visible(out, t->footer);
+		fputc('\n', out);
+	}
 	for (r = 0; cuts && r < t->nrows; r++) {
 		free((char *)cuts[r].name);
 		free(cuts[r].shown);
@@ -686,17 +728,36 @@ int render_csv(FILE *out, const struct table *t)
 	return ferror(out) ? -1 : 0;
 }
 
+int md_entity_at(const char *s)
+{
+	size_t i = 1;
+	if (s[0] != '&')
+		return 0;
+	if (s[i] == '#')
+		i++;
+	if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9')))
+		return 0;
+	while ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= '0' && s[i] <= '9'))
+		i++;
+	return s[i] == ';';
+}
+
 void md_text(FILE *out, const char *s)
 {
-	for (; *s; s++) {
+	struct buf b, line;
+	buf_init(&b);
+	buf_init(&line);
+	for (; *s; s++)	/* line breaks as spaces, then other control characters as \x1b */
+		buf_addch(&line, *s == '\n' || *s == '\r' ? ' ' : *s);
+	utf8_visible(&b, line.s, line.len);
+	buf_release(&line);
+	for (s = b.s; *s; s++) {
 		if (*s == '|' || *s == '\\' || *s == '`' || *s == '*' || *s == '_' || *s == '<' || *s == '>' ||
-		    *s == '[' || *s == ']')
+		    *s == '[' || *s == ']' || md_entity_at(s))
 			fputc('\\', out);
-		if (*s == '\n' || *s == '\r')
-			fputc(' ', out);
-		else
-			fputc(*s, out);
+		fputc(*s, out);
 	}
+	buf_release(&b);
 }
 
 void table_cut_middle(char *out, size_t n, const char *s, size_t max)

@@ -48,6 +48,7 @@ struct table {
 	size_t nrows, alloc;
 };
 
+/* (Titles, the table's and its columns', are kept as table_visible shows them; keys as valid UTF-8.) */
 struct table *table_new(const char *name, const char *title);
 void table_free(struct table *t);
 /* Add a column; returns its index. */
@@ -146,8 +147,14 @@ int render_md(FILE *out, const struct table *t);
    are cut in the middle (table_cut_middle), so a CI job summary's lines stay readable. */
 #define MD_CELL_MAX 80
 int render_md_rows(FILE *out, const struct table *t);
-/* s with Markdown's special characters escaped and line breaks as spaces, for a table cell or a line. */
+/*
+ * s with Markdown's special characters escaped, line breaks as spaces and other control characters as
+ * "\x1b" (table_visible), for a table cell or a line. A '&' stays as it is (GFM shows it so) but where it
+ * would begin a character reference ("&amp;", "&#39;"), which GFM would decode: then "\&".
+ */
 void md_text(FILE *out, const char *s);
+/* Whether s begins a character reference HTML and GFM decode: '&', a name or '#' and digits, ';'. */
+int md_entity_at(const char *s);
 /*
  * s into out (n bytes), whole when it has at most max characters (UTF-8), else its first two thirds and its
  * end joined by "...", max characters in all, cut on character boundaries: "void at::native::vecto...(int)".
@@ -169,8 +176,17 @@ void table_offset_key(char *out, size_t n, const char *key);
 struct buf;
 void table_raw(struct buf *b, const struct cell *c);
 
-/* A cell as people read it (text, Markdown, HTML): "1.234 ms", "12.30 MB", a UTC time, "-" for NULL. */
+/*
+ * A cell as people read it (text, Markdown, HTML): "1.234 ms", "12.30 MB", a UTC time, "-" for NULL, text
+ * as table_visible shows it.
+ */
 void table_human(char *out, size_t n, const struct column *col, const struct cell *c);
+/*
+ * s into out (n bytes) as people may be shown it on a terminal or in a document: each control character
+ * as a visible escape ("\x1b", utf8_visible), so a name cannot move the cursor, clear the screen or set
+ * a terminal's title, and widths count what is shown.
+ */
+void table_visible(char *out, size_t n, const char *s);
 
 /* Human forms used by text and Markdown: "1.234 ms", "12.3 MB". out must hold 32 bytes. */
 void fmt_ns(char *out, size_t n, double ns);

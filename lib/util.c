@@ -1,4 +1,5 @@
 #include "util.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -53,12 +54,37 @@ void util_divert_messages(void (*fn)(void *arg, const char *line), void *arg)
 	divert_arg = arg;
 }
 
+/*
+ * msg with each control character but a line break, and each invalid UTF-8 byte, shown as "\x1b"
+ * (utf8_visible): a message names what it read (a file, a session id, a name), which must not move the
+ * terminal's cursor or set its title.
+ */
+static void visible_message(char *msg, size_t size)
+{
+	struct buf b;
+	char *p, *nl;
+	if (!utf8_needs_escape(msg, strlen(msg)))
+		return;
+	buf_init(&b);
+	for (p = msg;; p = nl + 1) {
+		nl = strchr(p, '\n');
+		utf8_visible(&b, p, nl ? (size_t)(nl - p) : strlen(p));
+		if (!nl)
+			break;
+		buf_addch(&b, '\n');
+	}
+	if (!b.failed)
+		snprintf(msg, size, "%s", b.s);
+	buf_release(&b);
+}
+
 static void vreport(const char *level, const char *fmt, va_list ap)
 {
 	char msg[4096];
 	if (quiet > 1)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
+	visible_message(msg, sizeof(msg));
 	if (divert) {
 		char line[4200];
 		if (level)

@@ -124,11 +124,34 @@ static void md_verdicts(FILE *out, const struct report_doc *d)
 	fputc('\n', out);
 }
 
+/*
+ * s as the text of an HTML element in Markdown (a <summary>): as GFM shows it, with what HTML must have
+ * escaped: < and >, and & only where it would begin a character reference (a plain "a & b" stays so, as
+ * GitHub shows it); control characters visible ("\x1b", table_visible).
+ */
+static void md_html_text(FILE *out, const char *s)
+{
+	char *shown = xmalloc(strlen(s) * 6 + 1);
+	const char *p;
+	table_visible(shown, strlen(s) * 6 + 1, s);
+	for (p = shown; *p; p++) {
+		if (*p == '<')
+			fputs("&lt;", out);
+		else if (*p == '>')
+			fputs("&gt;", out);
+		else if (md_entity_at(p))
+			fputs("&amp;", out);
+		else
+			fputc(*p, out);
+	}
+	free(shown);
+}
+
 /* One section folded: <details> with the table's title as its <summary>, blank lines so GitHub renders it. */
 static int md_details(FILE *out, const struct table *t, const char *title)
 {
 	fputs("<details><summary>", out);
-	html_esc(out, title);
+	md_html_text(out, title);
 	fputs("</summary>\n\n", out);
 	if (render_md_rows(out, t))
 		return -1;

@@ -12,6 +12,7 @@
 #include "db.h"
 #include "html.h"
 #include "embed.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <math.h>
@@ -37,6 +38,12 @@ static const char sort_script[] =
 void html_esc(FILE *out, const char *s)
 {
 	const char *p;
+	struct buf b;
+	buf_init(&b);
+	if (utf8_needs_escape(s, strlen(s))) {
+		utf8_visible(&b, s, strlen(s));
+		s = b.s;
+	}
 	for (p = s; *p; p++) {
 		switch (*p) {
 		case '&': fputs("&amp;", out); break;
@@ -47,6 +54,7 @@ void html_esc(FILE *out, const char *s)
 		default: fputc(*p, out);
 		}
 	}
+	buf_release(&b);
 }
 
 static const char *unit_of(enum col_type t)

@@ -12,7 +12,11 @@
 #define SHORT_NAME 64		/* a chart label: 60 characters (html.c: table_cut_names); timeline titles: bytes */
 #define HTML_NAME_MAX 80	/* characters of a name shown in a table cell; the whole in its title and <details> */
 
-/* Write s with &, <, >, " and ' escaped, so it is text in element content and in quoted attributes. */
+/*
+ * Write s with &, <, >, " and ' escaped, so it is text in element content and in quoted attributes; a
+ * control character (not allowed in HTML text) as the visible "\x1b", an invalid UTF-8 byte as "\xff"
+ * (utf8_visible).
+ */
 void html_esc(FILE *out, const char *s);
 /*
  * A kernel name as a chart label in out[n] (n at least 8): names over n - 4 bytes cut at n - 7 on a

@@ -11,6 +11,7 @@
  */
 #include "outfile.h"
 #include "report.h"
+#include "utf8.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -160,6 +161,28 @@ static lxw_format *xlsx_format(const struct xlsx_formats *f, const struct column
 	}
 }
 
+/*
+ * Text as a sheet shows it, into b (reset first): control characters, which XML 1.0 does not allow and which
+ * would make the sheet's and a chart's XML not well formed, as the visible "\x1b" (utf8_visible). Returns b->s.
+ */
+static const char *xlsx_text(struct buf *b, const char *s)
+{
+	buf_reset(b);
+	utf8_visible(b, s, strlen(s));
+	return b->s;
+}
+
+/* The characters xlsx_text shows of s, for a column's width. */
+static size_t xlsx_text_chars(const char *s)
+{
+	struct buf b;
+	size_t n;
+	buf_init(&b);
+	n = utf8_chars(xlsx_text(&b, s));
+	buf_release(&b);
+	return n;
+}
+
 /* xlsx_cell's one cell: the value itself (a time's ns). */
 static int xlsx_value(lxw_worksheet *ws, const struct xlsx_formats *f, lxw_row_t row, lxw_col_t col,
 		      const struct column *c, const struct cell *cl, int scale, const char *sheet)
@@ -168,9 +191,11 @@ static int xlsx_value(lxw_worksheet *ws, const struct xlsx_formats *f, lxw_row_t
 	if (cl->null)
 		return 0;
 	if (c->type == C_TEXT) {
-		err = worksheet_write_string(ws, row, col, cl->s, NULL);
+		struct buf shown;
+		buf_init(&shown);
+		err = worksheet_write_string(ws, row, col, xlsx_text(&shown, cl->s), NULL);
 		if (err == LXW_ERROR_MAX_STRING_LENGTH_EXCEEDED) {
-			char *cut = xstrdup(cl->s);
+			char *cut = xstrdup(shown.s);
 			size_t n = strlen(cut), chars = 0, i;
 			for (i = 0; i < n; i++)
 				if (((unsigned char)cut[i] & 0xC0) != 0x80 && ++chars > XLSX_MAX_STRING)
@@ -179,6 +204,7 @@ static int xlsx_value(lxw_worksheet *ws, const struct xlsx_formats *f, lxw_row_t
 			err = worksheet_write_string(ws, row, col, cut, NULL);
 			free(cut);
 		}
+		buf_release(&shown);
 	} else {
 		double v = cl->is_real ? cl->d : (double)cl->i;
 		err = worksheet_write_number(ws, row, col, v, xlsx_format(f, c, scale));
@@ -291,7 +317,7 @@ static int xlsx_summary(lxw_workbook *wb, const struct xlsx_formats *f, const st
 			size_t w;
 			if (xlsx_value(ws, f, row, 1, col, cl, scale, sheet))
 				return -1;
-			w = cl->null ? 0 : col->type == C_TEXT ? utf8_chars(cl->s) : xlsx_num_chars(col, cl, scale);
+			w = cl->null ? 0 : col->type == C_TEXT ? xlsx_text_chars(cl->s) : xlsx_num_chars(col, cl, scale);
 			if (w > wvalue)
 				wvalue = w;
 		}
@@ -398,7 +424,7 @@ static int xlsx_table(lxw_workbook *wb, const struct xlsx_formats *f, const stru
 			rc = xlsx_cell(ws, f, (lxw_row_t)r + 1, xlsx_col(t, c), col, cl, scale[c], sheet);
 			if (cl->null)
 				continue;
-			w = col->type == C_TEXT ? utf8_chars(cl->s) : xlsx_num_chars(col, cl, scale[c]);
+			w = col->type == C_TEXT ? xlsx_text_chars(cl->s) : xlsx_num_chars(col, cl, scale[c]);
 			if (w > width[sc])
 				width[sc] = w;
 		}
@@ -409,8 +435,15 @@ static int xlsx_table(lxw_workbook *wb, const struct xlsx_formats *f, const stru
 	if (rc || xlsx_frame(ws, ncols, t->nrows, sheet))
 		return -1;
 	/* The table's verdict (ranks') on the row after it. */
-	if (t->footer && worksheet_write_string(ws, (lxw_row_t)t->nrows + 1, 0, t->footer, NULL) != LXW_NO_ERROR)
-		return error("sheet '%s': cannot write a cell", sheet);
+	if (t->footer) {
+		struct buf shown;
+		lxw_error err;
+		buf_init(&shown);
+		err = worksheet_write_string(ws, (lxw_row_t)t->nrows + 1, 0, xlsx_text(&shown, t->footer), NULL);
+		buf_release(&shown);
+		if (err != LXW_NO_ERROR)
+			return error("sheet '%s': cannot write a cell", sheet);
+	}
 	for (i = 0; i < sizeof(xlsx_charts) / sizeof(xlsx_charts[0]); i++)
 		if (!strcmp(xlsx_charts[i].table, t->name))
 			xlsx_chart(wb, ws, sheet, t, &xlsx_charts[i]);

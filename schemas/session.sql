@@ -1,4 +1,4 @@
--- gpuprof session database, schema version 5.
+-- gpuprof session database, schema version 6.
 -- A public interface: users query these tables with plain sqlite3. Times are absolute Unix-epoch
 -- nanoseconds (INTEGER), durations nanoseconds, sizes bytes. Every event row carries its session_id and
 -- the pid of the process that recorded it. Names are ids into `strings`, scoped per session:
@@ -16,6 +16,7 @@
 --   5        trace_windows, processes.options, pc_totals, host_metrics'  this commit's merge, 2026-11-27
 --            disk and network counters, flop_ops, alloc_failures
 --            (wire format v3)
+--   6        ingest_repairs (text repaired to valid UTF-8 at ingest)  branch bytes, 2026-11-28
 -- Until user_version was set (with version 4 still), meta said 1 for versions 1 to 3 and 2 for version 4:
 -- gpuprof tells those apart by their tables when it opens one, the only place it looks for tables.
 -- gpuprof-ingest upgrades an older database in one transaction (schemas/migrate-N.sql takes version N-1
@@ -419,6 +420,22 @@ CREATE TABLE IF NOT EXISTS ingest_skipped (
 	gpu_events INTEGER NOT NULL
 );
 
+-- ---- schema version 6: ingest_repairs (branch bytes; kept as one block for the merge of version 6) ----
+-- What gpuprof-ingest changed in the text it stored, so that what is stored is valid UTF-8: per process
+-- and kind, how many it replaced with U+FFFD. what: 'invalid UTF-8' (invalid sequences in any string of
+-- the input: names, arguments, host names, an nsys export's TEXT; a string of the strings table counted
+-- once per session, when it is first stored) or 'NUL' (\u0000 escapes of a JSON input, which no C string
+-- holds). The ingest warned of them ("FILE: 3 invalid UTF-8 sequences and 1 NUL replaced with U+FFFD");
+-- the rest of the data is as read.
+CREATE TABLE IF NOT EXISTS ingest_repairs (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,		-- processes.pid of the process the text belonged to
+	file TEXT NOT NULL,		-- the file it came from (the input as given when the reader knows no file)
+	what TEXT NOT NULL,		-- 'invalid UTF-8' or 'NUL'
+	count INTEGER NOT NULL		-- sequences (characters) replaced with U+FFFD
+);
+-- ---- end of schema version 6's ingest_repairs ----
+
 -- Column chunks: kernels and api_calls kept a second time, as compressed columns, so that analyses load
 -- millions of rows in a fraction of the time SQLite needs to decode them. A cache, not data: the blob
 -- format is lib/colstore.h's, and the tables above stay the truth. gpuprof-ingest writes the chunks with
@@ -498,6 +515,6 @@ INSERT OR IGNORE INTO object_kinds VALUES
 	(0, 'unknown'), (1, 'process'), (2, 'thread'), (3, 'device'), (4, 'context'), (5, 'stream');
 
 -- The version (lib/db.h's DB_SCHEMA_VERSION): the last statements, so a database is marked only once made.
-INSERT OR REPLACE INTO meta VALUES ('schema_version', '5');
+INSERT OR REPLACE INTO meta VALUES ('schema_version', '6');
 PRAGMA application_id = 1196446278;
-PRAGMA user_version = 5;
+PRAGMA user_version = 6;

@@ -402,7 +402,7 @@ def unreadable_events(tmp):
 
 def migrate(tmp):
     """A database of schema version 3 (meta said 1, no user_version, no kernels.shared_mem, nor version 5's tables
-    and processes.options: a Kineto total in static_smem, 16-column kernel chunks): analyses read it as it is, launch taking the total from static_smem;
+    and processes.options, nor version 6's ingest_repairs: a Kineto total in static_smem, 16-column kernel chunks): analyses read it as it is, launch taking the total from static_smem;
     gpuprof-ingest upgrades it (tests/schema_versions.py checks every version): the total moves to shared_mem,
     the old chunks are retired and --reindex rebuilds them, after which launch reads the same."""
     db = os.path.join(tmp, "v3.db")
@@ -413,6 +413,7 @@ def migrate(tmp):
         DROP VIEW host_metric_events; DROP TABLE flop_ops; ALTER TABLE host_metrics DROP COLUMN disk_read_bytes;
         ALTER TABLE host_metrics DROP COLUMN disk_write_bytes; ALTER TABLE host_metrics DROP COLUMN net_rx_bytes;
         ALTER TABLE host_metrics DROP COLUMN net_tx_bytes; DROP VIEW alloc_failure_events; DROP TABLE alloc_failures;
+        DROP TABLE ingest_repairs;
         UPDATE kernels SET static_smem = 49152, dynamic_smem = NULL;
         UPDATE meta SET value = '1' WHERE key = 'schema_version'; PRAGMA user_version = 0;""")
     con.close()
@@ -426,7 +427,7 @@ def migrate(tmp):
     check("v3: upgraded rows", con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchall() +
           con.execute("PRAGMA user_version").fetchall() +
           con.execute("SELECT DISTINCT static_smem, dynamic_smem, shared_mem FROM kernels").fetchall(),
-          [("5",), (5,), (None, None, 49152)])
+          [("6",), (6,), (None, None, 49152)])
     check("v3: chunks rebuilt", con.execute("SELECT count(*) FROM column_sets WHERE tbl = 'kernels'").fetchall(), [(1,)])
     con.close()
     rows = analyze("launch", db)

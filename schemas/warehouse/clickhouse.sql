@@ -170,6 +170,16 @@ CREATE TABLE IF NOT EXISTS ingest_skipped (
 ) ENGINE = MergeTree()
 ORDER BY session;
 
+-- schema version 6 (branch bytes): text repaired to valid UTF-8 at ingest
+CREATE TABLE IF NOT EXISTS ingest_repairs (
+	session String,
+	pid Int64,
+	file String,
+	what String,
+	count Int64
+) ENGINE = MergeTree()
+ORDER BY session;
+
 CREATE TABLE IF NOT EXISTS kernels (
 	session String,
 	pid Int64,

@@ -149,6 +149,15 @@ CREATE TABLE IF NOT EXISTS ingest_skipped (
 	"gpu_events" bigint NOT NULL
 );
 
+-- schema version 6 (branch bytes): text repaired to valid UTF-8 at ingest
+CREATE TABLE IF NOT EXISTS ingest_repairs (
+	"session" text NOT NULL,
+	"pid" bigint NOT NULL,
+	"file" text NOT NULL,
+	"what" text NOT NULL,
+	"count" bigint NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS kernels (
 	"session" text NOT NULL,
 	"pid" bigint NOT NULL,
@@ -352,6 +361,7 @@ CREATE INDEX IF NOT EXISTS drops_session ON drops (session);
 CREATE INDEX IF NOT EXISTS flop_ops_session ON flop_ops (session);
 CREATE INDEX IF NOT EXISTS host_metrics_session ON host_metrics (session);
 CREATE INDEX IF NOT EXISTS ingest_errors_session ON ingest_errors (session);
+CREATE INDEX IF NOT EXISTS ingest_repairs_session ON ingest_repairs (session);
 CREATE INDEX IF NOT EXISTS ingest_skipped_session ON ingest_skipped (session);
 CREATE INDEX IF NOT EXISTS kernels_session_name ON kernels (session, name_id);
 CREATE INDEX IF NOT EXISTS markers_session ON markers (session);

@@ -92,8 +92,7 @@ int main(void)
 	/* Errors. */
 	{
 		static const char *bad[] = { "", "{", "[1,]", "{\"a\" 1}", "01", "1.", "-", "\"abc", "nul",
-					     "\"\\x\"", "\"\\ud800\"", "[1] x", "{\"a\":1,}", "\"\t\"", "1e",
-					     "\"\\u0000\"" };
+					     "\"\\x\"", "\"\\ud800\"", "[1] x", "{\"a\":1,}", "\"\t\"", "1e" };
 		size_t k;
 		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
 			int rc = parse(&d, bad[k], &s);
@@ -102,6 +101,31 @@ int main(void)
 			CHECK(rc == -1 && d.err);
 			free(s);
 		}
+	}
+	/* \u0000 is no error: U+FFFD in its place (a C string cannot hold a NUL), counted in d.nuls. */
+	{
+		struct json_doc n;
+		json_doc_init(&n);
+		CHECK(parse(&n, "{\"k\\u0000\":\"a\\u0000b\\u0000\"}", &s) == 0);
+		r = json_root(&n);
+		CHECK(json_first(&n, r) && !strcmp(json_first(&n, r)->key, "k\xef\xbf\xbd"));
+		CHECK_EQ_STR(json_get_str(&n, r, "k\xef\xbf\xbd"), "a\xef\xbf\xbd" "b\xef\xbf\xbd");
+		CHECK_EQ_I64(json_first(&n, r)->len, 8);
+		CHECK_EQ_I64(n.nuls, 3);
+		free(s);
+		CHECK(parse(&n, "[\"\\u0000\"]", &s) == 0);
+		CHECK_EQ_I64(n.nuls, 4);	/* counted since json_doc_init */
+		free(s);
+		json_doc_release(&n);
+		CHECK_EQ_I64(n.nuls, 0);
+	}
+	/* json_quote writes valid UTF-8 whatever it is given: each invalid sequence as U+FFFD. */
+	{
+		struct buf q;
+		buf_init(&q);
+		json_quote(&q, "k\xff\x1b\xe4\xb8\xad\xe4\xb8", 8);
+		CHECK_EQ_STR(q.s, "\"k\xef\xbf\xbd\\u001b\xe4\xb8\xad\xef\xbf\xbd\"");
+		buf_release(&q);
 	}
 	/* Nesting is bounded, so hostile input cannot overflow the stack. */
 	{
