@@ -864,10 +864,45 @@ static int gpuprof_event(struct state *st, const struct evt *e, const char *ph)
 }
 
 /*
+ * Whether a [memory] or [OutOfMemory] event's "Device Type" (c10::DeviceType, c10/core/DeviceType.h, as
+ * torch/csrc/autograd/profiler_kineto.cpp writes it) is an accelerator's memory, which gpuprof reads as a
+ * GPU's: every type with memory of its own. ROCm builds write CUDA (1: PyTorch's HIP devices pass as
+ * CUDA) or HIP (6, as a TraceLens MI300X trace has); Intel GPUs XPU; Apple's MPS; Meta's MTIA;
+ * out-of-tree backends (Ascend NPUs, ...) PrivateUse1. Unknown numbers are skipped (counted). Not read: CPU
+ * memory (CPU, and its MKLDNN and IDEEP layouts), and Meta and Lazy, which hold no data.
+ */
+static int device_memory(int64_t type)
+{
+	static const int64_t types[] = {
+		1,	/* CUDA */
+		3,	/* OPENGL */
+		4,	/* OPENCL */
+		6,	/* HIP */
+		7,	/* FPGA */
+		8,	/* MAIA */
+		9,	/* XLA */
+		10,	/* Vulkan */
+		11,	/* Metal */
+		12,	/* XPU */
+		13,	/* MPS */
+		15,	/* HPU */
+		16,	/* VE */
+		18,	/* IPU */
+		19,	/* MTIA */
+		20,	/* PrivateUse1 */
+	};
+	size_t i;
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (types[i] == type)
+			return 1;
+	return 0;
+}
+
+/*
  * PyTorch's [OutOfMemory] instant event: an allocation its caching allocator could not make, even after
  * freeing its cache (torch/csrc/autograd/profiler_kineto.cpp: args "Device Type", "Device Id", "Bytes",
- * "Total Allocated", "Total Reserved"; the totals are left out where negative). A CPU one (Device Type not
- * 1, CUDA) or one without a time is skipped. 0, or -1 on failure.
+ * "Total Allocated", "Total Reserved"; the totals are left out where negative). A CPU one (device_memory)
+ * or one without a time is skipped. 0, or -1 on failure.
  */
 static int read_oom(struct state *st, const struct jnode *ev, const struct jnode *args, const char *pid)
 {
@@ -877,7 +912,7 @@ static int read_oom(struct state *st, const struct jnode *ev, const struct jnode
 	const char *call;
 	struct value *v;
 	int64_t ts, n;
-	if (arg_i64(d, args, "Device Type", 0) != 1 || !t || json_decimal_scaled(t, 3, &ts) ||
+	if (!device_memory(arg_i64(d, args, "Device Type", 0)) || !t || json_decimal_scaled(t, 3, &ts) ||
 	    __builtin_add_overflow(ts, st->base, &ts)) {
 		skip(st, ev, pid);
 		return 0;
@@ -942,7 +977,7 @@ static int event(struct state *st, struct buf *text)
 	if (!strcmp(ph, "i") && !strcmp(name, "[memory]")) {
 		int64_t bytes = arg_i64(d, args, "Bytes", 0), ts;
 		const struct jnode *t = json_get(d, ev, "ts");
-		if (arg_i64(d, args, "Device Type", 0) != 1 || !t || json_decimal_scaled(t, 3, &ts) ||
+		if (!device_memory(arg_i64(d, args, "Device Type", 0)) || !t || json_decimal_scaled(t, 3, &ts) ||
 		    __builtin_add_overflow(ts, st->base, &ts)) {
 			skip(st, ev, pid);	/* CPU memory, or no time (or none that fits) */
 			return 0;

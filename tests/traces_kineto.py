@@ -60,7 +60,7 @@ def skipped(doc):
         cat, ph, args = e.get("cat") or "", e.get("ph") or "", e.get("args") or {}
         if ph == "X" and category(e) in READ and "ts" in e and "name" in e:
             continue
-        if ph == "i" and e.get("name") == "[memory]" and args.get("Device Type") == 1:
+        if ph == "i" and e.get("name") in ("[memory]", "[OutOfMemory]") and args.get("Device Type") in DEVICE_MEMORY:
             continue
         out[(cat, ph)][0] += 1
         if ph == "X" and cat not in HOST and (e.get("pid") in gpu_pids or any(w in cat.lower() for w in GPU_WORDS)
@@ -190,7 +190,7 @@ def expected(path):
     mem = 0
     for e in trace_events(doc):
         cat, ph, args = category(e), e.get("ph"), e.get("args", {})
-        if ph == "i" and e.get("name") == "[memory]" and args.get("Device Type") == 1:
+        if ph == "i" and e.get("name") == "[memory]" and args.get("Device Type") in DEVICE_MEMORY:
             mem += 1
         if ph != "X" or "ts" not in e:
             continue
@@ -275,6 +275,11 @@ def one(tmp, path):
 
 LAYOUTS = os.path.join(checks.ROOT, "tests", "data", "kineto-layouts")
 
+# c10::DeviceType values (c10/core/DeviceType.h) whose [memory] events are an accelerator's: CUDA 1, OPENGL 3,
+# OPENCL 4, HIP 6, FPGA 7, MAIA 8, XLA 9, Vulkan 10, Metal 11, XPU 12, MPS 13, HPU 15, VE 16, IPU 18, MTIA 19,
+# PrivateUse1 20; not CPU 0, MKLDNN 2, IDEEP 5 (host memory), Meta 14, Lazy 17 (no data).
+DEVICE_MEMORY = {1, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 18, 19, 20}
+
 # Per layout, made by hand from the exporter's source (see tests/data/kineto-layouts/README.md): SQL that
 # reads what only that layout has, and its rows.
 LAYOUT_CHECKS = {
@@ -313,6 +318,17 @@ LAYOUT_CHECKS = {
         # rocprofiler-sdk's copies carry no byte count (only the hip call's "size" string): 0.
         ("SELECT device_id, kind, bytes FROM memcpys", [(2, 1, 0)]),
         ("SELECT s.value, cbid FROM api_calls a JOIN strings s ON s.id = a.name_id ORDER BY start_ns", [("hipMemcpyWithStream", 153), ("hipLaunchKernel", 3)]),
+    ],
+    "rocm-hip-memory.json": [
+        # The caching allocator's events on a HIP device (c10::DeviceType 6) are the GPU's; the CPU one is not.
+        ("SELECT device_id, op, address, bytes, total_allocated FROM memory_events ORDER BY ts_ns",
+         [(0, 1, 140485387508736, 65536, 23475712), (0, 1, 140486627033088, 65536, 23541248),
+          (0, 1, 140485373329408, 4456448, 27997696), (0, 1, 140485226135552, 4456448, 32454144),
+          (0, 2, 140485373329408, 4456448, 27997696)]),
+        ("SELECT device_id, bytes, total_allocated, total_reserved FROM alloc_failures",
+         [(0, 214748364800, 27997696, 73400320)]),
+        ("SELECT category, ph, events FROM ingest_skipped ORDER BY category, ph",
+         [("", "M", 2), ("cpu_instant_event", "i", 1)]),
     ],
     "pytorch-1.7-autograd.json": [
         # A bare array; kernels on pid "CUDA functions" with the device as tid, on no known stream.
@@ -355,6 +371,7 @@ def layouts(tmp):
               (sum(c for c, _ in copies.values()), sum(b for _, b in copies.values())))
         check(f"layout {f}: memsets", list(q("SELECT count(*), coalesce(sum(bytes), 0) FROM memsets")[0]), memsets)
         check(f"layout {f}: ranges", dict(q("SELECT name, count(*) FROM range_events GROUP BY name")), dict(ranges))
+        check(f"layout {f}: GPU memory events", q("SELECT count(*) FROM memory_events")[0][0], mem)
         check(f"layout {f}: skipped events by category and phase",
               {(c, p): [n, g] for c, p, n, g in q("SELECT category, ph, events, gpu_events FROM ingest_skipped")}, skips)
         for sql, rows in LAYOUT_CHECKS[f]:
@@ -398,6 +415,32 @@ def unreadable_events(tmp):
           [("", "", 3, 0), ("cpu_op", "X", 1, 0)])
     check("unreadable events: the kernel is read", con.execute("SELECT count(*) FROM kernels").fetchall(), [(1,)])
     con.close()
+
+
+def rocm_memory(tmp):
+    """A real CUDA trace's memory events as a HIP device's (Device Type 6, as TraceLens's MI300X trace has
+    them; torch/csrc/autograd/profiler_kineto.cpp writes the allocator's c10::DeviceType there): read the
+    same, so memory and leaks see the same."""
+    path = os.path.join(TRACES, "a100_pcie_memory_events.json.gz")
+    with gzip.open(path, "rt") as f:
+        doc = json.load(f)
+    n = 0
+    for e in doc["traceEvents"]:
+        if e.get("name") == "[memory]" and e.get("args", {}).get("Device Type") == 1:
+            e["args"]["Device Type"] = 6
+            n += 1
+    hip = os.path.join(tmp, "hip_memory_events.json")
+    with open(hip, "w") as f:
+        json.dump(doc, f)
+    cuda_db, hip_db = os.path.join(tmp, "cuda-mem.db"), os.path.join(tmp, "hip-mem.db")
+    check("HIP memory: ingests", (ingest(path, cuda_db).returncode, ingest(hip, hip_db).returncode), (0, 0))
+    q = "SELECT count(*), sum(bytes), sum(op = 2) FROM memory_events"
+    check("HIP memory: every event read", sqlite3.connect(hip_db).execute(q).fetchone()[0], n)
+    check("HIP memory: as CUDA's", sqlite3.connect(hip_db).execute(q).fetchall(),
+          sqlite3.connect(cuda_db).execute(q).fetchall())
+    for name in ("memory", "leaks"):
+        check(f"HIP memory: {name} as CUDA's", analyze(name, hip_db), analyze(name, cuda_db))
+    ok("HIP memory: leaks sees some", analyze("leaks", hip_db) != [], analyze("leaks", hip_db))
 
 
 def migrate(tmp):
@@ -605,6 +648,7 @@ def main():
             if f.endswith(".json.gz"):
                 one(tmp, os.path.join(TRACES, f))
         corrupt(tmp)
+        rocm_memory(tmp)
         merge(tmp)
         late_base_hosts(tmp)
     finally:
