@@ -10,6 +10,10 @@
  * Which categories become which records is one table (cat_rules), with every spelling PyTorch has
  * written. Every other event is counted by (category, phase, pid); at the end the counts go to
  * ingest_skipped, those that look like GPU work draw a warning, and exit 3 when no GPU record was read.
+ *
+ * A trace is one process, its rank (distributedInfo; 0 when none), known by the file's hash (sink_process's
+ * content): the same file again is skipped, another of the session's rank kept beside it. A rank named
+ * after the events makes the trace be read twice, the second time stored under it.
  */
 #include "reader.h"
 #include "json.h"
@@ -54,6 +58,8 @@ struct state {
 	struct value vals[REC_MAX_FIELDS];
 	int begun;		/* sink_process_begin was called */
 	int skipped;		/* the process is already in the database */
+	int64_t begun_rank;	/* the rank known when it began, -1 none (distributedInfo came after events) */
+	int ours;		/* a trace gpuprof wrote (member "gpuprof_source"): its trace_id is the session */
 	int64_t base;		/* baseTimeNanoseconds, added to every time */
 	int64_t late_base;	/* one that came after the events: applied by sink_shift_times at the end */
 	int base_seen, events_seen;
@@ -368,22 +374,31 @@ static int hash_file(const char *path, uint64_t *out)
 static int begin(struct state *st)
 {
 	struct sink_process p;
-	char uuid[160];
+	struct buf uuid;
+	char content[32];
+	uint64_t h;
 	int rc;
 	if (st->begun)
 		return st->skipped ? 1 : 0;
 	st->begun = 1;
-	/* The session: --session, else the trace's id, else a hash of the file (read again only then). */
-	if (st->trace_id) {
-		snprintf(uuid, sizeof(uuid), "kineto:%s", st->trace_id);
-	} else if (!st->opts->session) {
-		uint64_t h;
-		if (hash_file(st->path, &h))
-			return -1;
-		snprintf(uuid, sizeof(uuid), "kineto:%016llx", (unsigned long long)h);
-	}
+	st->begun_rank = st->rank;
+	/*
+	 * The file's hash tells its process apart from another trace of the session's under the same rank
+	 * (sink_process's content). The session: --session, else the trace's id (as it is in gpuprof's own
+	 * traces, which write the session's id there), else the hash.
+	 */
+	if (hash_file(st->path, &h))
+		return -1;
+	snprintf(content, sizeof(content), "fnv1a64:%016llx", (unsigned long long)h);
+	buf_init(&uuid);
+	if (st->trace_id)
+		buf_addf(&uuid, "%s%s", st->ours ? "" : "kineto:", st->trace_id);
+	else
+		buf_addf(&uuid, "kineto:%016llx", (unsigned long long)h);
 	memset(&p, 0, sizeof(p));
-	p.uuid = st->opts->session ? st->opts->session : uuid;
+	p.uuid = st->opts->session ? st->opts->session : uuid.s;
+	p.content = content;
+	p.session_copy = st->ours && st->trace_id && !st->opts->session;
 	p.source = "kineto";
 	p.path = st->path;
 	p.file = st->path;
@@ -395,12 +410,18 @@ static int begin(struct state *st)
 	p.rank = st->rank;
 	rc = sink_process_begin(st->sink, &p);
 	if (rc == 1) {
-		info("%s: session %s, rank %lld is already in the database; skipped", st->path, p.uuid,
-		     (long long)p.pid);
+		if (p.session_copy)
+			info("%s: session %s is in the database already, and this trace is gpuprof's export of it; "
+			     "skipped", st->path, p.uuid);
+		else
+			info("%s: session %s: this trace (the same content) is already in the database; skipped",
+			     st->path, p.uuid);
 		st->skipped = 1;
-		return 1;
 	}
-	if (rc < 0 || add_devices(st))
+	buf_release(&uuid);
+	if (rc)
+		return rc;
+	if (add_devices(st))
 		return -1;
 	return 0;
 }
@@ -1154,7 +1175,10 @@ static int report_skips(struct state *st, int record, int *no_gpu)
 	return rc;
 }
 
-/* A top-level member other than traceEvents. */
+/*
+ * A top-level member other than traceEvents. distributedInfo is read wherever it is (one after the events
+ * makes the caller read the trace again, knowing the rank); the names only before the events.
+ */
 static void meta(struct state *st, const char *key, struct buf *text)
 {
 	struct json_doc *d = &st->doc;
@@ -1175,6 +1199,9 @@ static void meta(struct state *st, const char *key, struct buf *text)
 			*(st->events_seen ? &st->late_base : &st->base) = n->type == J_INT ? n->u.i : b;
 			st->base_seen = 1;
 		}
+	} else if (!strcmp(key, "gpuprof_source")) {
+		if (!st->events_seen)
+			st->ours = 1;
 	} else if (n->type == J_STRING) {
 		char **slot = !strcmp(key, "trace_id") ? &st->trace_id : !strcmp(key, "host_name") ? &st->hostname
 			      : !strcmp(key, "traceName") ? &st->trace_name : NULL;
@@ -1331,18 +1358,44 @@ out:
 	return status;
 }
 
-static int kineto_ingest(struct sink *s, const char *path, const struct reader_opts *o)
+/* Free what st holds. */
+static void state_release(struct state *st)
+{
+	size_t i;
+	json_doc_release(&st->doc);
+	buf_release(&st->devices);
+	free(st->trace_id);
+	free(st->hostname);
+	free(st->pg_first);
+	free(st->trace_name);
+	free(st->schema);
+	for (i = 0; i < st->nskips; i++) {
+		free(st->skips[i].cat);
+		free(st->skips[i].ph);
+		free(st->skips[i].pid);
+	}
+	free(st->skips);
+	for (i = 0; i < st->ngpu_pids; i++)
+		free(st->gpu_pids[i]);
+	free(st->gpu_pids);
+}
+
+/*
+ * Read the trace in one transaction, the process begun with rank *rank (-1: none known yet). When the
+ * trace names another rank only after its events and late is not NULL, the transaction is rolled back,
+ * *late set and *rank the rank: the caller reads it again. Returns an exit status.
+ */
+static int ingest_once(struct sink *s, const char *path, const struct reader_opts *o, int64_t *rank, int *late)
 {
 	struct state st;
 	struct jstream in;
 	int status, no_gpu = 0;
-	size_t i;
 
 	memset(&st, 0, sizeof(st));
 	st.sink = s;
 	st.opts = o;
 	st.path = path;
-	st.rank = -1;
+	st.rank = *rank;
 	json_doc_init(&st.doc);
 	buf_init(&st.devices);
 	if (init_idx(&st.ix))
@@ -1357,6 +1410,13 @@ static int kineto_ingest(struct sink *s, const char *path, const struct reader_o
 		goto out;
 	}
 	status = walk(&st, &in);
+	if (status == EXIT_OK && late && st.begun && !st.skipped && st.begun_rank < 0 && st.rank > 0) {
+		/* The process is stored under the rank (processes.pid): begun as 0, it must begin again. */
+		sink_tx_rollback(s);
+		*late = 1;
+		*rank = st.rank;
+		goto out;
+	}
 	if (status == EXIT_OK && !st.skipped) {
 		if (!st.begun && begin(&st) < 0)
 			status = EXIT_SYSTEM;
@@ -1384,22 +1444,19 @@ static int kineto_ingest(struct sink *s, const char *path, const struct reader_o
 	}
 out:
 	jstream_close(&in);
-	json_doc_release(&st.doc);
-	buf_release(&st.devices);
-	free(st.trace_id);
-	free(st.hostname);
-	free(st.pg_first);
-	free(st.trace_name);
-	free(st.schema);
-	for (i = 0; i < st.nskips; i++) {
-		free(st.skips[i].cat);
-		free(st.skips[i].ph);
-		free(st.skips[i].pid);
+	state_release(&st);
+	return status;
+}
+
+static int kineto_ingest(struct sink *s, const char *path, const struct reader_opts *o)
+{
+	int64_t rank = -1;
+	int late = 0, status = ingest_once(s, path, o, &rank, &late);
+	if (late) {
+		info("%s: distributedInfo (rank %lld) comes after the events: reading the trace again to store it "
+		     "as that rank", path, (long long)rank);
+		status = ingest_once(s, path, o, &rank, NULL);
 	}
-	free(st.skips);
-	for (i = 0; i < st.ngpu_pids; i++)
-		free(st.gpu_pids[i]);
-	free(st.gpu_pids);
 	return status;
 }
 

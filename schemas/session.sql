@@ -56,7 +56,8 @@ CREATE TABLE IF NOT EXISTS processes (
 	session_id INTEGER NOT NULL REFERENCES sessions(id),
 	pid INTEGER NOT NULL,		-- unique in the session: another host's process of the same OS pid (or
 					-- the program a process exec'd into, its own file) is stored as pid +
-					-- k * 2^32 (the OS pid is pid % 4294967296); Kineto: the rank
+					-- k * 2^32 (the OS pid is pid % 4294967296); Kineto: the rank (0
+					-- when none), + k * 2^32 for another trace of the session's rank
 	ppid INTEGER,
 	hostname TEXT NOT NULL DEFAULT '',
 	program TEXT,
@@ -67,7 +68,9 @@ CREATE TABLE IF NOT EXISTS processes (
 	clean_end INTEGER NOT NULL DEFAULT 0,
 	rank INTEGER,			-- distributed rank when known
 	options TEXT,			-- JSON object: the options of this process's own header (the session's
-					-- are its first header's, which may be a launcher's)
+					-- are its first header's, which may be a launcher's); Kineto:
+					-- {"content_hash": "fnv1a64:<16 hex>"}, the file's, which tells
+					-- the same trace (skipped when ingested again) from another
 	PRIMARY KEY (session_id, hostname, pid)
 );
 

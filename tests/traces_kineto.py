@@ -443,6 +443,184 @@ def rocm_memory(tmp):
     ok("HIP memory: leaks sees some", analyze("leaks", hip_db) != [], analyze("leaks", hip_db))
 
 
+def kineto_doc(path):
+    """A trace's document, its members in their order (a list of (key, value))."""
+    with open(path) as f:
+        return json.load(f, object_pairs_hook=lambda kv: kv if kv and kv[0][0] == "schemaVersion" else dict(kv))
+
+
+def write_doc(path, members):
+    with open(path, "w") as f:
+        f.write("{" + ", ".join(json.dumps(k) + ": " + json.dumps(v) for k, v in members) + "}")
+
+
+def with_members(members, **changes):
+    """members with some values changed (None: dropped), new ones at the end, in order."""
+    out = [(k, changes.pop(k, v)) for k, v in members]
+    return [(k, v) for k, v in out + list(changes.items()) if v is not None]
+
+
+def table_counts(db):
+    con = sqlite3.connect(db)
+    tables = [t for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    counts = {t: con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
+    con.close()
+    return counts
+
+
+def ingest_all(db, *args):
+    return subprocess.run([os.path.join(BIN, "gpuprof-ingest"), *args, "-o", db], capture_output=True, text=True)
+
+
+def one_session(tmp):
+    """Traces of one session id: a process is the one already in the database only when its content is (the
+    file's hash, kept in processes.options): the same file again, under any name, changes nothing; another
+    trace under the same trace_id (or --session) and rank is kept as another process (pid + 2^32), with a
+    warning naming both files, in one gpuprof-ingest or two, with -j1 or -j2; a database of before the hash
+    was kept still skips the same file. distributedInfo after the events still gives the rank (the trace is
+    read again). trace_ids that differ only after byte 152 are two sessions."""
+    src = kineto_doc(os.path.join(LAYOUTS, "pytorch-2-cuda.json"))
+    events = dict(src)["traceEvents"]
+    kernels = [i for i, e in enumerate(events) if e.get("cat") == "kernel"]
+    a, b, a2 = (os.path.join(tmp, n) for n in ("same-a.json", "same-b.json", "same-a-copy.json"))
+    write_doc(a, src)
+    write_doc(b, with_members(src, traceEvents=[e for i, e in enumerate(events) if i != kernels[0]]))
+    shutil.copy(a, a2)
+    for jobs in ("-j1", "-j2"):
+        db = os.path.join(tmp, f"same{jobs}.db")
+        r = ingest_all(db, jobs, a, b)
+        tag = f"one trace_id, two traces ({jobs})"
+        check(f"{tag}: exit", r.returncode, 0)
+        ok(f"{tag}: a warning names both files",
+           f"warning: {b}: session kineto:layout-2x has pid 0 from {a} already, of other content; this trace is kept "
+           f"as another process, pid 4294967296" in r.stderr, r.stderr)
+        con = sqlite3.connect(db)
+        check(f"{tag}: both processes kept", con.execute(
+            "SELECT s.uuid, p.pid, p.file, json_extract(p.options, '$.content_hash') LIKE 'fnv1a64:%' FROM processes p "
+            "JOIN sessions s ON s.id = p.session_id ORDER BY p.pid").fetchall(),
+              [("kineto:layout-2x", 0, a, 1), ("kineto:layout-2x", 1 << 32, b, 1)])
+        check(f"{tag}: the kernels add up", con.execute("SELECT pid, count(*) FROM kernels GROUP BY pid").fetchall(),
+              [(0, len(kernels)), (1 << 32, len(kernels) - 1)])
+        con.close()
+        before = table_counts(db)
+        r = ingest_all(db, jobs, a, a2, b)
+        check(f"{tag}: again, under another name too: exit", r.returncode, 0)
+        check(f"{tag}: again: every one said to be there", r.stderr.count("already in the database"), 3)
+        check(f"{tag}: again: nothing changes", table_counts(db), before)
+    # --session, traces of no trace_id and no rank.
+    c, d = os.path.join(tmp, "session-c.json"), os.path.join(tmp, "session-d.json")
+    write_doc(c, with_members(src, trace_id=None))
+    write_doc(d, with_members(src, trace_id=None, traceEvents=events[:-1]))
+    db = os.path.join(tmp, "session.db")
+    r = ingest_all(db, "--session", "job", c, d, c)
+    check("--session, two traces of no rank: exit", r.returncode, 0)
+    ok("--session, two traces of no rank: warned", f"{d}: session job has pid 0 from {c} already" in r.stderr, r.stderr)
+    check("--session, two traces of no rank: both kept, the first once", sqlite3.connect(db).execute(
+        "SELECT pid, file FROM processes ORDER BY pid").fetchall(), [(0, c), (1 << 32, d)])
+    # A database made before the hash was kept: the same file (name) is still the one there; another is kept.
+    db = os.path.join(tmp, "legacy.db")
+    check("no hash kept: made", ingest(a, db).returncode, 0)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE processes SET options = NULL")
+    con.commit()
+    con.close()
+    before = table_counts(db)
+    r = ingest_all(db, a)
+    check("no hash kept: the same file again changes nothing", (r.returncode, table_counts(db)), (0, before))
+    r = ingest_all(db, b)
+    check("no hash kept: another file is another process", (r.returncode, sqlite3.connect(db).execute(
+        "SELECT pid, file FROM processes ORDER BY pid").fetchall()), (0, [(0, a), (1 << 32, b)]))
+    # Databases as inputs: the processes of two with one trace_id each are both kept, once.
+    x, y, z = (os.path.join(tmp, n) for n in ("comb-x.db", "comb-y.db", "comb-z.db"))
+    ingest(a, x)
+    ingest(b, y)
+    r = ingest_all(z, x, y)
+    check("databases combined: both processes", (r.returncode, sqlite3.connect(z).execute(
+        "SELECT pid, file FROM processes ORDER BY pid").fetchall()), (0, [(0, a), (1 << 32, b)]))
+    before = table_counts(z)
+    r = ingest_all(z, x, y)
+    check("databases combined again: nothing changes", (r.returncode, table_counts(z)), (0, before))
+    # distributedInfo after traceEvents: the rank still, and the trace read again to store it as that rank.
+    late = os.path.join(tmp, "late-rank.json")
+    write_doc(late, with_members(src, distributedInfo={"backend": "nccl", "rank": 1, "world_size": 2}))
+    for jobs in ("-j1", "-j2"):
+        db = os.path.join(tmp, f"late{jobs}.db")
+        r = ingest_all(db, jobs, a, late)
+        tag = f"distributedInfo after the events ({jobs})"
+        check(f"{tag}: exit", r.returncode, 0)
+        ok(f"{tag}: says it reads again", "distributedInfo (rank 1) comes after the events" in r.stderr, r.stderr)
+        ok(f"{tag}: no warning", "warning" not in r.stderr, r.stderr)
+        con = sqlite3.connect(db)
+        check(f"{tag}: rank 1, stored as pid 1", con.execute(
+            "SELECT pid, rank, file FROM processes ORDER BY pid").fetchall(), [(0, None, a), (1, 1, late)])
+        check(f"{tag}: its rows under pid 1, once", con.execute(
+            "SELECT pid, count(*) FROM kernels GROUP BY pid").fetchall(), [(0, len(kernels)), (1, len(kernels))])
+        check(f"{tag}: its strings once", con.execute(
+            "SELECT count(*) = count(DISTINCT value) FROM strings").fetchone()[0], 1)
+        con.close()
+    # trace_ids equal in their first 152 bytes (kineto.c once cut the session id there): two sessions.
+    long_a, long_b = os.path.join(tmp, "long-a.json"), os.path.join(tmp, "long-b.json")
+    write_doc(long_a, with_members(src, trace_id="t" * 200 + "a"))
+    write_doc(long_b, with_members(src, trace_id="t" * 200 + "b"))
+    db = os.path.join(tmp, "long.db")
+    r = ingest_all(db, long_a, long_b)
+    check("long trace_ids: two sessions, whole ids", (r.returncode, sqlite3.connect(db).execute(
+        "SELECT s.uuid, p.pid FROM sessions s JOIN processes p ON p.session_id = s.id ORDER BY s.uuid").fetchall()),
+          (0, [("kineto:" + "t" * 200 + "a", 0), ("kineto:" + "t" * 200 + "b", 0)]))
+
+
+def own_export(tmp):
+    """gpuprof-report --format trace writes the session's id as trace_id (and "gpuprof_source"): ingested
+    again, the trace keeps that id (no "kineto:kineto:..."); into the database that has the session, it is
+    skipped, since it holds nothing the session lacks."""
+    src, db, back, out = (os.path.join(tmp, n) for n in ("export-src.json", "export.db", "export-back.db",
+                                                         "export-trace.json"))
+    write_doc(src, kineto_doc(os.path.join(LAYOUTS, "pytorch-2-cuda.json")))
+    check("own export: source ingests", ingest(src, db).returncode, 0)
+    program("gpuprof-report", db, "--format", "trace", "-o", out)
+    check("own export: ingests", ingest(out, back).returncode, 0)
+    check("own export: the session id kept", sqlite3.connect(back).execute("SELECT uuid FROM sessions").fetchall(),
+          [("kineto:layout-2x",)])
+    check("own export: its kernels", sqlite3.connect(back).execute("SELECT count(*) FROM kernels").fetchone(),
+          sqlite3.connect(db).execute("SELECT count(*) FROM kernels").fetchone())
+    before = table_counts(db)
+    r = ingest_all(db, out)
+    check("own export: into the database it came from: exit", r.returncode, 0)
+    ok("own export: into the database it came from: skipped", "is gpuprof's export of it; skipped" in r.stderr,
+       r.stderr)
+    check("own export: into the database it came from: nothing changes", table_counts(db), before)
+    # With --session, it goes where it is told.
+    r = ingest_all(db, "--session", "other", out)
+    check("own export: --session", (r.returncode, sqlite3.connect(db).execute(
+        "SELECT uuid FROM sessions ORDER BY id").fetchall()), (0, [("kineto:layout-2x",), ("other",)]))
+
+
+def rocm_memory(tmp):
+    """A real CUDA trace's memory events as a HIP device's (Device Type 6, as TraceLens's MI300X trace has
+    them; torch/csrc/autograd/profiler_kineto.cpp writes the allocator's c10::DeviceType there): read the
+    same, so memory and leaks see the same."""
+    path = os.path.join(TRACES, "a100_pcie_memory_events.json.gz")
+    with gzip.open(path, "rt") as f:
+        doc = json.load(f)
+    n = 0
+    for e in doc["traceEvents"]:
+        if e.get("name") == "[memory]" and e.get("args", {}).get("Device Type") == 1:
+            e["args"]["Device Type"] = 6
+            n += 1
+    hip = os.path.join(tmp, "hip_memory_events.json")
+    with open(hip, "w") as f:
+        json.dump(doc, f)
+    cuda_db, hip_db = os.path.join(tmp, "cuda-mem.db"), os.path.join(tmp, "hip-mem.db")
+    check("HIP memory: ingests", (ingest(path, cuda_db).returncode, ingest(hip, hip_db).returncode), (0, 0))
+    q = "SELECT count(*), sum(bytes), sum(op = 2) FROM memory_events"
+    check("HIP memory: every event read", sqlite3.connect(hip_db).execute(q).fetchone()[0], n)
+    check("HIP memory: as CUDA's", sqlite3.connect(hip_db).execute(q).fetchall(),
+          sqlite3.connect(cuda_db).execute(q).fetchall())
+    for name in ("memory", "leaks"):
+        check(f"HIP memory: {name} as CUDA's", analyze(name, hip_db), analyze(name, cuda_db))
+    ok("HIP memory: leaks sees some", analyze("leaks", hip_db) != [], analyze("leaks", hip_db))
+
+
 def migrate(tmp):
     """A database of schema version 3 (meta said 1, no user_version, no kernels.shared_mem, nor version 5's tables
     and processes.options: a Kineto total in static_smem, 16-column kernel chunks): analyses read it as it is, launch taking the total from static_smem;
@@ -639,6 +817,8 @@ def main():
     try:
         layouts(tmp)
         unreadable_events(tmp)
+        one_session(tmp)
+        own_export(tmp)
         migrate(tmp)
         profiler_steps(tmp)
         if not os.path.isdir(TRACES):
