@@ -10,6 +10,7 @@
  * Which categories become which records is one table (cat_rules), with every spelling PyTorch has
  * written. Every other event is counted by (category, phase, pid); at the end the counts go to
  * ingest_skipped, those that look like GPU work draw a warning, and exit 3 when no GPU record was read.
+ * An event or member that is no valid JSON (nested too deeply, say) is rejected into ingest_errors, exit 3.
  *
  * A trace is one process, its rank (distributedInfo; 0 when none), known by the file's hash (sink_process's
  * content): the same file again is skipped, another of the session's rank kept beside it. A rank named
@@ -25,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define EXCERPT_LEN 121		/* ingest_errors.excerpt: the first 120 bytes, as for the wire format */
 
 /* Column indices of the fields every GPU activity (kernel, memcpy, memset) has. */
 struct gpu_idx {
@@ -68,6 +71,11 @@ struct state {
 	struct buf devices;	/* deviceProperties, kept until the process begins */
 	int64_t n_read[R_COUNT];	/* records added, per type */
 	int64_t n_other;	/* events no rule read */
+	int64_t n_rejected;	/* members and events that are no valid JSON (rows in ingest_errors) */
+	char *first_reject;	/* the first one's reason */
+	struct pending *pending;	/* those met before the process began, written when it does */
+	size_t npending, pending_alloc;
+	int64_t at;		/* where the value being read begins (decompressed bytes), for messages */
 	struct skip *skips;	/* ... counted by (category, phase, pid) */
 	size_t nskips, skips_alloc, last_skip;
 	char **gpu_pids;	/* pids that are GPUs (process labels "GPU n", or a GPU record's pid) */
@@ -79,6 +87,11 @@ struct state {
 	char *pg_first;		/* the first group named */
 	int64_t pg_kernels;	/* kernels naming a group */
 	int pg_many;		/* another group than the first was named */
+};
+
+/* A rejected member or event, before there is a process to record it in. */
+struct pending {
+	char *reason, *excerpt;
 };
 
 /* Events of one category and phase on one pid that no rule read. */
@@ -370,6 +383,55 @@ static int hash_file(const char *path, uint64_t *out)
 	return 0;
 }
 
+/* Write the rejects met before the process began. 0, or -1. */
+static int flush_pending(struct state *st)
+{
+	size_t i;
+	int rc = 0;
+	for (i = 0; i < st->npending; i++) {
+		if (!rc && st->begun && !st->skipped)
+			rc = sink_ingest_error(st->sink, st->path, 0, st->pending[i].reason, st->pending[i].excerpt);
+		free(st->pending[i].reason);
+		free(st->pending[i].excerpt);
+	}
+	st->npending = 0;
+	return rc;
+}
+
+/*
+ * A top-level member or a trace event (what, at st->at) that is no valid JSON, such as one nested deeper
+ * than lib/json allows (after json_parse failed on it; excerpt its text's start, copied before): counted,
+ * and recorded in ingest_errors (line 0, the byte in the reason), now or when the process begins. 0, or -1.
+ */
+static int reject(struct state *st, const char *what, const char *excerpt)
+{
+	char reason[300];
+	const char *err = st->doc.err ? st->doc.err : "not valid JSON";
+	if (!strcmp(err, "nested too deeply"))
+		snprintf(reason, sizeof(reason), "byte %lld: %s nested deeper than %d arrays and objects",
+			 (long long)st->at, what, JSON_MAX_DEPTH);
+	else
+		snprintf(reason, sizeof(reason), "byte %lld: %s is no valid JSON: %s", (long long)st->at, what, err);
+	st->n_rejected++;
+	if (!st->first_reject)
+		st->first_reject = xstrdup(reason);
+	if (st->begun)
+		return st->skipped ? 0 : sink_ingest_error(st->sink, st->path, 0, reason, excerpt);
+	grow_array((void **)&st->pending, &st->pending_alloc, st->npending + 1, sizeof(*st->pending));
+	st->pending[st->npending].reason = xstrdup(reason);
+	st->pending[st->npending].excerpt = xstrdup(excerpt);
+	st->npending++;
+	return 0;
+}
+
+/* The start of text (a value about to be parsed in place) into out, for reject. */
+static void excerpt_of(const struct buf *text, char *out, size_t n)
+{
+	size_t len = text->len < n - 1 ? text->len : n - 1;
+	memcpy(out, text->s, len);
+	out[len] = '\0';
+}
+
 /* Begin the process at the first event (the metadata before traceEvents is known by then). */
 static int begin(struct state *st)
 {
@@ -421,7 +483,7 @@ static int begin(struct state *st)
 	buf_release(&uuid);
 	if (rc)
 		return rc;
-	if (add_devices(st))
+	if (add_devices(st) || flush_pending(st))
 		return -1;
 	return 0;
 }
@@ -972,10 +1034,17 @@ static int event(struct state *st, struct buf *text)
 	struct value *v;
 	struct idx *x = &st->ix;
 	struct evt e;
-	char pid[64];
+	char pid[64], excerpt[EXCERPT_LEN];
 	int rc;
 
-	if (json_parse(d, text->s, text->len) || json_root(d)->type != J_OBJECT) {
+	excerpt_of(text, excerpt, sizeof(excerpt));
+	if (json_parse(d, text->s, text->len)) {
+		st->events_seen = 1;
+		if ((rc = begin(st)))
+			return rc;
+		return reject(st, "trace event", excerpt);
+	}
+	if (json_root(d)->type != J_OBJECT) {
 		skip(st, NULL, "");	/* counted and stored like any other unread event */
 		return 0;
 	}
@@ -1130,7 +1199,7 @@ static int report_skips(struct state *st, int record, int *no_gpu)
 	int64_t gpu;
 	size_t n, i;
 	struct skip_sum *s = sum_skips(st, &n, &gpu);
-	char ops[64] = "";
+	char ops[64] = "", rejected[48] = "";
 	int rc = 0;
 	*no_gpu = gpu && !st->n_read[R_KERNEL] && !st->n_read[R_MEMCPY] && !st->n_read[R_MEMSET];
 	buf_init(&b);
@@ -1154,12 +1223,14 @@ static int report_skips(struct state *st, int record, int *no_gpu)
 		buf_reset(&b);
 		skip_list(&b, s, n, 4, 0);
 		snprintf(ooms, sizeof(ooms), ", %lld failed allocations", (long long)st->n_read[R_ALLOC_FAIL]);
+		if (st->n_rejected)
+			snprintf(rejected, sizeof(rejected), "; %lld rejected", (long long)st->n_rejected);
 		info("%s: %lld kernels, %lld memcpys, %lld memsets, %lld syncs, %lld runtime calls, %lld ranges, "
-		     "%lld memory events%s%s; %lld other events skipped%s%s%s", st->path, (long long)st->n_read[R_KERNEL],
+		     "%lld memory events%s%s; %lld other events skipped%s%s%s%s", st->path, (long long)st->n_read[R_KERNEL],
 		     (long long)st->n_read[R_MEMCPY], (long long)st->n_read[R_MEMSET], (long long)st->n_read[R_SYNC],
 		     (long long)st->n_read[R_API], (long long)st->n_read[R_RANGE], (long long)st->n_read[R_MEMORY],
 		     ops, st->n_read[R_ALLOC_FAIL] ? ooms : "", (long long)st->n_other, n ? " (" : "", n ? b.s : "",
-		     n ? ")" : "");
+		     n ? ")" : "", rejected);
 		if (st->pg_many)
 			warning("%s: %lld kernels name their process group, and not all the same one; gpuprof does not "
 				"keep the group, so `collectives` matches these ranks' kernels of one name by order, "
@@ -1175,21 +1246,37 @@ static int report_skips(struct state *st, int record, int *no_gpu)
 	return rc;
 }
 
+/* The top-level members read (the others are skipped unparsed). */
+static const char *const meta_keys[] = {
+	"deviceProperties", "distributedInfo", "baseTimeNanoseconds", "trace_id", "host_name", "traceName",
+	"schemaVersion", "gpuprof_source",
+};
+
 /*
  * A top-level member other than traceEvents. distributedInfo is read wherever it is (one after the events
- * makes the caller read the trace again, knowing the rank); the names only before the events.
+ * makes the caller read the trace again, knowing the rank); the names only before the events. 0, or -1.
  */
-static void meta(struct state *st, const char *key, struct buf *text)
+static int meta(struct state *st, const char *key, struct buf *text)
 {
 	struct json_doc *d = &st->doc;
 	const struct jnode *n;
+	char excerpt[EXCERPT_LEN];
+	size_t i;
+	for (i = 0; i < sizeof(meta_keys) / sizeof(meta_keys[0]) && strcmp(key, meta_keys[i]); i++)
+		;
+	if (i == sizeof(meta_keys) / sizeof(meta_keys[0]))
+		return 0;
+	excerpt_of(text, excerpt, sizeof(excerpt));
 	if (!strcmp(key, "deviceProperties")) {
 		buf_reset(&st->devices);
 		buf_add(&st->devices, text->s, text->len);
-		return;
 	}
-	if (json_parse(d, text->s, text->len))
-		return;
+	if (json_parse(d, text->s, text->len)) {
+		char what[96];
+		buf_reset(&st->devices);
+		snprintf(what, sizeof(what), "top-level member \"%s\"", key);
+		return reject(st, what, excerpt);
+	}
 	n = json_root(d);
 	if (!strcmp(key, "distributedInfo"))
 		st->rank = arg_i64(d, n, "rank", -1);
@@ -1212,6 +1299,7 @@ static void meta(struct state *st, const char *key, struct buf *text)
 		snprintf(s, sizeof(s), "kineto schema %lld", (long long)n->u.i);
 		st->schema = xstrdup(s);
 	}
+	return 0;
 }
 
 /*
@@ -1232,6 +1320,8 @@ static int events(struct state *st, struct jstream *in, int bare, struct buf *va
 			*what = "an element of the array is not an event object";
 			return 2;
 		}
+		jstream_peek(in);	/* (past white space: where the value begins) */
+		st->at = jstream_offset(in);
 		if (jstream_value(in, val)) {
 			*what = "the trace ends inside its array of events";
 			return 2;
@@ -1319,12 +1409,17 @@ static int walk(struct state *st, struct jstream *in)
 			}
 		} else {
 			char name[64];
+			jstream_peek(in);
+			st->at = jstream_offset(in);
 			if (jstream_value(in, &val)) {
 				what = "the trace ends inside a top-level value";
 				goto bad;
 			}
 			snprintf(name, sizeof(name), "%.*s", key.len > 2 ? (int)key.len - 2 : 0, key.s + 1);
-			meta(st, name, &val);
+			if (meta(st, name, &val)) {
+				status = EXIT_SYSTEM;
+				goto out;
+			}
 		}
 		c = jstream_next(in);
 		if (c == '}')
@@ -1369,6 +1464,7 @@ static void state_release(struct state *st)
 	free(st->pg_first);
 	free(st->trace_name);
 	free(st->schema);
+	free(st->first_reject);
 	for (i = 0; i < st->nskips; i++) {
 		free(st->skips[i].cat);
 		free(st->skips[i].ph);
@@ -1378,6 +1474,9 @@ static void state_release(struct state *st)
 	for (i = 0; i < st->ngpu_pids; i++)
 		free(st->gpu_pids[i]);
 	free(st->gpu_pids);
+	st->begun = 0;	/* (the pending rejects are dropped) */
+	flush_pending(st);
+	free(st->pending);
 }
 
 /*
@@ -1439,7 +1538,10 @@ static int ingest_once(struct sink *s, const char *path, const struct reader_opt
 	}
 	if (status == EXIT_OK && !st.skipped) {
 		report_skips(&st, 0, &no_gpu);
-		if (no_gpu)
+		if (st.n_rejected)
+			error("%s: %s, not read (%lld such rejected, each in table ingest_errors)", path,
+			      st.first_reject, (long long)st.n_rejected);
+		if (no_gpu || st.n_rejected)
 			status = EXIT_DATA;	/* the valid rest is committed */
 	}
 out:

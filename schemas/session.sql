@@ -394,7 +394,9 @@ CREATE TABLE IF NOT EXISTS collector_errors (
 -- Rejected input, one row each. For an Nsight Systems export: file is the export, line the rowid of the
 -- rejected row in its table (0 for a table without rowids), reason "TABLE rowid N: what is wrong" (e.g.
 -- 'CUPTI_ACTIVITY_KIND_KERNEL rowid 17: "start" is text, not an integer') and excerpt the offending value
--- as "column = value" ("start = 'abc'", "end = NULL").
+-- as "column = value" ("start = 'abc'", "end = NULL"). For a Kineto trace: an event or top-level member that
+-- is no valid JSON (nested too deeply, say), line 0, reason "byte N: trace event nested deeper than 512 arrays
+-- and objects", excerpt its first 120 bytes.
 CREATE TABLE IF NOT EXISTS ingest_errors (
 	id INTEGER PRIMARY KEY,
 	session_id INTEGER,		-- NULL when the session itself could not be read

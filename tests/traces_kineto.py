@@ -397,50 +397,30 @@ def layouts(tmp):
 
 
 def unreadable_events(tmp):
-    """Elements of "traceEvents" that are not event objects (a number, a string, an object that does not
-    parse) are counted like any other unread event: in ingest_skipped (no category, no phase) and on the
-    closing line, so that the counts add up to every element."""
+    """Elements of "traceEvents" that are not event objects (a number, a string) are counted like any other
+    unread event: in ingest_skipped (no category, no phase) and on the closing line. One that is no valid JSON
+    (here a bad number) is rejected as bad input: a row in ingest_errors, an error naming its byte, the count
+    on the closing line, and exit 3 with the rest kept; so the counts add up to every element."""
     path, db = os.path.join(tmp, "unreadable.json"), os.path.join(tmp, "unreadable.db")
     with open(path, "w") as f:
         f.write('{"schemaVersion": 1, "traceEvents": [1, "x", {"ph": 1e999e}, {"ph": "X", "cat": "kernel", '
                 '"name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"stream": 7}}, '
                 '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 1}]}')
     r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), path, "-o", db], capture_output=True, text=True)
-    check("unreadable events: exit", r.returncode, 0)
-    check("unreadable events: the closing line counts them",
-          "4 other events skipped ((no category) 3, cpu_op X 1)" in r.stderr, True)
+    check("unreadable events: exit", r.returncode, 3)
+    ok("unreadable events: the closing line counts them",
+       "3 other events skipped ((no category) 2, cpu_op X 1); 1 rejected" in r.stderr, r.stderr)
+    ok("unreadable events: the error names the rejected one",
+       "error: " + path + ": byte 45: trace event is no valid JSON: " in r.stderr, r.stderr)
     con = sqlite3.connect(db)
     check("unreadable events: ingest_skipped", con.execute(
         "SELECT category, ph, events, gpu_events FROM ingest_skipped ORDER BY category").fetchall(),
-          [("", "", 3, 0), ("cpu_op", "X", 1, 0)])
+          [("", "", 2, 0), ("cpu_op", "X", 1, 0)])
+    check("unreadable events: ingest_errors", con.execute(
+        "SELECT session_id, line, reason LIKE 'byte 45: trace event is no valid JSON: %', excerpt FROM ingest_errors"
+        ).fetchall(), [(1, 0, 1, '{"ph": 1e999e}')])
     check("unreadable events: the kernel is read", con.execute("SELECT count(*) FROM kernels").fetchall(), [(1,)])
     con.close()
-
-
-def rocm_memory(tmp):
-    """A real CUDA trace's memory events as a HIP device's (Device Type 6, as TraceLens's MI300X trace has
-    them; torch/csrc/autograd/profiler_kineto.cpp writes the allocator's c10::DeviceType there): read the
-    same, so memory and leaks see the same."""
-    path = os.path.join(TRACES, "a100_pcie_memory_events.json.gz")
-    with gzip.open(path, "rt") as f:
-        doc = json.load(f)
-    n = 0
-    for e in doc["traceEvents"]:
-        if e.get("name") == "[memory]" and e.get("args", {}).get("Device Type") == 1:
-            e["args"]["Device Type"] = 6
-            n += 1
-    hip = os.path.join(tmp, "hip_memory_events.json")
-    with open(hip, "w") as f:
-        json.dump(doc, f)
-    cuda_db, hip_db = os.path.join(tmp, "cuda-mem.db"), os.path.join(tmp, "hip-mem.db")
-    check("HIP memory: ingests", (ingest(path, cuda_db).returncode, ingest(hip, hip_db).returncode), (0, 0))
-    q = "SELECT count(*), sum(bytes), sum(op = 2) FROM memory_events"
-    check("HIP memory: every event read", sqlite3.connect(hip_db).execute(q).fetchone()[0], n)
-    check("HIP memory: as CUDA's", sqlite3.connect(hip_db).execute(q).fetchall(),
-          sqlite3.connect(cuda_db).execute(q).fetchall())
-    for name in ("memory", "leaks"):
-        check(f"HIP memory: {name} as CUDA's", analyze(name, hip_db), analyze(name, cuda_db))
-    ok("HIP memory: leaks sees some", analyze("leaks", hip_db) != [], analyze("leaks", hip_db))
 
 
 def kineto_doc(path):
@@ -593,6 +573,44 @@ def own_export(tmp):
     r = ingest_all(db, "--session", "other", out)
     check("own export: --session", (r.returncode, sqlite3.connect(db).execute(
         "SELECT uuid FROM sessions ORDER BY id").fetchall()), (0, [("kineto:layout-2x",), ("other",)]))
+
+
+def deep_nesting(tmp):
+    """JSON nested deeper than lib/json allows (JSON_MAX_DEPTH, 512) cannot be read: such an event, or a
+    top-level member gpuprof reads, is rejected: a row in ingest_errors (file, byte, reason, excerpt), an
+    error on stderr, the count on the closing line, and exit 3, the rest kept. 500 levels are read."""
+    kernel = {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2,
+              "args": {"device": 0, "stream": 7, "correlation": 1}}
+    good = json.dumps(kernel)
+    deep = json.dumps(dict(kernel, name="deep", args={"x": "@"})).replace('"@"', "[" * 600 + "]" * 600)
+    fine = json.dumps(dict(kernel, name="fine", args={"x": "@"})).replace('"@"', "[" * 500 + "]" * 500)
+    cases = {
+        "event": ('{"traceEvents": [%s, %s, %s]}' % (good, deep, fine), 2,
+                  "byte %d: trace event nested deeper than 512 arrays and objects" % (len('{"traceEvents": [') +
+                                                                                      len(good) + 2)),
+        "only": ('{"traceEvents": [%s]}' % deep, 0,
+                 "byte 17: trace event nested deeper than 512 arrays and objects"),
+        "member": ('{"distributedInfo": {"rank": 1, "x": %s}, "traceEvents": [%s]}' % ("[" * 600 + "]" * 600, good),
+                   1, 'byte 20: top-level member "distributedInfo" nested deeper than 512 arrays and objects'),
+    }
+    for name, (text, kernels, reason) in cases.items():
+        path, db = os.path.join(tmp, f"deep-{name}.json"), os.path.join(tmp, f"deep-{name}.db")
+        with open(path, "w") as f:
+            f.write(text)
+        r = ingest_all(db, path)
+        tag = f"deep nesting ({name})"
+        check(f"{tag}: exit", r.returncode, 3)
+        ok(f"{tag}: an error says where", f"error: {path}: {reason}, not read (1 such rejected" in r.stderr, r.stderr)
+        ok(f"{tag}: the closing line counts it", "; 1 rejected" in r.stderr, r.stderr)
+        con = sqlite3.connect(db)
+        check(f"{tag}: ingest_errors", con.execute(
+            "SELECT session_id IS NOT NULL, file, line, reason, length(excerpt) FROM ingest_errors").fetchall(),
+              [(1, path, 0, reason, 120)])
+        check(f"{tag}: the rest kept", con.execute("SELECT count(*) FROM kernels").fetchone()[0], kernels)
+        con.close()
+        before = table_counts(db)
+        r = ingest_all(db, path)
+        check(f"{tag}: again: nothing changes", (r.returncode, table_counts(db)), (0, before))
 
 
 def rocm_memory(tmp):
@@ -819,6 +837,7 @@ def main():
         unreadable_events(tmp)
         one_session(tmp)
         own_export(tmp)
+        deep_nesting(tmp)
         migrate(tmp)
         profiler_steps(tmp)
         if not os.path.isdir(TRACES):
