@@ -10,6 +10,11 @@
  * Which categories become which records is one table (cat_rules), with every spelling PyTorch has
  * written. Every other event is counted by (category, phase, pid); at the end the counts go to
  * ingest_skipped, those that look like GPU work draw a warning, and exit 3 when no GPU record was read.
+ * An event or member that is no valid JSON (nested too deeply, say) is rejected into ingest_errors, exit 3.
+ *
+ * A trace is one process, its rank (distributedInfo; 0 when none), known by the file's hash (sink_process's
+ * content): the same file again is skipped, another of the session's rank kept beside it. A rank named
+ * after the events makes the trace be read twice, the second time stored under it.
  */
 #include "reader.h"
 #include "json.h"
@@ -21,6 +26,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define EXCERPT_LEN 121		/* ingest_errors.excerpt: the first 120 bytes, as for the wire format */
 
 /* Column indices of the fields every GPU activity (kernel, memcpy, memset) has. */
 struct gpu_idx {
@@ -54,6 +61,8 @@ struct state {
 	struct value vals[REC_MAX_FIELDS];
 	int begun;		/* sink_process_begin was called */
 	int skipped;		/* the process is already in the database */
+	int64_t begun_rank;	/* the rank known when it began, -1 none (distributedInfo came after events) */
+	int ours;		/* a trace gpuprof wrote (member "gpuprof_source"): its trace_id is the session */
 	int64_t base;		/* baseTimeNanoseconds, added to every time */
 	int64_t late_base;	/* one that came after the events: applied by sink_shift_times at the end */
 	int base_seen, events_seen;
@@ -62,6 +71,11 @@ struct state {
 	struct buf devices;	/* deviceProperties, kept until the process begins */
 	int64_t n_read[R_COUNT];	/* records added, per type */
 	int64_t n_other;	/* events no rule read */
+	int64_t n_rejected;	/* members and events that are no valid JSON (rows in ingest_errors) */
+	char *first_reject;	/* the first one's reason */
+	struct pending *pending;	/* those met before the process began, written when it does */
+	size_t npending, pending_alloc;
+	int64_t at;		/* where the value being read begins (decompressed bytes), for messages */
 	struct skip *skips;	/* ... counted by (category, phase, pid) */
 	size_t nskips, skips_alloc, last_skip;
 	char **gpu_pids;	/* pids that are GPUs (process labels "GPU n", or a GPU record's pid) */
@@ -73,6 +87,11 @@ struct state {
 	char *pg_first;		/* the first group named */
 	int64_t pg_kernels;	/* kernels naming a group */
 	int pg_many;		/* another group than the first was named */
+};
+
+/* A rejected member or event, before there is a process to record it in. */
+struct pending {
+	char *reason, *excerpt;
 };
 
 /* Events of one category and phase on one pid that no rule read. */
@@ -366,26 +385,84 @@ static int hash_file(const char *path, uint64_t *out)
 	return 0;
 }
 
+/* Write the rejects met before the process began. 0, or -1. */
+static int flush_pending(struct state *st)
+{
+	size_t i;
+	int rc = 0;
+	for (i = 0; i < st->npending; i++) {
+		if (!rc && st->begun && !st->skipped)
+			rc = sink_ingest_error(st->sink, st->path, 0, st->pending[i].reason, st->pending[i].excerpt);
+		free(st->pending[i].reason);
+		free(st->pending[i].excerpt);
+	}
+	st->npending = 0;
+	return rc;
+}
+
+/*
+ * A top-level member or a trace event (what, at st->at) that is no valid JSON, such as one nested deeper
+ * than lib/json allows (after json_parse failed on it; excerpt its text's start, copied before): counted,
+ * and recorded in ingest_errors (line 0, the byte in the reason), now or when the process begins. 0, or -1.
+ */
+static int reject(struct state *st, const char *what, const char *excerpt)
+{
+	char reason[300];
+	const char *err = st->doc.err ? st->doc.err : "not valid JSON";
+	if (!strcmp(err, "nested too deeply"))
+		snprintf(reason, sizeof(reason), "byte %lld: %s nested deeper than %d arrays and objects",
+			 (long long)st->at, what, JSON_MAX_DEPTH);
+	else
+		snprintf(reason, sizeof(reason), "byte %lld: %s is no valid JSON: %s", (long long)st->at, what, err);
+	st->n_rejected++;
+	if (!st->first_reject)
+		st->first_reject = xstrdup(reason);
+	if (st->begun)
+		return st->skipped ? 0 : sink_ingest_error(st->sink, st->path, 0, reason, excerpt);
+	grow_array((void **)&st->pending, &st->pending_alloc, st->npending + 1, sizeof(*st->pending));
+	st->pending[st->npending].reason = xstrdup(reason);
+	st->pending[st->npending].excerpt = xstrdup(excerpt);
+	st->npending++;
+	return 0;
+}
+
+/* The start of text (a value about to be parsed in place) into out, for reject. */
+static void excerpt_of(const struct buf *text, char *out, size_t n)
+{
+	size_t len = text->len < n - 1 ? text->len : n - 1;
+	memcpy(out, text->s, len);
+	out[len] = '\0';
+}
+
 /* Begin the process at the first event (the metadata before traceEvents is known by then). */
 static int begin(struct state *st)
 {
 	struct sink_process p;
-	char uuid[160];
+	struct buf uuid;
+	char content[32];
+	uint64_t h;
 	int rc;
 	if (st->begun)
 		return st->skipped ? 1 : 0;
 	st->begun = 1;
-	/* The session: --session, else the trace's id, else a hash of the file (read again only then). */
-	if (st->trace_id) {
-		snprintf(uuid, sizeof(uuid), "kineto:%s", st->trace_id);
-	} else if (!st->opts->session) {
-		uint64_t h;
-		if (hash_file(st->path, &h))
-			return -1;
-		snprintf(uuid, sizeof(uuid), "kineto:%016llx", (unsigned long long)h);
-	}
+	st->begun_rank = st->rank;
+	/*
+	 * The file's hash tells its process apart from another trace of the session's under the same rank
+	 * (sink_process's content). The session: --session, else the trace's id (as it is in gpuprof's own
+	 * traces, which write the session's id there), else the hash.
+	 */
+	if (hash_file(st->path, &h))
+		return -1;
+	snprintf(content, sizeof(content), "fnv1a64:%016llx", (unsigned long long)h);
+	buf_init(&uuid);
+	if (st->trace_id)
+		buf_addf(&uuid, "%s%s", st->ours ? "" : "kineto:", st->trace_id);
+	else
+		buf_addf(&uuid, "kineto:%016llx", (unsigned long long)h);
 	memset(&p, 0, sizeof(p));
-	p.uuid = st->opts->session ? st->opts->session : uuid;
+	p.uuid = st->opts->session ? st->opts->session : uuid.s;
+	p.content = content;
+	p.session_copy = st->ours && st->trace_id && !st->opts->session;
 	p.source = "kineto";
 	p.path = st->path;
 	p.file = st->path;
@@ -397,12 +474,18 @@ static int begin(struct state *st)
 	p.rank = st->rank;
 	rc = sink_process_begin(st->sink, &p);
 	if (rc == 1) {
-		info("%s: session %s, rank %lld is already in the database; skipped", st->path, p.uuid,
-		     (long long)p.pid);
+		if (p.session_copy)
+			info("%s: session %s is in the database already, and this trace is gpuprof's export of it; "
+			     "skipped", st->path, p.uuid);
+		else
+			info("%s: session %s: this trace (the same content) is already in the database; skipped",
+			     st->path, p.uuid);
 		st->skipped = 1;
-		return 1;
 	}
-	if (rc < 0 || add_devices(st))
+	buf_release(&uuid);
+	if (rc)
+		return rc;
+	if (add_devices(st) || flush_pending(st))
 		return -1;
 	return 0;
 }
@@ -866,10 +949,45 @@ static int gpuprof_event(struct state *st, const struct evt *e, const char *ph)
 }
 
 /*
+ * Whether a [memory] or [OutOfMemory] event's "Device Type" (c10::DeviceType, c10/core/DeviceType.h, as
+ * torch/csrc/autograd/profiler_kineto.cpp writes it) is an accelerator's memory, which gpuprof reads as a
+ * GPU's: every type with memory of its own. ROCm builds write CUDA (1: PyTorch's HIP devices pass as
+ * CUDA) or HIP (6, as a TraceLens MI300X trace has); Intel GPUs XPU; Apple's MPS; Meta's MTIA;
+ * out-of-tree backends (Ascend NPUs, ...) PrivateUse1. Unknown numbers are skipped (counted). Not read: CPU
+ * memory (CPU, and its MKLDNN and IDEEP layouts), and Meta and Lazy, which hold no data.
+ */
+static int device_memory(int64_t type)
+{
+	static const int64_t types[] = {
+		1,	/* CUDA */
+		3,	/* OPENGL */
+		4,	/* OPENCL */
+		6,	/* HIP */
+		7,	/* FPGA */
+		8,	/* MAIA */
+		9,	/* XLA */
+		10,	/* Vulkan */
+		11,	/* Metal */
+		12,	/* XPU */
+		13,	/* MPS */
+		15,	/* HPU */
+		16,	/* VE */
+		18,	/* IPU */
+		19,	/* MTIA */
+		20,	/* PrivateUse1 */
+	};
+	size_t i;
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (types[i] == type)
+			return 1;
+	return 0;
+}
+
+/*
  * PyTorch's [OutOfMemory] instant event: an allocation its caching allocator could not make, even after
  * freeing its cache (torch/csrc/autograd/profiler_kineto.cpp: args "Device Type", "Device Id", "Bytes",
- * "Total Allocated", "Total Reserved"; the totals are left out where negative). A CPU one (Device Type not
- * 1, CUDA) or one without a time is skipped. 0, or -1 on failure.
+ * "Total Allocated", "Total Reserved"; the totals are left out where negative). A CPU one (device_memory)
+ * or one without a time is skipped. 0, or -1 on failure.
  */
 static int read_oom(struct state *st, const struct jnode *ev, const struct jnode *args, const char *pid)
 {
@@ -879,7 +997,7 @@ static int read_oom(struct state *st, const struct jnode *ev, const struct jnode
 	const char *call;
 	struct value *v;
 	int64_t ts, n;
-	if (arg_i64(d, args, "Device Type", 0) != 1 || !t || json_decimal_scaled(t, 3, &ts) ||
+	if (!device_memory(arg_i64(d, args, "Device Type", 0)) || !t || json_decimal_scaled(t, 3, &ts) ||
 	    __builtin_add_overflow(ts, st->base, &ts)) {
 		skip(st, ev, pid);
 		return 0;
@@ -918,10 +1036,17 @@ static int event(struct state *st, struct buf *text)
 	struct value *v;
 	struct idx *x = &st->ix;
 	struct evt e;
-	char pid[64];
+	char pid[64], excerpt[EXCERPT_LEN];
 	int rc;
 
-	if (json_parse(d, text->s, text->len) || json_root(d)->type != J_OBJECT) {
+	excerpt_of(text, excerpt, sizeof(excerpt));
+	if (json_parse(d, text->s, text->len)) {
+		st->events_seen = 1;
+		if ((rc = begin(st)))
+			return rc;
+		return reject(st, "trace event", excerpt);
+	}
+	if (json_root(d)->type != J_OBJECT) {
 		skip(st, NULL, "");	/* counted and stored like any other unread event */
 		return 0;
 	}
@@ -944,7 +1069,7 @@ static int event(struct state *st, struct buf *text)
 	if (!strcmp(ph, "i") && !strcmp(name, "[memory]")) {
 		int64_t bytes = arg_i64(d, args, "Bytes", 0), ts;
 		const struct jnode *t = json_get(d, ev, "ts");
-		if (arg_i64(d, args, "Device Type", 0) != 1 || !t || json_decimal_scaled(t, 3, &ts) ||
+		if (!device_memory(arg_i64(d, args, "Device Type", 0)) || !t || json_decimal_scaled(t, 3, &ts) ||
 		    __builtin_add_overflow(ts, st->base, &ts)) {
 			skip(st, ev, pid);	/* CPU memory, or no time (or none that fits) */
 			return 0;
@@ -1076,7 +1201,7 @@ static int report_skips(struct state *st, int record, int *no_gpu)
 	int64_t gpu;
 	size_t n, i;
 	struct skip_sum *s = sum_skips(st, &n, &gpu);
-	char ops[64] = "";
+	char ops[64] = "", rejected[48] = "";
 	int rc = 0;
 	*no_gpu = gpu && !st->n_read[R_KERNEL] && !st->n_read[R_MEMCPY] && !st->n_read[R_MEMSET];
 	buf_init(&b);
@@ -1100,12 +1225,14 @@ static int report_skips(struct state *st, int record, int *no_gpu)
 		buf_reset(&b);
 		skip_list(&b, s, n, 4, 0);
 		snprintf(ooms, sizeof(ooms), ", %lld failed allocations", (long long)st->n_read[R_ALLOC_FAIL]);
+		if (st->n_rejected)
+			snprintf(rejected, sizeof(rejected), "; %lld rejected", (long long)st->n_rejected);
 		info("%s: %lld kernels, %lld memcpys, %lld memsets, %lld syncs, %lld runtime calls, %lld ranges, "
-		     "%lld memory events%s%s; %lld other events skipped%s%s%s", st->path, (long long)st->n_read[R_KERNEL],
+		     "%lld memory events%s%s; %lld other events skipped%s%s%s%s", st->path, (long long)st->n_read[R_KERNEL],
 		     (long long)st->n_read[R_MEMCPY], (long long)st->n_read[R_MEMSET], (long long)st->n_read[R_SYNC],
 		     (long long)st->n_read[R_API], (long long)st->n_read[R_RANGE], (long long)st->n_read[R_MEMORY],
 		     ops, st->n_read[R_ALLOC_FAIL] ? ooms : "", (long long)st->n_other, n ? " (" : "", n ? b.s : "",
-		     n ? ")" : "");
+		     n ? ")" : "", rejected);
 		if (st->pg_many)
 			warning("%s: %lld kernels name their process group, and not all the same one; gpuprof does not "
 				"keep the group, so `collectives` matches these ranks' kernels of one name by order, "
@@ -1121,18 +1248,37 @@ static int report_skips(struct state *st, int record, int *no_gpu)
 	return rc;
 }
 
-/* A top-level member other than traceEvents. */
-static void meta(struct state *st, const char *key, struct buf *text)
+/* The top-level members read (the others are skipped unparsed). */
+static const char *const meta_keys[] = {
+	"deviceProperties", "distributedInfo", "baseTimeNanoseconds", "trace_id", "host_name", "traceName",
+	"schemaVersion", "gpuprof_source",
+};
+
+/*
+ * A top-level member other than traceEvents. distributedInfo is read wherever it is (one after the events
+ * makes the caller read the trace again, knowing the rank); the names only before the events. 0, or -1.
+ */
+static int meta(struct state *st, const char *key, struct buf *text)
 {
 	struct json_doc *d = &st->doc;
 	const struct jnode *n;
+	char excerpt[EXCERPT_LEN];
+	size_t i;
+	for (i = 0; i < sizeof(meta_keys) / sizeof(meta_keys[0]) && strcmp(key, meta_keys[i]); i++)
+		;
+	if (i == sizeof(meta_keys) / sizeof(meta_keys[0]))
+		return 0;
+	excerpt_of(text, excerpt, sizeof(excerpt));
 	if (!strcmp(key, "deviceProperties")) {
 		buf_reset(&st->devices);
 		buf_add(&st->devices, text->s, text->len);
-		return;
 	}
-	if (json_parse(d, text->s, text->len))
-		return;
+	if (json_parse(d, text->s, text->len)) {
+		char what[96];
+		buf_reset(&st->devices);
+		snprintf(what, sizeof(what), "top-level member \"%s\"", key);
+		return reject(st, what, excerpt);
+	}
 	n = json_root(d);
 	if (!strcmp(key, "distributedInfo"))
 		st->rank = arg_i64(d, n, "rank", -1);
@@ -1142,6 +1288,9 @@ static void meta(struct state *st, const char *key, struct buf *text)
 			*(st->events_seen ? &st->late_base : &st->base) = n->type == J_INT ? n->u.i : b;
 			st->base_seen = 1;
 		}
+	} else if (!strcmp(key, "gpuprof_source")) {
+		if (!st->events_seen)
+			st->ours = 1;
 	} else if (n->type == J_STRING) {
 		char **slot = !strcmp(key, "trace_id") ? &st->trace_id : !strcmp(key, "host_name") ? &st->hostname
 			      : !strcmp(key, "traceName") ? &st->trace_name : NULL;
@@ -1152,6 +1301,7 @@ static void meta(struct state *st, const char *key, struct buf *text)
 		snprintf(s, sizeof(s), "kineto schema %lld", (long long)n->u.i);
 		st->schema = xstrdup(s);
 	}
+	return 0;
 }
 
 /*
@@ -1172,6 +1322,8 @@ static int events(struct state *st, struct jstream *in, int bare, struct buf *va
 			*what = "an element of the array is not an event object";
 			return 2;
 		}
+		jstream_peek(in);	/* (past white space: where the value begins) */
+		st->at = jstream_offset(in);
 		if (jstream_value(in, val)) {
 			*what = "the trace ends inside its array of events";
 			return 2;
@@ -1259,12 +1411,17 @@ static int walk(struct state *st, struct jstream *in)
 			}
 		} else {
 			char name[64];
+			jstream_peek(in);
+			st->at = jstream_offset(in);
 			if (jstream_value(in, &val)) {
 				what = "the trace ends inside a top-level value";
 				goto bad;
 			}
 			snprintf(name, sizeof(name), "%.*s", key.len > 2 ? (int)key.len - 2 : 0, key.s + 1);
-			meta(st, name, &val);
+			if (meta(st, name, &val)) {
+				status = EXIT_SYSTEM;
+				goto out;
+			}
 		}
 		c = jstream_next(in);
 		if (c == '}')
@@ -1298,18 +1455,48 @@ out:
 	return status;
 }
 
-static int kineto_ingest(struct sink *s, const char *path, const struct reader_opts *o)
+/* Free what st holds. */
+static void state_release(struct state *st)
+{
+	size_t i;
+	json_doc_release(&st->doc);
+	buf_release(&st->devices);
+	free(st->trace_id);
+	free(st->hostname);
+	free(st->pg_first);
+	free(st->trace_name);
+	free(st->schema);
+	free(st->first_reject);
+	for (i = 0; i < st->nskips; i++) {
+		free(st->skips[i].cat);
+		free(st->skips[i].ph);
+		free(st->skips[i].pid);
+	}
+	free(st->skips);
+	for (i = 0; i < st->ngpu_pids; i++)
+		free(st->gpu_pids[i]);
+	free(st->gpu_pids);
+	st->begun = 0;	/* (the pending rejects are dropped) */
+	flush_pending(st);
+	free(st->pending);
+}
+
+/*
+ * Read the trace in one transaction, the process begun with rank *rank (-1: none known yet). When the
+ * trace names another rank only after its events and late is not NULL, the transaction is rolled back,
+ * *late set and *rank the rank: the caller reads it again. Returns an exit status.
+ */
+static int ingest_once(struct sink *s, const char *path, const struct reader_opts *o, int64_t *rank, int *late)
 {
 	struct state st;
 	struct jstream in;
 	int status, no_gpu = 0;
-	size_t i;
 
 	memset(&st, 0, sizeof(st));
 	st.sink = s;
 	st.opts = o;
 	st.path = path;
-	st.rank = -1;
+	st.rank = *rank;
 	json_doc_init(&st.doc);
 	buf_init(&st.devices);
 	if (init_idx(&st.ix))
@@ -1324,6 +1511,13 @@ static int kineto_ingest(struct sink *s, const char *path, const struct reader_o
 		goto out;
 	}
 	status = walk(&st, &in);
+	if (status == EXIT_OK && late && st.begun && !st.skipped && st.begun_rank < 0 && st.rank > 0) {
+		/* The process is stored under the rank (processes.pid): begun as 0, it must begin again. */
+		sink_tx_rollback(s);
+		*late = 1;
+		*rank = st.rank;
+		goto out;
+	}
 	if (status == EXIT_OK && !st.skipped) {
 		if (!st.begun && begin(&st) < 0)
 			status = EXIT_SYSTEM;
@@ -1347,27 +1541,27 @@ static int kineto_ingest(struct sink *s, const char *path, const struct reader_o
 	}
 	if (status == EXIT_OK && !st.skipped) {
 		report_skips(&st, 0, &no_gpu);
-		if (no_gpu)
+		if (st.n_rejected)
+			error("%s: %s, not read (%lld such rejected, each in table ingest_errors)", path,
+			      st.first_reject, (long long)st.n_rejected);
+		if (no_gpu || st.n_rejected)
 			status = EXIT_DATA;	/* the valid rest is committed */
 	}
 out:
 	jstream_close(&in);
-	json_doc_release(&st.doc);
-	buf_release(&st.devices);
-	free(st.trace_id);
-	free(st.hostname);
-	free(st.pg_first);
-	free(st.trace_name);
-	free(st.schema);
-	for (i = 0; i < st.nskips; i++) {
-		free(st.skips[i].cat);
-		free(st.skips[i].ph);
-		free(st.skips[i].pid);
+	state_release(&st);
+	return status;
+}
+
+static int kineto_ingest(struct sink *s, const char *path, const struct reader_opts *o)
+{
+	int64_t rank = -1;
+	int late = 0, status = ingest_once(s, path, o, &rank, &late);
+	if (late) {
+		info("%s: distributedInfo (rank %lld) comes after the events: reading the trace again to store it "
+		     "as that rank", path, (long long)rank);
+		status = ingest_once(s, path, o, &rank, NULL);
 	}
-	free(st.skips);
-	for (i = 0; i < st.ngpu_pids; i++)
-		free(st.gpu_pids[i]);
-	free(st.gpu_pids);
 	return status;
 }
 

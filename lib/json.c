@@ -6,8 +6,6 @@
 #include <string.h>
 #include <math.h>
 
-#define MAX_DEPTH 64
-
 struct parser {
 	struct json_doc *d;
 	char *p, *end, *start;
@@ -286,7 +284,7 @@ static int parse_container(struct parser *ps, uint32_t self, int object)
 {
 	uint32_t prev = 0, count = 0;
 	char close = object ? '}' : ']';
-	if (++ps->depth > MAX_DEPTH)
+	if (++ps->depth > JSON_MAX_DEPTH)
 		return fail(ps, "nested too deeply");
 	ps->p++;
 	skip_ws(ps);

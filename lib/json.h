@@ -47,6 +47,12 @@ struct json_doc {
 void json_doc_init(struct json_doc *d);
 void json_doc_release(struct json_doc *d);
 
+/*
+ * How deep arrays and objects may nest: the parser recurses, and this bounds its stack (about 150 bytes a
+ * level). Deeper is an error ("nested too deeply"). Real traces and wire lines nest under 10.
+ */
+#define JSON_MAX_DEPTH 512
+
 /* Parse text[0..len) (text[len] must be writable; it becomes a NUL). Returns 0, or -1 with d->err set. */
 int json_parse(struct json_doc *d, char *text, size_t len);
 

@@ -66,6 +66,7 @@ void sink_free(struct sink *s)
 	free(s->hostname);
 	free(s->file);
 	buf_release(&s->fix);
+	free(s->clash);
 	free(s->spool_session);
 	if (s->check)
 		fclose(s->spool);
@@ -157,6 +158,8 @@ void sink_tx_rollback(struct sink *s)
 	colstore_writer_discard(s->cs);
 	s->in_tx = 0;
 	s->session_id = 0;
+	free(s->clash);
+	s->clash = NULL;
 	if (s->outer)
 		sqlite3_exec(s->db, "ROLLBACK TO input; RELEASE input", NULL, NULL, NULL);
 	else
@@ -258,11 +261,20 @@ static const char *process_file(const struct sink_process *p)
 	return p->source && !strcmp(p->source, "ndjson") && p->file ? p->file : NULL;
 }
 
-int sink_has_process(struct sink *s, int64_t session, const char *hostname, int64_t pid, const char *file)
+/* The content digest of options (processes.options), NULL where none (or options is no JSON). */
+#define CONTENT_OF(options) "CASE WHEN json_valid(" options ") THEN json_extract(" options ", '$.content_hash') END"
+
+int sink_has_process(struct sink *s, int64_t session, const char *hostname, int64_t pid, const char *file,
+		     const char *content)
 {
-	/* However it is stored (sink_session_pid): the OS pid is pid % 2^32. */
-	sqlite3_stmt *st = db_prepare(s->db, "SELECT file FROM main.processes WHERE session_id = ? AND "
-				      "hostname = ? AND pid % 4294967296 = ?");
+	/*
+	 * However it is stored (sink_session_pid): the OS pid is pid % 2^32. With content, every process of
+	 * the session: one of the same digest anywhere is this one.
+	 */
+	sqlite3_stmt *st = db_prepare(s->db, "SELECT file, " CONTENT_OF("options") " IS NOT NULL, "
+				      CONTENT_OF("options") " = ?4, hostname = ?2 AND pid % 4294967296 = ?3 "
+				      "FROM main.processes WHERE session_id = ?1 AND (?4 IS NOT NULL OR "
+				      "(hostname = ?2 AND pid % 4294967296 = ?3))");
 	int64_t n = 0;
 	int rc = SQLITE_DONE;
 	if (!st)
@@ -270,9 +282,16 @@ int sink_has_process(struct sink *s, int64_t session, const char *hostname, int6
 	sqlite3_bind_int64(st, 1, session);
 	sqlite3_bind_text(st, 2, hostname, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 3, pid >= 0 ? pid % ((int64_t)1 << 32) : pid);
+	if (content)
+		sqlite3_bind_text(st, 4, content, -1, SQLITE_TRANSIENT);
 	while (!n && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *had = (const char *)sqlite3_column_text(st, 0);
-		n = !file || !had || !strcmp(base_name(had), base_name(file));
+		if (!content)
+			n = !file || !had || !strcmp(base_name(had), base_name(file));
+		else if (sqlite3_column_int(st, 1))	/* a digest kept: the same one, or another process */
+			n = sqlite3_column_int(st, 2);
+		else		/* none kept (ingested by an older version): the same host, pid and file name */
+			n = sqlite3_column_int(st, 3) && had && file && !strcmp(base_name(had), base_name(file));
 	}
 	if (!n && rc != SQLITE_DONE)
 		n = db_error(s->db);
@@ -286,7 +305,7 @@ int sink_has_process(struct sink *s, int64_t session, const char *hostname, int6
  * already (two hosts' ranks merged with --session, or the program this one exec'd from), this one is stored as pid + k * 2^32, the least k
  * that is free: the OS pid is pid % 2^32.
  */
-int sink_session_pid(struct sink *s, int64_t pid)
+int sink_session_pid(struct sink *s, int64_t pid, int say)
 {
 	const int64_t step = pid >= 0 && pid < ((int64_t)1 << 32) ? (int64_t)1 << 32 : 0;
 	sqlite3_stmt *st = db_prepare(s->db, "SELECT 1 FROM processes WHERE session_id = ? AND pid = ?");
@@ -306,10 +325,40 @@ int sink_session_pid(struct sink *s, int64_t pid)
 			     (long long)pid);
 	if (rc != SQLITE_DONE)
 		return db_error(s->db);
-	if (s->pid != pid)
+	if (s->pid != pid && say)
 		info("%s: pid %lld of this host is stored as pid %lld: another process of the session has that pid "
 		     "(another host's, or the program this one exec'd from or into)",
 		     s->hostname[0] ? s->hostname : "(no host)", (long long)pid, (long long)s->pid);
+	return 0;
+}
+
+/*
+ * The warning for process p of other content than the one the session has under its pid (said at
+ * sink_process_end, so that a process begun and rolled back says nothing): into s->clash. 0, or -1.
+ */
+static int clash_warning(struct sink *s, const struct sink_process *p)
+{
+	sqlite3_stmt *st = db_prepare(s->db, "SELECT file FROM processes WHERE session_id = ? AND pid = ?");
+	struct buf b;
+	const char *other;
+	int rc;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, s->session_id);
+	sqlite3_bind_int64(st, 2, p->pid);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		sqlite3_finalize(st);
+		return db_error(s->db);
+	}
+	other = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+	buf_init(&b);
+	buf_addf(&b, "%s: session %s has pid %lld from %s already, of other content; this trace is kept as "
+		 "another process, pid %lld", p->file ? p->file : p->path ? p->path : "(input)", p->uuid,
+		 (long long)p->pid, other ? other : "another file", (long long)s->pid);
+	sqlite3_finalize(st);
+	s->clash = xstrdup(b.s);
+	buf_release(&b);
 	return 0;
 }
 
@@ -352,7 +401,10 @@ static int process_begin(struct sink *s, const struct sink_process *p)
 	if (rc < 0)
 		return -1;
 	if (rc == 1) {
-		if ((n = sink_has_process(s, sid, s->hostname, p->pid, process_file(p))))
+		if (p->session_copy)
+			return 1;
+		if ((n = sink_has_process(s, sid, s->hostname, p->pid, p->content ? p->file : process_file(p),
+					  p->content)))
 			return n < 0 ? -1 : 1;
 		s->session_is_new = 0;
 	} else {
@@ -382,7 +434,11 @@ static int process_begin(struct sink *s, const struct sink_process *p)
 		s->session_is_new = 1;
 	}
 	s->session_id = sid;
-	if (!s->session_is_new && sink_session_pid(s, p->pid) < 0)
+	if (!s->session_is_new && sink_session_pid(s, p->pid, !p->content) < 0)
+		return -1;
+	free(s->clash);
+	s->clash = NULL;
+	if (p->content && s->pid != p->pid && clash_warning(s, p) < 0)
 		return -1;
 	for (t = 0; t < R_COUNT; t++) {
 		sqlite3_bind_int64(s->insert[t], 1, sid);
@@ -405,7 +461,8 @@ static int process_begin(struct sink *s, const struct sink_process *p)
 	}
 
 	st = db_prepare(s->db, "INSERT INTO processes (session_id, pid, ppid, hostname, program, args, file, "
-			"origin_ns, rank, options) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+			"origin_ns, rank, options) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, CASE WHEN ?11 IS NULL THEN ?10 "
+			"ELSE json_set(coalesce(?10, '{}'), '$.content_hash', ?11) END)");
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, sid);
@@ -419,6 +476,7 @@ static int process_begin(struct sink *s, const struct sink_process *p)
 	if (p->rank >= 0)
 		sqlite3_bind_int64(st, 9, p->rank);
 	bind_opt_text(s, st, 10, p->options_json);
+	bind_opt_text(s, st, 11, p->content);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
@@ -478,6 +536,11 @@ int sink_process_end(struct sink *s, int clean_end, int64_t end_ns)
 		first = last = end_ns;
 	if (sink_chunks_end(s))
 		return -1;
+	if (s->clash) {
+		warning("%s", s->clash);
+		free(s->clash);
+		s->clash = NULL;
+	}
 	st = db_prepare(s->db, "UPDATE processes SET end_ns = ?, clean_end = ? WHERE session_id = ? AND "
 			"hostname = ? AND pid = ?");
 	if (!st)

@@ -32,6 +32,16 @@ struct sink_process {
 	int64_t origin_ns;
 	int64_t pid, ppid;
 	int64_t rank;		/* -1 when unknown */
+	/*
+	 * What tells this process apart when the session has one of its host and pid already. NULL (the wire
+	 * format, nsys): that one is this one (the wire format: when also of a file of the same name). Else a
+	 * digest of the input (Kineto: the file's hash), stored as processes.options' "content_hash": the
+	 * process is in the database only when one of the session has the same digest (or, ingested before
+	 * digests were kept, the same host, pid and file name); another is kept under pid + k * 2^32, with a
+	 * warning at sink_process_end naming both files.
+	 */
+	const char *content;
+	int session_copy;	/* the input is gpuprof's own export of session uuid: in the database when it is */
 };
 
 struct sink *sink_open(sqlite3 *db);

@@ -114,6 +114,7 @@ void sink_check_process(struct sink *s, const struct sink_process *p)
 	check_str("sink_process_begin", p->engine, 1);
 	check_str("sink_process_begin", p->collector, 1);
 	check_str("sink_process_begin", p->options_json, 1);
+	check_str("sink_process_begin", p->content, 1);
 	s->check_process = 1;
 }
 

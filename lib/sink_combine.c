@@ -64,11 +64,15 @@ static int combine_session(struct sink *s, int64_t src, int64_t dst, int64_t *ev
 	*added = 0;
 	if (exec3(db, "DELETE FROM temp.cmb_pid", 0, 0, 0, NULL) || exec3(db, "DELETE FROM temp.cmb_str", 0, 0, 0, NULL))
 		return -1;
-	/* Processes: one with the same host and OS pid is there already (idempotent); else a free pid. */
+	/*
+	 * Processes: one with the same host and OS pid is there already (idempotent), or for a Kineto trace one
+	 * of the same content (sink_has_process); else a free pid.
+	 */
 	if (sink_query_i64(s, "SELECT count(*) FROM main.processes WHERE session_id = ?", NULL, dst, &before) < 0 ||
-	    !(st = db_prepare(db, "SELECT p.pid, p.hostname, CASE WHEN s.source = 'ndjson' THEN p.file END "
-			      "FROM src.processes p JOIN src.sessions s ON s.id = p.session_id WHERE p.session_id = ? "
-			      "ORDER BY p.rowid")))
+	    !(st = db_prepare(db, "SELECT p.pid, p.hostname, CASE WHEN s.source = 'ndjson' OR c IS NOT NULL THEN p.file "
+			      "END, c FROM (SELECT *, rowid AS r, CASE WHEN json_valid(options) THEN json_extract(options, "
+			      "'$.content_hash') END AS c FROM src.processes) p JOIN src.sessions s ON s.id = p.session_id "
+			      "WHERE p.session_id = ? ORDER BY p.r")))
 		return -1;
 	sqlite3_bind_int64(st, 1, src);
 	s->session_id = dst;
@@ -76,13 +80,14 @@ static int combine_session(struct sink *s, int64_t src, int64_t dst, int64_t *ev
 		int64_t pid = sqlite3_column_int64(st, 0), os = pid >= 0 ? pid % ((int64_t)1 << 32) : pid;
 		sqlite3_stmt *q;
 		if ((have = sink_has_process(s, dst, (const char *)sqlite3_column_text(st, 1), os,
-					     (const char *)sqlite3_column_text(st, 2))) < 0)
+					     (const char *)sqlite3_column_text(st, 2),
+					     (const char *)sqlite3_column_text(st, 3))) < 0)
 			break;
 		if (have)
 			continue;
 		free(s->hostname);
 		s->hostname = xstrdup((const char *)sqlite3_column_text(st, 1));
-		if (sink_session_pid(s, os) || exec3(db, "INSERT INTO temp.cmb_pid VALUES (?, ?)", pid, s->pid, 0, NULL) ||
+		if (sink_session_pid(s, os, 1) || exec3(db, "INSERT INTO temp.cmb_pid VALUES (?, ?)", pid, s->pid, 0, NULL) ||
 		    !(q = db_prepare(db, "INSERT INTO main.processes (session_id, pid, ppid, hostname, program, args, file, "
 				     "origin_ns, end_ns, clean_end, rank, options) SELECT ?1, ?2, ppid, hostname, program, args, "
 				     "file, origin_ns, end_ns, clean_end, rank, options FROM src.processes WHERE session_id = ?3 AND pid = ?4 "

@@ -56,6 +56,7 @@ struct sink {
 	int session_is_new;	/* created by this process: no earlier strings to look up */
 	int64_t pid;
 	char *hostname;		/* of the current process, owned */
+	char *clash;		/* the warning sink_process_end gives for it (owned), or NULL */
 	int64_t next_string_id;
 	int64_t min_ns, max_ns;	/* event times seen in this process */
 	int64_t counts[R_COUNT];
@@ -97,14 +98,18 @@ const char *sink_fix(struct sink *s, const char *v, int count);
 int sink_query_i64(struct sink *s, const char *sql, const char *text, int64_t a, int64_t *out);
 /*
  * Set s->pid to the pid OS pid `pid` of host s->hostname is stored under in session s->session_id: pid,
- * or pid + k * 2^32 when another host's process has it (lib/sink.c). 0, or -1 with a message.
+ * or pid + k * 2^32 when another host's process has it (lib/sink.c), said with info() when say is 1. 0, or
+ * -1 with a message.
  */
-int sink_session_pid(struct sink *s, int64_t pid);
+int sink_session_pid(struct sink *s, int64_t pid, int say);
 /*
- * Whether session has the process of hostname and OS pid pid (stored as pid or pid + k * 2^32), and when
- * file is not NULL (a wire-format process), read from a file of that name in any folder: 1, 0, or -1.
+ * Whether session has the process: with content NULL, the one of hostname and OS pid pid (stored as pid or
+ * pid + k * 2^32), and when file is not NULL (a wire-format process), read from a file of that name in any
+ * folder; with content (sink_process's), one of the same content, or of hostname, pid and file name that
+ * has no content kept. 1, 0, or -1.
  */
-int sink_has_process(struct sink *s, int64_t session, const char *hostname, int64_t pid, const char *file);
+int sink_has_process(struct sink *s, int64_t session, const char *hostname, int64_t pid, const char *file,
+		     const char *content);
 
 /* sink_spool.c: a spooling sink's side of each public function (sink.h). */
 int sink_spool_tx(struct sink *s, int tag);	/* 'B'egin, 'C'ommit, 'R'ollback */

@@ -68,6 +68,11 @@ int sink_spool_tx(struct sink *s, int tag)
 	if (s->check)
 		sink_check_tx(s, tag);
 	put_tag(s, tag == 'B' ? SP_TX_BEGIN : tag == 'C' ? SP_TX_COMMIT : SP_TX_ROLLBACK);
+	if (tag == 'R') {	/* the strings written are gone with it: a process after starts them again */
+		sink_strings_clear(s);
+		free(s->spool_session);
+		s->spool_session = NULL;
+	}
 	return ferror(s->spool) ? error("spool: write error") : 0;
 }
 
@@ -103,6 +108,8 @@ int sink_spool_process(struct sink *s, const struct sink_process *p)
 	put_i64(s, p->pid);
 	put_i64(s, p->ppid);
 	put_i64(s, p->rank);
+	put_cstr(s, p->content);
+	put_i64(s, p->session_copy);
 	return ferror(s->spool) ? error("spool: write error") : 0;
 }
 
@@ -344,6 +351,9 @@ int sink_replay(struct sink *s, FILE *f, const char *what, int *status, int64_t 
 			break;
 		case SP_TX_ROLLBACK:
 			sink_tx_rollback(s);
+			free(session);	/* (the spooling sink starts its string ids again after a rollback) */
+			session = NULL;
+			skipping = 0;	/* a process rolled back before its end (a reader reading again) */
 			break;
 		case SP_PROCESS: {
 			struct sink_process p;
@@ -363,6 +373,8 @@ int sink_replay(struct sink *s, FILE *f, const char *what, int *status, int64_t 
 			p.pid = get_i64(&in);
 			p.ppid = get_i64(&in);
 			p.rank = get_i64(&in);
+			p.content = get_str(&in, NULL);
+			p.session_copy = (int)get_i64(&in);
 			if (in.bad)
 				break;
 			if (!session || strcmp(session, p.uuid ? p.uuid : "")) {	/* another session: other strings */

@@ -57,7 +57,8 @@ CREATE TABLE IF NOT EXISTS processes (
 	session_id INTEGER NOT NULL REFERENCES sessions(id),
 	pid INTEGER NOT NULL,		-- unique in the session: another host's process of the same OS pid (or
 					-- the program a process exec'd into, its own file) is stored as pid +
-					-- k * 2^32 (the OS pid is pid % 4294967296); Kineto: the rank
+					-- k * 2^32 (the OS pid is pid % 4294967296); Kineto: the rank (0
+					-- when none), + k * 2^32 for another trace of the session's rank
 	ppid INTEGER,
 	hostname TEXT NOT NULL DEFAULT '',
 	program TEXT,
@@ -68,7 +69,9 @@ CREATE TABLE IF NOT EXISTS processes (
 	clean_end INTEGER NOT NULL DEFAULT 0,
 	rank INTEGER,			-- distributed rank when known
 	options TEXT,			-- JSON object: the options of this process's own header (the session's
-					-- are its first header's, which may be a launcher's)
+					-- are its first header's, which may be a launcher's); Kineto:
+					-- {"content_hash": "fnv1a64:<16 hex>"}, the file's, which tells
+					-- the same trace (skipped when ingested again) from another
 	PRIMARY KEY (session_id, hostname, pid)
 );
 
@@ -392,7 +395,9 @@ CREATE TABLE IF NOT EXISTS collector_errors (
 -- Rejected input, one row each. For an Nsight Systems export: file is the export, line the rowid of the
 -- rejected row in its table (0 for a table without rowids), reason "TABLE rowid N: what is wrong" (e.g.
 -- 'CUPTI_ACTIVITY_KIND_KERNEL rowid 17: "start" is text, not an integer') and excerpt the offending value
--- as "column = value" ("start = 'abc'", "end = NULL").
+-- as "column = value" ("start = 'abc'", "end = NULL"). For a Kineto trace: an event or top-level member that
+-- is no valid JSON (nested too deeply, say), line 0, reason "byte N: trace event nested deeper than 512 arrays
+-- and objects", excerpt its first 120 bytes.
 CREATE TABLE IF NOT EXISTS ingest_errors (
 	id INTEGER PRIMARY KEY,
 	session_id INTEGER,		-- NULL when the session itself could not be read

@@ -60,7 +60,7 @@ def skipped(doc):
         cat, ph, args = e.get("cat") or "", e.get("ph") or "", e.get("args") or {}
         if ph == "X" and category(e) in READ and "ts" in e and "name" in e:
             continue
-        if ph == "i" and e.get("name") == "[memory]" and args.get("Device Type") == 1:
+        if ph == "i" and e.get("name") in ("[memory]", "[OutOfMemory]") and args.get("Device Type") in DEVICE_MEMORY:
             continue
         out[(cat, ph)][0] += 1
         if ph == "X" and cat not in HOST and (e.get("pid") in gpu_pids or any(w in cat.lower() for w in GPU_WORDS)
@@ -190,7 +190,7 @@ def expected(path):
     mem = 0
     for e in trace_events(doc):
         cat, ph, args = category(e), e.get("ph"), e.get("args", {})
-        if ph == "i" and e.get("name") == "[memory]" and args.get("Device Type") == 1:
+        if ph == "i" and e.get("name") == "[memory]" and args.get("Device Type") in DEVICE_MEMORY:
             mem += 1
         if ph != "X" or "ts" not in e:
             continue
@@ -275,6 +275,11 @@ def one(tmp, path):
 
 LAYOUTS = os.path.join(checks.ROOT, "tests", "data", "kineto-layouts")
 
+# c10::DeviceType values (c10/core/DeviceType.h) whose [memory] events are an accelerator's: CUDA 1, OPENGL 3,
+# OPENCL 4, HIP 6, FPGA 7, MAIA 8, XLA 9, Vulkan 10, Metal 11, XPU 12, MPS 13, HPU 15, VE 16, IPU 18, MTIA 19,
+# PrivateUse1 20; not CPU 0, MKLDNN 2, IDEEP 5 (host memory), Meta 14, Lazy 17 (no data).
+DEVICE_MEMORY = {1, 3, 4, 6, 7, 8, 9, 10, 11, 12, 13, 15, 16, 18, 19, 20}
+
 # Per layout, made by hand from the exporter's source (see tests/data/kineto-layouts/README.md): SQL that
 # reads what only that layout has, and its rows.
 LAYOUT_CHECKS = {
@@ -313,6 +318,17 @@ LAYOUT_CHECKS = {
         # rocprofiler-sdk's copies carry no byte count (only the hip call's "size" string): 0.
         ("SELECT device_id, kind, bytes FROM memcpys", [(2, 1, 0)]),
         ("SELECT s.value, cbid FROM api_calls a JOIN strings s ON s.id = a.name_id ORDER BY start_ns", [("hipMemcpyWithStream", 153), ("hipLaunchKernel", 3)]),
+    ],
+    "rocm-hip-memory.json": [
+        # The caching allocator's events on a HIP device (c10::DeviceType 6) are the GPU's; the CPU one is not.
+        ("SELECT device_id, op, address, bytes, total_allocated FROM memory_events ORDER BY ts_ns",
+         [(0, 1, 140485387508736, 65536, 23475712), (0, 1, 140486627033088, 65536, 23541248),
+          (0, 1, 140485373329408, 4456448, 27997696), (0, 1, 140485226135552, 4456448, 32454144),
+          (0, 2, 140485373329408, 4456448, 27997696)]),
+        ("SELECT device_id, bytes, total_allocated, total_reserved FROM alloc_failures",
+         [(0, 214748364800, 27997696, 73400320)]),
+        ("SELECT category, ph, events FROM ingest_skipped ORDER BY category, ph",
+         [("", "M", 2), ("cpu_instant_event", "i", 1)]),
     ],
     "pytorch-1.7-autograd.json": [
         # A bare array; kernels on pid "CUDA functions" with the device as tid, on no known stream.
@@ -355,6 +371,7 @@ def layouts(tmp):
               (sum(c for c, _ in copies.values()), sum(b for _, b in copies.values())))
         check(f"layout {f}: memsets", list(q("SELECT count(*), coalesce(sum(bytes), 0) FROM memsets")[0]), memsets)
         check(f"layout {f}: ranges", dict(q("SELECT name, count(*) FROM range_events GROUP BY name")), dict(ranges))
+        check(f"layout {f}: GPU memory events", q("SELECT count(*) FROM memory_events")[0][0], mem)
         check(f"layout {f}: skipped events by category and phase",
               {(c, p): [n, g] for c, p, n, g in q("SELECT category, ph, events, gpu_events FROM ingest_skipped")}, skips)
         for sql, rows in LAYOUT_CHECKS[f]:
@@ -380,24 +397,246 @@ def layouts(tmp):
 
 
 def unreadable_events(tmp):
-    """Elements of "traceEvents" that are not event objects (a number, a string, an object that does not
-    parse) are counted like any other unread event: in ingest_skipped (no category, no phase) and on the
-    closing line, so that the counts add up to every element."""
+    """Elements of "traceEvents" that are not event objects (a number, a string) are counted like any other
+    unread event: in ingest_skipped (no category, no phase) and on the closing line. One that is no valid JSON
+    (here a bad number) is rejected as bad input: a row in ingest_errors, an error naming its byte, the count
+    on the closing line, and exit 3 with the rest kept; so the counts add up to every element."""
     path, db = os.path.join(tmp, "unreadable.json"), os.path.join(tmp, "unreadable.db")
     with open(path, "w") as f:
         f.write('{"schemaVersion": 1, "traceEvents": [1, "x", {"ph": 1e999e}, {"ph": "X", "cat": "kernel", '
                 '"name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"stream": 7}}, '
                 '{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 1, "dur": 1}]}')
     r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), path, "-o", db], capture_output=True, text=True)
-    check("unreadable events: exit", r.returncode, 0)
-    check("unreadable events: the closing line counts them",
-          "4 other events skipped ((no category) 3, cpu_op X 1)" in r.stderr, True)
+    check("unreadable events: exit", r.returncode, 3)
+    ok("unreadable events: the closing line counts them",
+       "3 other events skipped ((no category) 2, cpu_op X 1); 1 rejected" in r.stderr, r.stderr)
+    ok("unreadable events: the error names the rejected one",
+       "error: " + path + ": byte 45: trace event is no valid JSON: " in r.stderr, r.stderr)
     con = sqlite3.connect(db)
     check("unreadable events: ingest_skipped", con.execute(
         "SELECT category, ph, events, gpu_events FROM ingest_skipped ORDER BY category").fetchall(),
-          [("", "", 3, 0), ("cpu_op", "X", 1, 0)])
+          [("", "", 2, 0), ("cpu_op", "X", 1, 0)])
+    check("unreadable events: ingest_errors", con.execute(
+        "SELECT session_id, line, reason LIKE 'byte 45: trace event is no valid JSON: %', excerpt FROM ingest_errors"
+        ).fetchall(), [(1, 0, 1, '{"ph": 1e999e}')])
     check("unreadable events: the kernel is read", con.execute("SELECT count(*) FROM kernels").fetchall(), [(1,)])
     con.close()
+
+
+def kineto_doc(path):
+    """A trace's document, its members in their order (a list of (key, value))."""
+    with open(path) as f:
+        return json.load(f, object_pairs_hook=lambda kv: kv if kv and kv[0][0] == "schemaVersion" else dict(kv))
+
+
+def write_doc(path, members):
+    with open(path, "w") as f:
+        f.write("{" + ", ".join(json.dumps(k) + ": " + json.dumps(v) for k, v in members) + "}")
+
+
+def with_members(members, **changes):
+    """members with some values changed (None: dropped), new ones at the end, in order."""
+    out = [(k, changes.pop(k, v)) for k, v in members]
+    return [(k, v) for k, v in out + list(changes.items()) if v is not None]
+
+
+def table_counts(db):
+    con = sqlite3.connect(db)
+    tables = [t for (t,) in con.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+    counts = {t: con.execute(f'SELECT count(*) FROM "{t}"').fetchone()[0] for t in tables}
+    con.close()
+    return counts
+
+
+def ingest_all(db, *args):
+    return subprocess.run([os.path.join(BIN, "gpuprof-ingest"), *args, "-o", db], capture_output=True, text=True)
+
+
+def one_session(tmp):
+    """Traces of one session id: a process is the one already in the database only when its content is (the
+    file's hash, kept in processes.options): the same file again, under any name, changes nothing; another
+    trace under the same trace_id (or --session) and rank is kept as another process (pid + 2^32), with a
+    warning naming both files, in one gpuprof-ingest or two, with -j1 or -j2; a database of before the hash
+    was kept still skips the same file. distributedInfo after the events still gives the rank (the trace is
+    read again). trace_ids that differ only after byte 152 are two sessions."""
+    src = kineto_doc(os.path.join(LAYOUTS, "pytorch-2-cuda.json"))
+    events = dict(src)["traceEvents"]
+    kernels = [i for i, e in enumerate(events) if e.get("cat") == "kernel"]
+    a, b, a2 = (os.path.join(tmp, n) for n in ("same-a.json", "same-b.json", "same-a-copy.json"))
+    write_doc(a, src)
+    write_doc(b, with_members(src, traceEvents=[e for i, e in enumerate(events) if i != kernels[0]]))
+    shutil.copy(a, a2)
+    for jobs in ("-j1", "-j2"):
+        db = os.path.join(tmp, f"same{jobs}.db")
+        r = ingest_all(db, jobs, a, b)
+        tag = f"one trace_id, two traces ({jobs})"
+        check(f"{tag}: exit", r.returncode, 0)
+        ok(f"{tag}: a warning names both files",
+           f"warning: {b}: session kineto:layout-2x has pid 0 from {a} already, of other content; this trace is kept "
+           f"as another process, pid 4294967296" in r.stderr, r.stderr)
+        con = sqlite3.connect(db)
+        check(f"{tag}: both processes kept", con.execute(
+            "SELECT s.uuid, p.pid, p.file, json_extract(p.options, '$.content_hash') LIKE 'fnv1a64:%' FROM processes p "
+            "JOIN sessions s ON s.id = p.session_id ORDER BY p.pid").fetchall(),
+              [("kineto:layout-2x", 0, a, 1), ("kineto:layout-2x", 1 << 32, b, 1)])
+        check(f"{tag}: the kernels add up", con.execute("SELECT pid, count(*) FROM kernels GROUP BY pid").fetchall(),
+              [(0, len(kernels)), (1 << 32, len(kernels) - 1)])
+        con.close()
+        before = table_counts(db)
+        r = ingest_all(db, jobs, a, a2, b)
+        check(f"{tag}: again, under another name too: exit", r.returncode, 0)
+        check(f"{tag}: again: every one said to be there", r.stderr.count("already in the database"), 3)
+        check(f"{tag}: again: nothing changes", table_counts(db), before)
+    # --session, traces of no trace_id and no rank.
+    c, d = os.path.join(tmp, "session-c.json"), os.path.join(tmp, "session-d.json")
+    write_doc(c, with_members(src, trace_id=None))
+    write_doc(d, with_members(src, trace_id=None, traceEvents=events[:-1]))
+    db = os.path.join(tmp, "session.db")
+    r = ingest_all(db, "--session", "job", c, d, c)
+    check("--session, two traces of no rank: exit", r.returncode, 0)
+    ok("--session, two traces of no rank: warned", f"{d}: session job has pid 0 from {c} already" in r.stderr, r.stderr)
+    check("--session, two traces of no rank: both kept, the first once", sqlite3.connect(db).execute(
+        "SELECT pid, file FROM processes ORDER BY pid").fetchall(), [(0, c), (1 << 32, d)])
+    # A database made before the hash was kept: the same file (name) is still the one there; another is kept.
+    db = os.path.join(tmp, "legacy.db")
+    check("no hash kept: made", ingest(a, db).returncode, 0)
+    con = sqlite3.connect(db)
+    con.execute("UPDATE processes SET options = NULL")
+    con.commit()
+    con.close()
+    before = table_counts(db)
+    r = ingest_all(db, a)
+    check("no hash kept: the same file again changes nothing", (r.returncode, table_counts(db)), (0, before))
+    r = ingest_all(db, b)
+    check("no hash kept: another file is another process", (r.returncode, sqlite3.connect(db).execute(
+        "SELECT pid, file FROM processes ORDER BY pid").fetchall()), (0, [(0, a), (1 << 32, b)]))
+    # Databases as inputs: the processes of two with one trace_id each are both kept, once.
+    x, y, z = (os.path.join(tmp, n) for n in ("comb-x.db", "comb-y.db", "comb-z.db"))
+    ingest(a, x)
+    ingest(b, y)
+    r = ingest_all(z, x, y)
+    check("databases combined: both processes", (r.returncode, sqlite3.connect(z).execute(
+        "SELECT pid, file FROM processes ORDER BY pid").fetchall()), (0, [(0, a), (1 << 32, b)]))
+    before = table_counts(z)
+    r = ingest_all(z, x, y)
+    check("databases combined again: nothing changes", (r.returncode, table_counts(z)), (0, before))
+    # distributedInfo after traceEvents: the rank still, and the trace read again to store it as that rank.
+    late = os.path.join(tmp, "late-rank.json")
+    write_doc(late, with_members(src, distributedInfo={"backend": "nccl", "rank": 1, "world_size": 2}))
+    for jobs in ("-j1", "-j2"):
+        db = os.path.join(tmp, f"late{jobs}.db")
+        r = ingest_all(db, jobs, a, late)
+        tag = f"distributedInfo after the events ({jobs})"
+        check(f"{tag}: exit", r.returncode, 0)
+        ok(f"{tag}: says it reads again", "distributedInfo (rank 1) comes after the events" in r.stderr, r.stderr)
+        ok(f"{tag}: no warning", "warning" not in r.stderr, r.stderr)
+        con = sqlite3.connect(db)
+        check(f"{tag}: rank 1, stored as pid 1", con.execute(
+            "SELECT pid, rank, file FROM processes ORDER BY pid").fetchall(), [(0, None, a), (1, 1, late)])
+        check(f"{tag}: its rows under pid 1, once", con.execute(
+            "SELECT pid, count(*) FROM kernels GROUP BY pid").fetchall(), [(0, len(kernels)), (1, len(kernels))])
+        check(f"{tag}: its strings once", con.execute(
+            "SELECT count(*) = count(DISTINCT value) FROM strings").fetchone()[0], 1)
+        con.close()
+    # trace_ids equal in their first 152 bytes (kineto.c once cut the session id there): two sessions.
+    long_a, long_b = os.path.join(tmp, "long-a.json"), os.path.join(tmp, "long-b.json")
+    write_doc(long_a, with_members(src, trace_id="t" * 200 + "a"))
+    write_doc(long_b, with_members(src, trace_id="t" * 200 + "b"))
+    db = os.path.join(tmp, "long.db")
+    r = ingest_all(db, long_a, long_b)
+    check("long trace_ids: two sessions, whole ids", (r.returncode, sqlite3.connect(db).execute(
+        "SELECT s.uuid, p.pid FROM sessions s JOIN processes p ON p.session_id = s.id ORDER BY s.uuid").fetchall()),
+          (0, [("kineto:" + "t" * 200 + "a", 0), ("kineto:" + "t" * 200 + "b", 0)]))
+
+
+def own_export(tmp):
+    """gpuprof-report --format trace writes the session's id as trace_id (and "gpuprof_source"): ingested
+    again, the trace keeps that id (no "kineto:kineto:..."); into the database that has the session, it is
+    skipped, since it holds nothing the session lacks."""
+    src, db, back, out = (os.path.join(tmp, n) for n in ("export-src.json", "export.db", "export-back.db",
+                                                         "export-trace.json"))
+    write_doc(src, kineto_doc(os.path.join(LAYOUTS, "pytorch-2-cuda.json")))
+    check("own export: source ingests", ingest(src, db).returncode, 0)
+    program("gpuprof-report", db, "--format", "trace", "-o", out)
+    check("own export: ingests", ingest(out, back).returncode, 0)
+    check("own export: the session id kept", sqlite3.connect(back).execute("SELECT uuid FROM sessions").fetchall(),
+          [("kineto:layout-2x",)])
+    check("own export: its kernels", sqlite3.connect(back).execute("SELECT count(*) FROM kernels").fetchone(),
+          sqlite3.connect(db).execute("SELECT count(*) FROM kernels").fetchone())
+    before = table_counts(db)
+    r = ingest_all(db, out)
+    check("own export: into the database it came from: exit", r.returncode, 0)
+    ok("own export: into the database it came from: skipped", "is gpuprof's export of it; skipped" in r.stderr,
+       r.stderr)
+    check("own export: into the database it came from: nothing changes", table_counts(db), before)
+    # With --session, it goes where it is told.
+    r = ingest_all(db, "--session", "other", out)
+    check("own export: --session", (r.returncode, sqlite3.connect(db).execute(
+        "SELECT uuid FROM sessions ORDER BY id").fetchall()), (0, [("kineto:layout-2x",), ("other",)]))
+
+
+def deep_nesting(tmp):
+    """JSON nested deeper than lib/json allows (JSON_MAX_DEPTH, 512) cannot be read: such an event, or a
+    top-level member gpuprof reads, is rejected: a row in ingest_errors (file, byte, reason, excerpt), an
+    error on stderr, the count on the closing line, and exit 3, the rest kept. 500 levels are read."""
+    kernel = {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2,
+              "args": {"device": 0, "stream": 7, "correlation": 1}}
+    good = json.dumps(kernel)
+    deep = json.dumps(dict(kernel, name="deep", args={"x": "@"})).replace('"@"', "[" * 600 + "]" * 600)
+    fine = json.dumps(dict(kernel, name="fine", args={"x": "@"})).replace('"@"', "[" * 500 + "]" * 500)
+    cases = {
+        "event": ('{"traceEvents": [%s, %s, %s]}' % (good, deep, fine), 2,
+                  "byte %d: trace event nested deeper than 512 arrays and objects" % (len('{"traceEvents": [') +
+                                                                                      len(good) + 2)),
+        "only": ('{"traceEvents": [%s]}' % deep, 0,
+                 "byte 17: trace event nested deeper than 512 arrays and objects"),
+        "member": ('{"distributedInfo": {"rank": 1, "x": %s}, "traceEvents": [%s]}' % ("[" * 600 + "]" * 600, good),
+                   1, 'byte 20: top-level member "distributedInfo" nested deeper than 512 arrays and objects'),
+    }
+    for name, (text, kernels, reason) in cases.items():
+        path, db = os.path.join(tmp, f"deep-{name}.json"), os.path.join(tmp, f"deep-{name}.db")
+        with open(path, "w") as f:
+            f.write(text)
+        r = ingest_all(db, path)
+        tag = f"deep nesting ({name})"
+        check(f"{tag}: exit", r.returncode, 3)
+        ok(f"{tag}: an error says where", f"error: {path}: {reason}, not read (1 such rejected" in r.stderr, r.stderr)
+        ok(f"{tag}: the closing line counts it", "; 1 rejected" in r.stderr, r.stderr)
+        con = sqlite3.connect(db)
+        check(f"{tag}: ingest_errors", con.execute(
+            "SELECT session_id IS NOT NULL, file, line, reason, length(excerpt) FROM ingest_errors").fetchall(),
+              [(1, path, 0, reason, 120)])
+        check(f"{tag}: the rest kept", con.execute("SELECT count(*) FROM kernels").fetchone()[0], kernels)
+        con.close()
+        before = table_counts(db)
+        r = ingest_all(db, path)
+        check(f"{tag}: again: nothing changes", (r.returncode, table_counts(db)), (0, before))
+
+
+def rocm_memory(tmp):
+    """A real CUDA trace's memory events as a HIP device's (Device Type 6, as TraceLens's MI300X trace has
+    them; torch/csrc/autograd/profiler_kineto.cpp writes the allocator's c10::DeviceType there): read the
+    same, so memory and leaks see the same."""
+    path = os.path.join(TRACES, "a100_pcie_memory_events.json.gz")
+    with gzip.open(path, "rt") as f:
+        doc = json.load(f)
+    n = 0
+    for e in doc["traceEvents"]:
+        if e.get("name") == "[memory]" and e.get("args", {}).get("Device Type") == 1:
+            e["args"]["Device Type"] = 6
+            n += 1
+    hip = os.path.join(tmp, "hip_memory_events.json")
+    with open(hip, "w") as f:
+        json.dump(doc, f)
+    cuda_db, hip_db = os.path.join(tmp, "cuda-mem.db"), os.path.join(tmp, "hip-mem.db")
+    check("HIP memory: ingests", (ingest(path, cuda_db).returncode, ingest(hip, hip_db).returncode), (0, 0))
+    q = "SELECT count(*), sum(bytes), sum(op = 2) FROM memory_events"
+    check("HIP memory: every event read", sqlite3.connect(hip_db).execute(q).fetchone()[0], n)
+    check("HIP memory: as CUDA's", sqlite3.connect(hip_db).execute(q).fetchall(),
+          sqlite3.connect(cuda_db).execute(q).fetchall())
+    for name in ("memory", "leaks"):
+        check(f"HIP memory: {name} as CUDA's", analyze(name, hip_db), analyze(name, cuda_db))
+    ok("HIP memory: leaks sees some", analyze("leaks", hip_db) != [], analyze("leaks", hip_db))
 
 
 def migrate(tmp):
@@ -597,6 +836,9 @@ def main():
     try:
         layouts(tmp)
         unreadable_events(tmp)
+        one_session(tmp)
+        own_export(tmp)
+        deep_nesting(tmp)
         migrate(tmp)
         profiler_steps(tmp)
         if not os.path.isdir(TRACES):
@@ -606,6 +848,7 @@ def main():
             if f.endswith(".json.gz"):
                 one(tmp, os.path.join(TRACES, f))
         corrupt(tmp)
+        rocm_memory(tmp)
         merge(tmp)
         late_base_hosts(tmp)
     finally:
