@@ -112,7 +112,7 @@ static int64_t mp_head(const struct mp_state *s, int64_t address)
 	int64_t h = 0;
 	if (address == -1)
 		return s->head_m1;
-	intmap_get(&s->heads, address + 1, &h);
+	intmap_get(&s->heads, (int64_t)((uint64_t)address + 1), &h);	/* (wraps: no signed overflow) */
 	return h;
 }
 
@@ -121,7 +121,7 @@ static void mp_set_head(struct mp_state *s, int64_t address, int64_t h)
 	if (address == -1)
 		s->head_m1 = h;
 	else
-		intmap_put(&s->heads, address + 1, h);
+		intmap_put(&s->heads, (int64_t)((uint64_t)address + 1), h);
 }
 
 /*

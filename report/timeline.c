@@ -128,7 +128,7 @@ static int iv_cmp(const void *a, const void *b)
 static int64_t node_find(const struct tl *c, int64_t pid, const char **name)
 {
 	int64_t i;
-	if (!intmap_get(&c->node_index, pid + 1, &i)) {
+	if (!intmap_get(&c->node_index, (int64_t)((uint64_t)pid + 1), &i)) {
 		*name = "";
 		return 0;
 	}
@@ -149,7 +149,7 @@ static int nodes_read(struct tl *c)
 		n = &c->nodes[c->nnodes++];
 		n->pid = sqlite3_column_int64(st, 0);
 		n->node = sqlite3_column_int64(st, 1);
-		intmap_put(&c->node_index, n->pid + 1, (int64_t)c->nnodes - 1);
+		intmap_put(&c->node_index, (int64_t)((uint64_t)n->pid + 1), (int64_t)c->nnodes - 1);
 		if (n->node > 0)
 			c->multi = 1;
 		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
