@@ -85,11 +85,16 @@ static int stop_asked(void *arg)
 	return util_stop_signal() != 0;
 }
 
+void db_stop_on_signal(sqlite3 *db)
+{
+	sqlite3_progress_handler(db, 1000, stop_asked, NULL);
+}
+
 void db_rollback(sqlite3 *db, const char *sql)
 {
 	sqlite3_progress_handler(db, 0, NULL, NULL);
 	sqlite3_exec(db, sql, NULL, NULL, NULL);
-	sqlite3_progress_handler(db, 1000, stop_asked, NULL);
+	db_stop_on_signal(db);
 }
 
 sqlite3_stmt *db_prepare(sqlite3 *db, const char *sql)
@@ -467,7 +472,7 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	if (!(db = open_conn(path, flags)))
 		return NULL;
 	if (mode == DB_WRITE)
-		sqlite3_progress_handler(db, 1000, stop_asked, NULL);
+		db_stop_on_signal(db);
 	if (mode == DB_READ && (rc = roll_back_journal(db, path))) {
 		sqlite3_close(db);
 		if (rc < 0 || !(db = open_conn(path, flags)))

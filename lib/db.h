@@ -64,10 +64,11 @@ int db_error(sqlite3 *db);
 int db_system_error(int rc);
 
 /*
- * A connection of db_open for DB_WRITE stops its statement (SQLITE_INTERRUPT, which rolls back the open
- * transaction) once util_stop_signal() says a stop signal came: a progress handler asks every 1000 steps.
- * db_rollback runs sql (a ROLLBACK, ROLLBACK TO or DETACH) quietly and never stopped so.
+ * db_stop_on_signal: a statement of db stops (SQLITE_INTERRUPT, which rolls back the open transaction)
+ * once util_stop_signal() says a stop signal came: a progress handler asks every 1000 steps. db_open does
+ * so for DB_WRITE. db_rollback runs sql (a ROLLBACK, ROLLBACK TO or DETACH) quietly and never stopped so.
  */
+void db_stop_on_signal(sqlite3 *db);
 void db_rollback(sqlite3 *db, const char *sql);
 
 /* Run SQL text with no results; -1 with a message on failure. */

@@ -244,17 +244,21 @@ def shim_run(argv, cwd, fault):
     return p, counts
 
 
-def exact_points(tmp, base, mids, before):
+def exact_points(tmp, base, mids, others, before):
     """Signals raised at every kind of file operation, spread over a run (-j 1 of one and of two inputs,
-    -j 2 of two): inside a COMMIT too. Whatever the point, the line says what the database holds."""
+    -j 2 of two; a Kineto trace and an Nsight Systems export, whose reader is another): inside a COMMIT
+    too. Whatever the point, the line says what the database holds."""
     d = os.path.join(tmp, "x")
     os.makedirs(d)
     db = os.path.join(d, "s.db")
-    want = {m: sessions_of(m) for m in mids}
+    want = {m: sessions_of(m) for m in mids + others}
     seen = set()
-    for label, argv in (("-j 1, one input", [INGEST, "-q", "-j", "1", mids[0], "-o", "s.db"]),
-                        ("-j 1, two inputs", [INGEST, "-q", "-j", "1", *mids, "-o", "s.db"]),
-                        ("-j 2, two inputs", [INGEST, "-q", "-j", "2", *mids, "-o", "s.db"])):
+    runs = [("-j 1, one input", [INGEST, "-q", "-j", "1", mids[0], "-o", "s.db"]),
+            ("-j 1, two inputs", [INGEST, "-q", "-j", "1", *mids, "-o", "s.db"]),
+            ("-j 2, two inputs", [INGEST, "-q", "-j", "2", *mids, "-o", "s.db"])]
+    runs += [(f"-j 1, {os.path.basename(o)}", [INGEST, "-q", "-j", "1", o, "-o", "s.db"]) for o in others]
+    for label, argv in runs:
+        inputs = argv[4:-2]
         shutil.copyfile(base, db)
         p, counts = shim_run(argv, d, "count")
         check(f"{label}: a clean run under the shim", (p.returncode, p.stderr), (0, ""))
@@ -279,7 +283,7 @@ def exact_points(tmp, base, mids, before):
                     continue
                 kept = 0 if m.group(1).startswith("left") else int(m.group(2)) if m.group(2) else n
                 seen.add((label, min(kept, 1) if n == 1 else kept))
-                after(name, p, p.stderr, sig, db, tmp, before + [w for m_ in mids[:kept] for w in want[m_]],
+                after(name, p, p.stderr, sig, db, tmp, before + [w for m_ in inputs[:kept] for w in want[m_]],
                       ["s.db"], said=False)
     # Both ends were met: nothing kept, and a signal inside the last COMMIT that kept it all; and for two
     # inputs one after another, the first input alone.
@@ -475,7 +479,16 @@ def main():
         killed_writer(tmp, base, bigs, before)
         during_stdin(tmp, base, bigs[0], before)
         if os.path.exists(SHIM):
-            exact_points(tmp, base, mids, before)
+            # Other readers: a Kineto trace gpuprof-synth writes, and an Nsight Systems export when there.
+            subprocess.run([os.path.join(BIN, "gpuprof-synth"), "--ranks", "1", "--seed", "5", "-o",
+                            os.path.join(tmp, "job")], check=True, capture_output=True)
+            others = [os.path.join(tmp, "job", "rank0.json")]
+            nsys = os.path.join(checks.TRACES, "nsys", "a100_saxpy_nsys2022.sqlite")
+            if os.path.exists(nsys):
+                others.append(nsys)
+            else:
+                print(f"interrupt: {nsys} is absent; an Nsight Systems export was not tried")
+            exact_points(tmp, base, mids, others, before)
             second_signal(tmp, base, bigs[0], before)
         else:
             print(f"interrupt: {SHIM} is not built (make test-programs); the exact points were not tried")
