@@ -889,7 +889,7 @@ static int ingest(struct run *r)
 	for (i = 0; i < r->n && !util_stop_signal(); i++)
 		if (!(picked[i] = pick_reader(r->inputs[i], r->format, &c))) {
 			free(picked);
-			return c;
+			return util_stop_signal() ? say_stopped(r->out, 0, r->n) : c;	/* (its message was not said) */
 		} else if (r->verbose) {
 			info("%s: read as %s, %s (%s)", r->inputs[i], picked[i]->name, picked[i]->help,
 			     r->format ? "as --format says" : "told by its content");

@@ -502,7 +502,7 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 		 */
 		if (db_exec(db, "PRAGMA synchronous = NORMAL") || db_exec(db, "BEGIN IMMEDIATE"))
 			goto fail;
-		if (upgrade(db, path, version) || db_exec(db, "COMMIT")) {
+		if (upgrade(db, path, version) || util_stop_signal() || db_exec(db, "COMMIT")) {
 			db_rollback(db, "ROLLBACK");
 			goto fail;
 		}

@@ -292,6 +292,32 @@ def exact_points(tmp, base, mids, others, before):
         ok(f"a signal at some point gave {want_seen}", want_seen in seen, sorted(seen))
 
 
+def upgrade_stopped(tmp, mid):
+    """A signal while the database of an older schema is brought up (db_open's transaction): rolled back,
+    the schema as it was."""
+    d = os.path.join(tmp, "u")
+    os.makedirs(d)
+    db = os.path.join(d, "s.db")
+    c = sqlite3.connect(db)
+    for f in ("v1", "v2", "v3", "v4-meta2", "v4"):
+        c.executescript(open(os.path.join(ROOT, "tests", "data", "schema", f + ".sql")).read())
+    c.close()
+
+    def schema():
+        c = sqlite3.connect(db)
+        try:
+            return (c.execute("PRAGMA user_version").fetchone()[0],
+                    c.execute("SELECT type, name, sql FROM sqlite_master ORDER BY name").fetchall())
+        finally:
+            c.close()
+    was = schema()
+    p, _ = shim_run([INGEST, "-q", mid, "-o", "s.db"], d, "read:1:term")
+    check("a signal during the upgrade of an older database: exit, the line", (p.returncode, p.stderr),
+          (143, line("s.db")))
+    check("a signal during the upgrade: the schema as it was, no journal",
+          (schema() == was, os.listdir(d)), (True, ["s.db"]))
+
+
 def sessions_of(inp):
     """The (uuid, kernels) an input gives, read from an ingest of it alone."""
     with tempfile.TemporaryDirectory() as t:
@@ -489,6 +515,7 @@ def main():
             else:
                 print(f"interrupt: {nsys} is absent; an Nsight Systems export was not tried")
             exact_points(tmp, base, mids, others, before)
+            upgrade_stopped(tmp, mids[0])
             second_signal(tmp, base, bigs[0], before)
         else:
             print(f"interrupt: {SHIM} is not built (make test-programs); the exact points were not tried")
