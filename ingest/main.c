@@ -665,8 +665,12 @@ static void remove_unstored(const char *out)
 	sqlite3 *db = NULL;
 	sqlite3_stmt *st = NULL;
 	int none = 0;
-	if (sqlite3_open_v2(out, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK) {
-		sqlite3_busy_timeout(db, 5000);
+	/*
+	 * Under an exclusive lock, taken at once or not at all: another ingest that made the same path at
+	 * the same moment and is writing it keeps it.
+	 */
+	if (sqlite3_open_v2(out, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL) == SQLITE_OK) {
 		if (sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM sessions) + (SELECT count(*) FROM ingest_errors)",
 				       -1, &st, NULL) == SQLITE_OK)
 			none = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) == 0;
@@ -674,13 +678,13 @@ static void remove_unstored(const char *out)
 			none = sqlite3_errcode(db) == SQLITE_ERROR;	/* no such tables: nothing was made */
 		sqlite3_finalize(st);
 	}
-	sqlite3_close(db);
 	if (none) {
 		char *journal = path_with(out, "-journal");
 		unlink(out);
 		unlink(journal);
 		free(journal);
 	}
+	sqlite3_close(db);	/* (rolls back and unlocks; the files are gone already) */
 }
 
 /*
