@@ -6,6 +6,7 @@
 #include "jstream.h"
 #include "reader.h"
 #include "sink.h"
+#include "stop.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -36,6 +37,7 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: gpuprof-ingest [options] INPUT... -o session.db\n"
 		"   or: gpuprof-ingest --reindex -o session.db\n"
+		"   or: gpuprof-ingest --check DB...\n"
 		"\n"
 		"Load profiles into a session database (created if missing). INPUT is a gpuprof session\n"
 		"directory or .ndjson[.gz] file, a PyTorch profiler trace, an Nsight Systems export or a\n"
@@ -50,6 +52,10 @@ static void usage(FILE *out)
 		"      --reindex       rebuild the column chunks analyses read fast (after the inputs) of\n"
 		"                      sessions that lack them: written by an older gpuprof, or whose kernels\n"
 		"                      or API calls were changed with sqlite3\n"
+		"      --check DB      whether DB is whole (integrity check) and a gpuprof database, in one\n"
+		"                      line; a journal an interrupted ingest left is rolled back first, so\n"
+		"                      that the file alone is then a good copy (exit 0 ok, 3 damaged or not\n"
+		"                      a gpuprof database, 4 unreadable or being written)\n"
 		"  -q, --quiet         print only warnings and errors (no progress line either)\n"
 		"  -v, --verbose       say how each input is read: its format and how it was told\n"
 		"\n"
@@ -63,7 +69,12 @@ static void usage(FILE *out)
 	fprintf(out,
 		"\n"
 		"Ingesting the same input again changes nothing. Exit status: 0 ok, 2 usage, 3 bad input\n"
-		"(all valid records were kept; rejected lines are in table ingest_errors), 4 system error.\n");
+		"(all valid records were kept; rejected lines are in table ingest_errors), 4 system error;\n"
+		"129, 130, 143: stopped by SIGHUP, SIGINT, SIGTERM, which roll back what was being written\n"
+		"and remove the run's temporary files (and the database, when the run made it) first; a\n"
+		"second signal stops it at once. A run that fails stores nothing into a database it made,\n"
+		"and leaves none. After SIGKILL, copy the database with its journal (DB-journal) or --check\n"
+		"it first.\n");
 }
 
 /* The reader whose claims name member `key` (with string value `value`, or NULL when not a string). */
@@ -220,16 +231,22 @@ struct done {
 	int32_t input, status;
 };
 
-/* Reader k of jobs: its inputs into their spools, each said done on fd. Never returns. */
+/*
+ * Reader k of jobs: its inputs into their spools, each said done on fd. Never returns. A signal, or the
+ * writer's death, ends it at once with every spool it made removed (stop.h).
+ */
 static void reader_main(int k, int jobs, int fd, char **inputs, const struct reader **picked, char **spools, int n,
-			const struct reader_opts *ro)
+			const struct reader_opts *ro, pid_t parent)
 {
-	int i;
+	int i, slot;
+	stop_reader(parent);
+	slot = stop_arm(spools + k, 0, jobs);
 	for (i = k; i < n; i += jobs) {
 		struct done d = { i, EXIT_SYSTEM };
 		FILE *f;
 		if (picked[i] == &gpuprof_reader)
 			continue;
+		stop_arm_count(slot, (i - k) / jobs + 1);	/* before it exists */
 		if (!(f = fopen(spools[i], "wb"))) {
 			error("%s: cannot write: %s", spools[i], strerror(errno));
 		} else {
@@ -248,14 +265,18 @@ static void reader_main(int k, int jobs, int fd, char **inputs, const struct rea
 	_exit(EXIT_OK);
 }
 
+/*
+ * (*kept: how many of the inputs, from the first, are in the database for good when a stop signal ended
+ * the run: the last commit's.)
+ */
 static int parallel_ingest(struct sink *sink, const char *out, char **inputs, const struct reader **picked, int n,
-			   int jobs, const struct reader_opts *ro, int progress)
+			   int jobs, const struct reader_opts *ro, int progress, int *kept)
 {
 	char **spools = xcalloc((size_t)n, sizeof(*spools));
 	int *status_of = xcalloc((size_t)n, sizeof(int)), *done = xcalloc((size_t)n, sizeof(int));
 	pid_t *pids = xcalloc((size_t)jobs, sizeof(*pids));
-	int fds[2], i, k, status = EXIT_OK, open_end = 1;
-	int64_t t0 = now_ns(), events = 0;
+	int fds[2], i, k, status = EXIT_OK, open_end = 1, slot;
+	int64_t t0 = now_ns(), events = 0, commits = sink_commits(sink);
 
 	if (jobs > n)
 		jobs = n;
@@ -266,13 +287,16 @@ static int parallel_ingest(struct sink *sink, const char *out, char **inputs, co
 		spools[i] = xstrdup(b.s);
 		buf_release(&b);
 	}
+	slot = stop_arm(spools, n, 1);	/* what a second signal removes (the readers remove theirs) */
 	if (pipe(fds)) {
 		error("cannot start the readers: %s", strerror(errno));
 		status = EXIT_SYSTEM;
 		jobs = 0;
 	}
 	fflush(NULL);
-	for (k = 0; k < jobs; k++) {
+	/* (A stop signal waits until a new reader knows it is one: stop_reader.) */
+	stop_hold(1);
+	for (k = 0; k < jobs && !util_stop_signal(); k++) {
 		if ((pids[k] = fork()) < 0) {
 			error("cannot start a reader: %s", strerror(errno));
 			status = EXIT_SYSTEM;
@@ -280,9 +304,12 @@ static int parallel_ingest(struct sink *sink, const char *out, char **inputs, co
 		}
 		if (pids[k] == 0) {
 			close(fds[0]);
-			reader_main(k, jobs, fds[1], inputs, picked, spools, n, ro);
+			reader_main(k, jobs, fds[1], inputs, picked, spools, n, ro, getppid());
 		}
 	}
+	stop_hold(0);
+	if (util_stop_signal())
+		status = EXIT_SYSTEM;
 	if (jobs)
 		close(fds[1]);
 	/*
@@ -306,8 +333,10 @@ static int parallel_ingest(struct sink *sink, const char *out, char **inputs, co
 			while (!done[i] && open_end) {
 				struct done d;
 				ssize_t got = read(fds[0], &d, sizeof(d));
-				if (got < 0 && errno == EINTR)
+				if (got < 0 && errno == EINTR && !util_stop_signal())
 					continue;
+				if (util_stop_signal())
+					break;
 				if (got != (ssize_t)sizeof(d) || d.input < 0 || d.input >= n) {
 					open_end = 0;	/* every reader is gone */
 					break;
@@ -315,7 +344,9 @@ static int parallel_ingest(struct sink *sink, const char *out, char **inputs, co
 				done[d.input] = 1;
 				status_of[d.input] = d.status;
 			}
-			if (!done[i]) {
+			if (!done[i] && util_stop_signal()) {
+				rc = EXIT_SYSTEM;
+			} else if (!done[i]) {
 				int ws = 0;
 				pid_t pid = pids[i % jobs];	/* reader i % jobs had it (reader_main) */
 				while (pid > 0 && waitpid(pid, &ws, 0) < 0 && errno == EINTR)
@@ -340,6 +371,10 @@ static int parallel_ingest(struct sink *sink, const char *out, char **inputs, co
 		}
 		if (rc > status)
 			status = rc;
+		if (sink_commits(sink) > commits) {	/* (before a gpuprof database, and its own) */
+			commits = sink_commits(sink);
+			*kept = i + 1;
+		}
 		events += ev;
 		if (progress) {
 			double sec = (now_ns() - t0) / 1e9, rate = sec > 0 ? events / sec : 0;
@@ -353,8 +388,17 @@ static int parallel_ingest(struct sink *sink, const char *out, char **inputs, co
 			buf_release(&line);
 		}
 	}
-	/* What was read stays, as reading one input after another would have kept it. */
-	if (sink_batch_active(sink) && sink_batch_commit(sink))
+	/*
+	 * What was read stays, as reading one input after another would have kept it; nothing of it when a
+	 * stop signal came. i inputs were replayed into the batch.
+	 */
+	if (sink_batch_active(sink) && util_stop_signal())
+		sink_batch_rollback(sink);
+	else if (sink_batch_active(sink) && sink_batch_commit(sink))
+		status = EXIT_SYSTEM;
+	if (sink_commits(sink) > commits)
+		*kept = i;
+	if (util_stop_signal())
 		status = EXIT_SYSTEM;
 	if (progress)
 		util_progress(NULL);
@@ -373,10 +417,11 @@ static int parallel_ingest(struct sink *sink, const char *out, char **inputs, co
 			status = EXIT_SYSTEM;
 		}
 	}
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		unlink(spools[i]);
+	stop_disarm(slot);
+	for (i = 0; i < n; i++)
 		free(spools[i]);
-	}
 	free(spools);
 	free(status_of);
 	free(done);
@@ -514,6 +559,7 @@ static void progress_stop(struct progress *p)
 }
 
 static char stdin_copy[4096];	/* the temporary file `-` was read into, "" when none */
+static char *const stdin_paths[] = { stdin_copy };	/* (for stop_arm) */
 static pid_t stdin_owner;	/* the process that made it and removes it at exit (not a reader process) */
 
 /* All n bytes of buf to fd; 0, or -1 with errno set. */
@@ -553,6 +599,7 @@ static const char *stdin_spool(void)
 		return NULL;
 	}
 	snprintf(stdin_copy, sizeof(stdin_copy), "%s/gpuprof-ingest-stdin.XXXXXX", dir);
+	stop_arm(stdin_paths, 1, 1);	/* a second signal removes it too */
 	if ((fd = mkstemp(stdin_copy)) < 0) {
 		error("%s: cannot create: %s", stdin_copy, strerror(errno));
 		*stdin_copy = 0;
@@ -560,9 +607,9 @@ static const char *stdin_spool(void)
 	}
 	stdin_owner = getpid();
 	atexit(stdin_remove);
-	while ((n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
+	while (!util_stop_signal() && (n = read(STDIN_FILENO, buf, sizeof(buf))) != 0) {
 		if (n < 0 && errno == EINTR)
-			continue;
+			continue;	/* (a stop signal ends the loop) */
 		if (n < 0 || write_all(fd, buf, (size_t)n)) {
 			error("-: cannot copy standard input to %s: %s", stdin_copy, strerror(errno));
 			close(fd);
@@ -573,7 +620,7 @@ static const char *stdin_spool(void)
 		error("%s: write error: %s", stdin_copy, strerror(errno));
 		return NULL;
 	}
-	return stdin_copy;
+	return util_stop_signal() ? NULL : stdin_copy;
 }
 
 /* What the database says of the input read from standard input: "-", not the temporary file. 0, or -1. */
@@ -598,6 +645,338 @@ static int stdin_rename(sqlite3 *db)
 	return 0;
 }
 
+/* path + suffix, caller frees. */
+static char *path_with(const char *path, const char *suffix)
+{
+	struct buf b;
+	buf_init(&b);
+	buf_addf(&b, "%s%s", path, suffix);
+	return b.s;
+}
+
+/*
+ * The database this run created, when it holds nothing (the run failed, or was stopped, before it stored
+ * a session or a rejected line): removed with its journal, so that a run that failed into a new path
+ * leaves no file. One that holds a session (bad input whose valid records were stored, exit 3) or a
+ * recorded rejection is kept, and so is one that cannot be read to tell. The run's own connection is closed.
+ */
+static void remove_unstored(const char *out)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	int none = 0;
+	/*
+	 * Under an exclusive lock, taken at once or not at all: another ingest that made the same path at
+	 * the same moment and is writing it keeps it.
+	 */
+	if (sqlite3_open_v2(out, &db, SQLITE_OPEN_READWRITE, NULL) == SQLITE_OK &&
+	    sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL) == SQLITE_OK) {
+		if (sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM sessions) + (SELECT count(*) FROM ingest_errors)",
+				       -1, &st, NULL) == SQLITE_OK)
+			none = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) == 0;
+		else
+			none = sqlite3_errcode(db) == SQLITE_ERROR;	/* no such tables: nothing was made */
+		sqlite3_finalize(st);
+	}
+	if (none) {
+		char *journal = path_with(out, "-journal");
+		unlink(out);
+		unlink(journal);
+		free(journal);
+	}
+	sqlite3_close(db);	/* (rolls back and unlocks; the files are gone already) */
+}
+
+/*
+ * The one line of a run that a stop signal ended: what the database keeps (kept of n inputs, from the
+ * first, were committed before it). Returns the exit status, 128 + the signal.
+ */
+static int say_stopped(const char *out, int kept, int n)
+{
+	util_progress(NULL);
+	if (kept <= 0)
+		fprintf(stderr, "%s: interrupted: %s left as it was\n", util_progname(), out);
+	else if (kept < n)
+		fprintf(stderr, "%s: interrupted: %s keeps the first %d of %d inputs, nothing of the others\n",
+			util_progname(), out, kept, n);
+	else if (n == 1)
+		fprintf(stderr, "%s: interrupted: %s was written already: it keeps its input\n", util_progname(), out);
+	else
+		fprintf(stderr, "%s: interrupted: %s was written already: it keeps all %d inputs\n", util_progname(),
+			out, n);
+	return 128 + util_stop_signal();
+}
+
+/*
+ * gpuprof-ingest --check DB: whether DB is whole (PRAGMA integrity_check) and a gpuprof session database
+ * (application id, schema version, tables), in one line: on stdout when it is (0), else as an error: 3
+ * damaged or not ours, 4 when it cannot be read or another connection is writing it. A hot journal that
+ * an interrupted or killed ingest left is rolled back first, as any program that opens the database does;
+ * one that was never hot (nothing of its transaction reached the database) is removed; the line says so.
+ * Then the file alone is whole: a copy of it is the database.
+ */
+static const char *const gpuprof_tables[] = { "sessions", "processes", "strings", "kernels", "ingest_errors" };
+
+static int check_fail(sqlite3 *db, const char *path, const char *what)
+{
+	int rc = sqlite3_extended_errcode(db);
+	if (db_system_error(rc)) {
+		error("%s: cannot check: %s (%s)", path, sqlite3_errmsg(db), what);
+		return EXIT_SYSTEM;
+	}
+	if ((rc & 0xff) == SQLITE_NOTADB)
+		error("%s: not a gpuprof database: %s", path, sqlite3_errmsg(db));
+	else
+		error("%s: damaged: %s", path, sqlite3_errmsg(db));
+	return EXIT_DATA;
+}
+
+static int check_db(const char *path)
+{
+	char *journal = path_with(path, "-journal");
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	struct stat stt;
+	struct buf problems;
+	int64_t version = 0, app = 0, tables = 0, sessions = 0;
+	int had_journal, stale = 0, status = EXIT_OK, rows = 0, rc;
+	size_t i;
+
+	buf_init(&problems);
+	if (stat(path, &stt)) {
+		error("%s: cannot read: %s", path, strerror(errno));
+		status = EXIT_SYSTEM;
+		goto out;
+	}
+	if (S_ISDIR(stt.st_mode)) {
+		error("%s: is a directory, not a session database", path);
+		status = EXIT_DATA;
+		goto out;
+	}
+	had_journal = !stat(journal, &stt) && stt.st_size > 0;
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		error("%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+		status = EXIT_SYSTEM;
+		goto out;
+	}
+	sqlite3_busy_timeout(db, 5000);
+	/* The first read rolls back a hot journal (one whose ingest is gone), making the file whole alone. */
+	if (sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL, NULL) != SQLITE_OK) {
+		if (sqlite3_extended_errcode(db) == SQLITE_READONLY_ROLLBACK) {
+			error("%s: an interrupted ingest left %s, which this user cannot roll back: copy both files, or "
+			      "open the database once as its owner", path, journal);
+			status = EXIT_SYSTEM;
+		} else {
+			status = check_fail(db, path, "read");
+		}
+		goto out;
+	}
+	if (!stat(journal, &stt) && stt.st_size > 0) {
+		/*
+		 * Still there: a writer holds it, or it was never hot (killed before anything was written to the
+		 * database, the journal's header not yet synced). With the write lock ours, it is the latter.
+		 */
+		sqlite3_busy_timeout(db, 1000);
+		if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+			if ((sqlite3_errcode(db) & 0xff) == SQLITE_BUSY) {
+				error("%s: in use: another connection is writing it (%s); check it again when that has ended",
+				      path, journal);
+				status = EXIT_SYSTEM;
+			} else {
+				status = check_fail(db, path, "lock");
+			}
+			goto out;
+		}
+		stale = !unlink(journal);
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		sqlite3_busy_timeout(db, 5000);
+	}
+	if (sqlite3_prepare_v2(db, "PRAGMA integrity_check", -1, &st, NULL) != SQLITE_OK) {
+		status = check_fail(db, path, "integrity check");
+		goto out;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *row = (const char *)sqlite3_column_text(st, 0);
+		if (row && !strcmp(row, "ok"))
+			continue;
+		if (!rows++)
+			buf_addstr(&problems, row ? row : "?");
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc != SQLITE_DONE) {
+		status = check_fail(db, path, "integrity check");
+		goto out;
+	}
+	if (rows) {
+		error("%s: damaged: %s%s", path, problems.s, rows > 1 ? " (and more: sqlite3 DB 'pragma integrity_check')" : "");
+		status = EXIT_DATA;
+		goto out;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT (SELECT user_version FROM pragma_user_version), "
+			       "(SELECT application_id FROM pragma_application_id), "
+			       "(SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN (?1, ?2, ?3, ?4, ?5))",
+			       -1, &st, NULL) != SQLITE_OK) {
+		status = check_fail(db, path, "schema");
+		goto out;
+	}
+	for (i = 0; i < sizeof(gpuprof_tables) / sizeof(gpuprof_tables[0]); i++)
+		sqlite3_bind_text(st, (int)i + 1, gpuprof_tables[i], -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		status = check_fail(db, path, "schema");
+		goto out;
+	}
+	version = sqlite3_column_int64(st, 0);
+	app = sqlite3_column_int64(st, 1);
+	tables = sqlite3_column_int64(st, 2);
+	sqlite3_finalize(st);
+	st = NULL;
+	if (version && app != DB_APPLICATION_ID) {
+		error("%s: not a gpuprof database (application_id %lld)", path, (long long)app);
+		status = EXIT_DATA;
+		goto out;
+	}
+	if (tables < (int64_t)(sizeof(gpuprof_tables) / sizeof(gpuprof_tables[0]))) {
+		error("%s: not a gpuprof database (%s)", path,
+		      tables ? "tables of a session database are missing" : "no session database tables");
+		status = EXIT_DATA;
+		goto out;
+	}
+	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM sessions", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW) {
+		status = check_fail(db, path, "sessions");
+		goto out;
+	}
+	sessions = sqlite3_column_int64(st, 0);
+	printf("%s: ok: a gpuprof database of schema version %lld%s, %lld session%s%s\n", path, (long long)version,
+	       version > DB_SCHEMA_VERSION ? " (newer than this gpuprof's)" : !version ? " (from before versions were kept)" : "",
+	       (long long)sessions, sessions == 1 ? "" : "s",
+	       stale ? "; the journal an interrupted ingest left held nothing to roll back and was removed" :
+	       had_journal ? "; the journal an interrupted ingest left was rolled back first" : "");
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	buf_release(&problems);
+	free(journal);
+	return status;
+}
+
+/* What main read from the command line. */
+struct run {
+	const char *out, *format;
+	char **inputs;		/* argv's */
+	int n;
+	struct reader_opts ro;
+	long jobs;
+	int reindex, quiet, verbose;
+};
+
+/*
+ * Ingest r's inputs into r->out. A run that fails, or that a stop signal ends, leaves no database where
+ * there was none; one that a stop signal ends says one line and returns 128 + the signal. The exit status.
+ */
+static int ingest(struct run *r)
+{
+	const struct reader **picked;	/* the reader of each input */
+	struct sink *sink;
+	sqlite3 *db;
+	struct stat st;
+	char *db_paths[2];
+	int c, i, status = EXIT_OK, combined = 0, created, slot, kept = 0;
+	int64_t t0 = now_ns();
+
+	for (i = 0; i < r->n && !util_stop_signal(); i++)
+		if (!strcmp(r->inputs[i], "-") && !(r->inputs[i] = (char *)stdin_spool()))
+			return util_stop_signal() ? say_stopped(r->out, 0, r->n) : EXIT_SYSTEM;
+	/* Every input's reader first (each file sniffed once), so that an unknown one changes nothing. */
+	picked = xcalloc((size_t)r->n + 1, sizeof(*picked));
+	for (i = 0; i < r->n && !util_stop_signal(); i++)
+		if (!(picked[i] = pick_reader(r->inputs[i], r->format, &c))) {
+			free(picked);
+			return util_stop_signal() ? say_stopped(r->out, 0, r->n) : c;	/* (its message was not said) */
+		} else if (r->verbose) {
+			info("%s: read as %s, %s (%s)", r->inputs[i], picked[i]->name, picked[i]->help,
+			     r->format ? "as --format says" : "told by its content");
+		}
+	if (util_stop_signal()) {
+		free(picked);
+		return say_stopped(r->out, 0, r->n);
+	}
+	/* A database this run makes is removed again when the run stores nothing (a second signal: at once). */
+	created = stat(r->out, &st) && errno == ENOENT;
+	db_paths[0] = (char *)r->out;
+	db_paths[1] = path_with(r->out, "-journal");
+	slot = created ? stop_arm(db_paths, 2, 1) : -1;
+	if (!(db = db_open(r->out, DB_WRITE))) {
+		status = db_refused() ? EXIT_DATA : EXIT_SYSTEM;	/* not ours, or a newer schema */
+		goto out;
+	}
+	if (!(sink = sink_open(db))) {
+		db_close(db);
+		status = EXIT_SYSTEM;
+		goto out;
+	}
+	for (i = 0; i < r->n; i++)
+		combined |= picked[i] == &gpuprof_reader;
+	if (r->jobs > 1 && r->n > 1) {
+		/* On a terminal, one progress line instead of a line per input. */
+		int progress = !r->quiet && isatty(STDERR_FILENO);
+		if (progress)
+			util_set_quiet(1);
+		status = parallel_ingest(sink, r->out, r->inputs, picked, r->n, (int)r->jobs, &r->ro, progress, &kept);
+		if (progress)
+			util_set_quiet(0);
+	} else {
+		struct progress p;
+		int progress = !r->quiet && r->n && isatty(STDERR_FILENO) && !progress_start(&p, sink, r->inputs, r->n, t0);
+		int64_t commits = sink_commits(sink);
+		for (i = 0; i < r->n && status != EXIT_SYSTEM && !util_stop_signal(); i++) {
+			int rc;
+			if (progress)
+				__atomic_store_n(&p.current, i, __ATOMIC_RELAXED);
+			rc = picked[i]->ingest(sink, r->inputs[i], &r->ro);
+			if (rc > status)
+				status = rc;
+			if (sink_commits(sink) > commits) {	/* (stored, even when a signal came during its COMMIT) */
+				commits = sink_commits(sink);
+				kept = i + 1;
+			}
+		}
+		if (progress)
+			progress_stop(&p);
+	}
+	if (util_stop_signal()) {
+		/* (nothing more: the reindex below, the renaming of `-`) */
+	} else if (r->reindex && status != EXIT_SYSTEM) {
+		int64_t n;
+		if (sink_reindex(sink, &n))
+			status = EXIT_SYSTEM;
+		else
+			info("%s: rebuilt the column chunks of %lld session%s", r->out, (long long)n, n == 1 ? "" : "s");
+	} else if (status != EXIT_SYSTEM && combined) {
+		int64_t n;	/* the chunks of the sessions combined into, made once */
+		if (sink_reindex(sink, &n))
+			status = EXIT_SYSTEM;
+	}
+	sink_free(sink);
+	/* (Stopped, what was committed before the signal says `-` too.) */
+	if (*stdin_copy && (status != EXIT_SYSTEM || util_stop_signal()) && stdin_rename(db) && !util_stop_signal())
+		status = EXIT_SYSTEM;
+	db_close(db);
+out:
+	free(picked);
+	if (created && (status != EXIT_OK || util_stop_signal()))
+		remove_unstored(r->out);
+	stop_disarm(slot);
+	free(db_paths[1]);
+	if (util_stop_signal())
+		return say_stopped(r->out, kept, r->n);
+	/* After a failure the messages above say what happened; "done" would say it went well. */
+	if (status == EXIT_OK)
+		info("%s: done in %.2f s", r->out, (now_ns() - t0) / 1e9);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -606,34 +985,32 @@ int main(int argc, char **argv)
 		{ "session", required_argument, NULL, 'S' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "reindex", no_argument, NULL, 'R' },
+		{ "check", no_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *out = NULL, *format = NULL;
-	struct reader_opts ro = { NULL };
-	const struct reader **picked;	/* the reader of each input */
-	struct sink *sink;
-	sqlite3 *db;
-	int c, i, status = EXIT_OK, reindex = 0, quiet = 0, verbose = 0, combined = 0;
-	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	struct run r;
+	int c, i, check = 0, status = EXIT_OK;
 	char *end;
-	int64_t t0 = now_ns();
 
+	memset(&r, 0, sizeof(r));
+	r.jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	util_init(argv[0]);
 	while ((c = getopt_long(argc, argv, ":o:f:j:qvh", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o': out = optarg; break;
-		case 'f': format = optarg; break;
-		case 'S': ro.session = optarg; break;
-		case 'R': reindex = 1; break;
-		case 'q': util_set_quiet(1); quiet = 1; break;
-		case 'v': verbose = 1; break;
+		case 'o': r.out = optarg; break;
+		case 'f': r.format = optarg; break;
+		case 'S': r.ro.session = optarg; break;
+		case 'R': r.reindex = 1; break;
+		case 'C': check = 1; break;
+		case 'q': util_set_quiet(1); r.quiet = 1; break;
+		case 'v': r.verbose = 1; break;
 		case 'j':
-			jobs = strtol(optarg, &end, 10);
-			if (*end || end == optarg || jobs < 1 || jobs > 1024) {
+			r.jobs = strtol(optarg, &end, 10);
+			if (*end || end == optarg || r.jobs < 1 || r.jobs > 1024) {
 				error("-j needs a number of jobs from 1 to 1024, not '%s'", optarg);
 				return EXIT_USAGE;
 			}
@@ -647,73 +1024,23 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!out || (optind == argc && !reindex))
-		return usage_error(!out ? "no output database: give -o session.db" : "no input given");
-	for (i = optind; i < argc; i++)
-		if (!strcmp(argv[i], "-") && !(argv[i] = (char *)stdin_spool()))
-			return EXIT_SYSTEM;
-	/* Every input's reader first (each file sniffed once), so that an unknown one changes nothing. */
-	picked = xcalloc((size_t)(argc - optind) + 1, sizeof(*picked));
-	for (i = optind; i < argc; i++)
-		if (!(picked[i - optind] = pick_reader(argv[i], format, &c))) {
-			free(picked);
-			return c;
-		} else if (verbose) {
-			info("%s: read as %s, %s (%s)", argv[i], picked[i - optind]->name, picked[i - optind]->help,
-			     format ? "as --format says" : "told by its content");
-		}
-	if (!(db = db_open(out, DB_WRITE))) {
-		free(picked);
-		return db_refused() ? EXIT_DATA : EXIT_SYSTEM;	/* not ours, or a newer schema */
-	}
-	if (!(sink = sink_open(db))) {
-		free(picked);
-		db_close(db);
-		return EXIT_SYSTEM;
-	}
-	for (i = optind; i < argc; i++)
-		combined |= picked[i - optind] == &gpuprof_reader;
-	if (jobs > 1 && argc - optind > 1) {
-		/* On a terminal, one progress line instead of a line per input. */
-		int progress = !quiet && isatty(STDERR_FILENO);
-		if (progress)
-			util_set_quiet(1);
-		status = parallel_ingest(sink, out, argv + optind, picked, argc - optind, (int)jobs, &ro, progress);
-		if (progress)
-			util_set_quiet(0);
-	} else {
-		struct progress p;
-		int progress = !quiet && argc > optind && isatty(STDERR_FILENO) &&
-			       !progress_start(&p, sink, argv + optind, argc - optind, t0);
-		for (i = optind; i < argc && status != EXIT_SYSTEM; i++) {
-			int rc;
-			if (progress)
-				__atomic_store_n(&p.current, i - optind, __ATOMIC_RELAXED);
-			rc = picked[i - optind]->ingest(sink, argv[i], &ro);
+	if (check) {
+		if (r.out || r.format || r.ro.session || r.reindex)
+			return usage_error("--check takes only databases: gpuprof-ingest --check DB...");
+		if (optind == argc)
+			return usage_error("no database given: gpuprof-ingest --check DB");
+		for (i = optind; i < argc; i++) {
+			int rc = check_db(argv[i]);
 			if (rc > status)
 				status = rc;
 		}
-		if (progress)
-			progress_stop(&p);
+		return status;
 	}
-	if (reindex && status != EXIT_SYSTEM) {
-		int64_t n;
-		if (sink_reindex(sink, &n))
-			status = EXIT_SYSTEM;
-		else
-			info("%s: rebuilt the column chunks of %lld session%s", out, (long long)n, n == 1 ? "" : "s");
-	} else if (status != EXIT_SYSTEM && combined) {
-		int64_t n;	/* the chunks of the sessions combined into, made once */
-		if (sink_reindex(sink, &n))
-			status = EXIT_SYSTEM;
-	}
-	free(picked);
-	sink_free(sink);
-	if (*stdin_copy && status != EXIT_SYSTEM && stdin_rename(db))
-		status = EXIT_SYSTEM;
-	db_close(db);
-	/* After a failure the messages above say what happened; "done" would say it went well. */
-	if (status == EXIT_OK)
-		info("%s: done in %.2f s", out, (now_ns() - t0) / 1e9);
-	return status;
+	if (!r.out || (optind == argc && !r.reindex))
+		return usage_error(!r.out ? "no output database: give -o session.db" : "no input given");
+	if (stop_install())
+		return EXIT_SYSTEM;
+	r.inputs = argv + optind;
+	r.n = argc - optind;
+	return ingest(&r);
 }

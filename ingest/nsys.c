@@ -35,6 +35,7 @@
  * integer is refused whole (EXIT_DATA, nothing written).
  */
 #include "nsys.h"
+#include "db.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -251,6 +252,7 @@ static int prepare(struct nsys *n)
 
 	if (sqlite3_open_v2(n->path, &n->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK)
 		return nsys_src_error(n, "open");
+	db_stop_on_signal(n->db);	/* (a long sort of the export's rows ends at a stop signal too) */
 	/* One read transaction for the whole read: one snapshot, and no lock taken and file checked per query */
 	if (sqlite3_exec(n->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
 		return nsys_src_error(n, "open");

@@ -81,6 +81,25 @@ int db_exec(sqlite3 *db, const char *sql)
 	return 0;
 }
 
+/* The progress handler of a writer's connection: non-zero (stop the statement) once a stop signal came. */
+static int stop_asked(void *arg)
+{
+	(void)arg;
+	return util_stop_signal() != 0;
+}
+
+void db_stop_on_signal(sqlite3 *db)
+{
+	sqlite3_progress_handler(db, 1000, stop_asked, NULL);
+}
+
+void db_rollback(sqlite3 *db, const char *sql)
+{
+	sqlite3_progress_handler(db, 0, NULL, NULL);
+	sqlite3_exec(db, sql, NULL, NULL, NULL);
+	db_stop_on_signal(db);
+}
+
 sqlite3_stmt *db_prepare(sqlite3 *db, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
@@ -470,6 +489,8 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	}
 	if (!(db = open_conn(path, flags)))
 		return NULL;
+	if (mode == DB_WRITE)
+		db_stop_on_signal(db);
 	if (mode == DB_READ && (rc = roll_back_journal(db, path))) {
 		sqlite3_close(db);
 		if (rc < 0 || !(db = open_conn(path, flags)))
@@ -499,8 +520,8 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 		 */
 		if (db_exec(db, "PRAGMA synchronous = NORMAL") || db_exec(db, "BEGIN IMMEDIATE"))
 			goto fail;
-		if (upgrade(db, path, version) || db_exec(db, "COMMIT")) {
-			sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+		if (upgrade(db, path, version) || util_stop_signal() || db_exec(db, "COMMIT")) {
+			db_rollback(db, "ROLLBACK");
 			goto fail;
 		}
 		if (version && version < DB_SCHEMA_VERSION)

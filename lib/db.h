@@ -64,6 +64,14 @@ int db_error(sqlite3 *db);
 /* 1 when SQLite's (extended) error code rc is the system's fault rather than the data's or the SQL's. */
 int db_system_error(int rc);
 
+/*
+ * db_stop_on_signal: a statement of db stops (SQLITE_INTERRUPT, which rolls back the open transaction)
+ * once util_stop_signal() says a stop signal came: a progress handler asks every 1000 steps. db_open does
+ * so for DB_WRITE. db_rollback runs sql (a ROLLBACK, ROLLBACK TO or DETACH) quietly and never stopped so.
+ */
+void db_stop_on_signal(sqlite3 *db);
+void db_rollback(sqlite3 *db, const char *sql);
+
 /* Run SQL text with no results; -1 with a message on failure. */
 int db_exec(sqlite3 *db, const char *sql);
 /* Prepare one statement; NULL with a message on failure. */

@@ -76,10 +76,10 @@ void sink_free(struct sink *s)
 /* Open a transaction without the triggers that retire chunks (the sink writes chunks with the rows). */
 static int tx_open(struct sink *s)
 {
-	if (db_exec(s->db, "BEGIN IMMEDIATE"))
+	if (util_stop_signal() || db_exec(s->db, "BEGIN IMMEDIATE"))
 		return -1;
 	if (sink_chunks_triggers_drop(s)) {
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		db_rollback(s->db, "ROLLBACK");
 		return -1;
 	}
 	return 0;
@@ -94,11 +94,16 @@ static int tx_close(struct sink *s)
 {
 	if (sqlite3_get_autocommit(s->db))
 		return -1;
-	if (db_exec(s->db, embed_get("schemas/session.sql")) || db_exec(s->db, "COMMIT")) {
+	/*
+	 * A stop signal before COMMIT rolls back; one during it stops it before it begins (the progress
+	 * handler, db.h) or lets it finish: the database is whole either way, and s->commits says which.
+	 */
+	if (util_stop_signal() || db_exec(s->db, embed_get("schemas/session.sql")) || db_exec(s->db, "COMMIT")) {
 		/* Quietly: a failed COMMIT may have ended the transaction, and "no transaction is active" says nothing. */
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		db_rollback(s->db, "ROLLBACK");
 		return -1;
 	}
+	s->commits++;
 	return 0;
 }
 
@@ -121,12 +126,24 @@ int sink_batch_commit(struct sink *s)
 	return tx_close(s);
 }
 
+void sink_batch_rollback(struct sink *s)
+{
+	s->outer = 0;
+	if (!sqlite3_get_autocommit(s->db))
+		db_rollback(s->db, "ROLLBACK");
+}
+
+int64_t sink_commits(const struct sink *s)
+{
+	return s->commits;
+}
+
 int sink_tx_begin(struct sink *s)
 {
 	if (s->spool)
 		return sink_spool_tx(s, 'B');
 	if (s->outer) {
-		if (db_exec(s->db, "SAVEPOINT input"))
+		if (util_stop_signal() || db_exec(s->db, "SAVEPOINT input"))
 			return -1;
 		s->in_tx = 1;
 		return 0;
@@ -161,9 +178,9 @@ void sink_tx_rollback(struct sink *s)
 	free(s->clash);
 	s->clash = NULL;
 	if (s->outer)
-		sqlite3_exec(s->db, "ROLLBACK TO input; RELEASE input", NULL, NULL, NULL);
+		db_rollback(s->db, "ROLLBACK TO input; RELEASE input");
 	else
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		db_rollback(s->db, "ROLLBACK");
 }
 
 int sink_query_i64(struct sink *s, const char *sql, const char *text, int64_t a, int64_t *out)

@@ -75,6 +75,13 @@ int sink_batch_begin(struct sink *s);
 int sink_batch_commit(struct sink *s);
 /* Whether a batch is open. */
 int sink_batch_active(const struct sink *s);
+/* Roll the batch back, every input's savepoint with it (a stop signal came). */
+void sink_batch_rollback(struct sink *s);
+/*
+ * The transactions s committed (a batch is one): what a run stopped by a signal kept. Once a stop signal
+ * came (util_stop_signal), every transaction rolls back, unless its COMMIT had begun.
+ */
+int64_t sink_commits(const struct sink *s);
 int sink_tx_commit(struct sink *s);
 void sink_tx_rollback(struct sink *s);
 

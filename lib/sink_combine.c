@@ -298,6 +298,6 @@ rollback:
 	rc = -1;
 out:
 	if (attached)
-		sqlite3_exec(db, "DETACH DATABASE src", NULL, NULL, NULL);
+		db_rollback(db, "DETACH DATABASE src");
 	return rc;
 }

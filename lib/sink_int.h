@@ -46,6 +46,7 @@ struct sink {
 	int bound_valid[R_COUNT];
 	sqlite3_stmt *str_find, *str_add, *err_add, *drop_add, *cerr_add;
 	int in_tx;
+	int64_t commits;	/* transactions committed (tx_close) */
 	int outer;		/* inside sink_batch_begin's transaction: an input's is a savepoint */
 
 	int64_t repairs[SINK_REPAIRS];	/* the current process's (sink.h), recorded by sink_process_end */

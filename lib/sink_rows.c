@@ -62,6 +62,8 @@ int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
 	int i, valid = s->bound_valid[t];
 	if (s->spool)
 		return sink_spool_add(s, t, vals);
+	if (util_stop_signal())
+		return -1;	/* a stop signal: quietly (util.h), the reader rolls back */
 	if (t == R_KERNEL)
 		vals = smem_total(vals, tmp);
 	for (i = 0; i < r->nfields; i++) {

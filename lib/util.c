@@ -12,6 +12,7 @@
 #include <time.h>
 #include <limits.h>
 #include <getopt.h>
+#include <signal.h>
 
 static const char *progname = "gpuprof";
 static int quiet;
@@ -19,10 +20,24 @@ static void (*divert)(void *arg, const char *line);	/* util_divert_messages */
 static void *divert_arg;
 static pthread_mutex_t stderr_lock = PTHREAD_MUTEX_INITIALIZER;	/* messages and the progress line */
 static int progress_shown;	/* a progress line is on stderr's last line */
+static volatile sig_atomic_t stop_signal;	/* util_stop_set */
+
+void util_stop_set(int sig)
+{
+	if (!stop_signal)
+		stop_signal = sig;
+}
+
+int util_stop_signal(void)
+{
+	return stop_signal;
+}
 
 void util_progress(const char *text)
 {
 	pthread_mutex_lock(&stderr_lock);
+	if (text && stop_signal)
+		text = NULL;	/* stopping: the line goes, and comes no more */
 	if (text)
 		fprintf(stderr, "\r%s\033[K", text);
 	else if (progress_shown)
@@ -81,7 +96,7 @@ static void visible_message(char *msg, size_t size)
 static void vreport(const char *level, const char *fmt, va_list ap)
 {
 	char msg[4096];
-	if (quiet > 1)
+	if (quiet > 1 || stop_signal)
 		return;
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	visible_message(msg, sizeof(msg));

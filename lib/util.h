@@ -41,6 +41,14 @@ void util_set_quiet(int quiet);
  */
 void util_divert_messages(void (*fn)(void *arg, const char *line), void *arg);
 /*
+ * A stop asked by a signal (gpuprof-ingest's SIGINT, SIGTERM, SIGHUP: ingest/stop.c). util_stop_set(sig),
+ * async-signal-safe, records the first one; util_stop_signal() says which, 0 while none came. From then
+ * on no message is printed (what fails because of the stop fails quietly): the program says one line of
+ * its own as it ends.
+ */
+void util_stop_set(int sig);
+int util_stop_signal(void);
+/*
  * A progress line on stderr (a terminal): util_progress(text) shows text in place of the last one;
  * util_progress(NULL) takes it away. A message printed meanwhile takes it away first, so that it is not
  * written over. Safe from another thread than the one printing messages.

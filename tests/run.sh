@@ -36,6 +36,7 @@ list() {
 	echo "analyses python3 tests/analyses.py"
 	echo "compare python3 tests/compare.py"
 	echo "ingest_jobs python3 tests/ingest_jobs.py"
+	echo "interrupt python3 tests/interrupt.py"
 	echo "trace_export python3 tests/trace_export.py"
 	echo "warehouse python3 tests/warehouse.py"
 	echo "sqlext python3 tests/sqlext.py"

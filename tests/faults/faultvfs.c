@@ -7,7 +7,10 @@
  *                                  below (read write sync lock open truncate delete); CODE is the
  *                                  row's default (an SQLITE_IOERR_*) or `full` (SQLITE_FULL) or `busy`
  *                                  (SQLITE_BUSY); a final `+` fails every call from the Nth on (a disk
- *                                  that stays full) instead of that one alone
+ *                                  that stays full) instead of that one alone; CODE `int`, `term`
+ *                                  or `hup` fails nothing: the call raises SIGINT, SIGTERM or SIGHUP
+ *                                  in the program and then goes on (tests/interrupt.py: a signal at an
+ *                                  exact point, inside a COMMIT say)
  *   GPUPROF_FAULT=count             fail nothing, only count
  *   GPUPROF_FAULT_LOG=FILE          where the counts go at exit, one line "read=R write=W ... fired=K"
  *                                  (K: the calls that were failed); stderr when unset
@@ -21,6 +24,7 @@
 #define _GNU_SOURCE
 #endif
 #include <dlfcn.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +50,7 @@ static struct {
 	long long nth;		/* the call of it that fails, from 1 */
 	int code;		/* what it returns */
 	int persist;		/* every call from nth on fails */
+	int signal;		/* raise this at the call instead of failing it (0: fail) */
 	long long calls[NOPS];	/* calls so far, per op */
 	long long fired;	/* calls failed */
 	sqlite3_vfs *real;	/* the default VFS wrapped */
@@ -64,6 +69,10 @@ static int fault(enum op op)
 	if ((int)op != fv.kind || n < fv.nth || (n > fv.nth && !fv.persist))
 		return SQLITE_OK;
 	__atomic_add_fetch(&fv.fired, 1, __ATOMIC_RELAXED);
+	if (fv.signal) {
+		raise(fv.signal);
+		return SQLITE_OK;
+	}
 	return fv.code;
 }
 
@@ -315,13 +324,16 @@ __attribute__((constructor)) static void faultvfs_init(void)
 	fv.kind = i;
 	fv.nth = n;
 	fv.code = !*code ? ops[i].code : !strcmp(code, "full") ? SQLITE_FULL : !strcmp(code, "busy") ? SQLITE_BUSY : -1;
+	fv.signal = !strcmp(code, "int") ? SIGINT : !strcmp(code, "term") ? SIGTERM : !strcmp(code, "hup") ? SIGHUP : 0;
+	if (fv.signal)
+		fv.code = SQLITE_OK;
 	if (fv.code == -1) {
 		fv.kind = -1;
 		goto bad;
 	}
 	return;
 bad:
-	fprintf(stderr, "faultvfs: GPUPROF_FAULT='%s' is not KIND:N[:full|busy][+] or count; ignored\n",
+	fprintf(stderr, "faultvfs: GPUPROF_FAULT='%s' is not KIND:N[:full|busy|int|term|hup][+] or count; ignored\n",
 		getenv("GPUPROF_FAULT"));
 }
 
