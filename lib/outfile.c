@@ -189,6 +189,7 @@ static int make_temp(struct outfile *o, int mode)
 /* outfile_open and outfile_reserve: fd >= 0 asks for a stream. */
 static int start(struct outfile *o, const char *path, int stream)
 {
+	sigset_t old;
 	int mode, fd;
 	memset(o, 0, sizeof(*o));
 	if (!resolve(o, path, &mode)) {
@@ -200,13 +201,17 @@ static int start(struct outfile *o, const char *path, int stream)
 		}
 		return 0;
 	}
+	hold(&old);	/* a signal between the file's making and its listing would leave it behind */
 	if ((fd = make_temp(o, mode)) < 0) {
-		error("%s: cannot write: %s", path, strerror(errno));
+		int e = errno;
+		release(&old);
+		error("%s: cannot write: %s", path, strerror(e));
 		free(o->path);
 		o->path = NULL;
 		return -1;
 	}
 	list_add(o);
+	release(&old);
 	if (!stream) {
 		close(fd);
 		return 0;
