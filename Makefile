@@ -71,7 +71,7 @@ endif
 # linked-in copy is, in tests/unit/test_sqlext.c).
 EXTENSION = $(B)/lib/gpuprof_sqlite.so
 EXT_SRC = lib/sqlext_load.c lib/sqlext.c lib/sqlext_vtab.c lib/sqlext_busy.c lib/sqlext_launch.c lib/sqlext_exec.c lib/sqlext_classes.c \
-	  lib/sqlext_window.c lib/sqlext_fmt.c lib/sqlext_memory.c lib/sqlext_nest.c lib/sqlext_nodes.c lib/sqlext_peaks.c lib/intmap.c lib/colstore.c lib/records.c lib/dstats.c lib/spans.c \
+	  lib/sqlext_window.c lib/sqlext_fmt.c lib/sqlext_memory.c lib/sqlext_nest.c lib/sqlext_ops.c lib/sqlext_nodes.c lib/sqlext_peaks.c lib/intmap.c lib/colstore.c lib/records.c lib/dstats.c lib/spans.c \
 	  lib/symname.c lib/table.c lib/json.c lib/util.c lib/embed.c $(B)/gen/ext_embedded.c
 # What the extension embeds: the views it makes (the programs embed everything, EMBED).
 EXT_EMBED = schemas/views-ext.sql
