@@ -110,10 +110,10 @@ const struct rec_spec rec_specs[R_COUNT] = {
 		{ "fwd_tid", "fwd_tid", F_INTN }, { "record_function", "record_function_id", F_INTN },
 		{ "input_dims", "input_dims", F_TEXT }, { "input_types", "input_types", F_TEXT },
 		{ "input_strides", "input_strides", F_TEXT }, { "concrete_inputs", "concrete_inputs", F_TEXT },
-		{ "source", "source", F_INT } } },
+		{ "source", "source", F_INT } }, 1 },
 	[R_OP_LINK] = { "op_link", "op_links", 5, {
 		{ "flow", "flow_id", F_INT }, { "fwd_thread", "fwd_thread_id", F_INTN }, { "fwd", "fwd_ns", F_TIME },
-		{ "bwd_thread", "bwd_thread_id", F_INTN }, { "bwd", "bwd_ns", F_TIME } } },
+		{ "bwd_thread", "bwd_thread_id", F_INTN }, { "bwd", "bwd_ns", F_TIME } }, 1 },
 };
 
 const char *const trace_device_metric_keys[] = { "GPU utilization %", "Memory utilization %", "Memory used bytes",
@@ -127,7 +127,7 @@ int rec_by_wire(const char *wire)
 {
 	int t;
 	for (t = 0; t < R_COUNT; t++)
-		if (!strcmp(rec_specs[t].wire, wire))
+		if (!rec_specs[t].derived && !strcmp(rec_specs[t].wire, wire))
 			return t;
 	return -1;
 }
