@@ -361,11 +361,62 @@ def hand_ndjson(tmp, kineto_db):
     ok("combine: has both sources", {r[-1] for r in got} == {"kineto", "nvtx"}, str({r[-1] for r in got}))
 
 
+def synth_ops(tmp):
+    """gpuprof-synth --ops: the ops ingest reads from its emit_nvtx ranges equal the synth's own bookkeeping
+    (expected.json "ops"): per name the count and summed duration, and the kernels launched (their launch
+    call on the op's thread inside it) inside each op and inside its innermost op; the launches outside any
+    op; the backward ops (autograd's thread) whose seq a forward op has."""
+    d = os.path.join(tmp, "synth-ops")
+    r = subprocess.run([os.path.join(BIN, "gpuprof-synth"), "--kernels", "6000", "--seed", "11", "--ops", "-o", d],
+                       capture_output=True, text=True)
+    check("synth --ops: exit", (r.returncode, r.stderr), (0, ""))
+    exp = json.load(open(os.path.join(d, "expected.json")))["ops"]
+    db = os.path.join(tmp, "synth-ops.db")
+    r = ingest(d, "-o", db)
+    check("synth --ops: ingests", (r.returncode, r.stderr), (0, ""))
+    con = sqlite3.connect(db)
+    ops = con.execute("SELECT rowid, pid, thread_id, start_ns, end_ns, name, seq FROM op_events").fetchall()
+    calls = con.execute("SELECT a.pid, a.thread_id, a.start_ns, a.end_ns, k.end_ns - k.start_ns FROM api_calls a "
+                        "JOIN kernels k ON k.pid = a.pid AND k.correlation_id = a.correlation_id").fetchall()
+    con.close()
+    by_thread = defaultdict(list)
+    for o in ops:
+        by_thread[(o[1], o[2])].append(o)
+    stats = defaultdict(lambda: [0, 0, 0, 0, 0, 0])
+    for o in ops:
+        stats[o[5]][0] += 1
+        stats[o[5]][1] += o[4] - o[3]
+    outside = 0
+    for pid, thread, s, e, dur in calls:
+        around = [o for o in by_thread[(pid, thread)] if o[3] <= s and e <= o[4]]
+        if not around:
+            outside += 1
+            continue
+        inner = min(around, key=lambda o: (o[4] - o[3], -o[3]))
+        for o in around:
+            stats[o[5]][2] += 1
+            stats[o[5]][3] += dur
+        stats[inner[5]][4] += 1
+        stats[inner[5]][5] += dur
+    got = [{"name": n, "count": v[0], "total_ns": v[1], "kernels": v[2], "kernel_ns": v[3], "self_kernels": v[4],
+            "self_kernel_ns": v[5]} for n, v in stats.items()]
+    check("synth --ops: ops by name", sorted(got, key=lambda x: x["name"]), sorted(exp["by_name"], key=lambda x: x["name"]))
+    check("synth --ops: ops in all", len(ops), exp["count"])
+    check("synth --ops: launches outside any op", outside, exp["launches_outside_ops"])
+    fwd = {o[6] for o in ops if o[6] is not None and o[2] == exp["forward_thread"]}
+    check("synth --ops: backward ops with a forward op's seq", sum(
+        1 for o in ops if o[6] is not None and o[2] == exp["backward_thread"] and o[6] in fwd),
+          exp["forward_backward_pairs"])
+    ok("synth --ops: both threads have ops", {o[2] for o in ops} == {exp["forward_thread"], exp["backward_thread"]},
+       str({o[2] for o in ops}))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="gpuprof-ops-")
     try:
         kineto_db = hand_kineto(tmp)
         hand_ndjson(tmp, kineto_db)
+        synth_ops(tmp)
         if not os.path.isdir(KINETO) or not os.path.isdir(NSYS):
             print("ops_ingest: real traces skipped: ../shared/traces not found")
         else:
