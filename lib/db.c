@@ -98,6 +98,7 @@ static const struct migration {
 	{ 3, "schemas/migrate-3.sql", NULL },
 	{ 4, "schemas/migrate-4.sql", NULL },
 	{ 5, "schemas/migrate-5.sql", NULL },
+	{ 6, "schemas/migrate-6.sql", NULL },
 };
 
 static int refused;	/* the last db_open failed on what the file holds */

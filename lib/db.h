@@ -19,7 +19,7 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
-#define DB_SCHEMA_VERSION 5		/* this build's; schemas/session.sql sets it */
+#define DB_SCHEMA_VERSION 6		/* this build's; schemas/session.sql sets it */
 #define DB_APPLICATION_ID 0x47505246	/* "GPRF" */
 
 /* The versions that brought what analyses read. */
@@ -29,6 +29,7 @@
 #define DB_V_WINDOWS 5		/* trace_windows, processes.options */
 #define DB_V_HOST_IO 5		/* host_metrics' disk and network counters, flop_ops */
 #define DB_V_ALLOC_FAILURES 5	/* alloc_failures (read as none before: read-5.sql) */
+#define DB_V_OPS 6		/* ops, op_links, api_calls.external_id (read as none before: read-6.sql) */
 
 enum db_mode {
 	DB_READ,	/* analyses and reports: the file must exist and carry our schema, any version up to ours */

@@ -6,7 +6,7 @@ database (a wire-format session and a Kineto trace), are
 1. read as they are by gpuprof-analyze and gpuprof-report: every analysis gives what it gives on the fresh
    database, except what the version lacks (no overheads before version 3; Kineto's total shared memory in
    static_smem before version 4), and the kernel chunks of versions 2 and 3 (other columns) are not used;
-2. upgraded by gpuprof-ingest in one transaction: user_version, meta and application_id say 5, the schema is
+2. upgraded by gpuprof-ingest in one transaction: user_version, meta and application_id say 6, the schema is
    the one a fresh database has (tables, columns, indexes, triggers, views), the old rows are intact (kernels
    gain shared_mem as ingest writes it), integrity_check passes, and analyses then agree with the fresh
    database; an upgrade that fails leaves the file as it was;
@@ -28,9 +28,9 @@ SCHEMAS = os.path.join(ROOT, "tests", "data", "schema")
 WIRE = os.path.join(ROOT, "tests", "data", "demo-session")
 KINETO = os.path.join(ROOT, "tests", "data", "kineto-layouts", "pytorch-2-cuda.json")
 EXTRA = os.path.join(ROOT, "tests", "data", "wire-example.ndjson")
-CURRENT = 5
+CURRENT = 6
 # fixture -> the version gpuprof must find in it; in order: each one's .sql runs on the one before it
-FIXTURES = {"v1": 1, "v2": 2, "v3": 3, "v4-meta2": 4, "v4": 4}
+FIXTURES = {"v1": 1, "v2": 2, "v3": 3, "v4-meta2": 4, "v4": 4, "v5": 5}
 LOOKUPS = {"copy_kinds", "memory_kinds", "sync_kinds", "overhead_kinds", "object_kinds", "meta"}
 
 
