@@ -55,10 +55,13 @@ CREATE TEMP TABLE op_list(op INTEGER PRIMARY KEY, pid INTEGER, tid INTEGER, star
 INSERT INTO temp.op_list
 SELECT o.rowid, o.pid, o.thread_id, o.start_ns, o.end_ns, n.value, o.external_id, o.seq, o.fwd_tid, o.input_dims,
        o.input_types, o.source, op_flops(n.value, o.input_dims, o.concrete_inputs),
-       op_bytes(n.value, o.input_dims, o.input_types, o.concrete_inputs),
-       (SELECT p.dtype FROM temp.op_peaks p WHERE p.kind = 'type' AND p.torch_name = o.input_types ->> 0), NULL
+       op_bytes(n.value, o.input_dims, o.input_types, o.concrete_inputs), NULL, NULL
 FROM ops o JOIN strings n ON n.session_id = o.session_id AND n.id = o.name_id
 WHERE o.session_id = :session;
+-- The data type of the ops with a count: their first input's (a type the peaks file maps).
+UPDATE temp.op_list SET dtype = (SELECT p.dtype FROM temp.op_peaks p WHERE p.kind = 'type'
+				  AND p.torch_name = op_list.input_types ->> 0)
+WHERE flops IS NOT NULL AND input_types IS NOT NULL;
 
 -- Statement 4: one walk per thread over its ops and calls: each op's parent, each call's op.
 DROP TABLE IF EXISTS temp.op_walk;
@@ -145,26 +148,38 @@ DELETE FROM temp.op_fold WHERE fwd IS NULL
 
 -- Statement 10: each op's row key (its name, or with --by-shape its name and shapes; a folded backward op
 -- its forward op's), its figures and its subtree's.
+DROP TABLE IF EXISTS temp.op_self;
+CREATE TEMP TABLE op_self(op INTEGER PRIMARY KEY, ns INTEGER);
+INSERT INTO temp.op_self SELECT op, sum(end_ns - start_ns) FROM temp.op_gpu WHERE op IS NOT NULL GROUP BY op;
+DROP TABLE IF EXISTS temp.op_total;
+CREATE TEMP TABLE op_total(op INTEGER PRIMARY KEY, ns INTEGER);
+INSERT INTO temp.op_total SELECT u.anc, sum(g.ns) FROM temp.op_up u JOIN temp.op_self g ON g.op = u.op GROUP BY u.anc;
+DROP TABLE IF EXISTS temp.op_kids;
+CREATE TEMP TABLE op_kids(op INTEGER PRIMARY KEY, ns INTEGER);
+INSERT INTO temp.op_kids SELECT parent, sum(end_ns - start_ns) FROM temp.op_list WHERE parent IS NOT NULL GROUP BY parent;
+DROP TABLE IF EXISTS temp.op_keys;
+CREATE TEMP TABLE op_keys(kid INTEGER PRIMARY KEY, key TEXT UNIQUE, name TEXT, input_dims TEXT, input_types TEXT);
 DROP TABLE IF EXISTS temp.op_rows;
-CREATE TEMP TABLE op_rows AS
+CREATE TEMP TABLE op_rows(op INTEGER PRIMARY KEY, kid INTEGER, own INTEGER, cpu_total_ns INTEGER, cpu_self_ns INTEGER,
+			  gpu_self_ns INTEGER, gpu_total_ns INTEGER);
 WITH keyed AS (
-	SELECT o.op, coalesce(f.fwd, o.op) AS key_op, f.op IS NULL AS own FROM temp.op_list o
-	LEFT JOIN temp.op_fold f ON f.op = o.op
-), gself AS (
-	SELECT op, sum(end_ns - start_ns) AS ns FROM temp.op_gpu WHERE op IS NOT NULL GROUP BY op
-), gtotal AS (
-	SELECT u.anc AS op, sum(g.ns) AS ns FROM temp.op_up u JOIN gself g ON g.op = u.op GROUP BY u.anc
-), kids AS (
-	SELECT parent AS op, sum(end_ns - start_ns) AS ns FROM temp.op_list WHERE parent IS NOT NULL GROUP BY parent
+	SELECT o.op, CASE WHEN :by_shape THEN json_array(s.name, s.input_dims, s.input_types) ELSE s.name END AS key,
+	       f.op IS NULL AS own, s.name, s.input_dims, s.input_types
+	FROM temp.op_list o LEFT JOIN temp.op_fold f ON f.op = o.op JOIN temp.op_list s ON s.op = coalesce(f.fwd, o.op)
+	WHERE (:match IS NULL OR s.name REGEXP :match) AND (:exclude IS NULL OR s.name NOT REGEXP :exclude)
 )
-SELECT o.op, CASE WHEN :by_shape THEN json_array(s.name, s.input_dims, s.input_types) ELSE s.name END AS key, k.own,
-       s.name, s.input_dims, s.input_types, o.end_ns - o.start_ns AS cpu_total_ns,
-       o.end_ns - o.start_ns - coalesce(c.ns, 0) AS cpu_self_ns, coalesce(gs.ns, 0) AS gpu_self_ns,
-       coalesce(gt.ns, 0) AS gpu_total_ns
-FROM temp.op_list o JOIN keyed k ON k.op = o.op JOIN temp.op_list s ON s.op = k.key_op
-LEFT JOIN kids c ON c.op = o.op LEFT JOIN gself gs ON gs.op = o.op LEFT JOIN gtotal gt ON gt.op = o.op
-WHERE (:match IS NULL OR s.name REGEXP :match) AND (:exclude IS NULL OR s.name NOT REGEXP :exclude);
-CREATE INDEX temp.op_rows_op ON op_rows(op);
+INSERT OR IGNORE INTO temp.op_keys(key, name, input_dims, input_types) SELECT key, name, input_dims, input_types FROM keyed;
+INSERT INTO temp.op_rows
+SELECT o.op, k.kid, f.op IS NULL, o.end_ns - o.start_ns, o.end_ns - o.start_ns - coalesce(c.ns, 0), coalesce(gs.ns, 0),
+       coalesce(gt.ns, 0)
+FROM temp.op_list o LEFT JOIN temp.op_fold f ON f.op = o.op JOIN temp.op_list s ON s.op = coalesce(f.fwd, o.op)
+JOIN temp.op_keys k ON k.key = CASE WHEN :by_shape THEN json_array(s.name, s.input_dims, s.input_types) ELSE s.name END
+LEFT JOIN temp.op_kids c ON c.op = o.op LEFT JOIN temp.op_self gs ON gs.op = o.op LEFT JOIN temp.op_total gt ON gt.op = o.op;
+
+-- Each (row, op at or below one of its ops that has GPU events or a count), once.
+DROP TABLE IF EXISTS temp.op_items;
+CREATE TEMP TABLE op_items(kid INTEGER, op INTEGER, PRIMARY KEY (kid, op)) WITHOUT ROWID;
+INSERT OR IGNORE INTO temp.op_items SELECT r.kid, u.op FROM temp.op_up u JOIN temp.op_rows r ON r.op = u.anc;
 
 -- Statement 11: the notes' figures.
 DROP TABLE IF EXISTS temp.op_notes;
@@ -191,22 +206,19 @@ FROM temp.op_notes;
 
 -- Statement 13: per row.
 WITH per AS (
-	SELECT key, min(name) AS name, min(input_dims) AS input_dims, min(input_types) AS input_types,
-	       sum(own) AS calls, sum(cpu_total_ns) AS cpu_total_ns, sum(cpu_self_ns) AS cpu_self_ns,
-	       sum(gpu_self_ns) AS gpu_self_ns, sum(gpu_total_ns) AS gpu_total_ns
-	FROM temp.op_rows GROUP BY key
-), items AS (	-- each (row, op below or at one of its ops) once
-	SELECT DISTINCT k.key, u.op FROM temp.op_rows k JOIN temp.op_up u ON u.anc = k.op
+	SELECT r.kid, k.name, k.input_dims, k.input_types, sum(r.own) AS calls, sum(r.cpu_total_ns) AS cpu_total_ns,
+	       sum(r.cpu_self_ns) AS cpu_self_ns, sum(r.gpu_self_ns) AS gpu_self_ns, sum(r.gpu_total_ns) AS gpu_total_ns
+	FROM temp.op_rows r JOIN temp.op_keys k ON k.kid = r.kid GROUP BY r.kid
 ), kern AS (
-	SELECT i.key, count(*) AS kernels, busy_union(g.start_ns, g.end_ns) AS busy_ns,
+	SELECT i.kid, count(*) AS kernels, busy_union(g.start_ns, g.end_ns) AS busy_ns,
 	       CASE WHEN count(DISTINCT m.gpu) = 1 AND count(m.gpu) = count(*) THEN min(m.gpu) END AS gpu
-	FROM items i JOIN temp.op_gpu g ON g.op = i.op AND g.kernel
+	FROM temp.op_items i JOIN temp.op_gpu g ON g.op = i.op AND g.kernel
 	LEFT JOIN temp.op_models m ON m.pid = g.pid AND m.id = g.device_id
-	GROUP BY i.key
+	GROUP BY i.kid
 ), fl AS (
-	SELECT i.key, sum(c.flops) AS flops, sum(c.bytes) AS bytes, count(c.bytes) = count(*) AS all_bytes,
+	SELECT i.kid, sum(c.flops) AS flops, sum(c.bytes) AS bytes, count(c.bytes) = count(*) AS all_bytes,
 	       CASE WHEN count(DISTINCT c.dtype) = 1 AND count(c.dtype) = count(*) THEN min(c.dtype) END AS dtype
-	FROM items i JOIN temp.op_counted c ON c.op = i.op GROUP BY i.key
+	FROM temp.op_items i JOIN temp.op_counted c ON c.op = i.op GROUP BY i.kid
 ), rows AS (
 	SELECT p.name, p.calls, p.cpu_total_ns, p.cpu_self_ns, p.gpu_self_ns, p.gpu_total_ns, coalesce(k.kernels, 0) AS kernels,
 	       f.flops, f.flops / 1e3 / nullif(k.busy_ns, 0) AS tflops,
@@ -215,7 +227,7 @@ WITH per AS (
 	       CASE WHEN f.all_bytes THEN f.bytes END AS bytes,
 	       CASE WHEN f.all_bytes THEN f.flops * 1.0 / nullif(f.bytes, 0) END AS intensity,
 	       p.input_dims, p.input_types
-	FROM per p LEFT JOIN kern k ON k.key = p.key LEFT JOIN fl f ON f.key = p.key
+	FROM per p LEFT JOIN kern k ON k.kid = p.kid LEFT JOIN fl f ON f.kid = p.kid
 	UNION ALL
 	SELECT '(no op)', 0, NULL, NULL, sum(end_ns - start_ns), sum(end_ns - start_ns), sum(kernel), NULL, NULL, NULL,
 	       NULL, NULL, NULL, NULL

@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS op_links (session_id INTEGER NOT NULL, pid INTEGER NO
 
 
 def ns(x):
-    return int((decimal.Decimal(str(x)) * 1000).to_integral_value(decimal.ROUND_HALF_UP))
+    return int((decimal.Decimal(str(x)) * 1000).quantize(decimal.Decimal(1), rounding=decimal.ROUND_HALF_UP))
 
 
 def events(doc):
@@ -52,7 +52,7 @@ def events(doc):
 def load(path):
     op = gzip.open if path.endswith(".gz") else open
     with op(path, "rt") as f:
-        return json.load(f)
+        return json.load(f, parse_float=decimal.Decimal)	# exact: ts can carry nanoseconds
 
 
 def base_of(doc):
@@ -210,13 +210,13 @@ def flops_of(name, dims, conc):
 
 # ---- the ops table, computed here ----
 
-def expected(doc, by_shape=False, fold=False):
+def kineto_records(doc):
+    """(ops, calls, gpu, models, links) of a Kineto trace: calls and GPU events keyed by correlation id (one
+    process per trace)."""
     base = base_of(doc)
-    types, gpus, peak = peaks()
+    _, gpus, _ = peaks()
     dev_names = {d.get("id"): d.get("name") for d in (doc.get("deviceProperties") or [])} if isinstance(doc, dict) else {}
-    model = {}
-    for i, n in dev_names.items():
-        model[i] = next((m for m, pat in gpus if n and re.search(pat, n)), None)
+    model = {i: next((m for m, pat in gpus if n and re.search(pat, n)), None) for i, n in dev_names.items()}
     ops, calls, gpu = [], [], []
     for order, e in enumerate(events(doc)):
         if e.get("ph") != "X" or "dur" not in e:
@@ -231,7 +231,53 @@ def expected(doc, by_shape=False, fold=False):
         elif cat in CALLS and "correlation" in a:
             calls.append((e["pid"], e["tid"], s, a["correlation"], a.get("External id"), order))
         elif cat in GPU:
-            gpu.append((a.get("correlation"), s, t, cat in KERNEL, a.get("device")))
+            gpu.append((a.get("correlation"), s, t, cat in KERNEL, model.get(a.get("device"))))
+    flows = defaultdict(dict)
+    for e in events(doc):
+        if e.get("cat") in ("fwdbwd", "forward_backward") and e.get("ph") in ("s", "f"):
+            flows[(e["pid"], e["id"])][e["ph"]] = e
+    links = [((f["s"]["pid"], f["s"]["tid"], base + ns(f["s"]["ts"])), (f["f"]["pid"], f["f"]["tid"], base + ns(f["f"]["ts"])))
+             for f in flows.values() if "s" in f and "f" in f]
+    return ops, calls, gpu, links
+
+
+NVTX_OP = re.compile(r"^(.*?)(?:, seq = (\d+))?(?:, op_id = (\d+))(?:, sizes = (\[.*?\]))?(?:, input_op_ids = .*)?$")
+
+
+def nsys_records(path):
+    """(ops, calls, gpu, links) of an Nsight Systems export: emit_nvtx push/pop ranges as ops, calls and GPU
+    events keyed by (pid, correlation id)."""
+    src = sqlite3.connect(path)
+    tables = {t for (t,) in src.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    strings = dict(src.execute("SELECT id, value FROM StringIds"))
+    origin = 0
+    if "TARGET_INFO_SESSION_START_TIME" in tables:
+        origin = src.execute("SELECT utcEpochNs FROM TARGET_INFO_SESSION_START_TIME").fetchone()[0] or 0
+    ops, calls, gpu = [], [], []
+    for g, s, e, text, tid_ in src.execute('SELECT globalTid, start, "end", text, textId FROM NVTX_EVENTS '
+                                           'WHERE eventType = 59 AND "end" IS NOT NULL ORDER BY rowid'):
+        t = text if text is not None else strings.get(tid_)
+        m = NVTX_OP.match(t or "")
+        if not m:
+            continue
+        dims = json.loads(m.group(4).replace("(", "[").replace(")", "]")) if m.group(4) else None
+        ops.append(dict(i=len(ops), name=m.group(1), pid=(g >> 24) & 0xFFFFFF, tid=g & 0xFFFFFF, s=origin + s,
+                        e=origin + e, ext=int(m.group(3)), seq=int(m.group(2)) if m.group(2) else None, fwd_tid=None,
+                        dims=dims, types=None, conc=None, parent=None, kids=[]))
+    for order, (g, s, corr) in enumerate(src.execute("SELECT globalTid, start, correlationId FROM CUPTI_ACTIVITY_KIND_RUNTIME "
+                                                     "ORDER BY rowid")):
+        calls.append(((g >> 24) & 0xFFFFFF, g & 0xFFFFFF, origin + s, ((g >> 24) & 0xFFFFFF, corr), None, order))
+    for tbl, kern in (("CUPTI_ACTIVITY_KIND_KERNEL", True), ("CUPTI_ACTIVITY_KIND_MEMCPY", False),
+                      ("CUPTI_ACTIVITY_KIND_MEMSET", False)):
+        for g, s, e, corr in src.execute(f'SELECT globalPid, start, "end", correlationId FROM {tbl}'):
+            gpu.append((((g >> 24) & 0xFFFFFF, corr), origin + s, origin + e, kern, None))
+    src.close()
+    return ops, calls, gpu, []
+
+
+def expected(doc, by_shape=False, fold=False, records=None):
+    ops, calls, gpu, links = records or kineto_records(doc)
+    types, gpus, peak = peaks()
     # nesting: per thread, the latest earlier op (in sort order) that contains it
     by_thread = defaultdict(list)
     for o in ops:
@@ -274,7 +320,7 @@ def expected(doc, by_shape=False, fold=False):
     gself = defaultdict(int)
     items = defaultdict(list)	# op -> its GPU events
     noop = []
-    for corr, s, t, kern, dev in gpu:
+    for corr, s, t, kern, gmodel in gpu:
         if corr not in first_call:
             continue
         o = first_call[corr]
@@ -282,7 +328,7 @@ def expected(doc, by_shape=False, fold=False):
             noop.append((s, t, kern))
         else:
             gself[o] += t - s
-            items[o].append((s, t, kern, dev))
+            items[o].append((s, t, kern, gmodel))
     for o in ops:
         o["flops"] = flops_of(o["name"], o["dims"], o["conc"])
 
@@ -304,18 +350,10 @@ def expected(doc, by_shape=False, fold=False):
         def at(pid, tid, ts):
             c = [o for o in ops if o["pid"] == pid and o["tid"] == tid and o["s"] == ts and o["seq"] is not None]
             return max(c, key=lambda o: (o["e"], -o["i"]))["i"] if c else None
-        for e1 in events(doc):
-            pass
-        flows = defaultdict(dict)
-        for e1 in events(doc):
-            if e1.get("cat") in ("fwdbwd", "forward_backward") and e1.get("ph") in ("s", "f"):
-                flows[(e1["pid"], e1["id"])][e1["ph"]] = e1
-        for f in flows.values():
-            if "s" in f and "f" in f:
-                b = at(f["f"]["pid"], f["f"]["tid"], base + ns(f["f"]["ts"]))
-                w = at(f["s"]["pid"], f["s"]["tid"], base + ns(f["s"]["ts"]))
-                if b is not None and w is not None:
-                    fold_to.setdefault(b, w)
+        for fw, bw in links:
+            b, w = at(*bw), at(*fw)
+            if b is not None and w is not None:
+                fold_to.setdefault(b, w)
         for o in ops:
             if o["i"] in fold_to or o["seq"] is None or not o["fwd_tid"]:
                 continue
@@ -349,7 +387,7 @@ def expected(doc, by_shape=False, fold=False):
         busy = union([(s, t) for s, t, _, _ in ks])
         r["tflops"] = r["flops"] / 1e3 / busy if r["flops"] is not None and busy else None
         dtypes = {types.get((ops[d]["types"] or [None])[0]) if ops[d]["types"] else None for d in fl}
-        models = {model.get(dev) for _, _, _, dev in ks}
+        models = {m for _, _, _, m in ks}
         r["mfu"] = None
         if r["tflops"] is not None and len(dtypes) == 1 and None not in dtypes and len(models) == 1 and None not in models:
             p = peak.get((models.pop(), dtypes.pop()))
@@ -390,9 +428,9 @@ def analyze(db, *extra):
     return json.loads(p.stdout)
 
 
-def compare(what, db, doc, *extra):
+def compare(what, db, doc, *extra, records=None):
     by_shape, fold = "--by-shape" in extra, "--fold-backward" in extra
-    want, _ = expected(doc, by_shape, fold)
+    want, _ = expected(doc, by_shape, fold, records)
     got = analyze(db, *extra)
     if got is None:
         ok(what + ": runs", False)
@@ -440,6 +478,24 @@ def plain_nest(db):
        f"{a[:200]!r} vs {b[:200]!r}")
 
 
+def real_nsys(tmp):
+    nsys = os.path.join(checks.TRACES, "nsys")
+    if not os.path.isdir(nsys):
+        print(f"skip: nsys exports: {nsys} is absent")
+        return
+    for base in ("mfu_2gpu_before", "mfu_2gpu_after", "h100_2gpu_1s"):
+        path = os.path.join(nsys, base + ".sqlite")
+        db = os.path.join(tmp, base + ".db")
+        check(f"{base}: ingests", ingest(path, db), 0)
+        rec = nsys_records(path)
+        ok(f"{base}: holds emit_nvtx ops", len(rec[0]) > 10000, str(len(rec[0])))
+        got = compare(base, db, None, records=rec)
+        if got:
+            ok(f"{base}: NVTX ops have no mfu", all(r["mfu"] is None for r in got))
+        p = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "ops", db], capture_output=True, text=True)
+        ok(f"{base}: the note says NVTX ops have no types", "come from NVTX" in p.stdout, p.stdout[-300:])
+
+
 def real(tmp):
     if not os.path.isdir(KINETO):
         print(f"skip: real traces: {KINETO} is absent")
@@ -468,6 +524,13 @@ def real(tmp):
             check("bf16mm: FLOPs = 10,995,116,277,760", mm[0]["flops"], 10995116277760)
             ok(f"bf16mm: about 804 TFLOP/s ({mm[0]['tflops']:.1f})", 800 <= mm[0]["tflops"] <= 808)
             ok(f"bf16mm: mfu against H200 bf16 989.5 ({mm[0]['mfu']:.4f})", abs(mm[0]["mfu"] - mm[0]["tflops"] / 989.5) < 1e-9)
+            p = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "flops", db, "--format", "json"], capture_output=True,
+                               text=True)
+            fl = json.loads(p.stdout)["flops"]
+            check("bf16mm: the flops analysis counts from shapes (no flops arg)",
+                  [(r["name"], r["calls"], r["kernels"], r["flops"], r["dtype"], r["gpu"]) for r in fl],
+                  [("aten::mm", 10, 10, 10995116277760, "bf16", "h200")])
+            close("bf16mm: flops analysis TFLOP/s as ops' (kernels don't overlap)", fl[0]["tflops"], mm[0]["tflops"], 1e-3)
 
 
 # ---- hand-made traces ----
@@ -618,10 +681,63 @@ def edges(tmp):
     ok("no shapes: the note says how to record them", "record_shapes=True" in p.stdout, p.stdout[-400:])
 
 
+def compare_ops(tmp):
+    """compare: ops by name, judged on each op's GPU time with its children's, counted in the verdict."""
+    def session(name, kdur):
+        evs = []
+        for i in range(5):
+            t = i * 1000
+            evs += [op("aten::linear", t, 100, 10 * i + 1), op("aten::mm", t + 10, 50, 10 * i + 2), call(t + 20, 100 + i),
+                    kern(t + 500, kdur, 100 + i, name="gemm_%d" % i)]
+        path = os.path.join(tmp, name + ".json")
+        with open(path, "w") as f:
+            json.dump(trace(evs), f)
+        db = os.path.join(tmp, name + ".db")
+        ingest(path, db)
+        fill_ops(db, trace(evs))
+        return db
+    base, new = session("cmp_base", 100), session("cmp_new", 300)
+    p = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "compare", new, "--baseline", base, "--format", "json",
+                        "--fail-on-regression"], capture_output=True, text=True)
+    check("compare ops: the gate fails on the ops' regression (exit 1)", p.returncode, 1)
+    got = json.loads(p.stdout)
+    rows = {r["name"]: r for r in got["compare_ops"]}
+    check("compare ops: linear and mm regressed, median GPU total 100 -> 300 us",
+          [(n, rows[n]["status"], rows[n]["base_med_ns"], rows[n]["new_med_ns"], rows[n]["base_calls"])
+           for n in ("aten::linear", "aten::mm")],
+          [("aten::linear", "regressed", 100000, 300000, 5), ("aten::mm", "regressed", 100000, 300000, 5)])
+    ok("compare ops: counted in the verdict", "ops 2 regressed" in p.stderr, p.stderr)
+    p = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "compare", base, "--baseline", base, "--format", "json"],
+                       capture_output=True, text=True)
+    check("compare ops: a session against itself is unchanged",
+          {r["status"] for r in json.loads(p.stdout)["compare_ops"]}, {"unchanged"})
+
+
+def synth(tmp):
+    """A gpuprof session with emit_nvtx ops (gpuprof-synth --ops): each name against the answers it planted."""
+    d = os.path.join(tmp, "synth")
+    subprocess.run([os.path.join(BIN, "gpuprof-synth"), "--kernels", "20000", "--seed", "3", "--ops", "-o", d],
+                   check=True, capture_output=True)
+    db = d + ".db"
+    check("synth --ops: ingests", ingest(d, db), 0)
+    with open(os.path.join(d, "expected.json")) as f:
+        want = json.load(f)["ops"]
+    got = {r["name"]: r for r in analyze(db)}
+    check("synth --ops: per name calls, cpu_total, kernels, gpu_total, gpu_self",
+          sorted((w["name"], *(lambda r: (r["calls"], r["cpu_total_ns"], r["kernels"], r["gpu_total_ns"],
+                                          r["gpu_self_ns"]))(got.get(w["name"], dict.fromkeys(KEYS)))) for w in want["by_name"]),
+          sorted((w["name"], w["count"], w["total_ns"], w["kernels"], w["kernel_ns"], w["self_kernel_ns"])
+                 for w in want["by_name"]))
+    check("synth --ops: launches outside ops are (no op)", got["(no op)"]["kernels"], want["launches_outside_ops"])
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="gpuprof-ops-")
     try:
         edges(tmp)
+        compare_ops(tmp)
+        synth(tmp)
+        real_nsys(tmp)
         real(tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
