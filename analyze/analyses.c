@@ -186,7 +186,7 @@ static const struct analysis_option opt_fail_on_growth = {
 	"needs low, medium or high", 0, take_growth_level };
 static const struct analysis_option opt_fail_on_regression = {
 	"fail-on-regression", no_argument, NULL,
-	"exit 1 when any kernel, range, copy kind or API call" MORE "regressed; one-line verdict on stderr", "", 0,
+	"exit 1 when any kernel, range, copy kind, API call or op" MORE "regressed; one-line verdict on stderr", "", 0,
 	take_nothing };
 
 /*
@@ -548,7 +548,7 @@ static const struct colspec flops_steps_cols[] = {
 	{ "mfu", "MFU", C_REAL },
 };
 static const struct table_spec flops_tables[] = {
-	{ "flops", "Achieved FLOP/s per op (PyTorch with_flops) and MFU against the GPU's peak", flops_cols,
+	{ "flops", "Achieved FLOP/s per op (PyTorch with_flops, else from shapes) and MFU against the GPU's peak", flops_cols,
 	  NCOLS(flops_cols) },
 	{ "flops_steps", "Achieved FLOP/s and MFU per iteration", flops_steps_cols, NCOLS(flops_steps_cols) },
 };
@@ -948,6 +948,8 @@ static const struct table_spec compare_tables[] = {
 	  NCOLS(compare_copy_cols) },
 	{ "compare_api", "CUDA API calls against the baseline, by name", compare_kernel_cols,
 	  NCOLS(compare_kernel_cols) },
+	{ "compare_ops", "PyTorch ops against the baseline, by name (GPU time of each op with its children)",
+	  compare_kernel_cols, NCOLS(compare_kernel_cols) },
 	{ "compare_energy", "Energy against the baseline, per GPU and in all (NVML)", compare_energy_cols,
 	  NCOLS(compare_energy_cols) },
 };
@@ -987,7 +989,7 @@ const struct analysis analyses[] = {
 		  "Kernel launch pipeline per name (nsys cuda_kern_exec_sum): API, queue and kernel time; queue growth",
 		  kernexec_tables), .section = 8, .section_top = 10 },
 	{ SQL_ROW("flops", "flops.sql",
-		  "Achieved TFLOP/s and MFU per op and per iteration, from PyTorch's FLOP counts (with_flops=True)",
+		  "Achieved TFLOP/s and MFU per op and per iteration, from PyTorch's FLOP counts or op shapes",
 		  flops_tables), .section = 9, .section_top = 10 },
 	{ SQL_ROW("launch", "launch.sql", "Launch configurations per kernel: calls, time, theoretical occupancy",
 		  launch_tables) },
@@ -1041,11 +1043,11 @@ const struct analysis analyses[] = {
 		  "What CUPTI and the driver cost the program, by kind: buffer flushes, instrumentation, lazy loading",
 		  overhead_tables), .section = 25 },
 	{ SQL_ROW("compare", "compare.sql",
-		  "Kernels, NVTX ranges, copies and API calls against a baseline: regressed, improved, new, gone (CI gate)",
+		  "Kernels, NVTX ranges, copies, API calls and ops against a baseline: regressed, improved, new, gone (CI gate)",
 		  compare_tables),
 	  .options = compare_options, .gate = &regression_gate, .needs_baseline = 1, .section = 1, .section_top = 20,
-	  .usage = "NEW.db (and trend): four tables, kernels by name, NVTX ranges by path,\n"
-		   "copies by kind and API calls by name (as hotspots, ranges, memcpy and api show them)" },
+	  .usage = "NEW.db (and trend): five tables, kernels by name, NVTX ranges by path,\n"
+		   "copies by kind, API calls and ops by name (as hotspots, ranges, memcpy, api and ops show them)" },
 	{ SQL_ROW("trend", "trend.sql", "Top kernels' total time across all sessions, with step changes",
 		  trend_tables),
 	  .options = trend_options },
@@ -1082,6 +1084,30 @@ static int default_base(sqlite3 *db, int64_t session, int64_t *base)
 	return rc;
 }
 
+/*
+ * The TEMP view base_ops that compare.sql reads the baseline's ops through: base.ops with its rowid as id,
+ * or no rows when the baseline predates them (schema version 5 and older). 0, or -1 with a message.
+ */
+static int base_ops_view(sqlite3 *db)
+{
+	static const char cols[] = "session_id, id, pid, thread_id, start_ns, end_ns, name_id, external_id";
+	char sql[512];
+	sqlite3_stmt *st;
+	int has = 0;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM base.sqlite_master WHERE type = 'table' AND name = 'ops'", -1, &st,
+			       NULL) != SQLITE_OK)
+		return db_error(db);
+	has = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	if (has)
+		snprintf(sql, sizeof(sql), "DROP VIEW IF EXISTS temp.base_ops; CREATE TEMP VIEW base_ops(%s) AS SELECT "
+			 "session_id, rowid, pid, thread_id, start_ns, end_ns, name_id, external_id FROM base.ops", cols);
+	else
+		snprintf(sql, sizeof(sql), "DROP VIEW IF EXISTS temp.base_ops; CREATE TEMP VIEW base_ops(%s) AS SELECT "
+			 "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0", cols);
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : db_error(db);
+}
+
 /* Attach file to db as schema `base` (again, when it is). 0, or -1 with a message. */
 static int attach_base(sqlite3 *db, const char *file)
 {
@@ -1093,7 +1119,9 @@ static int attach_base(sqlite3 *db, const char *file)
 	sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : error("cannot attach the baseline '%s': %s", file, sqlite3_errmsg(db));
+	if (rc != SQLITE_DONE)
+		return error("cannot attach the baseline '%s': %s", file, sqlite3_errmsg(db));
+	return base_ops_view(db);
 }
 
 int analysis_baseline(sqlite3 *db, struct analysis_opts *o)

@@ -25,6 +25,7 @@ list() {
 	echo "sqlext python3 tests/sqlext.py"
 	echo "kineto python3 tests/traces_kineto.py"
 	echo "ops_ingest python3 tests/ops_ingest.py"
+	echo "ops python3 tests/ops.py"
 	echo "progress python3 tests/ingest_progress.py"
 	echo "faults python3 tests/faults.py"
 	local t
