@@ -45,6 +45,7 @@ struct sink {
 	struct value bound[R_COUNT][REC_MAX_FIELDS];
 	int bound_valid[R_COUNT];
 	sqlite3_stmt *str_find, *str_add, *err_add, *drop_add, *cerr_add;
+	sqlite3_stmt *str_get;	/* a string of the session by id (sink_rows.c, for one this process has not seen) */
 	int in_tx;
 	int outer;		/* inside sink_batch_begin's transaction: an input's is a savepoint */
 

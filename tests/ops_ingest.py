@@ -430,6 +430,17 @@ def main():
                f"{total_ops} ops, {total_links} links")
             for base in NSYS_OPS:
                 check_nsys(tmp, base)
+            # -j: each input read by a process of its own into a spool, replayed here; the export's second
+            # process refers to strings the first interned (its range texts come from the database).
+            db = os.path.join(tmp, "nsys-j.db")
+            r = ingest("-j", "2", os.path.join(NSYS, NSYS_OPS[2] + ".sqlite"), os.path.join(tmp, "hand.json"), "-o", db)
+            check("nsys -j 2: exit", (r.returncode, r.stderr), (0, ""))
+            con, ref = sqlite3.connect(db), sqlite3.connect(os.path.join(tmp, NSYS_OPS[2] + ".db"))
+            sql = ("SELECT o.pid, o.thread_id, o.start_ns, o.end_ns, o.name, o.external_id, o.seq, o.input_dims "
+                   "FROM op_events o WHERE o.source = 'nvtx' ORDER BY 1, 2, 3, 5")
+            check("nsys -j 2: the ops of the serial ingest", con.execute(sql).fetchall(), ref.execute(sql).fetchall())
+            con.close()
+            ref.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return checks.summary("ops_ingest")
