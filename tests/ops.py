@@ -476,6 +476,16 @@ def plain_nest(db):
     a, b = run(walk, True), run(plain, False)
     ok(f"op_nest equals its plain SQL on {os.path.basename(db)} ({a.count(chr(10))} ops)", a == b and a != "",
        f"{a[:200]!r} vs {b[:200]!r}")
+    walk = ("SELECT id, owner FROM (SELECT kind, id, op_nest(kind, id, start_ns, end_ns) OVER (PARTITION BY pid, thread_id "
+            "ORDER BY start_ns, kind, end_ns DESC, ord, id ROWS UNBOUNDED PRECEDING) AS owner FROM (SELECT 0 AS kind, "
+            "rowid AS id, pid, thread_id, start_ns, end_ns, coalesce(external_id, 0) AS ord FROM ops UNION ALL SELECT 1, "
+            "rowid, pid, thread_id, start_ns, start_ns, 0 FROM api_calls)) WHERE kind = 1 ORDER BY id;")
+    plain = ("SELECT c.rowid, (SELECT p.rowid FROM ops p WHERE p.pid = c.pid AND p.thread_id IS c.thread_id AND "
+             "p.start_ns <= c.start_ns AND p.end_ns >= c.start_ns ORDER BY p.start_ns DESC, p.end_ns, "
+             "coalesce(p.external_id, 0) DESC, p.rowid DESC LIMIT 1) FROM api_calls c ORDER BY c.rowid;")
+    a, b = run(walk, True), run(plain, False)
+    ok(f"op_nest's call owners equal the plain SQL on {os.path.basename(db)} ({a.count(chr(10))} calls)",
+       a == b and a != "", f"{a[:200]!r} vs {b[:200]!r}")
 
 
 def real_nsys(tmp):
@@ -517,6 +527,8 @@ def real(tmp):
             compare(name + " --by-shape", db, doc, "--by-shape")
             compare(name + " --fold-backward", db, doc, "--fold-backward")
             plain_nest(db)
+        if name.startswith("h200_pt211_train"):
+            report_formats(tmp, db)
         if name == "h200_pt211_bf16mm.json.gz":
             got = analyze(db)
             mm = [r for r in got if r["name"] == "aten::mm"]
@@ -531,6 +543,31 @@ def real(tmp):
                   [(r["name"], r["calls"], r["kernels"], r["flops"], r["dtype"], r["gpu"]) for r in fl],
                   [("aten::mm", 10, 10, 10995116277760, "bf16", "h200")])
             close("bf16mm: flops analysis TFLOP/s as ops' (kernels don't overlap)", fl[0]["tflops"], mm[0]["tflops"], 1e-3)
+
+
+def report_formats(tmp, db):
+    """gpuprof-report: the ops section right after hotspots, in every format."""
+    rep = os.path.join(BIN, "gpuprof-report")
+    title = "PyTorch operators by GPU time"
+    run = lambda *a: subprocess.run([rep, db] + list(a), capture_output=True, text=True)
+    doc = json.loads(run("-f", "json").stdout)
+    keys = list(doc["tables"])
+    check("report json: ops right after hotspots", keys[keys.index("hotspots") + 1], "ops")
+    ok("report json: ops rows", len(doc["tables"]["ops"]) == 10)
+    for f in ("text", "md"):
+        out = run("-f", f).stdout
+        ok(f"report {f}: the ops section after hotspots", out.find("Top kernels by total GPU time") < out.find(title)
+           < out.find("Kernel launch pipeline"), out[:200])
+    html = os.path.join(tmp, "r.html")
+    run("-f", "html", "-o", html)
+    with open(html) as f:
+        ok("report html: the ops section", title in f.read())
+    run("-f", "csv", "-o", os.path.join(tmp, "rcsv"))
+    ok("report csv: ops.csv", os.path.exists(os.path.join(tmp, "rcsv", "ops.csv")))
+    import zipfile
+    run("-f", "xlsx", "-o", os.path.join(tmp, "r.xlsx"))
+    with zipfile.ZipFile(os.path.join(tmp, "r.xlsx")) as z:
+        ok("report xlsx: an ops sheet", 'name="ops"' in z.read("xl/workbook.xml").decode())
 
 
 # ---- hand-made traces ----
