@@ -3,6 +3,7 @@
  * keeps the current session's strings so each is looked up in the database at most once.
  */
 #include "sink_int.h"
+#include "nvtx_op.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -89,8 +90,34 @@ static int64_t map_get(struct sink *s, const char *v, size_t len, uint64_t h)
 	return -1;
 }
 
+/*
+ * A string that names one call, not a thing: the NVTX text torch.autograd.profiler.emit_nvtx gives each op
+ * (its op_id makes every one unique), millions in a large session. Kept out of the map (its memory would
+ * grow with the session): the database's index finds a repeat (sink_string_once).
+ */
+static int64_t sink_string_once(struct sink *s, const char *v, size_t len)
+{
+	int64_t id = s->next_string_id++;
+	sqlite3_bind_int64(s->str_add_once, 1, s->session_id);
+	sqlite3_bind_int64(s->str_add_once, 2, id);
+	sqlite3_bind_text(s->str_add_once, 3, v, (int)len, SQLITE_STATIC);
+	if (sink_step(s, s->str_add_once))
+		return -1;
+	if (sqlite3_changes(s->db))
+		return id;
+	s->next_string_id--;	/* (not used: ids stay what a spool's replay gives) */
+	id = -1;	/* there already (another process of the session, or declared twice) */
+	sqlite3_bind_int64(s->str_find, 1, s->session_id);
+	sqlite3_bind_text(s->str_find, 2, v, (int)len, SQLITE_STATIC);
+	if (sqlite3_step(s->str_find) == SQLITE_ROW)
+		id = sqlite3_column_int64(s->str_find, 0);
+	sqlite3_reset(s->str_find);
+	return id < 0 ? error("strings: \"%.*s\" neither added nor found", (int)(len < 80 ? len : 80), v) : id;
+}
+
 int64_t sink_string(struct sink *s, const char *v, size_t len)
 {
+	struct nvtx_op op;
 	uint64_t h = hash_bytes(v, len);
 	int64_t id = map_get(s, v, len, h);
 	if (id >= 0)
@@ -101,6 +128,8 @@ int64_t sink_string(struct sink *s, const char *v, size_t len)
 		map_put(s, v, len, h, id);
 		return id;
 	}
+	if (nvtx_op_parse(v, len, &op))
+		return sink_string_once(s, v, len);
 	if (!s->session_is_new) {
 		sqlite3_bind_int64(s->str_find, 1, s->session_id);
 		sqlite3_bind_text(s->str_find, 2, v, (int)len, SQLITE_STATIC);

@@ -361,6 +361,38 @@ def hand_ndjson(tmp, kineto_db):
     ok("combine: has both sources", {r[-1] for r in got} == {"kineto", "nvtx"}, str({r[-1] for r in got}))
 
 
+def repeated_texts(tmp):
+    """emit_nvtx texts are kept out of the sink's string map (one per call: millions); one declared twice, by
+    two ids of a file and by a second process of the session, is still one string of the session."""
+    lines = lambda pid: [
+        {"type": "header", "v": 3, "session": "ops-repeat", "pid": pid, "origin_ns": "1763822038000000000"},
+        {"type": "strings", "v": 3, "ids": [1, 2, 3], "values": ["aten::mm, op_id = 5", "aten::mm, op_id = 5", "x"]},
+        {"type": "range", "v": 3, "seq": 0, "n": 3, "start": [10, 20, 30], "end": [15, 25, 35], "thread": [1, 1, 1],
+         "name": [1, 2, 3], "domain": [0, 0, 0], "kind": [1, 1, 1], "depth": [0, 0, 0], "id": [1, 2, 3]},
+        {"type": "end", "v": 3, "ts": 100, "totals": {"range": 3}, "batches": {"range": 1}}]
+    paths = []
+    for pid in (1, 2):
+        paths.append(os.path.join(tmp, f"repeat-{pid}.ndjson"))
+        with open(paths[-1], "w") as f:
+            f.write("".join(json.dumps(line) + "\n" for line in lines(pid)))
+    for how, extra in (("-j 1", ["-j", "1"]), ("-j 2", ["-j", "2"])):
+        db = os.path.join(tmp, f"repeat{extra[1]}.db")
+        r = ingest(*extra, *paths, "-o", db)
+        check(f"repeated texts {how}: exit", (r.returncode, r.stderr), (0, ""))
+        con = sqlite3.connect(db)
+        check(f"repeated texts {how}: one string", con.execute(
+            "SELECT count(*) FROM strings WHERE value = 'aten::mm, op_id = 5'").fetchone(), (1,))
+        check(f"repeated texts {how}: every range names it", con.execute(
+            "SELECT count(DISTINCT r.name_id), count(*) FROM ranges r JOIN strings s ON s.session_id = r.session_id "
+            "AND s.id = r.name_id WHERE s.value = 'aten::mm, op_id = 5'").fetchone(), (1, 4))
+        check(f"repeated texts {how}: an op each", con.execute(
+            "SELECT pid, name, external_id, count(*) FROM op_events GROUP BY 1, 2, 3").fetchall(),
+              [(1, "aten::mm", 5, 2), (2, "aten::mm", 5, 2)])
+        check(f"repeated texts {how}: string ids without gaps", con.execute(
+            "SELECT max(id) + 1 - min(id) = count(*) FROM strings").fetchone(), (1,))
+        con.close()
+
+
 def synth_ops(tmp):
     """gpuprof-synth --ops: the ops ingest reads from its emit_nvtx ranges equal the synth's own bookkeeping
     (expected.json "ops"): per name the count and summed duration, and the kernels launched (their launch
@@ -417,6 +449,7 @@ def main():
         kineto_db = hand_kineto(tmp)
         hand_ndjson(tmp, kineto_db)
         synth_ops(tmp)
+        repeated_texts(tmp)
         if not os.path.isdir(KINETO) or not os.path.isdir(NSYS):
             print("ops_ingest: real traces skipped: ../shared/traces not found")
         else:
