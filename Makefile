@@ -71,7 +71,7 @@ endif
 # linked-in copy is, in tests/unit/test_sqlext.c).
 EXTENSION = $(B)/lib/gpuprof_sqlite.so
 EXT_SRC = lib/sqlext_load.c lib/sqlext.c lib/sqlext_vtab.c lib/sqlext_busy.c lib/sqlext_launch.c lib/sqlext_exec.c lib/sqlext_classes.c \
-	  lib/sqlext_window.c lib/sqlext_fmt.c lib/sqlext_memory.c lib/sqlext_nest.c lib/sqlext_nodes.c lib/sqlext_peaks.c lib/intmap.c lib/colstore.c lib/records.c lib/dstats.c lib/spans.c \
+	  lib/sqlext_window.c lib/sqlext_fmt.c lib/sqlext_memory.c lib/sqlext_nest.c lib/sqlext_ops.c lib/sqlext_nodes.c lib/sqlext_peaks.c lib/intmap.c lib/colstore.c lib/records.c lib/dstats.c lib/spans.c \
 	  lib/symname.c lib/table.c lib/json.c lib/utf8.c lib/util.c lib/embed.c $(B)/gen/ext_embedded.c
 # What the extension embeds: the views it makes (the programs embed everything, EMBED).
 EXT_EMBED = schemas/views-ext.sql
@@ -311,7 +311,7 @@ test: deps all $(TEST_PROGRAMS)
 # preloads its VFS.)
 SANITIZE_SUITES ?= units cases golden truth wire_doc nsys nsys_rows nsys_stats rows views ranks stalls csv md \
 		   xlsx kineto analyses compare collector atomic parallel classes memory report_schema trace_export \
-		   schema ingest_jobs interrupt demo progress collect html export outputs_atomic hostile
+		   schema ingest_jobs interrupt demo progress collect html export outputs_atomic hostile ops_ingest ops
 test-sanitize: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined all test-programs
 	@GPUPROF_BUILD=build/sanitize GPUPROF_SANITIZE=1 tests/run.sh $(SANITIZE_SUITES)

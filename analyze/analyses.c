@@ -124,6 +124,20 @@ static int take_growth_level(struct analysis_opts *o, const char *arg)
 	return 0;
 }
 
+static int take_by_shape(struct analysis_opts *o, const char *arg)
+{
+	(void)arg;
+	o->by_shape = 1;
+	return 0;
+}
+
+static int take_fold_backward(struct analysis_opts *o, const char *arg)
+{
+	(void)arg;
+	o->fold_backward = 1;
+	return 0;
+}
+
 static int take_nothing(struct analysis_opts *o, const char *arg)
 {
 	(void)o;
@@ -172,7 +186,7 @@ static const struct analysis_option opt_fail_on_growth = {
 	"needs low, medium or high", 0, take_growth_level };
 static const struct analysis_option opt_fail_on_regression = {
 	"fail-on-regression", no_argument, NULL,
-	"exit 1 when any kernel, range, copy kind or API call" MORE "regressed; one-line verdict on stderr", "", 0,
+	"exit 1 when any kernel, range, copy kind, API call or op" MORE "regressed; one-line verdict on stderr", "", 0,
 	take_nothing };
 
 /*
@@ -330,6 +344,15 @@ static int judge_growth(const struct tables *ts, const struct analysis_opts *o, 
 	return at > 0;
 }
 
+static const struct analysis_option opt_by_shape = {
+	"by-shape", no_argument, NULL,
+	"a row per op name, Input Dims and Input type (key_averages'" MORE "group_by_input_shape)", "", 0,
+	take_by_shape };
+static const struct analysis_option opt_fold_backward = {
+	"fold-backward", no_argument, NULL,
+	"add each backward op's figures to its forward op's row" MORE "(op_links, else the same sequence number)",
+	"", 0, take_fold_backward };
+
 static const struct gate leak_gate = { &opt_fail_on_leak, judge_leaks };
 static const struct gate memory_gate = { &opt_fail_above, judge_memory };
 static const struct gate growth_gate = { &opt_fail_on_growth, judge_growth };
@@ -340,6 +363,7 @@ static const struct analysis_option *const compare_options[] = {
 };
 static const struct analysis_option *const trend_options[] = { &opt_threshold, NULL };
 static const struct analysis_option *const ranks_options[] = { &opt_threshold, NULL };
+static const struct analysis_option *const ops_options[] = { &opt_by_shape, &opt_fold_backward, NULL };
 static const struct analysis_option *const energy_options[] = { &opt_carbon_intensity, NULL };
 
 /* An analysis that is its SQL file: the tables its statements fill (struct table_spec). */
@@ -524,9 +548,31 @@ static const struct colspec flops_steps_cols[] = {
 	{ "mfu", "MFU", C_REAL },
 };
 static const struct table_spec flops_tables[] = {
-	{ "flops", "Achieved FLOP/s per op (PyTorch with_flops) and MFU against the GPU's peak", flops_cols,
+	{ "flops", "Achieved FLOP/s per op (PyTorch with_flops, else from shapes) and MFU against the GPU's peak", flops_cols,
 	  NCOLS(flops_cols) },
 	{ "flops_steps", "Achieved FLOP/s and MFU per iteration", flops_steps_cols, NCOLS(flops_steps_cols) },
+};
+
+/* Per op name (and shapes with --by-shape): CPU and GPU time, kernels, FLOPs from shapes (analyze/ops.sql). */
+static const struct colspec ops_cols[] = {
+	{ "name", "Op", C_TEXT },
+	{ "calls", "Calls", C_INT },
+	{ "cpu_total_ns", "CPU total", C_NS },
+	{ "cpu_self_ns", "CPU self", C_NS },
+	{ "gpu_self_ns", "GPU self", C_NS },
+	{ "gpu_total_ns", "GPU total", C_NS },
+	{ "kernels", "Kernels", C_INT },
+	{ "flops", "FLOPs", C_INT },
+	{ "tflops", "TFLOP/s", C_REAL },
+	{ "mfu", "MFU", C_REAL },
+	{ "bytes", "Bytes", C_BYTES },
+	{ "intensity", "FLOP/byte", C_REAL },
+	{ "input_dims", "Input dims", C_TEXT, C_HIDE_NULL },
+	{ "input_types", "Input types", C_TEXT, C_HIDE_NULL },
+};
+static const struct table_spec ops_tables[] = {
+	{ "ops", "PyTorch operators by GPU time (self and with their children), with FLOPs from their shapes",
+	  ops_cols, NCOLS(ops_cols) },
 };
 
 static const struct colspec overhead_cols[] = {
@@ -902,6 +948,8 @@ static const struct table_spec compare_tables[] = {
 	  NCOLS(compare_copy_cols) },
 	{ "compare_api", "CUDA API calls against the baseline, by name", compare_kernel_cols,
 	  NCOLS(compare_kernel_cols) },
+	{ "compare_ops", "PyTorch ops against the baseline, by name (GPU time of each op with its children)",
+	  compare_kernel_cols, NCOLS(compare_kernel_cols) },
 	{ "compare_energy", "Energy against the baseline, per GPU and in all (NVML)", compare_energy_cols,
 	  NCOLS(compare_energy_cols) },
 };
@@ -934,69 +982,72 @@ const struct analysis analyses[] = {
 	  .section = 5 },
 	{ SQL_ROW("hotspots", "hotspots.sql", "Kernels by total GPU time: count, total, avg, med, min, max, stddev",
 		  hotspots_tables), .section = 6, .section_top = 10 },
+	{ SQL_ROW("ops", "ops.sql",
+		  "PyTorch ops: CPU self/total, GPU self/total, kernels, FLOPs from shapes (--by-shape, --fold-backward)",
+		  ops_tables), .options = ops_options, .section = 7, .section_top = 10 },
 	{ SQL_ROW("kernexec", "kernexec.sql",
 		  "Kernel launch pipeline per name (nsys cuda_kern_exec_sum): API, queue and kernel time; queue growth",
-		  kernexec_tables), .section = 7, .section_top = 10 },
+		  kernexec_tables), .section = 8, .section_top = 10 },
 	{ SQL_ROW("flops", "flops.sql",
-		  "Achieved TFLOP/s and MFU per op and per iteration, from PyTorch's FLOP counts (with_flops=True)",
-		  flops_tables), .section = 8, .section_top = 10 },
+		  "Achieved TFLOP/s and MFU per op and per iteration, from PyTorch's FLOP counts or op shapes",
+		  flops_tables), .section = 9, .section_top = 10 },
 	{ SQL_ROW("launch", "launch.sql", "Launch configurations per kernel: calls, time, theoretical occupancy",
 		  launch_tables) },
 	{ SQL_ROW("classes", "classes.sql", "Compute, communication and memory kernels: time, busy, overlap",
-		  classes_tables), .section = 9 },
+		  classes_tables), .section = 10 },
 	{ SQL_ROW("memcpy", "memcpy.sql", "Copies by kind (HtoD, DtoH, DtoD, PtoP) and memsets: time, bytes, GB/s",
-		  memcpy_tables), .section = 12 },
+		  memcpy_tables), .section = 13 },
 	{ SQL_ROW("sync", "sync.sql", "Host time blocked in synchronization, by type and stream", sync_tables),
-	  .section = 13, .section_top = 10 },
+	  .section = 14, .section_top = 10 },
 	{ SQL_ROW("api", "api.sql", "CUDA runtime and driver API calls by name (nsys cuda_api_sum): count, time, stats",
-		  api_tables), .section = 14, .section_top = 10 },
+		  api_tables), .section = 15, .section_top = 10 },
 	{ SQL_ROW("ranges", "ranges.sql", "NVTX ranges by nesting path: wall time and the GPU time they launched",
-		  ranges_tables), .section = 15, .section_top = 10 },
+		  ranges_tables), .section = 16, .section_top = 10 },
 	{ SQL_ROW("idle", "idle.sql", "GPU idle time per device; kernel and copy busy time and their overlap",
-		  idle_tables), .section = 19 },
+		  idle_tables), .section = 20 },
 	{ SQL_ROW("streams", "streams.sql", "Busy time per stream", streams_tables) },
 	{ SQL_ROW("gaps", "gaps.sql", "Longest GPU idle gaps, with the host calls made during them", gaps_tables),
-	  .section = 20, .section_top = 5 },
+	  .section = 21, .section_top = 5 },
 	{ SQL_ROW("memory", "memory.sql",
 		  "GPU memory per device: allocations, peak (and when), live at the end (--fail-above)", memory_tables),
-	  MEMORY_EVENTS, .gate = &memory_gate, .section = 16 },
+	  MEMORY_EVENTS, .gate = &memory_gate, .section = 17 },
 	{ SQL_ROW("leaks", "leaks.sql", "Leak candidates: blocks still allocated at the end, by site (--fail-on-leak)",
-		  leaks_tables), MEMORY_EVENTS, .gate = &leak_gate, .section = 17, .section_top = 10 },
+		  leaks_tables), MEMORY_EVENTS, .gate = &leak_gate, .section = 18, .section_top = 10 },
 	{ SQL_ROW("peak", "peak.sql", "What was live at each device's memory peak, largest first", peak_tables),
 	  MEMORY_EVENTS },
 	{ SQL_ROW("growth", "growth.sql",
 		  "Memory growth per iteration with R^2, severity and what to check (--fail-on-growth)", growth_tables),
-	  MEMORY_EVENTS, .gate = &growth_gate, .section = 18 },
+	  MEMORY_EVENTS, .gate = &growth_gate, .section = 19 },
 	{ SQL_ROW("stalls", "stalls.sql", "Warp stall reasons from PC sampling: samples, share, meaning, usual cause",
-		  stalls_tables), .prelude = STALL_SAMPLES, .section = 10 },
+		  stalls_tables), .prelude = STALL_SAMPLES, .section = 11 },
 	{ SQL_ROW("stall_kernels", "stall_kernels.sql", "Stall reason mix per kernel (a kernel x reason matrix)",
-		  stall_kernels_tables), .prelude = STALL_SAMPLES, .section = 11, .section_top = 10 },
+		  stall_kernels_tables), .prelude = STALL_SAMPLES, .section = 12, .section_top = 10 },
 	{ SQL_ROW("stall_pcs", "stall_pcs.sql", "Most sampled instructions with source line and dominant reason",
 		  stall_pcs_tables), .prelude = STALL_SAMPLES },
 	{ SQL_ROW("ranks", "ranks.sql",
 		  "Per rank: compute, exposed communication, idle, steps, wait at collectives, stragglers (--threshold)",
-		  ranks_tables), COMM_MATCH, .options = ranks_options, .section = 25, .multi_gpu = 1,
+		  ranks_tables), COMM_MATCH, .options = ranks_options, .section = 26, .multi_gpu = 1,
 	  .kernel_cache = 1 },
 	{ SQL_ROW("collectives", "collectives.sql",
 		  "NCCL/RCCL collectives matched across ranks: operations, time, start skew", collectives_tables),
-	  COMM_MATCH, .section = 26, .section_top = 20, .multi_gpu = 1 },
+	  COMM_MATCH, .section = 27, .section_top = 20, .multi_gpu = 1 },
 	{ SQL_ROW("metrics", "metrics.sql", "Device metrics (NVML): utilisation, memory, power, temperature, clocks",
-		  metrics_tables), .section = 21 },
+		  metrics_tables), .section = 22 },
 	{ SQL_ROW("energy", "energy.sql",
 		  "Energy per GPU and in all: joules, kWh, average power, per iteration; CO2e (--carbon-intensity)",
-		  energy_tables), .options = energy_options, .section = 22 },
+		  energy_tables), .options = energy_options, .section = 23 },
 	{ SQL_ROW("host", "host.sql",
 		  "Host metrics: CPU and memory of the program's process tree; system memory, disk and network I/O",
-		  host_tables), .section = 23 },
+		  host_tables), .section = 24 },
 	{ SQL_ROW("overhead", "overhead.sql",
 		  "What CUPTI and the driver cost the program, by kind: buffer flushes, instrumentation, lazy loading",
-		  overhead_tables), .section = 24 },
+		  overhead_tables), .section = 25 },
 	{ SQL_ROW("compare", "compare.sql",
-		  "Kernels, NVTX ranges, copies and API calls against a baseline: regressed, improved, new, gone (CI gate)",
+		  "Kernels, NVTX ranges, copies, API calls and ops against a baseline: regressed, improved, new, gone (CI gate)",
 		  compare_tables),
 	  .options = compare_options, .gate = &regression_gate, .needs_baseline = 1, .section = 1, .section_top = 20,
-	  .usage = "NEW.db (and trend): four tables, kernels by name, NVTX ranges by path,\n"
-		   "copies by kind and API calls by name (as hotspots, ranges, memcpy and api show them)" },
+	  .usage = "NEW.db (and trend): five tables, kernels by name, NVTX ranges by path,\n"
+		   "copies by kind, API calls and ops by name (as hotspots, ranges, memcpy, api and ops show them)" },
 	{ SQL_ROW("trend", "trend.sql", "Top kernels' total time across all sessions, with step changes",
 		  trend_tables),
 	  .options = trend_options },
@@ -1033,6 +1084,30 @@ static int default_base(sqlite3 *db, int64_t session, int64_t *base)
 	return rc;
 }
 
+/*
+ * The TEMP view base_ops that compare.sql reads the baseline's ops through: base.ops with its rowid as id,
+ * or no rows when the baseline predates them (schema version 5 and older). 0, or -1 with a message.
+ */
+static int base_ops_view(sqlite3 *db)
+{
+	static const char cols[] = "session_id, id, pid, thread_id, start_ns, end_ns, name_id, external_id";
+	char sql[512];
+	sqlite3_stmt *st;
+	int has = 0;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM base.sqlite_master WHERE type = 'table' AND name = 'ops'", -1, &st,
+			       NULL) != SQLITE_OK)
+		return db_error(db);
+	has = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	if (has)
+		snprintf(sql, sizeof(sql), "DROP VIEW IF EXISTS temp.base_ops; CREATE TEMP VIEW base_ops(%s) AS SELECT "
+			 "session_id, rowid, pid, thread_id, start_ns, end_ns, name_id, external_id FROM base.ops", cols);
+	else
+		snprintf(sql, sizeof(sql), "DROP VIEW IF EXISTS temp.base_ops; CREATE TEMP VIEW base_ops(%s) AS SELECT "
+			 "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0", cols);
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : db_error(db);
+}
+
 /* Attach file to db as schema `base` (again, when it is). 0, or -1 with a message. */
 static int attach_base(sqlite3 *db, const char *file)
 {
@@ -1044,7 +1119,9 @@ static int attach_base(sqlite3 *db, const char *file)
 	sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
 	rc = sqlite3_step(st);
 	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : error("cannot attach the baseline '%s': %s", file, sqlite3_errmsg(db));
+	if (rc != SQLITE_DONE)
+		return error("cannot attach the baseline '%s': %s", file, sqlite3_errmsg(db));
+	return base_ops_view(db);
 }
 
 int analysis_baseline(sqlite3 *db, struct analysis_opts *o)

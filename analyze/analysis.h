@@ -37,6 +37,8 @@ struct analysis_opts {
 	double share;		/* --fail-above PCT: the share of a device's memory (0.9); 0 with a SIZE */
 	double carbon_intensity;	/* energy: --carbon-intensity, grams of CO2e per kWh */
 	int carbon_given;	/* --carbon-intensity was given (else :carbon_intensity is NULL) */
+	int by_shape;		/* ops: --by-shape, rows per name and input shapes (:by_shape) */
+	int fold_backward;	/* ops: --fold-backward, backward ops in their forward op's row (:fold_backward) */
 };
 
 /* The defaults: no filters, threshold 5%, min-delta 10 us, min-calls 1. */
@@ -148,7 +150,7 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 	       int n, struct tables *out);
 /*
  * Bind the options a statement names: :session, :match, :exclude, :top (-1 for all), :short (0/1),
- * :folded (1 with --short or --group), :base_session, :threshold, :min_delta, :min_calls, :limit and
+ * :folded (1 with --short or --group), :base_session, :threshold, :min_delta, :min_calls, :limit, :by_shape, :fold_backward and
  * :carbon_intensity (NULL when not given);
  * and the data files analyses read: :stall_reasons (analyze/stall-reasons.txt). script_run binds
  * :class_rules and :class_rules_file too: the text and name of the file GPUPROF_CLASS_RULES names, else

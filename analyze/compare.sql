@@ -1,5 +1,5 @@
--- compare: a baseline session against a new one (CI mode), in four tables: kernels by name (as hotspots
--- shows them), NVTX ranges by nesting path and style (wall time, as ranges groups them: a host range and a
+-- compare: a baseline session against a new one (CI mode), in five tables: kernels by name (as hotspots
+-- shows them), PyTorch ops by name (each op's GPU time with its children's, as the ops analysis gives it), NVTX ranges by nesting path and style (wall time, as ranges groups them: a host range and a
 -- GPU annotation of one name are two rows), copies by kind (memcpy kinds and memsets, as memcpy labels
 -- them) and CUDA API calls by name (as api shows them; their regressions fail the gate too). The baseline is the database attached as `base` (analysis_baseline: --baseline's file, else this
 -- database again), session :base_session; the new side is main's :session. Groups are matched by their
@@ -157,6 +157,84 @@ SELECT 3, side, name, NULL, calls, total, 1.0 * total / calls, med, NULL
 FROM named
 WHERE (:match IS NULL OR name REGEXP :match) AND (:exclude IS NULL OR NOT name REGEXP :exclude);
 
+-- Statement 6c: PyTorch ops per name (tbl 4), each op's GPU time with its children's (gpu_total_ns, as the
+-- ops analysis defines it: ops nest by containment per thread, a call belongs to the innermost op holding
+-- its start, a GPU event to its call by correlation id): calls, total, mean and median over the ops of a
+-- name, judged like kernels (--match and --exclude on the name). Nothing when neither side has ops. The
+-- baseline's ops come through temp.base_ops (analyses.c: none when its database predates them), the new
+-- side's as `ops` (read-6.sql's TEMP table for such a database).
+DROP TABLE IF EXISTS temp.cmp_ops;
+CREATE TEMP TABLE cmp_ops(side INTEGER, op INTEGER, pid INTEGER, tid INTEGER, start_ns INTEGER, end_ns INTEGER,
+			  name TEXT, ord INTEGER, parent INTEGER, PRIMARY KEY (side, op)) WITHOUT ROWID;
+INSERT INTO temp.cmp_ops
+SELECT 0, o.id, o.pid, o.thread_id, o.start_ns, o.end_ns, n.value, coalesce(o.external_id, 0), NULL
+FROM temp.base_ops o JOIN base.strings n ON n.session_id = o.session_id AND n.id = o.name_id
+WHERE o.session_id = :base_session
+UNION ALL
+SELECT 1, o.rowid, o.pid, o.thread_id, o.start_ns, o.end_ns, n.value, coalesce(o.external_id, 0), NULL
+FROM ops o JOIN main.strings n ON n.session_id = o.session_id AND n.id = o.name_id
+WHERE o.session_id = :session;
+DROP TABLE IF EXISTS temp.cmp_op_walk;
+CREATE TEMP TABLE cmp_op_walk(side INTEGER, kind INTEGER, id INTEGER, owner INTEGER, PRIMARY KEY (side, kind, id))
+	WITHOUT ROWID;
+INSERT INTO temp.cmp_op_walk
+WITH ev(side, kind, id, pid, tid, start_ns, end_ns, ord) AS (
+	SELECT side, 0, op, pid, tid, start_ns, end_ns, ord FROM temp.cmp_ops
+	UNION ALL
+	SELECT 0, 1, a.rowid, a.pid, a.thread_id, a.start_ns, a.start_ns, 0 FROM base.api_calls a
+	WHERE a.session_id = :base_session AND a.correlation_id IS NOT NULL
+	  AND EXISTS (SELECT 1 FROM temp.cmp_ops WHERE side = 0)
+	UNION ALL
+	SELECT 1, 1, a.rowid, a.pid, a.thread_id, a.start_ns, a.start_ns, 0 FROM main.api_calls a
+	WHERE a.session_id = :session AND a.correlation_id IS NOT NULL AND EXISTS (SELECT 1 FROM temp.cmp_ops WHERE side = 1)
+)
+SELECT side, kind, id, op_nest(kind, id, start_ns, end_ns) OVER (PARTITION BY side, pid, tid ORDER BY start_ns, kind,
+	end_ns DESC, ord, id ROWS UNBOUNDED PRECEDING)
+FROM ev;
+UPDATE temp.cmp_ops SET parent = (SELECT w.owner FROM temp.cmp_op_walk w
+				  WHERE w.side = cmp_ops.side AND w.kind = 0 AND w.id = cmp_ops.op);
+DROP TABLE IF EXISTS temp.cmp_op_calls;
+CREATE TEMP TABLE cmp_op_calls(side INTEGER, pid INTEGER, corr INTEGER, op INTEGER, PRIMARY KEY (side, pid, corr))
+	WITHOUT ROWID;
+INSERT OR IGNORE INTO temp.cmp_op_calls
+SELECT 0, a.pid, a.correlation_id, w.owner FROM base.api_calls a
+JOIN temp.cmp_op_walk w ON w.side = 0 AND w.kind = 1 AND w.id = a.rowid
+WHERE a.session_id = :base_session ORDER BY a.rowid;
+INSERT OR IGNORE INTO temp.cmp_op_calls
+SELECT 1, a.pid, a.correlation_id, w.owner FROM main.api_calls a
+JOIN temp.cmp_op_walk w ON w.side = 1 AND w.kind = 1 AND w.id = a.rowid
+WHERE a.session_id = :session ORDER BY a.rowid;
+WITH gself(side, op, ns) AS (
+	SELECT c.side, c.op, sum(g.dur) FROM temp.cmp_op_calls c JOIN (
+		SELECT s.side, k.pid, k.correlation_id AS corr, k.dur_ns AS dur
+		FROM temp.cmp_sides s JOIN kernel_columns k ON k.session_id = s.session AND k.schema = s.schema
+		WHERE EXISTS (SELECT 1 FROM temp.cmp_op_calls)
+		UNION ALL
+		SELECT 0, pid, correlation_id, end_ns - start_ns FROM base.memcpys WHERE session_id = :base_session
+		UNION ALL
+		SELECT 0, pid, correlation_id, end_ns - start_ns FROM base.memsets WHERE session_id = :base_session
+		UNION ALL
+		SELECT 1, pid, correlation_id, end_ns - start_ns FROM main.memcpys WHERE session_id = :session
+		UNION ALL
+		SELECT 1, pid, correlation_id, end_ns - start_ns FROM main.memsets WHERE session_id = :session
+	) g ON g.side = c.side AND g.pid = c.pid AND g.corr = c.corr
+	GROUP BY c.side, c.op
+),
+up(side, op, ns) AS (	-- each op's own GPU time, and again at each of its ancestors
+	SELECT side, op, ns FROM gself
+	UNION ALL
+	SELECT up.side, o.parent, up.ns FROM up JOIN temp.cmp_ops o ON o.side = up.side AND o.op = up.op
+	WHERE o.parent IS NOT NULL
+),
+total(side, op, ns) AS (SELECT side, op, sum(ns) FROM up GROUP BY side, op),
+per(side, name, gpu) AS (
+	SELECT o.side, o.name, coalesce(t.ns, 0) FROM temp.cmp_ops o LEFT JOIN total t ON t.side = o.side AND t.op = o.op
+	WHERE (:match IS NULL OR o.name REGEXP :match) AND (:exclude IS NULL OR NOT o.name REGEXP :exclude)
+)
+INSERT INTO temp.cmp_groups
+SELECT 4, side, name, NULL, count(*), sum(gpu), 1.0 * sum(gpu) / count(*), median(gpu), NULL
+FROM per GROUP BY side, name;
+
 -- Statement 7: the rows of the four tables: both sides of a group matched, judged and ranked (regressed,
 -- new, gone, improved, unchanged; the largest change of total first).
 DROP TABLE IF EXISTS temp.cmp_rows;
@@ -188,7 +266,7 @@ FROM matched;
 -- per other table that has rows, naming only the statuses that occur; FAIL when anything regressed).
 WITH counts(tbl, status, n) AS (
 	SELECT t.tbl, s.status, (SELECT count(*) FROM temp.cmp_rows r WHERE r.tbl = t.tbl AND r.status = s.status)
-	FROM (SELECT 0 AS tbl UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3) t,
+	FROM (SELECT 0 AS tbl UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3 UNION ALL SELECT 4) t,
 	     (SELECT 'regressed' AS status UNION ALL SELECT 'improved' UNION ALL SELECT 'new' UNION ALL SELECT 'gone') s
 ),
 total(base, now) AS (
@@ -221,10 +299,11 @@ SELECT 'Kernels against the baseline: '
        || coalesce((SELECT '; ranges' || text FROM parts WHERE tbl = 1 AND EXISTS (SELECT 1 FROM temp.cmp_rows WHERE tbl = 1)), '')
        || coalesce((SELECT '; copies' || text FROM parts WHERE tbl = 2 AND EXISTS (SELECT 1 FROM temp.cmp_rows WHERE tbl = 2)), '')
        || coalesce((SELECT '; API calls' || text FROM parts WHERE tbl = 3 AND EXISTS (SELECT 1 FROM temp.cmp_rows WHERE tbl = 3)), '')
+       || coalesce((SELECT '; ops' || text FROM parts WHERE tbl = 4 AND EXISTS (SELECT 1 FROM temp.cmp_rows WHERE tbl = 4)), '')
        || CASE WHEN EXISTS (SELECT 1 FROM temp.cmp_rows WHERE status = 'regressed') THEN ': FAIL' ELSE ': ok' END
 	AS _title;
 
--- Statements 9 to 12: the four tables, each cut to --top.
+-- Statements 9 to 13: the five tables, each cut to --top.
 SELECT status, delta_pct, delta_ns, base_med_ns, new_med_ns, base_avg_ns, new_avg_ns, base_total_ns, new_total_ns,
        total_delta_pct, base_calls, new_calls, name
 FROM temp.cmp_rows WHERE tbl = 0 ORDER BY rank, change DESC, name LIMIT :top;
@@ -241,7 +320,11 @@ SELECT status, delta_pct, delta_ns, base_med_ns, new_med_ns, base_avg_ns, new_av
        total_delta_pct, base_calls, new_calls, name
 FROM temp.cmp_rows WHERE tbl = 3 ORDER BY rank, change DESC, name LIMIT :top;
 
--- Statement 13: energy (analyze/views.sql's temp.energy_steps, as the energy analysis computes it): each
+SELECT status, delta_pct, delta_ns, base_med_ns, new_med_ns, base_avg_ns, new_avg_ns, base_total_ns, new_total_ns,
+       total_delta_pct, base_calls, new_calls, name
+FROM temp.cmp_rows WHERE tbl = 4 ORDER BY rank, change DESC, name LIMIT :top;
+
+-- Statement 14: energy (analyze/views.sql's temp.energy_steps, as the energy analysis computes it): each
 -- side's NVML samples, the GPU's node by its host and rank as gpu_nodes numbers them; per device (summed
 -- over nodes) and in all (name 'all'): joules, average power over the sampled span, and the change. No
 -- status: energy informs, the gate judges times. No rows when neither side has power or energy samples.

@@ -1,5 +1,6 @@
 -- flops: achieved FLOP/s and MFU of the operators that carry a FLOP count (table flop_ops: PyTorch profiler
--- traces recorded with with_flops=True), per op name and per iteration.
+-- traces recorded with with_flops=True), else of those whose shapes give one (table ops, record_shapes=True),
+-- per op name and per iteration.
 --
 -- An op's kernels are those whose launch call (api_calls) was made on the op's thread while it ran (from
 -- its start to its end, nested ops' launches included), joined to the kernel by process and correlation
@@ -32,7 +33,12 @@ SELECT d.pid, d.id, (SELECT p.gpu FROM temp.flop_peaks p WHERE p.kind = 'peak' A
 		     ORDER BY p.gpu_ord LIMIT 1)
 FROM devices d WHERE d.session_id = :session AND d.name IS NOT NULL;
 
--- Statement 3: the ops, named, with their data type.
+-- Statement 3: the ops, named, with their data type: those of flop_ops; in a session without any (every
+-- real trace: PyTorch writes no `flops` arg, README "Operators"), the ops whose shapes give a count
+-- (op_flops, lib/sqlext_ops.c), each counted at the deepest op with a formula as the ops analysis counts
+-- it: an op counts unless one of its descendants (an op of its thread inside it that sorts after it:
+-- start, the longest first, External id, row) has a count too. Their rowids are negated: no clash with
+-- flop_ops' in temp.flop_launches.
 DROP TABLE IF EXISTS temp.flop_list;
 CREATE TEMP TABLE flop_list AS
 SELECT o.rowid AS op, o.pid, o.thread_id, o.start_ns, o.end_ns, o.flops, n.value AS name,
@@ -40,6 +46,20 @@ SELECT o.rowid AS op, o.pid, o.thread_id, o.start_ns, o.end_ns, o.flops, n.value
 FROM flop_ops o JOIN strings n ON n.session_id = o.session_id AND n.id = o.name_id
 LEFT JOIN strings t ON t.session_id = o.session_id AND t.id = o.dtype_id
 WHERE o.session_id = :session;
+INSERT INTO temp.flop_list
+WITH shaped AS (
+	SELECT o.rowid AS op, o.pid, o.thread_id, o.start_ns, o.end_ns, coalesce(o.external_id, 0) AS ord,
+	       op_flops(n.value, o.input_dims, o.concrete_inputs) AS flops, n.value AS name, o.input_types
+	FROM ops o JOIN strings n ON n.session_id = o.session_id AND n.id = o.name_id
+	WHERE o.session_id = :session AND o.input_dims IS NOT NULL AND NOT EXISTS (SELECT 1 FROM temp.flop_list)
+)
+SELECT -s.op, s.pid, s.thread_id, s.start_ns, s.end_ns, s.flops, s.name,
+       (SELECT p.dtype FROM temp.flop_peaks p WHERE p.kind = 'type' AND p.torch_name = s.input_types ->> 0)
+FROM shaped s
+WHERE s.flops IS NOT NULL
+  AND NOT EXISTS (SELECT 1 FROM shaped d WHERE d.flops IS NOT NULL AND d.pid = s.pid AND d.thread_id IS s.thread_id
+		  AND d.start_ns >= s.start_ns AND d.end_ns <= s.end_ns AND d.op <> s.op
+		  AND (d.start_ns, -d.end_ns, d.ord, d.op) > (s.start_ns, -s.end_ns, s.ord, s.op));
 
 -- Statement 4: the launch calls made on an op's thread while it ran, by process and correlation id (a
 -- call inside two nested ops counts for both). The session's calls are copied once into a TEMP table
@@ -75,8 +95,8 @@ FROM temp.flop_list o LEFT JOIN kern k ON k.op = o.op
 LEFT JOIN temp.flop_peaks p ON p.kind = 'peak' AND p.gpu = k.gpu AND p.dtype = o.dtype
 GROUP BY o.op;
 
-SELECT 'none: no operator in this session carries a FLOP count (record with torch.profiler.profile('
-       || 'with_flops=True) and ingest the trace)' AS _note
+SELECT 'none: no operator in this session carries a FLOP count or shapes that give one (record with '
+       || 'torch.profiler.profile(record_shapes=True) and ingest the trace)' AS _note
 WHERE NOT EXISTS (SELECT 1 FROM temp.flop_ops_done);
 
 -- Statement 6: per op name; its data type, GPU model and peak where all its ops share one.

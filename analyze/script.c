@@ -40,6 +40,10 @@ void script_bind(sqlite3_stmt *st, const struct analysis_opts *o)
 		sqlite3_bind_int64(st, i, o->min_calls);
 	if ((i = sqlite3_bind_parameter_index(st, ":limit")))
 		sqlite3_bind_int64(st, i, o->limit);
+	if ((i = sqlite3_bind_parameter_index(st, ":by_shape")))
+		sqlite3_bind_int(st, i, o->by_shape != 0);
+	if ((i = sqlite3_bind_parameter_index(st, ":fold_backward")))
+		sqlite3_bind_int(st, i, o->fold_backward != 0);
 	if ((i = sqlite3_bind_parameter_index(st, ":carbon_intensity")) && o->carbon_given)
 		sqlite3_bind_double(st, i, o->carbon_intensity);
 	if ((i = sqlite3_bind_parameter_index(st, ":stall_reasons")))

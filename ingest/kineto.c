@@ -41,7 +41,7 @@ struct idx {
 	int c_kind, c_src, c_dst, c_bytes, c_srcdev, c_dstdev;
 	int s_bytes, s_kind;
 	int y_start, y_end, y_device, y_context, y_stream, y_corr, y_kind, y_event;
-	int a_start, a_end, a_thread, a_corr, a_name, a_cbid, a_domain;
+	int a_start, a_end, a_thread, a_corr, a_name, a_cbid, a_domain, a_ext;
 	int r_start, r_end, r_thread, r_name, r_kind, r_depth, r_domain;
 	int m_ts, m_device, m_stream, m_op, m_kind, m_addr, m_bytes, m_total, m_thread;
 	int f_ts, f_device, f_thread, f_bytes, f_call, f_result, f_kind, f_total, f_reserved;	/* failed allocations */
@@ -50,6 +50,17 @@ struct idx {
 	int h_ts, h_cpu, h_first;		/* host metrics: h_first the first integer one (rss_bytes) */
 	int d_id, d_name, d_major, d_minor, d_sms, d_memory, d_threads, d_regs, d_smem;
 	int o_start, o_end, o_thread, o_name, o_flops, o_dtype, o_ext;	/* ops with a FLOP count */
+	int t_start, t_end, t_thread, t_name, t_ext, t_seq, t_fwd, t_rf, t_dims, t_types, t_strides, t_concrete,
+	    t_source;		/* ops */
+	int l_flow, l_fwd_thread, l_fwd, l_bwd_thread, l_bwd;	/* op links */
+};
+
+/* One end of a forward-backward flow ("fwdbwd"), kept until both ends are known. */
+struct flow_end {
+	size_t pid;		/* index into state.flow_pids */
+	int64_t id, tid, ts;	/* ts absolute ns, the base applied */
+	char ph;		/* 's' (on the forward op) or 'f' (on the backward op) */
+	char cat;		/* index into flow_cats */
 };
 
 struct state {
@@ -87,6 +98,11 @@ struct state {
 	char *pg_first;		/* the first group named */
 	int64_t pg_kernels;	/* kernels naming a group */
 	int pg_many;		/* another group than the first was named */
+	struct buf dims, types, strides, concrete;	/* an op's JSON args, as text (valid until sink_add) */
+	struct flow_end *flows;	/* forward-backward flow ends, paired after the last event */
+	size_t nflows, flows_alloc;
+	char **flow_pids;	/* the pids (their text) flows were on */
+	size_t nflow_pids, flow_pids_alloc;
 };
 
 /* A rejected member or event, before there is a process to record it in. */
@@ -150,6 +166,7 @@ static const struct rec_index idx_fields[] = {
 	{ offsetof(struct idx, a_name), R_API, "name" },
 	{ offsetof(struct idx, a_cbid), R_API, "cbid" },
 	{ offsetof(struct idx, a_domain), R_API, "domain" },
+	{ offsetof(struct idx, a_ext), R_API, "external" },
 	{ offsetof(struct idx, r_start), R_RANGE, "start" },
 	{ offsetof(struct idx, r_end), R_RANGE, "end" },
 	{ offsetof(struct idx, r_thread), R_RANGE, "thread" },
@@ -201,6 +218,24 @@ static const struct rec_index idx_fields[] = {
 	{ offsetof(struct idx, o_flops), R_OP, "flops" },
 	{ offsetof(struct idx, o_dtype), R_OP, "dtype" },
 	{ offsetof(struct idx, o_ext), R_OP, "external" },
+	{ offsetof(struct idx, t_start), R_TORCH_OP, "start" },
+	{ offsetof(struct idx, t_end), R_TORCH_OP, "end" },
+	{ offsetof(struct idx, t_thread), R_TORCH_OP, "thread" },
+	{ offsetof(struct idx, t_name), R_TORCH_OP, "name" },
+	{ offsetof(struct idx, t_ext), R_TORCH_OP, "external" },
+	{ offsetof(struct idx, t_seq), R_TORCH_OP, "seq" },
+	{ offsetof(struct idx, t_fwd), R_TORCH_OP, "fwd_tid" },
+	{ offsetof(struct idx, t_rf), R_TORCH_OP, "record_function" },
+	{ offsetof(struct idx, t_dims), R_TORCH_OP, "input_dims" },
+	{ offsetof(struct idx, t_types), R_TORCH_OP, "input_types" },
+	{ offsetof(struct idx, t_strides), R_TORCH_OP, "input_strides" },
+	{ offsetof(struct idx, t_concrete), R_TORCH_OP, "concrete_inputs" },
+	{ offsetof(struct idx, t_source), R_TORCH_OP, "source" },
+	{ offsetof(struct idx, l_flow), R_OP_LINK, "flow" },
+	{ offsetof(struct idx, l_fwd_thread), R_OP_LINK, "fwd_thread" },
+	{ offsetof(struct idx, l_fwd), R_OP_LINK, "fwd" },
+	{ offsetof(struct idx, l_bwd_thread), R_OP_LINK, "bwd_thread" },
+	{ offsetof(struct idx, l_bwd), R_OP_LINK, "bwd" },
 };
 
 /* Resolve every index; 0, or -1 with a message when records.c lacks a field. */
@@ -629,6 +664,7 @@ static int read_api(struct state *st, const struct evt *e, int param)
 	put(v, x->a_name, str_id(st, e->name));
 	put(v, x->a_cbid, arg_i64(d, e->args, "cbid", arg_i64(d, e->args, "cid", 0)));
 	put(v, x->a_domain, param);
+	put_arg(d, e->args, "External id", v, x->a_ext);
 	return sink_add(st->sink, R_API, v);
 }
 
@@ -720,6 +756,73 @@ static int read_op(struct state *st, const struct evt *e)
 }
 
 /*
+ * Node n as JSON text the way Kineto writes its args (", " between elements, ": " after keys), so that
+ * "Input Dims" reads as it did in the trace: [[8192, 8192], [8192, 8192]].
+ */
+static void kineto_json(struct buf *b, const struct json_doc *d, const struct jnode *n)
+{
+	const struct jnode *c;
+	if (n->type != J_ARRAY && n->type != J_OBJECT) {
+		json_write(b, d, n);
+		return;
+	}
+	buf_addch(b, n->type == J_ARRAY ? '[' : '{');
+	for (c = json_first(d, n); c; c = json_next(d, c)) {
+		if (c != json_first(d, n))
+			buf_addstr(b, ", ");
+		if (n->type == J_OBJECT) {
+			json_quote(b, c->key, strlen(c->key));
+			buf_addstr(b, ": ");
+		}
+		kineto_json(b, d, c);
+	}
+	buf_addch(b, n->type == J_ARRAY ? ']' : '}');
+}
+
+/* Arg key of an op as JSON text into v[f] (b holds it), NULL when absent. */
+static void put_json(const struct json_doc *d, const struct jnode *args, const char *key, struct buf *b,
+		     struct value *v, int f)
+{
+	const struct jnode *n = args ? json_get(d, args, key) : NULL;
+	v[f].null = !n;
+	if (!n)
+		return;
+	buf_reset(b);
+	kineto_json(b, d, n);
+	v[f].s = b->s;
+}
+
+/*
+ * A CPU op (PyTorch's "cpu_op", 1.8-1.9's "Operator"): a row of ops with its ids and, when the profiler
+ * recorded shapes, its inputs' dims, types, strides and concrete values as the JSON text they are; one
+ * that also carries a FLOP count (with_flops=True) is a row of flop_ops as well. 0, or -1 on failure.
+ */
+static int read_torch_op(struct state *st, const struct evt *e, int param)
+{
+	const struct json_doc *d = &st->doc;
+	const struct idx *x = &st->ix;
+	struct value *v;
+	int rc;
+	if (e->args && json_get(d, e->args, TRACE_FLOPS_ARG) && (rc = read_op(st, e)) < 0)
+		return rc;
+	v = blank(st, R_TORCH_OP);
+	put(v, x->t_start, e->start);
+	put(v, x->t_end, e->end);
+	put(v, x->t_thread, tid_num(d, e->ev, 0));
+	put(v, x->t_name, str_id(st, e->name));
+	put_arg(d, e->args, "External id", v, x->t_ext);
+	put_arg(d, e->args, "Sequence number", v, x->t_seq);
+	put_arg(d, e->args, "Fwd thread id", v, x->t_fwd);
+	put_arg(d, e->args, "Record function id", v, x->t_rf);
+	put_json(d, e->args, "Input Dims", &st->dims, v, x->t_dims);
+	put_json(d, e->args, "Input type", &st->types, v, x->t_types);
+	put_json(d, e->args, "Input Strides", &st->strides, v, x->t_strides);
+	put_json(d, e->args, "Concrete Inputs", &st->concrete, v, x->t_concrete);
+	put(v, x->t_source, param);
+	return sink_add(st->sink, R_TORCH_OP, v);
+}
+
+/*
  * Every category of complete event read, in every spelling PyTorch's Kineto has written, and the record
  * each becomes. Matched exactly, case included: a spelling not listed here is counted as skipped (and
  * reported when it looks like GPU work), never guessed. Sources: libkineto/src/output_json.cpp and
@@ -746,6 +849,8 @@ static const struct cat_rule {
 	{ "user_annotation", R_RANGE, read_range, 1 },
 	{ "gpu_user_annotation", R_RANGE, read_range, 3 },
 	{ "User", R_RANGE, read_range, 3 },			/* 1.8, 1.9: GPU annotations */
+	{ "cpu_op", R_TORCH_OP, read_torch_op, 1 },		/* ops (source 1: Kineto) */
+	{ "Operator", R_TORCH_OP, read_torch_op, 1 },		/* 1.8, 1.9 */
 };
 
 /*
@@ -860,18 +965,11 @@ static int skip_is(const struct skip *k, const char *cat, const char *ph, const 
 	return !strcmp(k->cat, cat) && !strcmp(k->ph, ph) && !strcmp(k->pid, pid);
 }
 
-/*
- * Count one event no rule reads (ev NULL: one that is not a JSON object), by its category, phase and pid
- * (its text, from the caller).
- */
-static void skip(struct state *st, const struct jnode *ev, const char *pid)
+/* Count one event no rule reads by its category, phase and pid (their text). */
+static void skip_as(struct state *st, const char *cat, const char *ph, const char *pid)
 {
-	const struct json_doc *d = &st->doc;
-	char cat[128], ph[8];
 	size_t i = st->last_skip;
 	st->n_other++;
-	member_text(d, ev, "cat", cat, sizeof(cat));
-	member_text(d, ev, "ph", ph, sizeof(ph));
 	/* Runs of one kind are common: the last entry first, then all. */
 	if (i >= st->nskips || !skip_is(&st->skips[i], cat, ph, pid))
 		for (i = 0; i < st->nskips && !skip_is(&st->skips[i], cat, ph, pid); i++)
@@ -886,6 +984,114 @@ static void skip(struct state *st, const struct jnode *ev, const char *pid)
 	}
 	st->skips[i].n++;
 	st->last_skip = i;
+}
+
+/*
+ * Count one event no rule reads (ev NULL: one that is not a JSON object), by its category, phase and pid
+ * (its text, from the caller).
+ */
+static void skip(struct state *st, const struct jnode *ev, const char *pid)
+{
+	char cat[128], ph[8];
+	member_text(&st->doc, ev, "cat", cat, sizeof(cat));
+	member_text(&st->doc, ev, "ph", ph, sizeof(ph));
+	skip_as(st, cat, ph, pid);
+}
+
+/* The categories of forward-backward flows: "fwdbwd", before late 2022 "forward_backward". */
+static const char *const flow_cats[] = { "fwdbwd", "forward_backward" };
+
+/* The index of cat in flow_cats, or -1. */
+static int flow_cat(const char *cat)
+{
+	size_t i;
+	for (i = 0; i < sizeof(flow_cats) / sizeof(flow_cats[0]); i++)
+		if (!strcmp(flow_cats[i], cat))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Keep one end ("s" or "f") of a forward-backward flow until the last event: 0, or 1 when it has no id or
+ * no time that fits (the caller counts it as skipped).
+ */
+static int flow_end(struct state *st, const struct evt *e, const char *ph, const char *pid)
+{
+	const struct json_doc *d = &st->doc;
+	const struct jnode *t = json_get(d, e->ev, "ts");
+	struct flow_end *f;
+	int64_t id, ts;
+	size_t p;
+	if (arg_num(d, e->ev, "id", &id) || !t || json_decimal_scaled(t, 3, &ts) || __builtin_add_overflow(ts, st->base, &ts))
+		return 1;
+	for (p = 0; p < st->nflow_pids && strcmp(st->flow_pids[p], pid); p++)
+		;
+	if (p == st->nflow_pids) {
+		grow_array((void **)&st->flow_pids, &st->flow_pids_alloc, p + 1, sizeof(*st->flow_pids));
+		st->flow_pids[st->nflow_pids++] = xstrdup(pid);
+	}
+	grow_array((void **)&st->flows, &st->flows_alloc, st->nflows + 1, sizeof(*st->flows));
+	f = &st->flows[st->nflows++];
+	f->pid = p;
+	f->id = id;
+	f->tid = tid_num(d, e->ev, 0);
+	f->ts = ts;
+	f->ph = ph[0];
+	f->cat = (char)flow_cat(e->cat);
+	return 0;
+}
+
+/* 0 when two flow ends are of the same flow (pid, category, id). */
+static int by_flow_key(const struct flow_end *x, const struct flow_end *y)
+{
+	return x->pid != y->pid || x->cat != y->cat || x->id != y->id;
+}
+
+static int by_flow(const void *a, const void *b)
+{
+	const struct flow_end *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->cat != y->cat)
+		return x->cat < y->cat ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	if (x->ph != y->ph)
+		return x->ph == 's' ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/*
+ * The forward-backward flows, after the last event: each (pid, category, id) with exactly one "s" end and
+ * one "f" end is a row of op_links; the ends of any other are counted as skipped. 0, or -1 on failure.
+ */
+static int pair_flows(struct state *st)
+{
+	const struct idx *x = &st->ix;
+	size_t i = 0, j;
+	xqsort(st->flows, st->nflows, sizeof(*st->flows), by_flow);
+	while (i < st->nflows) {
+		const struct flow_end *a = &st->flows[i];
+		for (j = i + 1; j < st->nflows && !by_flow_key(a, &st->flows[j]); j++)
+			;
+		if (j - i == 2 && a[0].ph == 's' && a[1].ph == 'f') {
+			struct value *v = blank(st, R_OP_LINK);
+			put(v, x->l_flow, a[0].id);
+			put(v, x->l_fwd_thread, a[0].tid);
+			put(v, x->l_fwd, a[0].ts);
+			put(v, x->l_bwd_thread, a[1].tid);
+			put(v, x->l_bwd, a[1].ts);
+			st->n_read[R_OP_LINK]++;
+			if (sink_add(st->sink, R_OP_LINK, v))
+				return -1;
+		} else {
+			for (; i < j; i++)
+				skip_as(st, flow_cats[(int)st->flows[i].cat], st->flows[i].ph == 's' ? "s" : "f",
+					st->flow_pids[st->flows[i].pid]);
+		}
+		i = j;
+	}
+	return 0;
 }
 
 /* A metadata event of process pid (its text): a process labelled "GPU n" (or named so) is a GPU. */
@@ -1102,9 +1308,8 @@ static int event(struct state *st, struct buf *text)
 	e.cat = json_get_str(d, ev, "cat");
 	if (e.cat && (!strcmp(ph, "i") || !strcmp(ph, "C")) && (rc = gpuprof_event(st, &e, ph)) <= 0)
 		return rc;
-	if (!strcmp(ph, "X") && e.cat && (!strcmp(e.cat, "cpu_op") || !strcmp(e.cat, "Operator")) && args &&
-	    json_get(d, args, TRACE_FLOPS_ARG) && !span(st, ev, &e.start, &e.end) && (rc = read_op(st, &e)) <= 0)
-		return rc;
+	if ((!strcmp(ph, "s") || !strcmp(ph, "f")) && e.cat && flow_cat(e.cat) >= 0 && !flow_end(st, &e, ph, pid))
+		return 0;
 	if (strcmp(ph, "X") || !(rule = cat_rule(e.cat, pid)) || span(st, ev, &e.start, &e.end)) {
 		skip(st, ev, pid);
 		return 0;
@@ -1228,9 +1433,11 @@ static int report_skips(struct state *st, int record, int *no_gpu)
 		if (st->n_rejected)
 			snprintf(rejected, sizeof(rejected), "; %lld rejected", (long long)st->n_rejected);
 		info("%s: %lld kernels, %lld memcpys, %lld memsets, %lld syncs, %lld runtime calls, %lld ranges, "
-		     "%lld memory events%s%s; %lld other events skipped%s%s%s%s", st->path, (long long)st->n_read[R_KERNEL],
-		     (long long)st->n_read[R_MEMCPY], (long long)st->n_read[R_MEMSET], (long long)st->n_read[R_SYNC],
-		     (long long)st->n_read[R_API], (long long)st->n_read[R_RANGE], (long long)st->n_read[R_MEMORY],
+		     "%lld ops, %lld forward-backward links, %lld memory events%s%s; %lld other events skipped%s%s%s%s",
+		     st->path, (long long)st->n_read[R_KERNEL], (long long)st->n_read[R_MEMCPY],
+		     (long long)st->n_read[R_MEMSET], (long long)st->n_read[R_SYNC], (long long)st->n_read[R_API],
+		     (long long)st->n_read[R_RANGE], (long long)st->n_read[R_TORCH_OP], (long long)st->n_read[R_OP_LINK],
+		     (long long)st->n_read[R_MEMORY],
 		     ops, st->n_read[R_ALLOC_FAIL] ? ooms : "", (long long)st->n_other, n ? " (" : "", n ? b.s : "",
 		     n ? ")" : "", rejected);
 		if (st->pg_many)
@@ -1461,6 +1668,14 @@ static void state_release(struct state *st)
 	size_t i;
 	json_doc_release(&st->doc);
 	buf_release(&st->devices);
+	buf_release(&st->dims);
+	buf_release(&st->types);
+	buf_release(&st->strides);
+	buf_release(&st->concrete);
+	free(st->flows);
+	for (i = 0; i < st->nflow_pids; i++)
+		free(st->flow_pids[i]);
+	free(st->flow_pids);
 	free(st->trace_id);
 	free(st->hostname);
 	free(st->pg_first);
@@ -1499,6 +1714,10 @@ static int ingest_once(struct sink *s, const char *path, const struct reader_opt
 	st.rank = *rank;
 	json_doc_init(&st.doc);
 	buf_init(&st.devices);
+	buf_init(&st.dims);
+	buf_init(&st.types);
+	buf_init(&st.strides);
+	buf_init(&st.concrete);
 	if (init_idx(&st.ix))
 		return EXIT_SYSTEM;
 	if (jstream_open(&in, path)) {
@@ -1521,7 +1740,7 @@ static int ingest_once(struct sink *s, const char *path, const struct reader_opt
 	if (status == EXIT_OK && !st.skipped) {
 		if (!st.begun && begin(&st) < 0)
 			status = EXIT_SYSTEM;
-		else if (!st.skipped && sink_shift_times(s, st.late_base))
+		else if (!st.skipped && (pair_flows(&st) || sink_shift_times(s, st.late_base)))
 			status = EXIT_SYSTEM;
 	}
 	if (status == EXIT_OK && !st.skipped) {

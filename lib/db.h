@@ -30,6 +30,7 @@
 #define DB_V_HOST_IO 5		/* host_metrics' disk and network counters, flop_ops */
 #define DB_V_ALLOC_FAILURES 5	/* alloc_failures (read as none before: read-5.sql) */
 #define DB_V_REPAIRS 6		/* ingest_repairs (no analysis reads it) */
+#define DB_V_OPS 6		/* ops, op_links, api_calls.external_id (read as none before: read-6.sql) */
 
 enum db_mode {
 	DB_READ,	/* analyses and reports: the file must exist and carry our schema, any version up to ours */

@@ -40,10 +40,11 @@ const struct rec_spec rec_specs[R_COUNT] = {
 		{ "bytes", "bytes", F_INT }, { "pc", "pc", F_INT }, { "site", "site_id", F_STR },
 		{ "thread", "thread_id", F_INT }, { "async", "async", F_INT },
 		{ "total_allocated", "total_allocated", F_OPTN } } },
-	[R_API] = { "api", "api_calls", 7, {
+	[R_API] = { "api", "api_calls", 8, {
 		{ "start", "start_ns", F_TIME }, { "end", "end_ns", F_TIME },
 		{ "thread", "thread_id", F_INT }, { "correlation", "correlation_id", F_INT },
-		{ "name", "name_id", F_STR }, { "cbid", "cbid", F_INT }, { "domain", "domain", F_INT } } },
+		{ "name", "name_id", F_STR }, { "cbid", "cbid", F_INT }, { "domain", "domain", F_INT },
+		{ "external", "external_id", F_OPTN } } },
 	[R_RANGE] = { "range", "ranges", 8, {
 		{ "start", "start_ns", F_TIME }, { "end", "end_ns", F_TIMEN },
 		{ "thread", "thread_id", F_INT }, { "name", "name_id", F_STR, 1 },
@@ -103,6 +104,16 @@ const struct rec_spec rec_specs[R_COUNT] = {
 		{ "result", "result", F_OPT }, { "mem_kind", "mem_kind", F_INT },
 		{ "total_allocated", "total_allocated", F_OPTN },
 		{ "total_reserved", "total_reserved", F_OPTN }, { "path", "path_id", F_STR } } },
+	[R_TORCH_OP] = { "torch_op", "ops", 13, {
+		{ "thread", "thread_id", F_INTN }, { "start", "start_ns", F_TIME }, { "end", "end_ns", F_TIME },
+		{ "name", "name_id", F_STR, 1 }, { "external", "external_id", F_INTN }, { "seq", "seq", F_INTN },
+		{ "fwd_tid", "fwd_tid", F_INTN }, { "record_function", "record_function_id", F_INTN },
+		{ "input_dims", "input_dims", F_TEXT }, { "input_types", "input_types", F_TEXT },
+		{ "input_strides", "input_strides", F_TEXT }, { "concrete_inputs", "concrete_inputs", F_TEXT },
+		{ "source", "source", F_INT } }, 1 },
+	[R_OP_LINK] = { "op_link", "op_links", 5, {
+		{ "flow", "flow_id", F_INT }, { "fwd_thread", "fwd_thread_id", F_INTN }, { "fwd", "fwd_ns", F_TIME },
+		{ "bwd_thread", "bwd_thread_id", F_INTN }, { "bwd", "bwd_ns", F_TIME } }, 1 },
 };
 
 const char *const trace_device_metric_keys[] = { "GPU utilization %", "Memory utilization %", "Memory used bytes",
@@ -116,7 +127,7 @@ int rec_by_wire(const char *wire)
 {
 	int t;
 	for (t = 0; t < R_COUNT; t++)
-		if (!strcmp(rec_specs[t].wire, wire))
+		if (!rec_specs[t].derived && !strcmp(rec_specs[t].wire, wire))
 			return t;
 	return -1;
 }

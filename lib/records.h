@@ -35,6 +35,7 @@ enum field_kind {
 enum rec_type {
 	R_KERNEL, R_MEMCPY, R_MEMSET, R_SYNC, R_MEMORY, R_API, R_RANGE, R_MARKER, R_PC_SAMPLE,
 	R_STALL_REASON, R_DEVICE, R_DEVICE_METRIC, R_HOST_METRIC, R_OVERHEAD, R_PC_TOTAL, R_OP, R_ALLOC_FAIL,
+	R_TORCH_OP, R_OP_LINK,
 	R_COUNT
 };
 
@@ -52,6 +53,8 @@ struct rec_spec {
 	const char *table;	/* table in session.db */
 	int nfields;
 	struct field fields[REC_MAX_FIELDS];
+	int derived;		/* 1: made by ingest from traces (PyTorch ops), never a wire-format batch: rec_by_wire
+				   does not name it and no collector writes it */
 };
 
 extern const struct rec_spec rec_specs[R_COUNT];
@@ -67,7 +70,7 @@ extern const char *const trace_host_metric_keys[];
    reads it, report/trace.c writes it. */
 #define TRACE_FLOPS_ARG "flops"
 
-/* The record type whose wire name is `wire`, or -1. */
+/* The record type whose wire name is `wire`, or -1 (also for a derived type's name). */
 int rec_by_wire(const char *wire);
 /* Index of field `wire` in type t, or -1. */
 int rec_field(enum rec_type t, const char *wire);

@@ -22,6 +22,8 @@ struct sink *sink_open(sqlite3 *db)
 			goto fail;
 	s->str_find = db_prepare(db, "SELECT id FROM strings WHERE session_id = ? AND value = ?");
 	s->str_add = db_prepare(db, "INSERT INTO strings (session_id, id, value) VALUES (?, ?, ?)");
+	s->str_get = db_prepare(db, "SELECT value FROM strings WHERE session_id = ? AND id = ?");
+	s->str_add_once = db_prepare(db, "INSERT OR IGNORE INTO strings (session_id, id, value) VALUES (?, ?, ?)");
 	s->err_add = db_prepare(db, "INSERT INTO ingest_errors (session_id, file, line, reason, excerpt, "
 				"ingested_at) VALUES (?, ?, ?, ?, ?, ?)");
 	s->drop_add = db_prepare(db, "INSERT INTO drops (session_id, pid, ts_ns, source, what, count) "
@@ -32,7 +34,7 @@ struct sink *sink_open(sqlite3 *db)
 			       "data) VALUES (?, ?, ?, ?, ?, ?, ?)");
 	s->cs_set_add = db_prepare(db, "INSERT INTO column_sets (session_id, hostname, pid, tbl, rows) "
 				   "VALUES (?, ?, ?, ?, ?)");
-	if (!s->str_find || !s->str_add || !s->err_add || !s->drop_add || !s->cerr_add || !s->cs_add ||
+	if (!s->str_find || !s->str_add || !s->str_get || !s->str_add_once || !s->err_add || !s->drop_add || !s->cerr_add || !s->cs_add ||
 	    !s->cs_set_add)
 		goto fail;
 	if (!(s->cs = colstore_writer_new()))
@@ -56,6 +58,8 @@ void sink_free(struct sink *s)
 		sqlite3_finalize(s->insert[t]);
 	sqlite3_finalize(s->str_find);
 	sqlite3_finalize(s->str_add);
+	sqlite3_finalize(s->str_get);
+	sqlite3_finalize(s->str_add_once);
 	sqlite3_finalize(s->err_add);
 	sqlite3_finalize(s->drop_add);
 	sqlite3_finalize(s->cerr_add);

@@ -45,6 +45,8 @@ struct sink {
 	struct value bound[R_COUNT][REC_MAX_FIELDS];
 	int bound_valid[R_COUNT];
 	sqlite3_stmt *str_find, *str_add, *err_add, *drop_add, *cerr_add;
+	sqlite3_stmt *str_get;	/* a string of the session by id (sink_rows.c, for one this process has not seen) */
+	sqlite3_stmt *str_add_once;	/* INSERT OR IGNORE of a string kept out of the map (sink_strings.c) */
 	int in_tx;
 	int64_t commits;	/* transactions committed (tx_close) */
 	int outer;		/* inside sink_batch_begin's transaction: an input's is a savepoint */

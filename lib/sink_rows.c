@@ -4,6 +4,7 @@
  */
 #include "sink_int.h"
 #include "db.h"
+#include "nvtx_op.h"
 
 #include <string.h>
 
@@ -51,6 +52,76 @@ static const struct value *smem_total(const struct value *vals, struct value *tm
 	tmp[f_total].null = 0;
 	tmp[f_total].i = vals[f_static].i + vals[f_dynamic].i;
 	return tmp;
+}
+
+/*
+ * A push/pop range whose text is one torch.autograd.profiler.emit_nvtx gives an op (lib/nvtx_op.h) is an op
+ * too: a row of ops (source 2) beside the range, whatever reader read the range (nsys exports, gpuprof's
+ * sessions, replayed spools). A range that never ended is none. 0, or -1 on failure.
+ */
+static int nvtx_op(struct sink *s, const struct value *vals)
+{
+	static int f_kind = -1, f_start, f_end, f_thread, f_name;
+	static int o[13];
+	static const char *const ofields[] = { "thread", "start", "end", "name", "external", "seq", "fwd_tid",
+					       "record_function", "input_dims", "input_types", "input_strides",
+					       "concrete_inputs", "source" };
+	struct value v[REC_MAX_FIELDS];
+	struct nvtx_op op;
+	const char *text;
+	struct buf dims, copy;
+	int i, rc;
+	if (f_kind < 0) {
+		f_start = rec_field(R_RANGE, "start");
+		f_end = rec_field(R_RANGE, "end");
+		f_thread = rec_field(R_RANGE, "thread");
+		f_name = rec_field(R_RANGE, "name");
+		for (i = 0; i < 13; i++)
+			o[i] = rec_field(R_TORCH_OP, ofields[i]);
+		f_kind = rec_field(R_RANGE, "kind");
+	}
+	if (vals[f_kind].null || vals[f_kind].i != 1 || vals[f_end].null || vals[f_name].null)
+		return 0;
+	buf_init(&copy);
+	if (!(text = sink_string_value(s, vals[f_name].i))) {
+		/* A string of the session this process did not intern itself (a replayed spool's later process). */
+		sqlite3_bind_int64(s->str_get, 1, s->session_id);
+		sqlite3_bind_int64(s->str_get, 2, vals[f_name].i);
+		if (sqlite3_step(s->str_get) == SQLITE_ROW && sqlite3_column_text(s->str_get, 0)) {
+			buf_add(&copy, (const char *)sqlite3_column_text(s->str_get, 0),
+				(size_t)sqlite3_column_bytes(s->str_get, 0));
+			text = copy.s;
+		}
+		sqlite3_reset(s->str_get);
+	}
+	if (!text || !nvtx_op_parse(text, strlen(text), &op)) {
+		buf_release(&copy);
+		return 0;
+	}
+	memset(v, 0, sizeof(v));
+	for (i = 0; i < rec_specs[R_TORCH_OP].nfields; i++)
+		v[i].null = 1;
+	v[o[0]] = vals[f_thread];
+	v[o[1]] = vals[f_start];
+	v[o[2]] = vals[f_end];
+	v[o[3]].null = 0;
+	v[o[3]].i = sink_string(s, text, op.name_len);
+	v[o[4]].null = !op.has_op_id;
+	v[o[4]].i = op.op_id;
+	v[o[5]].null = !op.has_seq;
+	v[o[5]].i = op.seq;
+	v[o[12]].null = 0;
+	v[o[12]].i = 2;
+	buf_init(&dims);	/* (the sizes as JSON text: as the producer wrote them, NUL-terminated) */
+	if (op.sizes) {
+		buf_add(&dims, op.sizes, op.sizes_len);
+		v[o[8]].null = 0;
+		v[o[8]].s = dims.s;
+	}
+	rc = v[o[3]].i < 0 ? -1 : sink_add(s, R_TORCH_OP, v);
+	buf_release(&dims);
+	buf_release(&copy);
+	return rc;
 }
 
 int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
@@ -116,7 +187,7 @@ int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
 	for (i = 0; i < CS_TABLES; i++)
 		if (colstore_specs[i].rec == t && colstore_writer_add(s->cs, i, s->pid, vals) && sink_chunks_flush(s, i, 0))
 			return -1;
-	return 0;
+	return t == R_RANGE ? nvtx_op(s, vals) : 0;
 }
 
 int64_t sink_count(const struct sink *s, enum rec_type t)

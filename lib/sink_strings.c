@@ -3,6 +3,7 @@
  * keeps the current session's strings so each is looked up in the database at most once.
  */
 #include "sink_int.h"
+#include "nvtx_op.h"
 #include "utf8.h"
 
 #include <stdlib.h>
@@ -91,12 +92,42 @@ static int64_t map_get(struct sink *s, const char *v, size_t len, uint64_t h)
 	return -1;
 }
 
+/*
+ * A string that names one call, not a thing: the NVTX text torch.autograd.profiler.emit_nvtx gives each op
+ * (its op_id makes every one unique), millions in a large session. Kept out of the map (its memory would
+ * grow with the session): the database's index finds a repeat. bad: its repairs, counted when new.
+ */
+static int64_t sink_string_once(struct sink *s, const char *v, size_t len, size_t bad)
+{
+	int64_t id = s->next_string_id++;
+	sqlite3_bind_int64(s->str_add_once, 1, s->session_id);
+	sqlite3_bind_int64(s->str_add_once, 2, id);
+	sqlite3_bind_text(s->str_add_once, 3, v, (int)len, SQLITE_STATIC);
+	if (sink_step(s, s->str_add_once))
+		return -1;
+	if (sqlite3_changes(s->db)) {
+		s->repairs[SINK_REPAIR_UTF8] += (int64_t)bad;	/* once per string of the session */
+		return id;
+	}
+	s->next_string_id--;	/* (not used: ids stay what a spool's replay gives) */
+	id = -1;	/* there already (another process of the session, or declared twice) */
+	sqlite3_bind_int64(s->str_find, 1, s->session_id);
+	sqlite3_bind_text(s->str_find, 2, v, (int)len, SQLITE_STATIC);
+	if (sqlite3_step(s->str_find) == SQLITE_ROW)
+		id = sqlite3_column_int64(s->str_find, 0);
+	sqlite3_reset(s->str_find);
+	return id < 0 ? error("strings: \"%.*s\" neither added nor found", (int)(len < 80 ? len : 80), v) : id;
+}
+
 /* The id of valid UTF-8 string v (hash h): the map's, the database's, or a new one; bad: its repairs, counted when new. */
 static int64_t string_store(struct sink *s, const char *v, size_t len, uint64_t h, size_t bad)
 {
+	struct nvtx_op op;
 	int64_t id = map_get(s, v, len, h);
 	if (id >= 0)
 		return id;
+	if (nvtx_op_parse(v, len, &op))
+		return sink_string_once(s, v, len, bad);
 	if (!s->session_is_new) {
 		sqlite3_bind_int64(s->str_find, 1, s->session_id);
 		sqlite3_bind_text(s->str_find, 2, v, (int)len, SQLITE_STATIC);

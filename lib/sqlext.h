@@ -119,6 +119,25 @@ int gpuprof_sqlite_tables(sqlite3 *db);
  */
 int gpuprof_sqlite_nest(sqlite3 *db);
 
+/*
+ * The operator layer (lib/sqlext_ops.c):
+ *   op_nest(kind, id, start_ns, end_ns) OVER (PARTITION BY pid, thread ORDER BY start_ns, kind, end_ns DESC,
+ *   ord ROWS UNBOUNDED PRECEDING): over one thread's ops (kind 0) and runtime calls (kind 1) in that order,
+ *   an op's parent id (the innermost earlier op that contains it: starts at or before it and ends at or
+ *   after it) and a call's op id (the innermost op whose [start_ns, end_ns] holds the call's start); NULL
+ *   when none. A frame that drops rows is an error.
+ *   op_flops(name, input_dims, concrete_inputs): the op's FLOPs as torch.utils.flop_counter counts them
+ *   (mm, addmm, bmm, baddbmm, convolutions, scaled-dot-product attention and its backward; causal
+ *   attention half), from the JSON texts of Kineto's "Input Dims" and "Concrete Inputs"; NULL for any
+ *   other op, or when the shapes are missing or do not fit the formula.
+ *   op_bytes(name, input_dims, input_types, concrete_inputs): bytes the op reads and writes, its tensor
+ *   inputs and its output at their element sizes (the output in the first input's type); NULL where
+ *   op_flops is, without types, and for ops whose output is not known from the inputs (backward
+ *   attention, transposed convolutions).
+ * SQLITE_OK or SQLite's error code.
+ */
+int gpuprof_sqlite_ops(sqlite3 *db);
+
 /* Register fmt_fixed and fmt_bytes (lib/sqlext_fmt.c) on db. SQLITE_OK or SQLite's error code. */
 int gpuprof_sqlite_fmt(sqlite3 *db);
 

@@ -16,7 +16,8 @@
 --   5        trace_windows, processes.options, pc_totals, host_metrics'  this commit's merge, 2026-11-27
 --            disk and network counters, flop_ops, alloc_failures
 --            (wire format v3)
---   6        ingest_repairs (text repaired to valid UTF-8 at ingest)  branch bytes, 2026-11-28
+--   6        ingest_repairs (text repaired to valid UTF-8 at ingest),   issues 32 and 33, 2026-11-28
+--            ops, op_links, api_calls.external_id (PyTorch ops)
 -- Until user_version was set (with version 4 still), meta said 1 for versions 1 to 3 and 2 for version 4:
 -- gpuprof tells those apart by their tables when it opens one, the only place it looks for tables.
 -- gpuprof-ingest upgrades an older database in one transaction (schemas/migrate-N.sql takes version N-1
@@ -24,7 +25,8 @@
 -- gpuprof-report read it as it is: overheads before version 3 read as none, kernels.shared_mem before
 -- version 4 as static_smem + dynamic_smem (Kineto sessions kept the total in static_smem), kernel chunks
 -- before version 4 (other columns) are not read, and before version 5 trace_windows, pc_totals, flop_ops
--- and alloc_failures read as none and host_metrics' I/O counters as NULL (schemas/read-5.sql). A newer
+-- and alloc_failures read as none and host_metrics' I/O counters as NULL (schemas/read-5.sql), before
+-- version 6 ops and op_links as none and api_calls.external_id as NULL (schemas/read-6.sql). A newer
 -- version than a build knows is refused by every program (exit 3), the file untouched. A new version: a
 -- migrate-N.sql, the numbers here and in lib/db.h (DB_SCHEMA_VERSION, and a DB_V_ name for what analyses
 -- must know about), a line above.
@@ -201,7 +203,11 @@ CREATE TABLE IF NOT EXISTS api_calls (
 	correlation_id INTEGER,
 	name_id INTEGER,		-- strings.id, e.g. cudaLaunchKernel
 	cbid INTEGER,
-	domain INTEGER			-- 1 runtime, 2 driver
+					-- domain: 1 runtime, 2 driver (said here: SQLite's DROP COLUMN of
+					-- external_id fails on a comment after domain's comma)
+	domain INTEGER,
+	external_id INTEGER		-- Kineto "External id" of a runtime/driver call (the innermost op on its
+					-- thread when it was made); NULL when none. Added in schema version 6
 );
 
 CREATE TABLE IF NOT EXISTS ranges (
@@ -311,6 +317,46 @@ CREATE TABLE IF NOT EXISTS flop_ops (
 	flops INTEGER NOT NULL,
 	dtype_id INTEGER,		-- strings.id: the type of its first tensor input ("float", "c10::BFloat16"), NULL when unknown
 	external_id INTEGER		-- Kineto's "External id", 0 when none
+);
+
+-- PyTorch operators (schema version 6): Kineto cpu_op (PyTorch 1.8-1.9: cat "Operator") events, and NVTX
+-- push/pop ranges written by torch.autograd.profiler.emit_nvtx ("NAME, seq = N, op_id = M, sizes = [[...]],
+-- input_op_ids = [(id,out), ...]") in Nsight Systems exports and gpuprof sessions (those stay ranges too).
+-- An op's children are the ops of its thread inside it; the runtime calls it made, those of its thread
+-- inside it (api_calls.external_id names the innermost one in Kineto traces).
+CREATE TABLE IF NOT EXISTS ops (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	thread_id INTEGER,		-- the OS tid as the trace gives it (Kineto: tid; NVTX: the range's thread)
+	start_ns INTEGER NOT NULL,
+	end_ns INTEGER NOT NULL,
+	name_id INTEGER NOT NULL,	-- strings.id: "aten::mm" (NVTX: the text before ", seq = " / ", op_id = ")
+	external_id INTEGER,		-- Kineto "External id"; NVTX op_id; NULL when none
+	seq INTEGER,			-- autograd "Sequence number" / "seq = N"; NULL when none
+	fwd_tid INTEGER,		-- Kineto "Fwd thread id" (RecordFunction thread number); NULL when none
+	record_function_id INTEGER,	-- Kineto "Record function id"; NULL when none
+	input_dims TEXT,		-- "Input Dims" as JSON text ("[[8192, 8192], [8192, 8192]]"); NVTX: the
+					-- sizes list written the same way; NULL when shapes were not recorded
+	input_types TEXT,		-- "Input type" JSON text ('["c10::BFloat16", "c10::BFloat16"]'); NULL for NVTX
+	input_strides TEXT,		-- "Input Strides" JSON text; NULL when none
+	concrete_inputs TEXT,		-- "Concrete Inputs" JSON text; NULL when none
+	source INTEGER NOT NULL		-- 1 Kineto cpu_op/Operator, 2 NVTX (emit_nvtx)
+);
+CREATE INDEX IF NOT EXISTS ops_thread ON ops(session_id, pid, thread_id, start_ns);
+
+-- Forward -> backward links (schema version 6): Kineto flow events "fwdbwd" (before late 2022
+-- "forward_backward"): the "s" end sits on the forward op, the "f" end on the backward op (another
+-- thread: autograd's). The ends are stored as the trace gives them; the op of an end is the op of that
+-- (session, pid, thread) whose start_ns equals the end's time with a non-NULL seq (the longest such op when
+-- several). A flow id with only one end is not a link: it is counted in ingest_skipped.
+CREATE TABLE IF NOT EXISTS op_links (
+	session_id INTEGER NOT NULL,
+	pid INTEGER NOT NULL,
+	flow_id INTEGER NOT NULL,	-- the flow's id
+	fwd_thread_id INTEGER,
+	fwd_ns INTEGER NOT NULL,	-- the "s" event's time (absolute ns, like every time)
+	bwd_thread_id INTEGER,
+	bwd_ns INTEGER NOT NULL		-- the "f" event's time
 );
 
 -- What CUPTI and the driver cost the program itself (CUPTI_ACTIVITY_KIND_OVERHEAD): activity buffer flushes

@@ -176,6 +176,17 @@ LEFT JOIN strings c ON c.session_id = f.session_id AND c.id = f.call_id
 LEFT JOIN strings p ON p.session_id = f.session_id AND p.id = f.path_id
 LEFT JOIN memory_kinds mk ON mk.id = f.mem_kind;
 
+-- op_events: PyTorch operators (ops, schema version 6), named; source 'kineto' (cpu_op events) or 'nvtx'
+-- (emit_nvtx ranges). Forward-backward links are in op_links (session.sql says how an end finds its op).
+DROP VIEW IF EXISTS main.op_events;
+CREATE VIEW main.op_events AS
+SELECT o.session_id, o.pid, o.thread_id, o.start_ns, o.end_ns, o.end_ns - o.start_ns AS dur_ns, n.value AS name,
+       o.external_id, o.seq, o.fwd_tid, o.record_function_id, o.input_dims, o.input_types, o.input_strides,
+       o.concrete_inputs, CASE o.source WHEN 1 THEN 'kineto' WHEN 2 THEN 'nvtx' END AS source,
+       o.start_ns - (SELECT st.start_ns FROM sessions st WHERE st.id = o.session_id) AS t_ns
+FROM ops o
+JOIN strings n ON n.session_id = o.session_id AND n.id = o.name_id;
+
 -- kernel_ranges: every kernel with its launch call and the innermost NVTX push/pop range open on the
 -- launching thread when the call started. The launch call is the first api_calls row (table order) with the
 -- kernel's session, process and correlation id, as kernexec and ranges find it; a kernel with correlation

@@ -3,6 +3,8 @@
 
 Measures (wall time, and peak RSS of each child process from getrusage):
   ingest of a 5M-kernel session: events/s (every record: kernels, launch calls, copies, ranges...)
+  ingest of the same session with PyTorch ops (gpuprof-synth --ops: each forward and backward launch inside
+  two or three emit_nvtx ranges, each one both a range and an op row, each with a text of its own)
   every gpuprof-analyze analysis on the resulting database (target: each under 1 s)
   gpuprof-report (text, target under 2 s; html under 5 s; --format trace once, under 90 s and 64 MiB)
   the hotspots view in sqlite3 with the extension loaded (target: at most twice gpuprof-analyze hotspots)
@@ -13,7 +15,8 @@ Measures (wall time, and peak RSS of each child process from getrusage):
   load.sql into a PostgreSQL cluster started for the bench as tests/warehouse.py starts one (rows/s)
 BENCH_KERNELS overrides the size (default 5,000,000). The session is cached in build/bench/.
 Ingest, analyses and reports are timed as the best of BENCH_REPEAT runs (default 3). BENCH_ONLY=ranks
-runs the 64-rank job alone, BENCH_ONLY=warehouse the export and load alone.
+runs the 64-rank job alone, BENCH_ONLY=warehouse the export and load alone, BENCH_ONLY=ops the ingest
+of the session with ops alone.
 """
 import os
 import resource
@@ -55,6 +58,9 @@ def main():
     if os.environ.get("BENCH_ONLY") == "ranks":	# the 64-rank job alone
         ranks()
         return
+    if os.environ.get("BENCH_ONLY") == "ops":	# the ingest of the session with ops alone
+        ops_ingest()
+        return
     session = synth_session()
     db = os.path.join(OUT, f"synth-{KERNELS}.db")
     if os.environ.get("BENCH_ONLY") == "warehouse":	# the export and load alone
@@ -70,14 +76,13 @@ def main():
     # Best of REPEAT too: each run starts from no database, and noise only ever adds time.
     t, rss = min(ingest() for _ in range(REPEAT))
     con = sqlite3.connect(db)
-    tables = ["kernels", "memcpys", "memsets", "syncs", "memory_events", "api_calls", "ranges", "markers",
-              "pc_samples", "stall_reasons", "devices", "device_metrics", "host_metrics"]
-    events = sum(con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables)
+    events = sum(con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in EVENT_TABLES)
     con.close()
     rate = events / t
     print(f"input: {KERNELS:,} kernels, {events:,} records, {size / 2**20:.0f} MiB of NDJSON")
     print(f"{verdict(rate >= 1.5e6)} ingest      {t:6.2f} s  {rate / 1e6:5.2f} M events/s  peak RSS {rss:5.1f} MiB"
           f"   (targets: >= 1.5 M events/s, < 100 MiB; database {os.path.getsize(db) / 2**20:.0f} MiB)")
+    ops_ingest()
     # Every analysis, then the whole report.
     analyses = [line.split()[0] for line in subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "--list"],
                 capture_output=True, text=True, check=True).stdout.splitlines() if line.strip()]
@@ -127,14 +132,37 @@ def clickhouse(wh, tmp, db, rows, kernels):
         shutil.rmtree(out)
 
 
-def synth_session():
-    """The KERNELS-kernel synthetic session directory, generated once."""
-    session = os.path.join(OUT, f"synth-{KERNELS}")
+EVENT_TABLES = ["kernels", "memcpys", "memsets", "syncs", "memory_events", "api_calls", "ranges", "markers",
+                "pc_samples", "stall_reasons", "devices", "device_metrics", "host_metrics", "ops", "op_links"]
+
+
+def synth_session(ops=False):
+    """The KERNELS-kernel synthetic session directory (with ops: gpuprof-synth --ops), generated once."""
+    session = os.path.join(OUT, f"synth-{KERNELS}" + ("-ops" if ops else ""))
     if not os.path.isdir(session):
-        print(f"bench: generating a {KERNELS:,}-kernel session (cached in {os.path.relpath(session, ROOT)})")
+        print(f"bench: generating a {KERNELS:,}-kernel session{' with ops' if ops else ''} (cached in "
+              f"{os.path.relpath(session, ROOT)})")
         run_measured([os.path.join(BIN, "gpuprof-synth"), "--kernels", str(KERNELS), "--seed", "1",
-                      "--no-expected", "-o", session])
+                      "--no-expected", "-o", session] + (["--ops"] if ops else []))
     return session
+
+
+def ops_ingest():
+    """Ingest of the session with ops (once: it is the larger), events/s counting the op rows ingest derives
+    from the emit_nvtx ranges; the database is removed after."""
+    session = synth_session(ops=True)
+    db = os.path.join(OUT, f"synth-{KERNELS}-ops.db")
+    if os.path.exists(db):
+        os.remove(db)
+    t, rss = run_measured([os.path.join(BIN, "gpuprof-ingest"), "-q", session, "-o", db])
+    con = sqlite3.connect(db)
+    events = sum(con.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in EVENT_TABLES)
+    ops = con.execute("SELECT count(*) FROM ops").fetchone()[0]
+    con.close()
+    rate = events / t
+    print(f"{verdict(rate >= 1.5e6)} ingest ops  {t:6.2f} s  {rate / 1e6:5.2f} M events/s  peak RSS {rss:5.1f} MiB"
+          f"   ({events:,} records, {ops:,} of them ops; target: >= 1.5 M events/s)")
+    os.remove(db)
 
 
 def warehouse(db):

@@ -234,8 +234,8 @@ def planted(tmp):
     nb = ["--baseline", f"{tmp}/base.db"]
 
     doc = compare_doc(f"{tmp}/new.db", *nb)
-    check("planted json: an object of the five tables", list(doc),
-          ["compare", "compare_ranges", "compare_copies", "compare_api", "compare_energy"])
+    check("planted json: an object of the six tables", list(doc),
+          ["compare", "compare_ranges", "compare_copies", "compare_api", "compare_ops", "compare_energy"])
     check("planted json: no ranges, copies or API calls, no rows",
           (doc["compare_ranges"], doc["compare_copies"], doc["compare_api"]), ([], [], []))
     rows, arr = compare(f"{tmp}/new.db", *nb)
@@ -353,7 +353,7 @@ def planted_all(tmp):
 
     doc = compare_doc(db, *nb)
     check("all: json tables", list(doc), ["compare", "compare_ranges", "compare_copies", "compare_api",
-                                          "compare_energy"])
+                                          "compare_ops", "compare_energy"])
     keys = {"name", "status", "base_total_ns", "new_total_ns", "delta_pct", "delta_ns", "base_calls", "new_calls",
             "base_med_ns", "new_med_ns", "base_avg_ns", "new_avg_ns", "total_delta_pct"}
     check("all: range keys", [sorted(r) for r in doc["compare_ranges"]], [sorted(keys | {"style"})] * len(rplant))
@@ -419,15 +419,15 @@ def planted_all(tmp):
     check("all: gate counts every row under --top", (p.returncode, p.stderr.split("; ", 2)[2]),
           (1, "ranges 2 regressed, 1 new, 1 gone; copies 1 regressed, 1 new, 1 gone: FAIL\n"))
     d = compare_doc(db, *nb, "--top", "1")
-    check("all: --top cuts every table (no API calls or power samples planted)", [len(d[t]) for t in d],
-          [1, 1, 1, 0, 0])
+    check("all: --top cuts every table (no API calls, ops or power samples planted)", [len(d[t]) for t in d],
+          [1, 1, 1, 0, 0, 0])
     check("all: --top keeps the regressions", [d[t][0]["name"] for t in ("compare_ranges", "compare_copies")],
           ["step/forward/attention", "HtoD"])
 
     # Names filters apply to paths and copy kinds, on both sides.
     d = compare_doc(db, *nb, "-m", "attention|optimizer|HtoD|DtoD")
     check("all --match", [sorted(by_name(d[t])) for t in d],
-          [[], ["step/forward/attention", "step/optimizer"], ["DtoD", "HtoD"], [], []])
+          [[], ["step/forward/attention", "step/optimizer"], ["DtoD", "HtoD"], [], [], []])
     d = compare_doc(db, *nb, "-x", "^step/|memset")
     check("all --exclude", [sorted(by_name(d[t])) for t in ("compare_ranges", "compare_copies")],
           [["data_wait", "step"], ["DtoD", "DtoH", "HtoD", "PtoP"]])
@@ -462,8 +462,8 @@ def planted_all(tmp):
     rep = subprocess.run([os.path.join(BIN, "gpuprof-report"), db, *nb, "--format", "json", "--top", "1000"],
                          capture_output=True, text=True)
     tables = json.loads(rep.stdout)["tables"]
-    check("all report: comparison tables first", list(tables)[:6],
-          ["compare", "compare_ranges", "compare_copies", "compare_api", "compare_energy", "summary"])
+    check("all report: comparison tables first", list(tables)[:7],
+          ["compare", "compare_ranges", "compare_copies", "compare_api", "compare_ops", "compare_energy", "summary"])
     full = compare_doc(db, *nb)
     check("all report: the same rows as compare", [tables[t] for t in full], list(full.values()))
     md = subprocess.run([os.path.join(BIN, "gpuprof-report"), db, *nb, "--format", "md"], capture_output=True,
@@ -696,8 +696,8 @@ def report_baseline(tmp):
     ok("report --baseline: Markdown verdicts name the comparison's",
        re.search(r"^- Kernels against the baseline: .*: (ok|FAIL)$", md, re.M) is not None, md[:600])
     doc = compare_doc(dbs[1], "--baseline", dbs[0])
-    check("report --baseline: the five comparison tables first", list(tables)[:6],
-          ["compare", "compare_ranges", "compare_copies", "compare_api", "compare_energy", "summary"])
+    check("report --baseline: the six comparison tables first", list(tables)[:7],
+          ["compare", "compare_ranges", "compare_copies", "compare_api", "compare_ops", "compare_energy", "summary"])
     ok("report --baseline: synth has ranges and copies", doc["compare_ranges"] and doc["compare_copies"],
        str(doc)[:200])
     check("report --baseline: the same range and copy rows", (tables["compare_ranges"], tables["compare_copies"]),
@@ -715,7 +715,7 @@ def report_baseline(tmp):
     out = os.path.join(tmp, "rb-csv")
     subprocess.run([os.path.join(BIN, "gpuprof-report"), dbs[1], "--baseline", dbs[0], "--format", "csv", "-o", out],
                    check=True)
-    check("report --baseline: CSV files", [os.path.exists(f"{out}/{t}.csv") for t in list(doc)], [True] * 5)
+    check("report --baseline: CSV files", [os.path.exists(f"{out}/{t}.csv") for t in list(doc)], [True] * 6)
 
 
 def main():

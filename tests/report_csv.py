@@ -102,8 +102,8 @@ def empty_baseline(tmp):
     subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", src, "-o", db], check=True)
     report = [os.path.join(BIN, "gpuprof-report"), db, "--baseline", db]
     doc = json.loads(subprocess.run(report + ["-f", "json"], capture_output=True, text=True, check=True).stdout)
-    check("empty --baseline: json keeps every table, compare empty", (list(doc["tables"])[:6], doc["tables"]["compare"]),
-          (["compare", "compare_ranges", "compare_copies", "compare_api", "compare_energy", "summary"], []))
+    check("empty --baseline: json keeps every table, compare empty", (list(doc["tables"])[:7], doc["tables"]["compare"]),
+          (["compare", "compare_ranges", "compare_copies", "compare_api", "compare_ops", "compare_energy", "summary"], []))
     out = {}
     for fmt in ("text", "md", "html"):
         r = subprocess.run(report + ["-f", fmt], capture_output=True, text=True)

@@ -221,7 +221,7 @@ def main():
         rep = json.loads(subprocess.run([report, db, "-f", "json"], capture_output=True, text=True).stdout)
         keys = list(rep["tables"])
         check("report sections in order", keys,
-              ["summary", "problems", "oom", "oom_blocks", "devices", "hotspots", "kernexec", "kernexec_queue",
+              ["summary", "problems", "oom", "oom_blocks", "devices", "hotspots", "ops", "kernexec", "kernexec_queue",
                "kernexec_trend", "flops", "flops_steps", "classes", "stalls", "stall_kernels", "memcpy", "sync", "api",
                "ranges", "memory", "leaks", "growth", "idle", "gaps", "metrics", "energy", "host", "overhead", "ranks",
                "collectives"])

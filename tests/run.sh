@@ -41,6 +41,8 @@ list() {
 	echo "warehouse python3 tests/warehouse.py"
 	echo "sqlext python3 tests/sqlext.py"
 	echo "kineto python3 tests/traces_kineto.py"
+	echo "ops_ingest python3 tests/ops_ingest.py"
+	echo "ops python3 tests/ops.py"
 	echo "progress python3 tests/ingest_progress.py"
 	echo "faults python3 tests/faults.py"
 	local n

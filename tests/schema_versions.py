@@ -30,7 +30,7 @@ KINETO = os.path.join(ROOT, "tests", "data", "kineto-layouts", "pytorch-2-cuda.j
 EXTRA = os.path.join(ROOT, "tests", "data", "wire-example.ndjson")
 CURRENT = 6
 # fixture -> the version gpuprof must find in it; in order: each one's .sql runs on the one before it
-FIXTURES = {"v1": 1, "v2": 2, "v3": 3, "v4-meta2": 4, "v4": 4}
+FIXTURES = {"v1": 1, "v2": 2, "v3": 3, "v4-meta2": 4, "v4": 4, "v5": 5}
 LOOKUPS = {"copy_kinds", "memory_kinds", "sync_kinds", "overhead_kinds", "object_kinds", "meta"}
 
 
@@ -137,6 +137,21 @@ def without_overheads(out, key):
         out[key]["tables"]["overhead"] = []
 
 
+def without_ops(out, key, ref_sessions):
+    """out[key] as a database that never stored ops (before version 6) gives it: the ops analysis empty, and
+    the compare tables of ops without the ops of ref_sessions (those the old database holds)."""
+    def keep(rows):
+        return [r for r in rows if r["status"] == "new"] if key[1] not in ref_sessions else []
+    if key[0] == "ops":
+        out[key] = []
+    elif key[0] == "compare" and isinstance(out[key], dict):
+        out[key]["compare_ops"] = keep(out[key]["compare_ops"])
+    elif key[0] == "report" and isinstance(out[key], dict):
+        out[key]["tables"]["ops"] = []
+        if "compare_ops" in out[key]["tables"]:
+            out[key]["tables"]["compare_ops"] = keep(out[key]["tables"]["compare_ops"])
+
+
 def expected_read(fresh_out, version, kineto):
     """What reading a database of `version` as it is gives: the fresh outputs, less what the version lacks."""
     want = {k: json.loads(json.dumps(v)) for k, v in fresh_out.items()}
@@ -146,6 +161,8 @@ def expected_read(fresh_out, version, kineto):
         if version < 4 and key == ("launch", kineto):
             for r in want[key]:
                 r["static_smem"] = r["shared_mem"]
+        if version < 6:
+            without_ops(want, key, {key[1]})
     return want
 
 
@@ -229,6 +246,8 @@ def main():
             for key in want:
                 if version < 3 and key[1] in sessions:
                     without_overheads(want, key)  # the old sessions never had any
+                if version < 6:
+                    without_ops(want, key, set(sessions))  # nor ops: only the session ingested after has them
                 check(f"{fixture}: upgraded: {key[0]} session {key[1]}", after[key], want[key])
 
         newer(tmp, fresh)

@@ -29,7 +29,9 @@ MEMCPY = {"gpu_memcpy", "Memcpy"}
 MEMSET = {"gpu_memset", "Memset"}
 API = {"cuda_runtime", "Runtime", "cuda_driver"}
 RANGE = {"user_annotation", "gpu_user_annotation", "User"}
-READ = KERNEL | MEMCPY | MEMSET | API | RANGE | {"cuda_sync"}
+OPS = {"cpu_op", "Operator"}
+FLOWS = {"fwdbwd", "forward_backward"}  # forward-backward links: read when a flow id has one "s" and one "f"
+READ = KERNEL | MEMCPY | MEMSET | API | RANGE | OPS | {"cuda_sync"}
 HOST = {"cpu_op", "Operator", "python_function", "cpu_instant_event", "user_annotation", "Trace"}
 GPU_WORDS = ("kernel", "memcpy", "memset", "gpu", "cuda", "nccl", "rccl", "xpu", "mtia")
 GPU_PREFIXES = ("hip", "roc")
@@ -56,9 +58,15 @@ def skipped(doc):
                 and str((e.get("args") or {}).get("labels" if e["name"] == "process_labels" else "name", "")).startswith("GPU")}
     gpu_pids |= {e.get("pid") for e in evs if e.get("ph") == "X" and category(e) in KERNEL | MEMCPY | MEMSET and "ts" in e}
     out = defaultdict(lambda: [0, 0])
+    ends = defaultdict(list)
+    for e in evs:
+        if e.get("cat") in FLOWS and e.get("ph") in ("s", "f") and "ts" in e and "id" in e and "name" in e:
+            ends[(e.get("pid"), e["cat"], e["id"])].append(e["ph"])
     for e in evs:
         cat, ph, args = e.get("cat") or "", e.get("ph") or "", e.get("args") or {}
         if ph == "X" and category(e) in READ and "ts" in e and "name" in e:
+            continue
+        if cat in FLOWS and sorted(ends.get((e.get("pid"), cat, e.get("id")), [])) == ["f", "s"]:
             continue
         if ph == "i" and e.get("name") in ("[memory]", "[OutOfMemory]") and args.get("Device Type") in DEVICE_MEMORY:
             continue
@@ -339,7 +347,7 @@ LAYOUT_CHECKS = {
     ],
     "unknown-gpu-category.json": [
         ("SELECT category, ph, events, gpu_events FROM ingest_skipped ORDER BY category, ph",
-         [("", "M", 2, 0), ("KERNEL", "X", 2, 2), ("cpu_op", "X", 1, 0), ("gpu_op_v9", "X", 1, 1),
+         [("", "M", 2, 0), ("KERNEL", "X", 2, 2), ("gpu_op_v9", "X", 1, 1),
           ("hip_api_ext", "X", 1, 1), ("process_group_op", "X", 1, 0)]),
         ("SELECT line, reason FROM ingest_errors",
          [(0, "no GPU activity read, yet 4 events look like GPU work: KERNEL X 2, gpu_op_v9 X 1, hip_api_ext X 1")]),
@@ -393,7 +401,7 @@ def layouts(tmp):
           "hip_api_ext X 1)"
           in r.stderr, True)
     check("unknown layout: the closing line names what was skipped",
-          "8 other events skipped ((no category) M 2, KERNEL X 2, cpu_op X 1, gpu_op_v9 X 1, ...)" in r.stderr, True)
+          "7 other events skipped ((no category) M 2, KERNEL X 2, gpu_op_v9 X 1, hip_api_ext X 1, ...)" in r.stderr, True)
 
 
 def unreadable_events(tmp):
@@ -409,13 +417,13 @@ def unreadable_events(tmp):
     r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), path, "-o", db], capture_output=True, text=True)
     check("unreadable events: exit", r.returncode, 3)
     ok("unreadable events: the closing line counts them",
-       "3 other events skipped ((no category) 2, cpu_op X 1); 1 rejected" in r.stderr, r.stderr)
+       "2 other events skipped ((no category) 2); 1 rejected" in r.stderr, r.stderr)
     ok("unreadable events: the error names the rejected one",
        "error: " + path + ": byte 45: trace event is no valid JSON: " in r.stderr, r.stderr)
     con = sqlite3.connect(db)
     check("unreadable events: ingest_skipped", con.execute(
         "SELECT category, ph, events, gpu_events FROM ingest_skipped ORDER BY category").fetchall(),
-          [("", "", 2, 0), ("cpu_op", "X", 1, 0)])
+          [("", "", 2, 0)])
     check("unreadable events: ingest_errors", con.execute(
         "SELECT session_id, line, reason LIKE 'byte 45: trace event is no valid JSON: %', excerpt FROM ingest_errors"
         ).fetchall(), [(1, 0, 1, '{"ph": 1e999e}')])
@@ -641,7 +649,7 @@ def rocm_memory(tmp):
 
 def migrate(tmp):
     """A database of schema version 3 (meta said 1, no user_version, no kernels.shared_mem, nor version 5's tables
-    and processes.options, nor version 6's ingest_repairs: a Kineto total in static_smem, 16-column kernel chunks): analyses read it as it is, launch taking the total from static_smem;
+    and processes.options, nor version 6's ingest_repairs, ops and op_links: a Kineto total in static_smem, 16-column kernel chunks): analyses read it as it is, launch taking the total from static_smem;
     gpuprof-ingest upgrades it (tests/schema_versions.py checks every version): the total moves to shared_mem,
     the old chunks are retired and --reindex rebuilds them, after which launch reads the same."""
     db = os.path.join(tmp, "v3.db")
@@ -653,6 +661,7 @@ def migrate(tmp):
         ALTER TABLE host_metrics DROP COLUMN disk_write_bytes; ALTER TABLE host_metrics DROP COLUMN net_rx_bytes;
         ALTER TABLE host_metrics DROP COLUMN net_tx_bytes; DROP VIEW alloc_failure_events; DROP TABLE alloc_failures;
         DROP TABLE ingest_repairs;
+        DROP VIEW op_events; DROP TABLE ops; DROP TABLE op_links; ALTER TABLE api_calls DROP COLUMN external_id;
         UPDATE kernels SET static_smem = 49152, dynamic_smem = NULL;
         UPDATE meta SET value = '1' WHERE key = 'schema_version'; PRAGMA user_version = 0;""")
     con.close()

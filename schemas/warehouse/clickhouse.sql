@@ -59,7 +59,8 @@ CREATE TABLE IF NOT EXISTS api_calls (
 	correlation_id Nullable(Int64),
 	name_id Nullable(Int64),
 	cbid Nullable(Int64),
-	domain Nullable(Int64)
+	domain Nullable(Int64),
+	external_id Nullable(Int64)
 ) ENGINE = MergeTree()
 PARTITION BY toDate(toDateTime(intDiv(start_ns, 1000000000)))
 ORDER BY (session, start_ns);
@@ -276,6 +277,38 @@ CREATE TABLE IF NOT EXISTS memsets (
 	bytes Int64,
 	value Nullable(Int64),
 	mem_kind Nullable(Int64)
+) ENGINE = MergeTree()
+PARTITION BY toDate(toDateTime(intDiv(start_ns, 1000000000)))
+ORDER BY (session, start_ns);
+
+CREATE TABLE IF NOT EXISTS op_links (
+	session String,
+	pid Int64,
+	flow_id Int64,
+	fwd_thread_id Nullable(Int64),
+	fwd_ns Int64,
+	bwd_thread_id Nullable(Int64),
+	bwd_ns Int64
+) ENGINE = MergeTree()
+PARTITION BY toDate(toDateTime(intDiv(fwd_ns, 1000000000)))
+ORDER BY (session, fwd_ns);
+
+CREATE TABLE IF NOT EXISTS ops (
+	session String,
+	pid Int64,
+	thread_id Nullable(Int64),
+	start_ns Int64,
+	end_ns Int64,
+	name_id Int64,
+	external_id Nullable(Int64),
+	seq Nullable(Int64),
+	fwd_tid Nullable(Int64),
+	record_function_id Nullable(Int64),
+	input_dims Nullable(String),
+	input_types Nullable(String),
+	input_strides Nullable(String),
+	concrete_inputs Nullable(String),
+	source Int64
 ) ENGINE = MergeTree()
 PARTITION BY toDate(toDateTime(intDiv(start_ns, 1000000000)))
 ORDER BY (session, start_ns);

@@ -51,7 +51,8 @@ CREATE TABLE IF NOT EXISTS api_calls (
 	"correlation_id" bigint,
 	"name_id" bigint,
 	"cbid" bigint,
-	"domain" bigint
+	"domain" bigint,
+	"external_id" bigint
 );
 
 CREATE TABLE IF NOT EXISTS collector_errors (
@@ -248,6 +249,34 @@ CREATE TABLE IF NOT EXISTS memsets (
 	"mem_kind" bigint
 );
 
+CREATE TABLE IF NOT EXISTS op_links (
+	"session" text NOT NULL,
+	"pid" bigint NOT NULL,
+	"flow_id" bigint NOT NULL,
+	"fwd_thread_id" bigint,
+	"fwd_ns" bigint NOT NULL,
+	"bwd_thread_id" bigint,
+	"bwd_ns" bigint NOT NULL
+);
+
+CREATE TABLE IF NOT EXISTS ops (
+	"session" text NOT NULL,
+	"pid" bigint NOT NULL,
+	"thread_id" bigint,
+	"start_ns" bigint NOT NULL,
+	"end_ns" bigint NOT NULL,
+	"name_id" bigint NOT NULL,
+	"external_id" bigint,
+	"seq" bigint,
+	"fwd_tid" bigint,
+	"record_function_id" bigint,
+	"input_dims" text,
+	"input_types" text,
+	"input_strides" text,
+	"concrete_inputs" text,
+	"source" bigint NOT NULL
+);
+
 CREATE TABLE IF NOT EXISTS overheads (
 	"session" text NOT NULL,
 	"pid" bigint NOT NULL,
@@ -368,6 +397,8 @@ CREATE INDEX IF NOT EXISTS markers_session ON markers (session);
 CREATE INDEX IF NOT EXISTS memcpys_session ON memcpys (session);
 CREATE INDEX IF NOT EXISTS memory_events_session ON memory_events (session);
 CREATE INDEX IF NOT EXISTS memsets_session ON memsets (session);
+CREATE INDEX IF NOT EXISTS op_links_session ON op_links (session);
+CREATE INDEX IF NOT EXISTS ops_session_thread ON ops (session, pid, thread_id, start_ns);
 CREATE INDEX IF NOT EXISTS overheads_session ON overheads (session);
 CREATE INDEX IF NOT EXISTS pc_samples_session ON pc_samples (session);
 CREATE INDEX IF NOT EXISTS pc_totals_session ON pc_totals (session);

@@ -35,6 +35,7 @@
 #define TID_MAIN 4242		/* the training loop's thread */
 #define TID_LOADER 4243		/* the data-loader thread (start/end ranges) */
 #define TID_CUPTI 4250		/* CUPTI's own thread, which flushes activity buffers */
+#define TID_AUTOGRAD 4244	/* autograd's thread: backward ops and their launches (--ops) */
 #define NDEV 2
 #define NLANE 4			/* streams per device: main, side, comm, copy */
 #define LANE_MAIN 0
@@ -378,6 +379,9 @@ typedef struct {
 	uint32_t next_id;	/* last id handed out */
 	uint32_t *pending;	/* indices used but not yet declared */
 	size_t npending, pcap;
+	char **dyn;		/* strings used once (--ops' range texts), owned, declared and freed at the flush */
+	uint32_t *dyn_id;
+	size_t ndyn, dcap, dicap;
 } strtab;
 
 /* Add s (unique) and return its index. Strings are few (hundreds), so a linear duplicate check is fine. */
@@ -404,9 +408,40 @@ static inline int64_t sid(strtab *st, size_t i)
 	return st->id[i];
 }
 
+/* The wire id of a string used once (owned: freed when declared), no duplicate check. */
+static int64_t sid_once(strtab *st, char *owned)
+{
+	grow((void **)&st->dyn, &st->dcap, st->ndyn + 1, sizeof(*st->dyn));
+	grow((void **)&st->dyn_id, &st->dicap, st->ndyn + 1, sizeof(*st->dyn_id));
+	st->dyn[st->ndyn] = owned;
+	st->dyn_id[st->ndyn] = ++st->next_id;
+	return st->dyn_id[st->ndyn++];
+}
+
 static void st_flush(strtab *st, obuf *b)
 {
 	size_t i, j, chunk = 512;
+
+	for (i = 0; i < st->ndyn; i += chunk) {
+		size_t end = i + chunk < st->ndyn ? i + chunk : st->ndyn;
+
+		ob_str(b, "{\"type\":\"strings\",\"v\":2,\"ids\":[");
+		for (j = i; j < end; j++) {
+			if (j > i)
+				ob_mem(b, ",", 1);
+			ob_u64(b, st->dyn_id[j]);
+		}
+		ob_str(b, "],\"values\":[");
+		for (j = i; j < end; j++) {
+			if (j > i)
+				ob_mem(b, ",", 1);
+			ob_jstr(b, st->dyn[j]);
+			free(st->dyn[j]);
+		}
+		ob_str(b, "]}");
+		ob_endline(b);
+	}
+	st->ndyn = 0;
 
 	for (i = 0; i < st->npending; i += chunk) {
 		size_t end = i + chunk < st->npending ? i + chunk : st->npending;
@@ -625,6 +660,18 @@ typedef struct {
 	uint64_t kernels, seed, leaks, drops;
 	size_t batch_rows;
 	int want_expected;
+	int ops;		/* --ops: PyTorch ops as emit_nvtx ranges around the forward and backward launches */
+	int64_t api_tid;	/* the thread launch calls are made on (TID_MAIN, or TID_AUTOGRAD in backward) */
+	int64_t op_id, op_seq;	/* the last RecordFunction handle and autograd sequence number given */
+	int64_t *fwd_seq;	/* this step's forward ops with a seq (stack: backward takes them in reverse) */
+	uint8_t *fwd_kind;	/* ... and which op each was (OPK_ADDMM or OPK_FLASH) */
+	size_t nfwd, fwd_cap, fwdk_cap;
+	uint64_t d_last;	/* the duration of the last kernel launched */
+	struct opstat {
+		uint64_t count, total_ns, kernels, kernel_ns, self_kernels, self_kernel_ns;
+	} opst[16];		/* per op kind (OPK_*) */
+	uint64_t op_outside;	/* kernel launches made outside any op */
+	uint64_t op_pairs;	/* backward ops whose seq is a forward op's */
 	const char *dir, *expected_path, *session;
 
 	rng_t r;		/* the timeline */
@@ -632,6 +679,7 @@ typedef struct {
 	rng_t pr;		/* PC samples */
 	rng_t lr;		/* leaks */
 	rng_t ovr;		/* CUPTI's overheads (a stream of their own: the rest stays as it was) */
+	rng_t opr;		/* --ops' gaps and shapes (likewise) */
 	obuf out;
 	strtab st;
 	batch b[NTYPES];
@@ -779,7 +827,7 @@ static void batch_flush(synth *s, batch *b)
 
 	if (!b->n)
 		return;
-	if (s->st.npending)
+	if (s->st.npending || s->st.ndyn)
 		st_flush(&s->st, o);
 	ob_str(o, "{\"type\":\"");
 	ob_str(o, b->type);
@@ -1389,7 +1437,7 @@ static int64_t max64(int64_t a, int64_t b)
 
 static void emit_api(synth *s, int api, int64_t start, int64_t end, int64_t corr)
 {
-	int64_t v[] = { start, end, TID_MAIN, corr, sid(&s->st, s->s_api[api]), api_table[api].cbid, 1 };
+	int64_t v[] = { start, end, s->api_tid, corr, sid(&s->st, s->s_api[api]), api_table[api].cbid, 1 };
 
 	batch_push(s, T_API, v);
 	s->api_count[api]++;
@@ -1469,6 +1517,7 @@ static void launch(synth *s, int ph)
 	d = (uint64_t)(dur + 0.5);
 	if (d < 1)
 		d = 1;
+	s->d_last = d;
 	end = start + (int64_t)d;
 	s->lane_free[dev][lane] = end;
 	emit_api(s, API_LAUNCH, api_start, api_end, corr);
@@ -1515,6 +1564,137 @@ static void launch(synth *s, int ph)
 		lane_add(&s->lanes[dev][lane], start, end);
 	}
 	s->t = api_end + rr(r, 300, 2500);
+}
+
+
+/* ------------------------------------------------------------------------------------------------ */
+/*
+ * --ops: PyTorch ops around the launches, as torch.autograd.profiler.emit_nvtx(record_shapes=True) names
+ * their NVTX push/pop ranges ("NAME[, seq = N], op_id = M, sizes = [[...]][, input_op_ids = [(id,out)]]",
+ * torch/csrc/profiler/util.cpp getNvtxStr). Each forward launch sits in aten::linear > aten::addmm (or, in
+ * attention, aten::scaled_dot_product_attention > aten::_scaled_dot_product_flash_attention), the inner op
+ * with an autograd seq; each backward launch, on autograd's thread, in evaluate_function > the backward
+ * node of the forward op of that seq (this step's forward ops in reverse) > aten::mm (or the flash
+ * backward), or AccumulateGrad > aten::add_ once the forward ops are used up. Optimizer launches, copies,
+ * memsets and syncs are made outside any op. The answers (expected.json "ops") are counted as they are
+ * written: per op name its count, summed duration, and the kernels launched inside it and of them those
+ * whose innermost op it is (every op here holds one launch; the leaf is its innermost).
+ */
+enum { OPK_LINEAR, OPK_ADDMM, OPK_SDPA, OPK_FLASH, OPK_EVAL_ADDMM, OPK_ADDMM_BWD, OPK_MM, OPK_EVAL_FLASH,
+       OPK_FLASH_BWD, OPK_FLASH_BWD_OP, OPK_EVAL_ACC, OPK_ACC, OPK_ADD_, NOPK };
+static const char *const op_names[NOPK] = {
+	"aten::linear", "aten::addmm", "aten::scaled_dot_product_attention",
+	"aten::_scaled_dot_product_flash_attention", "autograd::engine::evaluate_function: AddmmBackward0",
+	"AddmmBackward0", "aten::mm", "autograd::engine::evaluate_function: ScaledDotProductFlashAttentionBackward0",
+	"ScaledDotProductFlashAttentionBackward0", "aten::_scaled_dot_product_flash_attention_backward",
+	"autograd::engine::evaluate_function: torch::autograd::AccumulateGrad", "torch::autograd::AccumulateGrad",
+	"aten::add_",
+};
+
+/* One op's range: text is its emit_nvtx text; it holds the last launch (its innermost op when leaf). */
+static void emit_op(synth *s, int k, int64_t start, int64_t end, int64_t tid, int64_t depth, const char *text,
+		    int leaf)
+{
+	int64_t v[] = { start, end, tid, sid_once(&s->st, xstrdup(text)), 0, 1, depth, ++s->range_id };
+	struct opstat *o = &s->opst[k];
+
+	batch_push(s, T_RANGE, v);
+	o->count++;
+	o->total_ns += (uint64_t)(end - start);
+	o->kernels++;
+	o->kernel_ns += s->d_last;
+	if (leaf) {
+		o->self_kernels++;
+		o->self_kernel_ns += s->d_last;
+	}
+}
+
+/* A launch of phase ph inside its ops (--ops; a plain launch without). */
+static void op_launch(synth *s, int ph)
+{
+	rng_t *r = &s->opr;
+	char outer[512], mid[512], inner[512];
+	int64_t t0, t1, t2 = 0, e2 = 0, e1, e0, tid = ph == PH_BWD ? TID_AUTOGRAD : TID_MAIN;
+	int64_t depth = ph == PH_BWD ? 0 : ph == PH_ATTN ? 3 : 2, id = s->op_id;
+	int ko, km, ki = -1, three = ph == PH_BWD;
+	int64_t b = 4096, k = 1024 * rr(r, 1, 4), n = 1024 * rr(r, 1, 4), h = 16, l = 2048, hd = 128;
+
+	if (!s->ops) {
+		launch(s, ph);
+		return;
+	}
+	s->op_id += 3;
+	if (ph == PH_FWD || ph == PH_ATTN) {
+		int64_t seq = ++s->op_seq;
+
+		ko = ph == PH_FWD ? OPK_LINEAR : OPK_SDPA;
+		km = ph == PH_FWD ? OPK_ADDMM : OPK_FLASH;
+		if (ph == PH_FWD) {
+			snprintf(outer, sizeof(outer), "%s, op_id = %" PRId64 ", sizes = [[%" PRId64 ", %" PRId64 "], [%"
+				 PRId64 ", %" PRId64 "], [%" PRId64 "]]", op_names[ko], id + 1, b, k, n, k, n);
+			snprintf(mid, sizeof(mid), "%s, seq = %" PRId64 ", op_id = %" PRId64 ", sizes = [[%" PRId64 "], [%"
+				 PRId64 ", %" PRId64 "], [%" PRId64 ", %" PRId64 "], [], []], input_op_ids = [(%" PRId64
+				 ",0)]", op_names[km], seq, id + 2, n, b, k, k, n, id > 0 ? id : 1);
+		} else {
+			snprintf(outer, sizeof(outer), "%s, op_id = %" PRId64 ", sizes = [[4, %" PRId64 ", %" PRId64 ", %"
+				 PRId64 "], [4, %" PRId64 ", %" PRId64 ", %" PRId64 "], [4, %" PRId64 ", %" PRId64 ", %"
+				 PRId64 "], [], [], [], []]", op_names[ko], id + 1, h, l, hd, h, l, hd, h, l, hd);
+			snprintf(mid, sizeof(mid), "%s, seq = %" PRId64 ", op_id = %" PRId64 ", sizes = [[4, %" PRId64
+				 ", %" PRId64 ", %" PRId64 "], [4, %" PRId64 ", %" PRId64 ", %" PRId64 "], [4, %" PRId64
+				 ", %" PRId64 ", %" PRId64 "], [], [], [], []]", op_names[km], seq, id + 2, h, l, hd, h, l,
+				 hd, h, l, hd);
+		}
+		grow((void **)&s->fwd_seq, &s->fwd_cap, s->nfwd + 1, sizeof(*s->fwd_seq));
+		grow((void **)&s->fwd_kind, &s->fwdk_cap, s->nfwd + 1, sizeof(*s->fwd_kind));
+		s->fwd_seq[s->nfwd] = seq;
+		s->fwd_kind[s->nfwd++] = (uint8_t)km;
+	} else if (s->nfwd) {
+		int flash = s->fwd_kind[--s->nfwd] == OPK_FLASH;
+		int64_t seq = s->fwd_seq[s->nfwd];
+
+		ko = flash ? OPK_EVAL_FLASH : OPK_EVAL_ADDMM;
+		km = flash ? OPK_FLASH_BWD : OPK_ADDMM_BWD;
+		ki = flash ? OPK_FLASH_BWD_OP : OPK_MM;
+		snprintf(outer, sizeof(outer), "%s, op_id = %" PRId64, op_names[ko], id + 1);
+		snprintf(mid, sizeof(mid), "%s, seq = %" PRId64 ", op_id = %" PRId64, op_names[km], seq, id + 2);
+		if (flash)
+			snprintf(inner, sizeof(inner), "%s, op_id = %" PRId64 ", sizes = [[4, %" PRId64 ", %" PRId64 ", %"
+				 PRId64 "], [4, %" PRId64 ", %" PRId64 ", %" PRId64 "], [], [], [], []]", op_names[ki],
+				 id + 3, h, l, hd, h, l, hd);
+		else
+			snprintf(inner, sizeof(inner), "%s, op_id = %" PRId64 ", sizes = [[%" PRId64 ", %" PRId64 "], [%"
+				 PRId64 ", %" PRId64 "]]", op_names[ki], id + 3, b, n, n, k);
+		s->op_pairs++;
+	} else {
+		ko = OPK_EVAL_ACC;
+		km = OPK_ACC;
+		ki = OPK_ADD_;
+		snprintf(outer, sizeof(outer), "%s, op_id = %" PRId64, op_names[ko], id + 1);
+		snprintf(mid, sizeof(mid), "%s, op_id = %" PRId64, op_names[km], id + 2);
+		snprintf(inner, sizeof(inner), "%s, op_id = %" PRId64 ", sizes = [[%" PRId64 ", %" PRId64 "], [%" PRId64
+			 ", %" PRId64 "], []]", op_names[ki], id + 3, n, k, n, k);
+	}
+	t0 = s->t;
+	t1 = t0 + rr(r, 400, 1500);
+	s->t = t1 + rr(r, 300, 1200);
+	if (three) {
+		t2 = s->t;
+		s->t = t2 + rr(r, 300, 1200);
+	}
+	s->api_tid = tid;
+	launch(s, ph);
+	s->api_tid = TID_MAIN;
+	if (three) {
+		e2 = s->t + rr(r, 100, 600);
+		s->t = e2;
+	}
+	e1 = s->t + rr(r, 100, 600);
+	e0 = e1 + rr(r, 100, 600);
+	s->t = e0 + rr(r, 200, 800);
+	emit_op(s, ko, t0, e0, tid, depth, outer, 0);
+	emit_op(s, km, t1, e1, tid, depth + 1, mid, !three);
+	if (three)
+		emit_op(s, ki, t2, e2, tid, depth + 2, inner, 1);
 }
 
 /* An asynchronous copy on a stream; returns when the copy ends on the GPU. */
@@ -1742,6 +1922,7 @@ static void run_step(synth *s, uint64_t step, uint64_t nk)
 	}
 
 	/* forward, with attention inside */
+	s->nfwd = 0;
 	fwd_start = s->t;
 	fwd_id = ++s->range_id;
 	s->t += rr(r, 300, 1500);
@@ -1757,7 +1938,7 @@ static void run_step(synth *s, uint64_t step, uint64_t nk)
 			s->t += rr(r, 300, 1500);
 		}
 		if (i < nf)
-			launch(s, i >= a0 && i < a1 ? PH_ATTN : PH_FWD);
+			op_launch(s, i >= a0 && i < a1 ? PH_ATTN : PH_FWD);
 	}
 	/* loss.item(): a small device-to-host copy and a stream sync */
 	{
@@ -1775,7 +1956,7 @@ static void run_step(synth *s, uint64_t step, uint64_t nk)
 	for (i = 0; i < nb; i++) {
 		if (i == nb / 2)
 			do_copy(s, 0, LANE_COMM, 10, 3, 3, rr(r, 4, 64) * MIB, 1, 150000);
-		launch(s, PH_BWD);
+		op_launch(s, PH_BWD);
 	}
 	if (nb == 0)
 		do_copy(s, 0, LANE_COMM, 10, 3, 3, rr(r, 4, 64) * MIB, 1, 150000);
@@ -2162,6 +2343,60 @@ static void ob_devkey(obuf *o, int dev)
 }
 
 /* Write expected.json; returns -1 with errno set on failure. */
+/*
+ * The answers of --ops: ops in all, the launches made inside ops and outside any, the backward ops whose
+ * seq is a forward op's (on another thread), and per op name (in op_names' order, those written) its
+ * count, summed duration, kernels inside it (and their time) and kernels whose innermost op it is.
+ */
+static void write_ops(synth *s, obuf *o, uint64_t kcount)
+{
+	uint64_t total = 0, inside = 0;
+	int k, first = 1;
+
+	for (k = 0; k < NOPK; k++) {
+		total += s->opst[k].count;
+		inside += s->opst[k].self_kernels;
+	}
+	ob_str(o, ",\n \"ops\":{\"count\":");
+	ob_u64(o, total);
+	ob_str(o, ",\"launches_in_ops\":");
+	ob_u64(o, inside);
+	ob_str(o, ",\"launches_outside_ops\":");
+	ob_u64(o, kcount - inside);
+	ob_str(o, ",\"forward_backward_pairs\":");
+	ob_u64(o, s->op_pairs);
+	ob_str(o, ",\"forward_thread\":");
+	ob_u64(o, TID_MAIN);
+	ob_str(o, ",\"backward_thread\":");
+	ob_u64(o, TID_AUTOGRAD);
+	ob_str(o, ",\"by_name\":[");
+	for (k = 0; k < NOPK; k++) {
+		const struct opstat *st = &s->opst[k];
+
+		if (!st->count)
+			continue;
+		if (!first)
+			ob_mem(o, ",", 1);
+		first = 0;
+		ob_str(o, "\n  {\"name\":");
+		ob_jstr(o, op_names[k]);
+		ob_str(o, ",\"count\":");
+		ob_u64(o, st->count);
+		ob_str(o, ",\"total_ns\":");
+		ob_u64(o, st->total_ns);
+		ob_str(o, ",\"kernels\":");
+		ob_u64(o, st->kernels);
+		ob_str(o, ",\"kernel_ns\":");
+		ob_u64(o, st->kernel_ns);
+		ob_str(o, ",\"self_kernels\":");
+		ob_u64(o, st->self_kernels);
+		ob_str(o, ",\"self_kernel_ns\":");
+		ob_u64(o, st->self_kernel_ns);
+		ob_str(o, "}");
+	}
+	ob_str(o, "]}");
+}
+
 static int write_expected(synth *s, int64_t origin)
 {
 	obuf o = { NULL, 0, 0, -1, 0, 0 };
@@ -2421,7 +2656,10 @@ static int write_expected(synth *s, int64_t origin)
 		ob_str(&o, "\"cupti\":");
 		ob_u64(&o, s->drops);
 	}
-	ob_str(&o, "},\n \"records\":{");
+	ob_str(&o, "}");
+	if (s->ops)
+		write_ops(s, &o, kcount);
+	ob_str(&o, ",\n \"records\":{");
 	for (first = 1, t = 0; t < NTYPES; t++) {
 		if (!s->b[t].total)
 			continue;
@@ -2567,6 +2805,9 @@ static void usage(FILE *f)
 	      "  --session ID       session id (default synth-SEED)\n"
 	      "  --expected FILE    where to write the answers (default DIR/expected.json)\n"
 	      "  --no-expected      do not compute or write the answers (faster, leaner)\n"
+	      "  --ops              PyTorch ops around the forward and backward launches, as the NVTX ranges\n"
+	      "                     torch.autograd.profiler.emit_nvtx(record_shapes=True) writes (backward on\n"
+	      "                     autograd's thread), and their answers (expected.json \"ops\")\n"
 	      "  --help, --version\n"
 	      "\n"
 	      "   or: " SYNTH_NAME " --ranks N --seed S -o DIR [--steps K] [--gpus-per-host G]\n"
@@ -2614,6 +2855,12 @@ static void synth_release(synth *s)
 	free(s->st.v);
 	free(s->st.id);
 	free(s->st.pending);
+	for (i = 0; i < s->st.ndyn; i++)
+		free(s->st.dyn[i]);
+	free(s->st.dyn);
+	free(s->st.dyn_id);
+	free(s->fwd_seq);
+	free(s->fwd_kind);
 	for (t = 0; t < NTYPES; t++)
 		for (c = 0; c < s->b[t].ncols; c++)
 			free(s->b[t].col[c]);
@@ -2651,6 +2898,7 @@ int main(int argc, char **argv)
 	s.leaks = 3;
 	s.batch_rows = 4096;
 	s.want_expected = 1;
+	s.api_tid = TID_MAIN;
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -2662,6 +2910,9 @@ int main(int argc, char **argv)
 			return EXIT_OK;
 		} else if (!strcmp(a, "--no-expected")) {
 			s.want_expected = 0;
+			continue;
+		} else if (!strcmp(a, "--ops")) {
+			s.ops = 1;
 			continue;
 		}
 		if (!val)
@@ -2746,6 +2997,7 @@ int main(int argc, char **argv)
 	rng_seed(&s.pr, s.seed, 4);
 	rng_seed(&s.lr, s.seed, 5);
 	rng_seed(&s.ovr, s.seed, 6);
+	rng_seed(&s.opr, s.seed, 8);
 	for (t = 0; t < NTYPES; t++)
 		batch_init(&s.b[t], t);
 	setup_strings(&s);

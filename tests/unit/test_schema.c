@@ -75,7 +75,7 @@ int main(void)
 					rec_specs[t].fields[i].column);
 			CHECK(rc == SQLITE_OK);
 		}
-		CHECK(rec_by_wire(rec_specs[t].wire) == t);
+		CHECK(rec_by_wire(rec_specs[t].wire) == (rec_specs[t].derived ? -1 : t));
 	}
 	/* The sink prepares an insert for every table, so every column list is valid SQL. */
 	s = sink_open(db);
