@@ -102,10 +102,14 @@ int64_t sink_session_id(const struct sink *s);
 
 /* The database id of string `v` in the current session (added if new); -1 on error. */
 int64_t sink_string(struct sink *s, const char *v, size_t len);
-/* The string for a database id seen in this process, or NULL. */
+/* The string for a database id seen in this process, or NULL (also for an emit_nvtx op's range text: one
+   string per call, kept out of memory; lib/sink_strings.c). */
 const char *sink_string_value(struct sink *s, int64_t id);
 
-/* Add one record: vals[] in the field order of rec_specs[t], string ids already database ids. */
+/*
+ * Add one record: vals[] in the field order of rec_specs[t], string ids already database ids. A push/pop
+ * range whose text is an emit_nvtx op's also adds a row of ops (lib/sink_rows.c).
+ */
 int sink_add(struct sink *s, enum rec_type t, const struct value *vals);
 /* Records added per type in the current process. */
 int64_t sink_count(const struct sink *s, enum rec_type t);

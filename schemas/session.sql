@@ -16,8 +16,7 @@
 --   5        trace_windows, processes.options, pc_totals, host_metrics'  this commit's merge, 2026-11-27
 --            disk and network counters, flop_ops, alloc_failures
 --            (wire format v3)
---   6        ingest_repairs (text repaired to valid UTF-8 at ingest),   issues 32 and 33, 2026-11-28
---            ops, op_links, api_calls.external_id (PyTorch ops)
+--   6        ingest_repairs, ops, op_links, api_calls.external_id      this commit's merge, 2026-11-28
 -- Until user_version was set (with version 4 still), meta said 1 for versions 1 to 3 and 2 for version 4:
 -- gpuprof tells those apart by their tables when it opens one, the only place it looks for tables.
 -- gpuprof-ingest upgrades an older database in one transaction (schemas/migrate-N.sql takes version N-1
