@@ -50,7 +50,16 @@ SELECT d.pid, d.id, (SELECT p.gpu FROM temp.op_peaks p WHERE p.kind = 'peak' AND
 		     ORDER BY p.gpu_ord LIMIT 1)
 FROM devices d WHERE d.session_id = :session AND d.name IS NOT NULL;
 
--- Statement 3: the session's ops with their names, FLOPs and bytes.
+-- Statement 3: one walk per thread over its ops and calls: each op's parent and GPU time (its own, its
+-- subtree's), its children's CPU time, each call's op (op_tree, lib/sqlext_ops.c, which states the plain
+-- SQL it stands for: op_nest's walk, the GPU events of statements 5 and 6 summed per op and up its ancestors).
+DROP TABLE IF EXISTS temp.op_walk;
+CREATE TEMP TABLE op_walk(kind INTEGER, id INTEGER, owner INTEGER, pid INTEGER, corr INTEGER, gpu_self_ns INTEGER,
+			  gpu_total_ns INTEGER, kids_ns INTEGER, PRIMARY KEY (kind, id)) WITHOUT ROWID;
+INSERT INTO temp.op_walk SELECT kind, id, owner, pid, corr, gpu_self_ns, gpu_total_ns, kids_ns FROM op_tree(:session)
+ORDER BY kind, id;
+
+-- Statement 4: the session's ops with their names, FLOPs, bytes and parents.
 DROP TABLE IF EXISTS temp.op_list;
 CREATE TEMP TABLE op_list(op INTEGER PRIMARY KEY, pid INTEGER, tid INTEGER, start_ns INTEGER, end_ns INTEGER,
 			  name TEXT, external_id INTEGER, seq INTEGER, fwd_tid INTEGER, input_dims TEXT,
@@ -58,39 +67,23 @@ CREATE TEMP TABLE op_list(op INTEGER PRIMARY KEY, pid INTEGER, tid INTEGER, star
 INSERT INTO temp.op_list
 SELECT o.rowid, o.pid, o.thread_id, o.start_ns, o.end_ns, n.value, o.external_id, o.seq, o.fwd_tid, o.input_dims,
        o.input_types, o.source, op_flops(n.value, o.input_dims, o.concrete_inputs),
-       op_bytes(n.value, o.input_dims, o.input_types, o.concrete_inputs), NULL, NULL
+       op_bytes(n.value, o.input_dims, o.input_types, o.concrete_inputs), NULL, w.owner
 FROM ops o JOIN strings n ON n.session_id = o.session_id AND n.id = o.name_id
+JOIN temp.op_walk w ON w.kind = 0 AND w.id = o.rowid
 WHERE o.session_id = :session;
 -- The data type of the ops with a count: their first input's (a type the peaks file maps).
 UPDATE temp.op_list SET dtype = (SELECT p.dtype FROM temp.op_peaks p WHERE p.kind = 'type'
 				  AND p.torch_name = op_list.input_types ->> 0)
 WHERE flops IS NOT NULL AND input_types IS NOT NULL;
 
--- Statement 4: one walk per thread over its ops and calls: each op's parent, each call's op.
-DROP TABLE IF EXISTS temp.op_walk;
-CREATE TEMP TABLE op_walk(kind INTEGER, id INTEGER, owner INTEGER, PRIMARY KEY (kind, id)) WITHOUT ROWID;
-INSERT INTO temp.op_walk
-WITH ev(kind, id, pid, tid, start_ns, end_ns, ord) AS (
-	SELECT 0, op, pid, tid, start_ns, end_ns, coalesce(external_id, 0) FROM temp.op_list
-	UNION ALL
-	SELECT 1, a.rowid, a.pid, a.thread_id, a.start_ns, a.start_ns, 0 FROM api_calls a
-	WHERE a.session_id = :session AND a.correlation_id IS NOT NULL AND EXISTS (SELECT 1 FROM temp.op_list)
-)
-SELECT kind, id, op_nest(kind, id, start_ns, end_ns) OVER (PARTITION BY pid, tid ORDER BY start_ns, kind,
-	end_ns DESC, ord, id ROWS UNBOUNDED PRECEDING) AS owner
-FROM ev;
 CREATE INDEX temp.op_list_at ON op_list(pid, tid, start_ns);
 CREATE INDEX temp.op_list_seq ON op_list(pid, seq);
 CREATE INDEX temp.op_list_ext ON op_list(pid, external_id);
-UPDATE temp.op_list SET parent = (SELECT w.owner FROM temp.op_walk w WHERE w.kind = 0 AND w.id = op_list.op);
 
 -- Statement 5: each call's op by process and correlation id (the first call of a correlation id).
 DROP TABLE IF EXISTS temp.op_calls;
 CREATE TEMP TABLE op_calls(pid INTEGER, corr INTEGER, op INTEGER, PRIMARY KEY (pid, corr)) WITHOUT ROWID;
-INSERT OR IGNORE INTO temp.op_calls
-SELECT a.pid, a.correlation_id, w.owner
-FROM api_calls a JOIN temp.op_walk w ON w.kind = 1 AND w.id = a.rowid
-WHERE a.session_id = :session ORDER BY a.rowid;
+INSERT OR IGNORE INTO temp.op_calls SELECT pid, corr, owner FROM temp.op_walk WHERE kind = 1 ORDER BY id;
 
 -- Statement 6: the GPU events of the session's calls, with their op (NULL: in no op); kernels flagged.
 DROP TABLE IF EXISTS temp.op_gpu;
@@ -151,15 +144,6 @@ DELETE FROM temp.op_fold WHERE fwd IS NULL
 
 -- Statement 10: each op's row key (its name, or with --by-shape its name and shapes; a folded backward op
 -- its forward op's), its figures and its subtree's.
-DROP TABLE IF EXISTS temp.op_self;
-CREATE TEMP TABLE op_self(op INTEGER PRIMARY KEY, ns INTEGER);
-INSERT INTO temp.op_self SELECT op, sum(end_ns - start_ns) FROM temp.op_gpu WHERE op IS NOT NULL GROUP BY op;
-DROP TABLE IF EXISTS temp.op_total;
-CREATE TEMP TABLE op_total(op INTEGER PRIMARY KEY, ns INTEGER);
-INSERT INTO temp.op_total SELECT u.anc, sum(g.ns) FROM temp.op_up u JOIN temp.op_self g ON g.op = u.op GROUP BY u.anc;
-DROP TABLE IF EXISTS temp.op_kids;
-CREATE TEMP TABLE op_kids(op INTEGER PRIMARY KEY, ns INTEGER);
-INSERT INTO temp.op_kids SELECT parent, sum(end_ns - start_ns) FROM temp.op_list WHERE parent IS NOT NULL GROUP BY parent;
 DROP TABLE IF EXISTS temp.op_keys;
 CREATE TEMP TABLE op_keys(kid INTEGER PRIMARY KEY, key TEXT UNIQUE, name TEXT, input_dims TEXT, input_types TEXT);
 DROP TABLE IF EXISTS temp.op_rows;
@@ -173,11 +157,11 @@ WITH keyed AS (
 )
 INSERT OR IGNORE INTO temp.op_keys(key, name, input_dims, input_types) SELECT key, name, input_dims, input_types FROM keyed;
 INSERT INTO temp.op_rows
-SELECT o.op, k.kid, f.op IS NULL, o.end_ns - o.start_ns, o.end_ns - o.start_ns - coalesce(c.ns, 0), coalesce(gs.ns, 0),
-       coalesce(gt.ns, 0)
+SELECT o.op, k.kid, f.op IS NULL, o.end_ns - o.start_ns, o.end_ns - o.start_ns - w.kids_ns, w.gpu_self_ns,
+       w.gpu_total_ns
 FROM temp.op_list o LEFT JOIN temp.op_fold f ON f.op = o.op JOIN temp.op_list s ON s.op = coalesce(f.fwd, o.op)
 JOIN temp.op_keys k ON k.key = CASE WHEN :by_shape THEN json_array(s.name, s.input_dims, s.input_types) ELSE s.name END
-LEFT JOIN temp.op_kids c ON c.op = o.op LEFT JOIN temp.op_self gs ON gs.op = o.op LEFT JOIN temp.op_total gt ON gt.op = o.op;
+JOIN temp.op_walk w ON w.kind = 0 AND w.id = o.op;
 
 -- Each (row, op at or below one of its ops that has GPU events or a count), once.
 DROP TABLE IF EXISTS temp.op_items;
