@@ -50,14 +50,13 @@ SELECT d.pid, d.id, (SELECT p.gpu FROM temp.op_peaks p WHERE p.kind = 'peak' AND
 		     ORDER BY p.gpu_ord LIMIT 1)
 FROM devices d WHERE d.session_id = :session AND d.name IS NOT NULL;
 
--- Statement 3: one walk per thread over its ops and calls: each op's parent and GPU time (its own, its
--- subtree's), its children's CPU time, each call's op (op_tree, lib/sqlext_ops.c, which states the plain
--- SQL it stands for: op_nest's walk, the GPU events of statements 5 and 6 summed per op and up its ancestors).
+-- Statement 3: one walk per thread over its ops and calls: each op's parent, GPU time (its own, its
+-- subtree's), children's CPU time, FLOPs and whether they count; each call's op; each op with kernels or
+-- counted FLOPs with its ancestors (kind 2). op_tree, lib/sqlext_ops.c, states the plain SQL it stands for:
+-- op_nest's walk, the GPU events of statements 5 and 6 summed per op and up its ancestors, op_flops.
 DROP TABLE IF EXISTS temp.op_walk;
-CREATE TEMP TABLE op_walk(kind INTEGER, id INTEGER, owner INTEGER, pid INTEGER, corr INTEGER, gpu_self_ns INTEGER,
-			  gpu_total_ns INTEGER, kids_ns INTEGER, PRIMARY KEY (kind, id)) WITHOUT ROWID;
-INSERT INTO temp.op_walk SELECT kind, id, owner, pid, corr, gpu_self_ns, gpu_total_ns, kids_ns FROM op_tree(:session)
-ORDER BY kind, id;
+CREATE TEMP TABLE op_walk AS SELECT * FROM op_tree(:session);
+CREATE INDEX temp.op_walk_id ON op_walk(kind, id);
 
 -- Statement 4: the session's ops with their names, FLOPs, bytes and parents.
 DROP TABLE IF EXISTS temp.op_list;
@@ -66,8 +65,9 @@ CREATE TEMP TABLE op_list(op INTEGER PRIMARY KEY, pid INTEGER, tid INTEGER, star
 			  input_types TEXT, source INTEGER, flops INTEGER, bytes INTEGER, dtype TEXT, parent INTEGER);
 INSERT INTO temp.op_list
 SELECT o.rowid, o.pid, o.thread_id, o.start_ns, o.end_ns, n.value, o.external_id, o.seq, o.fwd_tid, o.input_dims,
-       o.input_types, o.source, op_flops(n.value, o.input_dims, o.concrete_inputs),
-       op_bytes(n.value, o.input_dims, o.input_types, o.concrete_inputs), NULL, w.owner
+       o.input_types, o.source, w.flops,
+       CASE WHEN w.flops IS NOT NULL THEN op_bytes(n.value, o.input_dims, o.input_types, o.concrete_inputs) END, NULL,
+       w.owner
 FROM ops o JOIN strings n ON n.session_id = o.session_id AND n.id = o.name_id
 JOIN temp.op_walk w ON w.kind = 0 AND w.id = o.rowid
 WHERE o.session_id = :session;
@@ -99,28 +99,14 @@ SELECT c.op, m.start_ns, m.end_ns, 0, m.pid, m.device_id
 FROM memsets m JOIN temp.op_calls c ON c.pid = m.pid AND c.corr = m.correlation_id WHERE m.session_id = :session;
 CREATE INDEX temp.op_gpu_op ON op_gpu(op);
 
--- Statement 7: each op with GPU events or a FLOP count, and its ancestors (itself at depth 0).
-DROP TABLE IF EXISTS temp.op_up;
-CREATE TEMP TABLE op_up AS
-WITH RECURSIVE up(op, anc, depth) AS (
-	SELECT op, op, 0 FROM temp.op_list o
-	WHERE o.flops IS NOT NULL OR EXISTS (SELECT 1 FROM temp.op_gpu g WHERE g.op = o.op)
-	UNION ALL
-	SELECT up.op, l.parent, up.depth + 1 FROM up JOIN temp.op_list l ON l.op = up.anc WHERE l.parent IS NOT NULL
-)
-SELECT * FROM up;
-CREATE INDEX temp.op_up_anc ON op_up(anc);
-
--- Statement 8: the ops whose FLOPs count (no op below them has a formula).
+-- Statement 7: the ops whose FLOPs count (no op below them has a formula).
 DROP TABLE IF EXISTS temp.op_counted;
 CREATE TEMP TABLE op_counted(op INTEGER PRIMARY KEY, flops INTEGER, bytes INTEGER, dtype TEXT);
 INSERT INTO temp.op_counted
-SELECT o.op, o.flops, o.bytes, o.dtype FROM temp.op_list o
-WHERE o.flops IS NOT NULL
-  AND NOT EXISTS (SELECT 1 FROM temp.op_up u JOIN temp.op_list d ON d.op = u.op
-		  WHERE u.anc = o.op AND u.depth > 0 AND d.flops IS NOT NULL);
+SELECT o.op, o.flops, o.bytes, o.dtype FROM temp.op_list o JOIN temp.op_walk w ON w.kind = 0 AND w.id = o.op
+WHERE w.counted;
 
--- Statement 9: backward ops folded into their forward op (--fold-backward only).
+-- Statement 8: backward ops folded into their forward op (--fold-backward only).
 DROP TABLE IF EXISTS temp.op_fold;
 CREATE TEMP TABLE op_fold(op INTEGER PRIMARY KEY, fwd INTEGER);
 INSERT OR IGNORE INTO temp.op_fold
@@ -142,7 +128,7 @@ WHERE :fold_backward AND b.seq IS NOT NULL AND b.fwd_tid IS NOT NULL AND b.fwd_t
 DELETE FROM temp.op_fold WHERE fwd IS NULL
    OR op IN (SELECT b.op FROM temp.op_fold b JOIN temp.op_list o ON o.op = b.op JOIN temp.op_fold p ON p.op = o.parent);
 
--- Statement 10: each op's row key (its name, or with --by-shape its name and shapes; a folded backward op
+-- Statement 9: each op's row key (its name, or with --by-shape its name and shapes; a folded backward op
 -- its forward op's), its figures and its subtree's.
 DROP TABLE IF EXISTS temp.op_keys;
 CREATE TEMP TABLE op_keys(kid INTEGER PRIMARY KEY, key TEXT UNIQUE, name TEXT, input_dims TEXT, input_types TEXT);
@@ -163,12 +149,13 @@ FROM temp.op_list o LEFT JOIN temp.op_fold f ON f.op = o.op JOIN temp.op_list s 
 JOIN temp.op_keys k ON k.key = CASE WHEN :by_shape THEN json_array(s.name, s.input_dims, s.input_types) ELSE s.name END
 JOIN temp.op_walk w ON w.kind = 0 AND w.id = o.op;
 
--- Each (row, op at or below one of its ops that has GPU events or a count), once.
+-- Each (row, op at or below one of its ops that has kernels or a counted figure), once.
 DROP TABLE IF EXISTS temp.op_items;
 CREATE TEMP TABLE op_items(kid INTEGER, op INTEGER, PRIMARY KEY (kid, op)) WITHOUT ROWID;
-INSERT OR IGNORE INTO temp.op_items SELECT r.kid, u.op FROM temp.op_up u JOIN temp.op_rows r ON r.op = u.anc;
+INSERT OR IGNORE INTO temp.op_items SELECT r.kid, u.id FROM temp.op_walk u JOIN temp.op_rows r ON r.op = u.owner
+WHERE u.kind = 2;
 
--- Statement 11: the notes' figures.
+-- Statement 10: the notes' figures.
 DROP TABLE IF EXISTS temp.op_notes;
 CREATE TEMP TABLE op_notes AS
 SELECT (SELECT count(*) FROM api_calls a JOIN temp.op_walk w ON w.kind = 1 AND w.id = a.rowid
@@ -179,7 +166,7 @@ SELECT (SELECT count(*) FROM api_calls a JOIN temp.op_walk w ON w.kind = 1 AND w
        (SELECT count(*) FROM temp.op_list WHERE source = 2) AS nvtx,
        (SELECT count(*) FROM temp.op_list) AS ops;
 
--- Statement 12: the table's note (a heading: also when it has no rows).
+-- Statement 11: the table's note (a heading: also when it has no rows).
 SELECT CASE WHEN ops = 0 THEN 'none: no operators in this session (a PyTorch profiler trace, or an Nsight '
 		|| 'Systems export of torch.autograd.profiler.emit_nvtx, has them)'
 	    ELSE nullif(trim(
@@ -191,7 +178,7 @@ SELECT CASE WHEN ops = 0 THEN 'none: no operators in this session (a PyTorch pro
 		 || 'one containing them; containment decides. ' ELSE '' END), '') END AS _note
 FROM temp.op_notes;
 
--- Statement 13: per row.
+-- Statement 12: per row.
 WITH per AS (
 	SELECT r.kid, k.name, k.input_dims, k.input_types, sum(r.own) AS calls, sum(r.cpu_total_ns) AS cpu_total_ns,
 	       sum(r.cpu_self_ns) AS cpu_self_ns, sum(r.gpu_self_ns) AS gpu_self_ns, sum(r.gpu_total_ns) AS gpu_total_ns
