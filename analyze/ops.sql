@@ -31,12 +31,15 @@
 -- Sorted by gpu_total_ns, then name. The note counts the calls whose External id names another op than
 -- containment gives (containment wins), and says when shapes or types were not recorded.
 --
--- Cost: the ops and the session's calls are walked together once per thread (op_nest, a window
--- function: lib/sqlext_ops.c, whose header states the plain SQL it stands for; tests/ops.py holds them
--- equal); the subtree sums go up each op's ancestors once per op that has GPU time or FLOPs. Measured:
--- 6.7 s (5.1 s of CPU) on a 200,000-kernel gpuprof-synth --ops session (430,000 ops, 200,000 calls) on
--- 2 shared cores; linear in ops and calls, so issue 33's 1 s on the 5M-kernel bench session is NOT met:
--- that needs the walk, the subtree sums and the per-row sets in C over column chunks of ops.
+-- Cost: op_tree (lib/sqlext_ops.c, whose header states the plain SQL it stands for; tests/ops.py holds
+-- them equal) reads the ops and calls, sorts them once and walks each thread, sums the GPU events per op
+-- and up its ancestors, and computes the FLOPs: 0.56 s of CPU on a 200,000-kernel gpuprof-synth --kernels
+-- 200000 --seed 1 --ops session (430,000 ops, 211,000 calls). What is left is SQLite's: the temp tables of
+-- ops and walk rows and their indexes, the per-row keys and distinct (row, op) items, and the per-row
+-- aggregates (busy_union). Measured with /usr/bin/time gpuprof-analyze ops on that session, 2 cores shared
+-- with other jobs (wall times noisy): 3.8-4.0 s of CPU (5.5-6.1 s before op_tree, same output), so issue
+-- 33's 1 s on the 5M-kernel bench session (~25x the ops) is NOT met: that needs the per-row keys, items
+-- and aggregates in C too, and no temp copies of per-op rows.
 
 -- Statement 1: the peaks file, checked (a malformed line fails the analysis, naming it).
 DROP TABLE IF EXISTS temp.op_peaks;
