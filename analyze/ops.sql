@@ -31,12 +31,15 @@
 -- Sorted by gpu_total_ns, then name. The note counts the calls whose External id names another op than
 -- containment gives (containment wins), and says when shapes or types were not recorded.
 --
--- Cost: the ops and the session's calls are walked together once per thread (op_nest, a window
--- function: lib/sqlext_ops.c, whose header states the plain SQL it stands for; tests/ops.py holds them
--- equal); the subtree sums go up each op's ancestors once per op that has GPU time or FLOPs. Measured:
--- 6.7 s (5.1 s of CPU) on a 200,000-kernel gpuprof-synth --ops session (430,000 ops, 200,000 calls) on
--- 2 shared cores; linear in ops and calls, so issue 33's 1 s on the 5M-kernel bench session is NOT met:
--- that needs the walk, the subtree sums and the per-row sets in C over column chunks of ops.
+-- Cost: op_tree (lib/sqlext_ops.c, whose header states the plain SQL it stands for; tests/ops.py holds
+-- them equal) reads the ops and calls, sorts them once and walks each thread, sums the GPU events per op
+-- and up its ancestors, and computes the FLOPs: 0.56 s of CPU on a 200,000-kernel gpuprof-synth --kernels
+-- 200000 --seed 1 --ops session (430,000 ops, 211,000 calls). What is left is SQLite's: the temp tables of
+-- ops and walk rows and their indexes, the per-row keys and distinct (row, op) items, and the per-row
+-- aggregates (busy_union). Measured with /usr/bin/time gpuprof-analyze ops on that session, 2 cores shared
+-- with other jobs (wall times noisy): 3.8-4.0 s of CPU (5.5-6.1 s before op_tree, same output), so issue
+-- 33's 1 s on the 5M-kernel bench session (~25x the ops) is NOT met: that needs the per-row keys, items
+-- and aggregates in C too, and no temp copies of per-op rows.
 
 -- Statement 1: the peaks file, checked (a malformed line fails the analysis, naming it).
 DROP TABLE IF EXISTS temp.op_peaks;
@@ -50,47 +53,40 @@ SELECT d.pid, d.id, (SELECT p.gpu FROM temp.op_peaks p WHERE p.kind = 'peak' AND
 		     ORDER BY p.gpu_ord LIMIT 1)
 FROM devices d WHERE d.session_id = :session AND d.name IS NOT NULL;
 
--- Statement 3: the session's ops with their names, FLOPs and bytes.
+-- Statement 3: one walk per thread over its ops and calls: each op's parent, GPU time (its own, its
+-- subtree's), children's CPU time, FLOPs and whether they count; each call's op; each op with kernels or
+-- counted FLOPs with its ancestors (kind 2). op_tree, lib/sqlext_ops.c, states the plain SQL it stands for:
+-- op_nest's walk, the GPU events of statements 5 and 6 summed per op and up its ancestors, op_flops.
+DROP TABLE IF EXISTS temp.op_walk;
+CREATE TEMP TABLE op_walk AS SELECT * FROM op_tree(:session);
+CREATE INDEX temp.op_walk_id ON op_walk(kind, id);
+
+-- Statement 4: the session's ops with their names, FLOPs, bytes and parents.
 DROP TABLE IF EXISTS temp.op_list;
 CREATE TEMP TABLE op_list(op INTEGER PRIMARY KEY, pid INTEGER, tid INTEGER, start_ns INTEGER, end_ns INTEGER,
 			  name TEXT, external_id INTEGER, seq INTEGER, fwd_tid INTEGER, input_dims TEXT,
 			  input_types TEXT, source INTEGER, flops INTEGER, bytes INTEGER, dtype TEXT, parent INTEGER);
 INSERT INTO temp.op_list
 SELECT o.rowid, o.pid, o.thread_id, o.start_ns, o.end_ns, n.value, o.external_id, o.seq, o.fwd_tid, o.input_dims,
-       o.input_types, o.source, op_flops(n.value, o.input_dims, o.concrete_inputs),
-       op_bytes(n.value, o.input_dims, o.input_types, o.concrete_inputs), NULL, NULL
+       o.input_types, o.source, w.flops,
+       CASE WHEN w.flops IS NOT NULL THEN op_bytes(n.value, o.input_dims, o.input_types, o.concrete_inputs) END, NULL,
+       w.owner
 FROM ops o JOIN strings n ON n.session_id = o.session_id AND n.id = o.name_id
+JOIN temp.op_walk w ON w.kind = 0 AND w.id = o.rowid
 WHERE o.session_id = :session;
 -- The data type of the ops with a count: their first input's (a type the peaks file maps).
 UPDATE temp.op_list SET dtype = (SELECT p.dtype FROM temp.op_peaks p WHERE p.kind = 'type'
 				  AND p.torch_name = op_list.input_types ->> 0)
 WHERE flops IS NOT NULL AND input_types IS NOT NULL;
 
--- Statement 4: one walk per thread over its ops and calls: each op's parent, each call's op.
-DROP TABLE IF EXISTS temp.op_walk;
-CREATE TEMP TABLE op_walk(kind INTEGER, id INTEGER, owner INTEGER, PRIMARY KEY (kind, id)) WITHOUT ROWID;
-INSERT INTO temp.op_walk
-WITH ev(kind, id, pid, tid, start_ns, end_ns, ord) AS (
-	SELECT 0, op, pid, tid, start_ns, end_ns, coalesce(external_id, 0) FROM temp.op_list
-	UNION ALL
-	SELECT 1, a.rowid, a.pid, a.thread_id, a.start_ns, a.start_ns, 0 FROM api_calls a
-	WHERE a.session_id = :session AND a.correlation_id IS NOT NULL AND EXISTS (SELECT 1 FROM temp.op_list)
-)
-SELECT kind, id, op_nest(kind, id, start_ns, end_ns) OVER (PARTITION BY pid, tid ORDER BY start_ns, kind,
-	end_ns DESC, ord, id ROWS UNBOUNDED PRECEDING) AS owner
-FROM ev;
 CREATE INDEX temp.op_list_at ON op_list(pid, tid, start_ns);
 CREATE INDEX temp.op_list_seq ON op_list(pid, seq);
 CREATE INDEX temp.op_list_ext ON op_list(pid, external_id);
-UPDATE temp.op_list SET parent = (SELECT w.owner FROM temp.op_walk w WHERE w.kind = 0 AND w.id = op_list.op);
 
 -- Statement 5: each call's op by process and correlation id (the first call of a correlation id).
 DROP TABLE IF EXISTS temp.op_calls;
 CREATE TEMP TABLE op_calls(pid INTEGER, corr INTEGER, op INTEGER, PRIMARY KEY (pid, corr)) WITHOUT ROWID;
-INSERT OR IGNORE INTO temp.op_calls
-SELECT a.pid, a.correlation_id, w.owner
-FROM api_calls a JOIN temp.op_walk w ON w.kind = 1 AND w.id = a.rowid
-WHERE a.session_id = :session ORDER BY a.rowid;
+INSERT OR IGNORE INTO temp.op_calls SELECT pid, corr, owner FROM temp.op_walk WHERE kind = 1 ORDER BY id;
 
 -- Statement 6: the GPU events of the session's calls, with their op (NULL: in no op); kernels flagged.
 DROP TABLE IF EXISTS temp.op_gpu;
@@ -106,28 +102,14 @@ SELECT c.op, m.start_ns, m.end_ns, 0, m.pid, m.device_id
 FROM memsets m JOIN temp.op_calls c ON c.pid = m.pid AND c.corr = m.correlation_id WHERE m.session_id = :session;
 CREATE INDEX temp.op_gpu_op ON op_gpu(op);
 
--- Statement 7: each op with GPU events or a FLOP count, and its ancestors (itself at depth 0).
-DROP TABLE IF EXISTS temp.op_up;
-CREATE TEMP TABLE op_up AS
-WITH RECURSIVE up(op, anc, depth) AS (
-	SELECT op, op, 0 FROM temp.op_list o
-	WHERE o.flops IS NOT NULL OR EXISTS (SELECT 1 FROM temp.op_gpu g WHERE g.op = o.op)
-	UNION ALL
-	SELECT up.op, l.parent, up.depth + 1 FROM up JOIN temp.op_list l ON l.op = up.anc WHERE l.parent IS NOT NULL
-)
-SELECT * FROM up;
-CREATE INDEX temp.op_up_anc ON op_up(anc);
-
--- Statement 8: the ops whose FLOPs count (no op below them has a formula).
+-- Statement 7: the ops whose FLOPs count (no op below them has a formula).
 DROP TABLE IF EXISTS temp.op_counted;
 CREATE TEMP TABLE op_counted(op INTEGER PRIMARY KEY, flops INTEGER, bytes INTEGER, dtype TEXT);
 INSERT INTO temp.op_counted
-SELECT o.op, o.flops, o.bytes, o.dtype FROM temp.op_list o
-WHERE o.flops IS NOT NULL
-  AND NOT EXISTS (SELECT 1 FROM temp.op_up u JOIN temp.op_list d ON d.op = u.op
-		  WHERE u.anc = o.op AND u.depth > 0 AND d.flops IS NOT NULL);
+SELECT o.op, o.flops, o.bytes, o.dtype FROM temp.op_list o JOIN temp.op_walk w ON w.kind = 0 AND w.id = o.op
+WHERE w.counted;
 
--- Statement 9: backward ops folded into their forward op (--fold-backward only).
+-- Statement 8: backward ops folded into their forward op (--fold-backward only).
 DROP TABLE IF EXISTS temp.op_fold;
 CREATE TEMP TABLE op_fold(op INTEGER PRIMARY KEY, fwd INTEGER);
 INSERT OR IGNORE INTO temp.op_fold
@@ -149,17 +131,8 @@ WHERE :fold_backward AND b.seq IS NOT NULL AND b.fwd_tid IS NOT NULL AND b.fwd_t
 DELETE FROM temp.op_fold WHERE fwd IS NULL
    OR op IN (SELECT b.op FROM temp.op_fold b JOIN temp.op_list o ON o.op = b.op JOIN temp.op_fold p ON p.op = o.parent);
 
--- Statement 10: each op's row key (its name, or with --by-shape its name and shapes; a folded backward op
+-- Statement 9: each op's row key (its name, or with --by-shape its name and shapes; a folded backward op
 -- its forward op's), its figures and its subtree's.
-DROP TABLE IF EXISTS temp.op_self;
-CREATE TEMP TABLE op_self(op INTEGER PRIMARY KEY, ns INTEGER);
-INSERT INTO temp.op_self SELECT op, sum(end_ns - start_ns) FROM temp.op_gpu WHERE op IS NOT NULL GROUP BY op;
-DROP TABLE IF EXISTS temp.op_total;
-CREATE TEMP TABLE op_total(op INTEGER PRIMARY KEY, ns INTEGER);
-INSERT INTO temp.op_total SELECT u.anc, sum(g.ns) FROM temp.op_up u JOIN temp.op_self g ON g.op = u.op GROUP BY u.anc;
-DROP TABLE IF EXISTS temp.op_kids;
-CREATE TEMP TABLE op_kids(op INTEGER PRIMARY KEY, ns INTEGER);
-INSERT INTO temp.op_kids SELECT parent, sum(end_ns - start_ns) FROM temp.op_list WHERE parent IS NOT NULL GROUP BY parent;
 DROP TABLE IF EXISTS temp.op_keys;
 CREATE TEMP TABLE op_keys(kid INTEGER PRIMARY KEY, key TEXT UNIQUE, name TEXT, input_dims TEXT, input_types TEXT);
 DROP TABLE IF EXISTS temp.op_rows;
@@ -173,18 +146,19 @@ WITH keyed AS (
 )
 INSERT OR IGNORE INTO temp.op_keys(key, name, input_dims, input_types) SELECT key, name, input_dims, input_types FROM keyed;
 INSERT INTO temp.op_rows
-SELECT o.op, k.kid, f.op IS NULL, o.end_ns - o.start_ns, o.end_ns - o.start_ns - coalesce(c.ns, 0), coalesce(gs.ns, 0),
-       coalesce(gt.ns, 0)
+SELECT o.op, k.kid, f.op IS NULL, o.end_ns - o.start_ns, o.end_ns - o.start_ns - w.kids_ns, w.gpu_self_ns,
+       w.gpu_total_ns
 FROM temp.op_list o LEFT JOIN temp.op_fold f ON f.op = o.op JOIN temp.op_list s ON s.op = coalesce(f.fwd, o.op)
 JOIN temp.op_keys k ON k.key = CASE WHEN :by_shape THEN json_array(s.name, s.input_dims, s.input_types) ELSE s.name END
-LEFT JOIN temp.op_kids c ON c.op = o.op LEFT JOIN temp.op_self gs ON gs.op = o.op LEFT JOIN temp.op_total gt ON gt.op = o.op;
+JOIN temp.op_walk w ON w.kind = 0 AND w.id = o.op;
 
--- Each (row, op at or below one of its ops that has GPU events or a count), once.
+-- Each (row, op at or below one of its ops that has kernels or a counted figure), once.
 DROP TABLE IF EXISTS temp.op_items;
 CREATE TEMP TABLE op_items(kid INTEGER, op INTEGER, PRIMARY KEY (kid, op)) WITHOUT ROWID;
-INSERT OR IGNORE INTO temp.op_items SELECT r.kid, u.op FROM temp.op_up u JOIN temp.op_rows r ON r.op = u.anc;
+INSERT OR IGNORE INTO temp.op_items SELECT r.kid, u.id FROM temp.op_walk u JOIN temp.op_rows r ON r.op = u.owner
+WHERE u.kind = 2;
 
--- Statement 11: the notes' figures.
+-- Statement 10: the notes' figures.
 DROP TABLE IF EXISTS temp.op_notes;
 CREATE TEMP TABLE op_notes AS
 SELECT (SELECT count(*) FROM api_calls a JOIN temp.op_walk w ON w.kind = 1 AND w.id = a.rowid
@@ -195,7 +169,7 @@ SELECT (SELECT count(*) FROM api_calls a JOIN temp.op_walk w ON w.kind = 1 AND w
        (SELECT count(*) FROM temp.op_list WHERE source = 2) AS nvtx,
        (SELECT count(*) FROM temp.op_list) AS ops;
 
--- Statement 12: the table's note (a heading: also when it has no rows).
+-- Statement 11: the table's note (a heading: also when it has no rows).
 SELECT CASE WHEN ops = 0 THEN 'none: no operators in this session (a PyTorch profiler trace, or an Nsight '
 		|| 'Systems export of torch.autograd.profiler.emit_nvtx, has them)'
 	    ELSE nullif(trim(
@@ -207,7 +181,7 @@ SELECT CASE WHEN ops = 0 THEN 'none: no operators in this session (a PyTorch pro
 		 || 'one containing them; containment decides. ' ELSE '' END), '') END AS _note
 FROM temp.op_notes;
 
--- Statement 13: per row.
+-- Statement 12: per row.
 WITH per AS (
 	SELECT r.kid, k.name, k.input_dims, k.input_types, sum(r.own) AS calls, sum(r.cpu_total_ns) AS cpu_total_ns,
 	       sum(r.cpu_self_ns) AS cpu_self_ns, sum(r.gpu_self_ns) AS gpu_self_ns, sum(r.gpu_total_ns) AS gpu_total_ns

@@ -134,6 +134,10 @@ int gpuprof_sqlite_nest(sqlite3 *db);
  *   inputs and its output at their element sizes (the output in the first input's type); NULL where
  *   op_flops is, without types, and for ops whose output is not known from the inputs (backward
  *   attention, transposed convolutions).
+ *   op_tree(session), an eponymous table-valued function: kind 0 rows the session's ops (id, owner: the
+ *   parent as op_nest gives it, pid, gpu_self_ns, gpu_total_ns: the GPU events of the op's calls and of
+ *   its subtree's, kids_ns: its children's summed durations), kind 1 rows its calls with a correlation id
+ *   (id, owner: the call's op, pid, corr); analyze/ops.sql's walk and sums in one pass.
  * SQLITE_OK or SQLite's error code.
  */
 int gpuprof_sqlite_ops(sqlite3 *db);

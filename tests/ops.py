@@ -5,7 +5,7 @@ nesting by containment per (pid, tid) (sorted by start, longest first, then Exte
 innermost op holding their start, GPU events to the call with their correlation id; FLOPs as
 torch.utils.flop_counter counts them. On the shared real traces (skipped, with the reason printed, when
 ../shared/traces is absent) and on hand-made edge cases. The op_nest window function is also held equal to
-the plain SQL it stands for (lib/sqlext_ops.c's header)."""
+the plain SQL it stands for, and so is op_tree (lib/sqlext_ops.c's header)."""
 import bisect
 import decimal
 import gzip
@@ -488,6 +488,64 @@ def plain_nest(db):
        a == b and a != "", f"{a[:200]!r} vs {b[:200]!r}")
 
 
+# op_tree (lib/sqlext_ops.c) against the plain SQL its header states: op_nest's walk, the first call of each
+# (pid, correlation id), the GPU events' durations per op and summed up the ancestors, the children's CPU time,
+# op_flops and whether it counts (none below has one), and the ops with kernels or counted FLOPs with their
+# ancestors (kind 2).
+TREE_PLAIN = """
+CREATE TEMP TABLE w AS SELECT kind, id, op_nest(kind, id, start_ns, end_ns) OVER (PARTITION BY pid, thread_id ORDER BY start_ns, kind,
+ end_ns DESC, ord, id ROWS UNBOUNDED PRECEDING) AS owner, pid, corr, start_ns, end_ns FROM (
+ SELECT 0 AS kind, rowid AS id, pid, thread_id, start_ns, end_ns, coalesce(external_id, 0) AS ord, NULL AS corr FROM ops WHERE session_id = {s}
+ UNION ALL SELECT 1, rowid, pid, thread_id, start_ns, start_ns, 0, correlation_id FROM api_calls
+ WHERE session_id = {s} AND correlation_id IS NOT NULL AND EXISTS (SELECT 1 FROM ops WHERE session_id = {s}));
+CREATE TEMP TABLE c(pid, corr, op, PRIMARY KEY (pid, corr)) WITHOUT ROWID;
+INSERT OR IGNORE INTO c SELECT pid, corr, owner FROM w WHERE kind = 1 ORDER BY id;
+CREATE TEMP TABLE kc AS SELECT pid, correlation_id, start_ns, end_ns FROM kernel_columns WHERE session_id = {s};
+CREATE TEMP TABLE g AS SELECT c.op, k.end_ns - k.start_ns AS ns, 1 AS kernel FROM kc k JOIN c ON c.pid = k.pid AND c.corr = k.correlation_id
+ UNION ALL SELECT c.op, m.end_ns - m.start_ns, 0 FROM memcpys m JOIN c ON c.pid = m.pid AND c.corr = m.correlation_id WHERE m.session_id = {s}
+ UNION ALL SELECT c.op, m.end_ns - m.start_ns, 0 FROM memsets m JOIN c ON c.pid = m.pid AND c.corr = m.correlation_id WHERE m.session_id = {s};
+CREATE INDEX w_id ON w(kind, id);
+CREATE TEMP TABLE up AS WITH RECURSIVE up(op, anc) AS (SELECT id, id FROM w WHERE kind = 0 UNION ALL
+ SELECT up.op, w.owner FROM up JOIN w ON w.kind = 0 AND w.id = up.anc WHERE w.owner IS NOT NULL) SELECT * FROM up;
+CREATE INDEX up_anc ON up(anc); CREATE INDEX g_op ON g(op); CREATE INDEX w_owner ON w(kind, owner);
+CREATE TEMP TABLE gs(op INTEGER PRIMARY KEY, ns); INSERT INTO gs SELECT op, sum(ns) FROM g WHERE op IS NOT NULL GROUP BY op;
+CREATE TEMP TABLE gt(op INTEGER PRIMARY KEY, ns); INSERT INTO gt SELECT up.anc, sum(gs.ns) FROM up JOIN gs ON gs.op = up.op GROUP BY up.anc;
+CREATE TEMP TABLE kd(op INTEGER PRIMARY KEY, ns); INSERT INTO kd SELECT owner, sum(end_ns - start_ns) FROM w WHERE kind = 0 AND owner IS NOT NULL GROUP BY owner;
+CREATE TEMP TABLE fl(op INTEGER PRIMARY KEY, flops); INSERT INTO fl SELECT o.rowid, op_flops(n.value, o.input_dims,
+ o.concrete_inputs) FROM ops o JOIN strings n ON n.session_id = o.session_id AND n.id = o.name_id WHERE o.session_id = {s};
+CREATE TEMP TABLE cnt(op INTEGER PRIMARY KEY); INSERT INTO cnt SELECT fl.op FROM fl WHERE fl.flops IS NOT NULL AND NOT EXISTS
+ (SELECT 1 FROM up JOIN fl d ON d.op = up.op WHERE up.anc = fl.op AND up.op <> fl.op AND d.flops IS NOT NULL);
+SELECT w.kind, w.id, w.owner, w.pid, w.corr,
+ CASE WHEN w.kind = 0 THEN coalesce((SELECT ns FROM gs WHERE gs.op = w.id), 0) END,
+ CASE WHEN w.kind = 0 THEN coalesce((SELECT ns FROM gt WHERE gt.op = w.id), 0) END,
+ CASE WHEN w.kind = 0 THEN coalesce((SELECT ns FROM kd WHERE kd.op = w.id), 0) END,
+ CASE WHEN w.kind = 0 THEN (SELECT flops FROM fl WHERE fl.op = w.id) END,
+ CASE WHEN w.kind = 0 THEN EXISTS (SELECT 1 FROM cnt WHERE cnt.op = w.id) END
+FROM w
+UNION ALL SELECT 2, up.op, up.anc, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM up
+ WHERE EXISTS (SELECT 1 FROM g WHERE g.op = up.op AND g.kernel) OR EXISTS (SELECT 1 FROM cnt WHERE cnt.op = up.op)
+ORDER BY 1, 2, 3;
+"""
+
+
+def plain_tree(db, what):
+    """op_tree's rows against the plain SQL of lib/sqlext_ops.c's header, in the sqlite3 shell."""
+    if not os.path.exists(EXT) or not shutil.which("sqlite3"):
+        print("skip: op_tree plain form (no sqlite3 shell or extension)")
+        return
+    s = "(SELECT max(id) FROM sessions)"
+    fast = (f"SELECT kind, id, owner, pid, corr, gpu_self_ns, gpu_total_ns, kids_ns, flops, counted FROM op_tree({s}) "
+            "ORDER BY 1, 2, 3;")
+    run = lambda q: subprocess.run(["sqlite3", "-batch", "-bail", db, f".load {EXT}", q], capture_output=True,
+                                   text=True).stdout
+    a, b = run(fast), run(TREE_PLAIN.replace("{s}", s))
+    ops = sum(1 for l in b.splitlines() if l.startswith("0|"))
+    ok(f"{what}: op_tree equals its plain SQL ({ops} ops, {b.count(chr(10)) - ops} calls and ancestor rows)",
+       a == b and ops > 0,
+       next((f"{x!r} vs plain {y!r}" for x, y in zip(a.splitlines(), b.splitlines()) if x != y),
+            f"{len(a)} vs {len(b)} chars"))
+
+
 def real_nsys(tmp):
     nsys = os.path.join(checks.TRACES, "nsys")
     if not os.path.isdir(nsys):
@@ -504,6 +562,7 @@ def real_nsys(tmp):
             ok(f"{base}: NVTX ops have no mfu", all(r["mfu"] is None for r in got))
         p = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "ops", db], capture_output=True, text=True)
         ok(f"{base}: the note says NVTX ops have no types", "come from NVTX" in p.stdout, p.stdout[-300:])
+        plain_tree(db, base)
 
 
 def real(tmp):
@@ -523,6 +582,7 @@ def real(tmp):
         if fill_ops(db, doc):
             print(f"note: {name}: ops filled by this test per the contract (the ingest wrote no ops table)")
         compare(name, db, doc)
+        plain_tree(db, name)
         if name.startswith("h200_pt211_train"):
             compare(name + " --by-shape", db, doc, "--by-shape")
             compare(name + " --fold-backward", db, doc, "--fold-backward")
@@ -766,6 +826,7 @@ def synth(tmp):
           sorted((w["name"], w["count"], w["total_ns"], w["kernels"], w["kernel_ns"], w["self_kernel_ns"])
                  for w in want["by_name"]))
     check("synth --ops: launches outside ops are (no op)", got["(no op)"]["kernels"], want["launches_outside_ops"])
+    plain_tree(db, "synth --ops")
 
 
 def main():
