@@ -644,7 +644,8 @@ static int ot_load(struct ot_cursor *c, sqlite3 *db, int64_t s)
 	}
 	sqlite3_free(stack);
 	/* The first call (by rowid) of each (pid, correlation id) is the one its GPU events belong to. */
-	qsort(c->calls, c->ncalls, sizeof(*c->calls), ot_call_order);
+	if (c->ncalls)	/* qsort's array may not be NULL, even empty */
+		qsort(c->calls, c->ncalls, sizeof(*c->calls), ot_call_order);
 	{
 		size_t j = 0;
 		for (i = 0; i < c->ncalls; i++)
