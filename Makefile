@@ -14,7 +14,7 @@ ifdef SANITIZE
 CFLAGS += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 LDFLAGS += -fsanitize=$(SANITIZE)
 endif
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ilib -Ianalyze -Iingest -Ibuild/gen -MMD -MP
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) -Ilib -Ianalyze -Ianalyze/ext -Iingest -Ibuild/gen -MMD -MP
 LIBS = -lsqlite3 -lpcre2-8 -lz -lm -pthread
 
 # Sanitizer builds live apart, so switching SANITIZE never mixes objects.
@@ -32,9 +32,13 @@ endif
 
 EMBED = schemas/session.sql schemas/views.sql $(wildcard schemas/migrate-*.sql) $(wildcard schemas/read-*.sql) schemas/views-ext.sql $(wildcard analyze/*.sql) analyze/kernel-classes.rules analyze/gpu-peaks.rules analyze/stall-reasons.txt report/report.css report/timeline.js
 
-LIB_SRC = $(filter-out lib/gpuprof.c lib/sqlext_load.c,$(wildcard lib/*.c))
+# lib/: what every program shares; analyze/ext/: the SQL engine (functions and tables the analyses call);
+# ingest's sink (the write side) and readers' helpers, which the tests and fuzzers link too.
+ENGINE_SRC = $(filter-out analyze/ext/sqlext_load.c,$(wildcard analyze/ext/*.c))
+SINK_SRC = $(wildcard ingest/sink*.c) ingest/nvtx_op.c ingest/jstream.c ingest/lines.c
+LIB_SRC = $(filter-out lib/gpuprof.c,$(wildcard lib/*.c)) $(ENGINE_SRC) $(SINK_SRC)
 LIB_OBJ = $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/embedded.o
-INGEST_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(wildcard ingest/*.c))
+INGEST_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(filter-out $(SINK_SRC),$(wildcard ingest/*.c)))
 ANALYZE_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(filter-out analyze/main.c,$(wildcard analyze/*.c)))
 REPORT_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(wildcard report/*.c))
 UNIT_SRC = $(wildcard tests/unit/*.c)
@@ -65,13 +69,13 @@ COLLECTOR_TESTS = $(B)/tests/collector/test_activity $(B)/tests/collector/test_p
 		  $(B)/tests/collector/failmalloc.so
 endif
 
-# The SQL functions as an SQLite loadable extension (`.load gpuprof_sqlite` in sqlite3): lib/sqlext.c and
+# The SQL functions as an SQLite loadable extension (`.load gpuprof_sqlite` in sqlite3): analyze/ext/sqlext.c and
 # the plain-C code it uses, compiled again to call SQLite through the extension API pointer; only the
 # entry point is exported. Never sanitized: a sanitizer runtime cannot be loaded into the sqlite3 shell (the
 # linked-in copy is, in tests/unit/test_sqlext.c).
 EXTENSION = $(B)/lib/gpuprof_sqlite.so
-EXT_SRC = lib/sqlext_load.c lib/sqlext.c lib/sqlext_vtab.c lib/sqlext_busy.c lib/sqlext_launch.c lib/sqlext_exec.c lib/sqlext_classes.c \
-	  lib/sqlext_window.c lib/sqlext_fmt.c lib/sqlext_memory.c lib/sqlext_nest.c lib/sqlext_ops.c lib/sqlext_nodes.c lib/sqlext_peaks.c lib/intmap.c lib/colstore.c lib/records.c lib/dstats.c lib/spans.c \
+EXT_SRC = analyze/ext/sqlext_load.c analyze/ext/sqlext.c analyze/ext/sqlext_vtab.c analyze/ext/sqlext_busy.c analyze/ext/sqlext_launch.c analyze/ext/sqlext_exec.c analyze/ext/sqlext_classes.c \
+	  analyze/ext/sqlext_window.c analyze/ext/sqlext_fmt.c analyze/ext/sqlext_memory.c analyze/ext/sqlext_nest.c analyze/ext/sqlext_ops.c analyze/ext/sqlext_nodes.c analyze/ext/sqlext_peaks.c lib/intmap.c lib/colstore.c lib/records.c analyze/ext/dstats.c analyze/ext/spans.c \
 	  lib/symname.c lib/table.c lib/json.c lib/utf8.c lib/util.c lib/embed.c $(B)/gen/ext_embedded.c
 # What the extension embeds: the views it makes (the programs embed everything, EMBED).
 EXT_EMBED = schemas/views-ext.sql
@@ -258,12 +262,12 @@ $(HOLDWRITE): tests/faults/holdwrite.c
 # the same source built with -DFUZZ_SINK_DB: into a real session database instead of the checking sink.
 FUZZ_SECONDS ?= 60
 FUZZ_CC = clang -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=undefined \
-	  -fsanitize-coverage-ignorelist=tests/fuzz/coverage-ignore.txt -Ilib -Ianalyze -Iingest -Ireport -Ibuild/gen \
+	  -fsanitize-coverage-ignorelist=tests/fuzz/coverage-ignore.txt -Ilib -Ianalyze -Ianalyze/ext -Iingest -Ireport -Ibuild/gen \
 	  -Icollector -Itests/fuzz -isystem $(CUDA)/include
 FUZZ_READERS = ndjson kineto nsys
 FUZZ_NAMES = $(filter-out $(if $(HAVE_CUPTI),,activity),$(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_TARGETS = $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%) $(FUZZ_READERS:%=$(B)/fuzz/fuzz_%_db)
-FUZZ_PRODUCT = $(LIB_SRC) $(filter-out ingest/main.c,$(wildcard ingest/*.c)) $(filter-out report/main.c,$(wildcard report/*.c)) \
+FUZZ_PRODUCT = $(LIB_SRC) $(filter-out ingest/main.c $(SINK_SRC),$(wildcard ingest/*.c)) $(filter-out report/main.c,$(wildcard report/*.c)) \
 	       $(filter-out analyze/main.c,$(wildcard analyze/*.c)) $(if $(HAVE_CUPTI),collector/activity.c collector/wire.c)
 FUZZ_OBJ = $(FUZZ_PRODUCT:%.c=$(B)/fuzz/obj/%.o) $(B)/fuzz/obj/gen/embedded.o
 FUZZ_LIBS = $(LIBS) -lxlsxwriter $(if $(HAVE_CUPTI),$(CUPTI_LIBS) -lstdc++)
@@ -280,7 +284,7 @@ $(B)/fuzz/obj/%.o: %.c tests/fuzz/coverage-ignore.txt
 
 # The JSON scanner without comparison tracing (edges still count): tracing each byte's comparisons was
 # 45 % of a Kineto input; what it would steer towards (keys, literals) tests/fuzz/json.dict gives.
-$(B)/fuzz/obj/lib/json.o $(B)/fuzz/obj/lib/jstream.o: FUZZ_OBJ_FLAGS = -fno-sanitize-coverage=trace-cmp
+$(B)/fuzz/obj/lib/json.o $(B)/fuzz/obj/ingest/jstream.o: FUZZ_OBJ_FLAGS = -fno-sanitize-coverage=trace-cmp
 
 $(B)/fuzz/libfuzzproduct.a: $(FUZZ_OBJ)
 	@echo "  AR      $@"

@@ -368,7 +368,7 @@ static const struct analysis_option *const energy_options[] = { &opt_carbon_inte
 
 /* An analysis that is its SQL file: the tables its statements fill (struct table_spec). */
 /*
- * A GPU's identity beside its device number: both left out in a session of one node (lib/sqlext_nodes.c:
+ * A GPU's identity beside its device number: both left out in a session of one node (analyze/ext/sqlext_nodes.c:
  * the SQL gives them NULL there), both kept with several, NULL where the source does not say.
  */
 #define GPU_COLUMNS { "rank", "Rank", C_INT, C_HIDE_GROUP }, { "host", "Host", C_TEXT, C_HIDE_GROUP }

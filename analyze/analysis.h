@@ -1,6 +1,6 @@
 /*
  * analysis: the table of analyses. Each one is an SQL file under analyze/ (embedded at build time) that
- * says its whole computation, over SQLite and gpuprof's SQL functions and tables (lib/sqlext.h);
+ * says its whole computation, over SQLite and gpuprof's SQL functions and tables (analyze/ext/sqlext.h);
  * script_run runs its statements in order and fills the result tables its row declares. gpuprof-analyze
  * runs one; gpuprof-report runs several and renders them together. An analysis is its row: its help, its
  * tables' titles and columns, the options and gate it takes, whether it needs a baseline and its place in

@@ -13,7 +13,7 @@
 -- call twice under both names (nsys 2022) counts it twice under one. A call without a name is
 -- "(unknown)". --match/--exclude filter names; --top N keeps the first N by total time.
 --
--- Grouped by name id in C by api_stats (lib/sqlext_vtab.c, kernel_stats' statistics over api_columns, the
+-- Grouped by name id in C by api_stats (analyze/ext/sqlext_vtab.c, kernel_stats' statistics over api_columns, the
 -- column chunks): SQLite's GROUP BY sorted the 5.3M calls of the 5M-kernel bench session (2.8 s).
 WITH g AS (
 	SELECT name_id, calls, total_ns AS total, avg_ns AS mean, med_ns AS med, min_ns AS lo, max_ns AS hi,

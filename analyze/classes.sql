@@ -8,14 +8,14 @@
 -- when three classes run at once, that time counts in each of their pairs.
 --
 -- The rules are data: analyze/kernel-classes.rules, or the file GPUPROF_CLASS_RULES names, bound as
--- :class_rules (its text) and :class_rules_file (its name). class_rules (lib/sqlext_classes.c) parses and
+-- :class_rules (its text) and :class_rules_file (its name). class_rules (analyze/ext/sqlext_classes.c) parses and
 -- checks them on every run: a rule without samples, a sample its own rule does not match, or a sample
 -- that an earlier rule of another class takes, fails the analysis with a message naming the file, line
 -- and rule. Checking samples against every earlier rule is regexp matching that SQL could say, but the
 -- messages name lines and cut patterns, a parser's work: the table gives the checked rules as rows. A name's
 -- class is its first matching rule's (plain SQL over the session's strings), else compute.
 --
--- The busy and overlap times come from kernel_busy (lib/sqlext_classes.c): per device and class (the
+-- The busy and overlap times come from kernel_busy (analyze/ext/sqlext_classes.c): per device and class (the
 -- JSON object of name ids to classes built below), the union of the class's kernel intervals, the
 -- intersection of every two classes' unions, the union of all classes and of every kernel of the device.
 -- The plain form is busy_union(start_ns, end_ns) over kernel_columns grouped by device and class, and

@@ -50,7 +50,7 @@ WITH nodes AS MATERIALIZED (
 comm AS MATERIALIZED (
 	SELECT id, cid FROM temp.name_classes WHERE class = 'communication'
 ),
--- kernels_of (lib/sqlext_classes.c) is kernel_columns WHERE name_id IN (comm), without decoding the
+-- kernels_of (analyze/ext/sqlext_classes.c) is kernel_columns WHERE name_id IN (comm), without decoding the
 -- column chunks again when a report keeps the kernels' columns (tests/vtab.py checks both agree).
 k AS (
 	SELECT coalesce(g.node, 0) AS node, k.device_id AS device, c.cid AS name, k.start_ns, k.end_ns - k.start_ns AS dur_ns

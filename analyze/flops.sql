@@ -10,7 +10,7 @@
 -- time x peak), over the ops whose every kernel ran on a GPU with a known peak for that type; NULL when
 -- none. The data type is the op's first tensor input's ("Input type"), mapped by the `type` lines of
 -- analyze/gpu-peaks.rules; the GPU model is the first `gpu` line whose pattern matches the device's name,
--- and the peak its `peak` line (the file is checked at every load: gpu_peaks, lib/sqlext_peaks.c;
+-- and the peak its `peak` line (the file is checked at every load: gpu_peaks, analyze/ext/sqlext_peaks.c;
 -- GPUPROF_GPU_PEAKS=FILE reads another).
 --
 -- Cost: ../shared/traces/kineto/v100_test.json.gz with a count added to each of its 31,236 CPU ops (105,167
@@ -35,7 +35,7 @@ FROM devices d WHERE d.session_id = :session AND d.name IS NOT NULL;
 
 -- Statement 3: the ops, named, with their data type: those of flop_ops; in a session without any (every
 -- real trace: PyTorch writes no `flops` arg, README "Operators"), the ops whose shapes give a count
--- (op_flops, lib/sqlext_ops.c), each counted at the deepest op with a formula as the ops analysis counts
+-- (op_flops, analyze/ext/sqlext_ops.c), each counted at the deepest op with a formula as the ops analysis counts
 -- it: an op counts unless one of its descendants (an op of its thread inside it that sorts after it:
 -- start, the longest first, External id, row) has a count too. Their rowids are negated: no clash with
 -- flop_ops' in temp.flop_launches.

@@ -3,7 +3,7 @@
 -- name called first). A device's gaps are the holes between the spans of its busy time (the union of its
 -- kernels, copies and memsets, as gpu_busy defines it: see summary.sql); longest first, then earliest.
 --
--- C does two things here (lib/sqlext_busy.c, lib/sqlext_vtab.c):
+-- C does two things here (analyze/ext/sqlext_busy.c, analyze/ext/sqlext_vtab.c):
 -- * gpu_gaps: the holes of the union of millions of intervals. SQL says them by sorting every interval
 --   and comparing each start with the largest end before it,
 --     max(end_ns) OVER (PARTITION BY device_id ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECEDING AND

@@ -10,7 +10,7 @@
 -- is a positive slope with R^2 >= 0.9. Severity weighs what is at stake, the growth over the series or
 -- the bytes unfreed at the end if more: none, low (< 64 MiB), medium (< 1 GiB), high.
 --
--- C does one thing here, fmt_fixed (lib/sqlext_fmt.c): the verdict's numbers are printed as C's
+-- C does one thing here, fmt_fixed (analyze/ext/sqlext_fmt.c): the verdict's numbers are printed as C's
 -- printf("%.2f") prints them, the binary value rounded; SQLite 3.40's printf('%.2f') rounds the decimal
 -- digits it makes, so 2675 bytes would read 2.68 kB beside gpuprof's 2.67 kB elsewhere.
 CREATE INDEX IF NOT EXISTS temp.mem_events_at ON mem_events(node, device, ts);

@@ -26,7 +26,7 @@
 -- that grows from the first quarter to the last means the GPU falls further behind the launches.
 -- --match and --exclude filter kernel names (all three tables).
 --
--- Where C does the work: kernel_exec_summary (lib/sqlext_exec.c) joins each kernel to its launch call by a
+-- Where C does the work: kernel_exec_summary (analyze/ext/sqlext_exec.c) joins each kernel to its launch call by a
 -- hash and groups the names and the quarters in C, once (statement 2 keeps its rows); with --short or
 -- --group, names fold into families and the per-family table groups kernel_exec's rows in SQL (slower: a
 -- sorter and twenty aggregates a kernel).

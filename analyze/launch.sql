@@ -3,7 +3,7 @@
 -- time (then calls, name, the launch fields with NULL first); --top N keeps the first N; --match and
 -- --exclude filter names; --short and --group fold names as in hotspots (a family's configurations merge).
 --
--- The kernels' configurations come grouped from kernel_launches (lib/sqlext_launch.c), per process,
+-- The kernels' configurations come grouped from kernel_launches (analyze/ext/sqlext_launch.c), per process,
 -- device, name id and configuration: the plain
 --   SELECT pid, device_id, name_id, grid_x, ..., shared_mem, count(*), sum(dur_ns) FROM kernel_columns
 --   WHERE session_id = :session GROUP BY pid, device_id, name_id, grid_x, ..., shared_mem

@@ -13,7 +13,7 @@
 --   running sum of signed bytes (`bytes`). A peak is the first event that reaches the highest value,
 --   and a paired peak or a running sum's is never below zero (0 at no time: none).
 --
--- C does the pairing and the running figures: memory_pairs (lib/sqlext_memory.c), one pass in time
+-- C does the pairing and the running figures: memory_pairs (analyze/ext/sqlext_memory.c), one pass in time
 -- order with a stack per address, 0.07 s over the 100k events of the 5M-kernel bench session. In SQL it
 -- is a running count of allocations less frees per address (its stack level), lead/lag over (address,
 -- level) and a running sum per device: three window passes, 0.8 s of CPU there (tests/vtab.py checks

@@ -16,7 +16,7 @@
 --   calls; gpu_total_ns = gpu_self_ns + the children's gpu_total_ns. A row sums its ops' figures (a name
 --   nested in itself counts in both, as key_averages counts).
 -- * kernels: the kernels the row's ops launched, their own and their descendants', each counted once per
---   row. flops: op_flops (lib/sqlext_ops.c) per op, counted at the deepest op with a formula (the op
+--   row. flops: op_flops (analyze/ext/sqlext_ops.c) per op, counted at the deepest op with a formula (the op
 --   counts when no op below it has one) and summed over the row's ops and their descendants, each counted
 --   once per row; NULL when none has a count. tflops = flops / the union of the row's kernels' time.
 --   bytes: op_bytes of those same counted ops. mfu = flops over what the peaks (analyze/gpu-peaks.rules)
@@ -31,7 +31,7 @@
 -- Sorted by gpu_total_ns, then name. The note counts the calls whose External id names another op than
 -- containment gives (containment wins), and says when shapes or types were not recorded.
 --
--- Cost: op_tree (lib/sqlext_ops.c, whose header states the plain SQL it stands for; tests/ops.py holds
+-- Cost: op_tree (analyze/ext/sqlext_ops.c, whose header states the plain SQL it stands for; tests/ops.py holds
 -- them equal) reads the ops and calls, sorts them once and walks each thread, sums the GPU events per op
 -- and up its ancestors, and computes the FLOPs: 0.56 s of CPU on a 200,000-kernel gpuprof-synth --kernels
 -- 200000 --seed 1 --ops session (430,000 ops, 211,000 calls). What is left is SQLite's: the temp tables of
@@ -55,7 +55,7 @@ FROM devices d WHERE d.session_id = :session AND d.name IS NOT NULL;
 
 -- Statement 3: one walk per thread over its ops and calls: each op's parent, GPU time (its own, its
 -- subtree's), children's CPU time, FLOPs and whether they count; each call's op; each op with kernels or
--- counted FLOPs with its ancestors (kind 2). op_tree, lib/sqlext_ops.c, states the plain SQL it stands for:
+-- counted FLOPs with its ancestors (kind 2). op_tree, analyze/ext/sqlext_ops.c, states the plain SQL it stands for:
 -- op_nest's walk, the GPU events of statements 5 and 6 summed per op and up its ancestors, op_flops.
 DROP TABLE IF EXISTS temp.op_walk;
 CREATE TEMP TABLE op_walk AS SELECT * FROM op_tree(:session);

@@ -17,7 +17,7 @@
 -- end; the wall time statistics are those of the ranges that ended, the count counts every range.
 --
 -- Where C does the work:
--- * kernel_windows (lib/sqlext_window.c) sums the kernels of a window on a thread or stream. The plain
+-- * kernel_windows (analyze/ext/sqlext_window.c) sums the kernels of a window on a thread or stream. The plain
 --   SQL (each kernel's first call by min(rowid) per process and correlation id, joined back, then a sum
 --   per range over the launches on its thread in its window; tests/vtab.py checks both agree) did not
 --   finish its first 100 ranges in 300 s on the 5M-kernel bench session: SQLite sorts and indexes the

@@ -19,7 +19,7 @@ WITH busy AS MATERIALIZED (
 cls AS MATERIALIZED (
 	SELECT node, device_id AS device, class, other_class, busy_ns
 	-- the arguments classes gives it (every name by its class, compute by default): in a report, the rows
-	-- classes made are kept (lib/sqlext_classes.c)
+	-- classes made are kept (analyze/ext/sqlext_classes.c)
 	FROM kernel_busy((SELECT json_group_object(id, class) FROM temp.name_classes), 'compute')
 	WHERE session_id = :session
 ),

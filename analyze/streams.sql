@@ -2,7 +2,7 @@
 -- stream's kernels, copies and memsets, how many there were, and the share of its device's GPU span
 -- (first start to last end of the device's activity, over all its streams: gpu_busy's span_ns).
 --
--- gpu_stream_busy is C (lib/sqlext_busy.c) for the reason summary.sql gives for gpu_busy: the plain SQL
+-- gpu_stream_busy is C (analyze/ext/sqlext_busy.c) for the reason summary.sql gives for gpu_busy: the plain SQL
 --   SELECT device_id, stream_id, count(*), busy_union(start_ns, end_ns) FROM (kernel_columns UNION ALL
 --     memcpys UNION ALL memsets of the session) GROUP BY device_id, stream_id
 -- (tests/vtab.py checks both agree) sorts every kernel: 4.7 s of CPU on the 5M-kernel bench session,

@@ -6,7 +6,7 @@
 -- gpu_busy leaves untraced time out of span and idle; trace_window, traced_ns (the union of the windows)
 -- and traced_pct (of the wall span) say how much was traced, and are NULL for a session traced throughout.
 --
--- gpu_busy is C (lib/sqlext_busy.c) because the union of millions of intervals is slow in SQLite: the
+-- gpu_busy is C (analyze/ext/sqlext_busy.c) because the union of millions of intervals is slow in SQLite: the
 -- plain SQL per device is
 --   SELECT device_id, busy_union(start_ns, end_ns) FROM (SELECT device_id, start_ns, end_ns FROM
 --     kernel_columns WHERE session_id = :session UNION ALL <memcpys> UNION ALL <memsets>) GROUP BY device_id

@@ -9,7 +9,7 @@
 CREATE TEMP TABLE IF NOT EXISTS range_rows(rn INTEGER PRIMARY KEY, side INTEGER, pid INTEGER, thread INTEGER,
 	kind INTEGER, start_ns INTEGER, end_ns INTEGER, open_end INTEGER, name TEXT);
 
--- Each range's path: range_path (lib/sqlext_nest.c) walks the ranges in nesting order with the stack of
+-- Each range's path: range_path (analyze/ext/sqlext_nest.c) walks the ranges in nesting order with the stack of
 -- the open ones per side, process, thread and host-or-GPU. A range closes the stack's ranges that ended
 -- before it starts or that do not contain it, sits under the one left on top, and is pushed; start/end
 -- ranges (kind 2) neither nest nor close anything: one may outlive the push/pop range it began in. (In
@@ -26,7 +26,7 @@ CREATE TEMP TABLE IF NOT EXISTS range_paths(side INTEGER, rn INTEGER, pid INTEGE
 	start_ns INTEGER, end_ns INTEGER, name TEXT, path TEXT, style TEXT);
 
 -- Per side, path and style: the wall time statistics of the ranges that ended (0 when none did), as
--- lib/dstats.c gives them, and the count of all of them; style_rank orders the styles as ranges lists them.
+-- analyze/ext/dstats.c gives them, and the count of all of them; style_rank orders the styles as ranges lists them.
 CREATE TEMP VIEW IF NOT EXISTS range_stats AS
 SELECT side, path, style, CASE style WHEN 'PushPop' THEN 1 WHEN 'StartEnd' THEN 2 WHEN 'GPU' THEN 3 ELSE 0 END
 	AS style_rank,
@@ -39,7 +39,7 @@ FROM temp.range_paths
 GROUP BY side, path, style;
 
 -- GPU identity. A GPU is (node, device): a node is one (host, rank) of the session's processes, numbered
--- from 0 in that order (lib/sqlext_nodes.c says the same in C for gpu_busy and the other tables, which
+-- from 0 in that order (analyze/ext/sqlext_nodes.c says the same in C for gpu_busy and the other tables, which
 -- give each row's node; tests/vtab.py checks they agree). gpuprof and Nsight Systems sessions name hosts,
 -- Kineto traces ranks. Per process: its node, and the node's host and rank to show, NULL in a session of
 -- one node (whose outputs leave the columns out: C_HIDE_NULL) or where the source does not say; node_host

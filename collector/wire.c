@@ -358,11 +358,6 @@ int wire_flush(struct wire *w)
 	return rc ? -1 : 0;
 }
 
-int64_t wire_count(const struct wire *w, enum rec_type t)
-{
-	return w->p[t].total;
-}
-
 int64_t wire_lost(const struct wire *w)
 {
 	return w->lost;

@@ -42,7 +42,7 @@ const char *wire_text(const struct wire *w, int64_t id);
  * records are then lost (wire_lost), and the buffer is empty again for the next ones.
  * Never aborts: a record that finds no memory (for its row, its text, one of its strings, its batch
  * line) is dropped and counted, and the next flush writes the counts as `drops` lines of source
- * "memory", what "TYPE records". Such records are not in wire_count or the end record's totals.
+ * "memory", what "TYPE records". Such records are not in the end record's totals.
  */
 int wire_add(struct wire *w, enum rec_type t, const struct value *vals);
 /* Count n records of type t dropped before they reached the wire for lack of memory (as wire_add does). */
@@ -59,8 +59,6 @@ int wire_error(struct wire *w, int64_t ts_ns, const char *what, const char *reas
 int wire_window(struct wire *w, int64_t start_ns, int64_t end_ns, int64_t ranges_cut);
 /* Close and free without writing anything more (a forked child's copy of its parent's wire). */
 void wire_discard(struct wire *w);
-/* Records added so far of type t (those of lost batch lines included, as the end record counts them). */
-int64_t wire_count(const struct wire *w, enum rec_type t);
 /* Records lost with batch lines that could not be written (a full disk, a file size limit). */
 int64_t wire_lost(const struct wire *w);
 /*

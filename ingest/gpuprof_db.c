@@ -1,6 +1,6 @@
 /*
  * The gpuprof reader: a session database gpuprof-ingest wrote (each host's ranks ingested where they ran,
- * say) combined into the output: lib/sink_combine.c says how.
+ * say) combined into the output: ingest/sink_combine.c says how.
  */
 #include "reader.h"
 #include "util.h"

@@ -220,7 +220,7 @@ static const struct reader *pick_reader(const char *path, const char *format, in
 /*
  * -j: one decoder per input, one writer. `jobs` reader processes take the inputs but gpuprof databases in
  * turn (reader k: the k-th, the (k + jobs)-th, ...); each reads an input into a spool file beside the
- * output (PATH.partN.PID: the sink calls it makes and the messages it prints, lib/sink_spool.c) and then says
+ * output (PATH.partN.PID: the sink calls it makes and the messages it prints, ingest/sink_spool.c) and then says
  * so on a pipe (the input's number and exit status). This process, the one writer, replays the spools
  * into the output in input order as they are done, so that the database and the messages are those of
  * reading the inputs one after another (in one transaction, each input's a savepoint of it: an ingest

@@ -419,18 +419,6 @@ static int roll_back_journal(sqlite3 *db, const char *path)
 	return rc == SQLITE_OK ? 1 : -1;
 }
 
-sqlite3 *db_clone(sqlite3 *db)
-{
-	/* SQLite's default page cache: a clone scans a slice once, which a bigger cache does not speed up. */
-	int version = db_schema_version(db);
-	sqlite3 *c = version < 0 ? NULL : open_conn(sqlite3_db_filename(db, "main"), SQLITE_OPEN_READONLY);
-	if (c && (set_version(c, version) || read_shims(c, version))) {
-		sqlite3_close(c);
-		return NULL;
-	}
-	return c;
-}
-
 static sqlite3 *writing;		/* the writer's connection (DB_WRITE), for oom_roll_back */
 static pthread_t writing_thread;	/* the thread that opened it, the only one that may use it */
 

@@ -2,7 +2,7 @@
  * db: opening session.db, its schema, and small SQLite helpers shared by every program.
  *
  * db_open returns a connection the caller closes with db_close. It registers gpuprof's SQL functions
- * (lib/sqlext.h: regexp, so `name REGEXP ?` works, median, busy_union, ...).
+ * (analyze/ext/sqlext.h: regexp, so `name REGEXP ?` works, median, busy_union, ...).
  * Helpers that fail print a message with error() and return -1 (or NULL).
  *
  * Schema versions (the history is in schemas/session.sql's header): PRAGMA user_version holds the
@@ -48,13 +48,11 @@ int db_refused(void);
 int db_exit_code(void);
 /*
  * The schema version of db's file as db_open found it (DB_SCHEMA_VERSION once opened for writing); also
- * SQL function gpuprof_schema_version() on connections of db_open and db_clone. -1 with a message on a
+ * SQL function gpuprof_schema_version() on connections of db_open. -1 with a message on a
  * connection they did not make.
  */
 int db_schema_version(sqlite3 *db);
 void db_close(sqlite3 *db);
-/* Another read-only connection to db's file, with the same SQL functions (for a second thread); NULL with a message. */
-sqlite3 *db_clone(sqlite3 *db);
 
 /*
  * Print db's last error and return -1: "sqlite: MSG", or for a system error (I/O, a full disk, a lock

@@ -1,7 +1,7 @@
 /*
  * timeline: the HTML report's timeline, one SVG for the session. Rows, top to bottom: per process, a row
  * per host thread with its NVTX ranges (push/pop ranges, nested ones a sub-row lower, then start/end
- * ranges); per GPU (node, device: see lib/sqlext_nodes.c), a lane per stream with its kernels (upper bar)
+ * ranges); per GPU (node, device: see analyze/ext/sqlext_nodes.c), a lane per stream with its kernels (upper bar)
  * and copies and memsets (lower bar), and under it the stream's GPU-side NVTX annotations (kind 3).
  * Every bar's <title> says what it is, how long and where (stream or thread).
  *

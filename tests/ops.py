@@ -5,7 +5,7 @@ nesting by containment per (pid, tid) (sorted by start, longest first, then Exte
 innermost op holding their start, GPU events to the call with their correlation id; FLOPs as
 torch.utils.flop_counter counts them. On the shared real traces (skipped, with the reason printed, when
 ../shared/traces is absent) and on hand-made edge cases. The op_nest window function is also held equal to
-the plain SQL it stands for, and so is op_tree (lib/sqlext_ops.c's header)."""
+the plain SQL it stands for, and so is op_tree (analyze/ext/sqlext_ops.c's header)."""
 import bisect
 import decimal
 import gzip
@@ -460,7 +460,7 @@ def ingest(path, db):
 
 
 def plain_nest(db):
-    """op_nest's answers against the plain SQL of lib/sqlext_ops.c's header, in the sqlite3 shell."""
+    """op_nest's answers against the plain SQL of analyze/ext/sqlext_ops.c's header, in the sqlite3 shell."""
     if not os.path.exists(EXT) or not shutil.which("sqlite3"):
         print("skip: op_nest plain form (no sqlite3 shell or extension)")
         return
@@ -488,7 +488,7 @@ def plain_nest(db):
        a == b and a != "", f"{a[:200]!r} vs {b[:200]!r}")
 
 
-# op_tree (lib/sqlext_ops.c) against the plain SQL its header states: op_nest's walk, the first call of each
+# op_tree (analyze/ext/sqlext_ops.c) against the plain SQL its header states: op_nest's walk, the first call of each
 # (pid, correlation id), the GPU events' durations per op and summed up the ancestors, the children's CPU time,
 # op_flops and whether it counts (none below has one), and the ops with kernels or counted FLOPs with their
 # ancestors (kind 2).
@@ -529,7 +529,7 @@ ORDER BY 1, 2, 3;
 
 
 def plain_tree(db, what):
-    """op_tree's rows against the plain SQL of lib/sqlext_ops.c's header, in the sqlite3 shell."""
+    """op_tree's rows against the plain SQL of analyze/ext/sqlext_ops.c's header, in the sqlite3 shell."""
     if not os.path.exists(EXT) or not shutil.which("sqlite3"):
         print("skip: op_tree plain form (no sqlite3 shell or extension)")
         return

@@ -1,5 +1,5 @@
 /*
- * gpu_busy (lib/sqlext_busy.c): its figures on small sessions made here, one database after another
+ * gpu_busy (analyze/ext/sqlext_busy.c): its figures on small sessions made here, one database after another
  * (which SQLite may well allocate at the same address), each with its own.
  */
 #include "check.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for lib/nvtx_op: the NVTX range text torch.autograd.profiler.emit_nvtx gives each op, in every
+ * Unit tests for ingest/nvtx_op: the NVTX range text torch.autograd.profiler.emit_nvtx gives each op, in every
  * form its producer writes (torch/csrc/profiler/util.cpp getNvtxStr: seq, op_id, sizes, input_op_ids, each
  * when present, in that order; profiler_legacy.cpp before op_id existed), and texts that are no op.
  */

@@ -1,5 +1,5 @@
 /*
- * Unit tests for lib/sqlext: the SQL functions linked into gpuprof's programs give what the C analyses
+ * Unit tests for analyze/ext/sqlext: the SQL functions linked into gpuprof's programs give what the C analyses
  * compute (stats_of, to the bit), exact interval unions up to int64's ends, and SQL errors, not crashes.
  */
 #include "check.h"

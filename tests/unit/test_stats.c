@@ -1,4 +1,4 @@
-/* Unit tests for lib/dstats and lib/spans: nsys-convention statistics and interval unions. */
+/* Unit tests for analyze/ext/dstats and analyze/ext/spans: nsys-convention statistics and interval unions. */
 #include "check.h"
 #include "dstats.h"
 #include "spans.h"

@@ -6,7 +6,7 @@
  *          registers, static_smem, dynamic_smem, shared_mem, count(*), sum(dur_ns)
  *   FROM kernel_columns GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
  * (tests/vtab.py checks), grouped here with a hash table instead of SQLite's sorter: 0.2 s for the 5M
- * kernels of the bench session, where the GROUP BY takes seconds. Compiled twice like lib/sqlext.c.
+ * kernels of the bench session, where the GROUP BY takes seconds. Compiled twice like analyze/ext/sqlext.c.
  */
 #ifdef GPUPROF_SQLITE_LOADABLE
 #include <sqlite3ext.h>

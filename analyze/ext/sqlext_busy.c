@@ -1,7 +1,7 @@
 /*
  * gpu_busy, gpu_stream_busy, gpu_gaps: GPU span, busy and idle time as eponymous, read-only virtual tables
  * (see sqlext.h). A device's GPU activity is its kernels (read as kernel_columns reads them: the column
- * chunks, else the rows), copies (memcpys) and memsets (memsets). Compiled twice like lib/sqlext.c: into
+ * chunks, else the rows), copies (memcpys) and memsets (memsets). Compiled twice like analyze/ext/sqlext.c: into
  * gpuprof's programs and into the extension.
  *
  * Why C: the busy time is the length of a union of intervals, which SQL says as busy_union(start, end)
@@ -27,7 +27,7 @@ SQLITE_EXTENSION_INIT3
 
 /* The activity of one device, or of one stream of it. */
 struct act {
-	int64_t node, device, stream;	/* node: see lib/sqlext_nodes.c; stream -1: unknown, 0 when read per device */
+	int64_t node, device, stream;	/* node: see analyze/ext/sqlext_nodes.c; stream -1: unknown, 0 when read per device */
 	int active;		/* ran a kernel, copy or memset (a declared device may not have) */
 	int64_t first, last;	/* first start, last end of all of it */
 	int64_t ops, kernels, kernel_ns;	/* intervals; kernels: count, summed duration */

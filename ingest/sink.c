@@ -605,16 +605,6 @@ int sink_process_end(struct sink *s, int clean_end, int64_t end_ns)
 	return 0;
 }
 
-sqlite3 *sink_db(struct sink *s)
-{
-	return s->db;
-}
-
-int64_t sink_session_id(const struct sink *s)
-{
-	return s->session_id;
-}
-
 int sink_drop(struct sink *s, int64_t ts_ns, const char *source, const char *what, int64_t count)
 {
 	sqlite3_stmt *st = s->drop_add;

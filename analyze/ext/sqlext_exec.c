@@ -12,7 +12,7 @@
  * (pid, correlation id): in slots indexed by the id when each process's ids are dense (CUPTI numbers them
  * up per process), else by a hash. kernexec takes 1.4 s on the 5M-kernel bench session (2 cores), where
  * SQLite's join alone took 17 s and the hash 2.5 s. Rows come in name_id order so that a GROUP BY
- * name_id over one session needs no sorter (xBestIndex says so). Compiled twice like lib/sqlext.c.
+ * name_id over one session needs no sorter (xBestIndex says so). Compiled twice like analyze/ext/sqlext.c.
  */
 #ifdef GPUPROF_SQLITE_LOADABLE
 #include <sqlite3ext.h>
@@ -440,7 +440,7 @@ static sqlite3_module ke_module = {
  *                   NULL for none): n of them, and the quarter's start_ns (its first kernel), kernels,
  *                   launched, waited (wait > 0) and wait_* (median, p90, max) of its launched kernels' waits
  *                   (the queue time, 0 for a kernel that did not wait), the same on each of its rows.
- * The statistics are lib/dstats.c's, as median's and percentile's (tests/nsys_stats.py checks kernexec
+ * The statistics are analyze/ext/dstats.c's, as median's and percentile's (tests/nsys_stats.py checks kernexec
  * against a computation in Python).
  */
 enum {

@@ -46,7 +46,7 @@ struct sink_process {
 
 struct sink *sink_open(sqlite3 *db);
 /*
- * A sink that writes every call to f instead of a database (lib/sink_spool.c), for a reader in another
+ * A sink that writes every call to f instead of a database (ingest/sink_spool.c), for a reader in another
  * process: it answers as a database would for a new process (sink_process_begin never says 1). f stays
  * the caller's. sink_replay makes those calls on s, a database's sink, in order: 0, or -1 when the spool
  * is damaged or a call failed (with a message; what names the input). *status is raised to EXIT_SYSTEM
@@ -55,14 +55,12 @@ struct sink *sink_open(sqlite3 *db);
 struct sink *sink_spool_open(FILE *f);
 int sink_replay(struct sink *s, FILE *f, const char *what, int *status, int64_t *events);
 /*
- * A sink for fuzzing (lib/sink_check.c): a spooling sink that writes nowhere and checks every call against
+ * A sink for fuzzing (ingest/sink_check.c): a spooling sink that writes nowhere and checks every call against
  * the contract above (order, string ids, value kinds); a broken one prints what and calls abort().
  * sink_check_done, after the reader returned, checks it closed its transaction; 0. NULL if no FILE.
  */
 struct sink *sink_check_open(void);
 int sink_check_done(struct sink *s);
-/* The connection it writes to. */
-sqlite3 *sink_db(struct sink *s);
 void sink_free(struct sink *s);
 
 int sink_tx_begin(struct sink *s);
@@ -86,7 +84,7 @@ int sink_tx_commit(struct sink *s);
 void sink_tx_rollback(struct sink *s);
 
 /*
- * Add the gpuprof database at path (lib/sink_combine.c): each session into the session of its id, or
+ * Add the gpuprof database at path (ingest/sink_combine.c): each session into the session of its id, or
  * into `session` when not NULL; processes already there are skipped. Counts the event rows and processes
  * added. A session whose column chunks were incomplete loses them: sink_reindex after the last input.
  * 0; -2 when path is not a gpuprof database of this schema version (a message said so); -1 error.
@@ -97,18 +95,16 @@ int sink_combine(struct sink *s, const char *path, const char *session, int64_t 
 int sink_process_begin(struct sink *s, const struct sink_process *p);
 /* Finish it: clean_end 1 when its session-end record was read; end_ns 0 to use the last event. */
 int sink_process_end(struct sink *s, int clean_end, int64_t end_ns);
-/* The session id the current process writes to. */
-int64_t sink_session_id(const struct sink *s);
 
 /* The database id of string `v` in the current session (added if new); -1 on error. */
 int64_t sink_string(struct sink *s, const char *v, size_t len);
 /* The string for a database id seen in this process, or NULL (also for an emit_nvtx op's range text: one
-   string per call, kept out of memory; lib/sink_strings.c). */
+   string per call, kept out of memory; ingest/sink_strings.c). */
 const char *sink_string_value(struct sink *s, int64_t id);
 
 /*
  * Add one record: vals[] in the field order of rec_specs[t], string ids already database ids. A push/pop
- * range whose text is an emit_nvtx op's also adds a row of ops (lib/sink_rows.c).
+ * range whose text is an emit_nvtx op's also adds a row of ops (ingest/sink_rows.c).
  */
 int sink_add(struct sink *s, enum rec_type t, const struct value *vals);
 /* Records added per type in the current process. */

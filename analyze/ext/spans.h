@@ -1,6 +1,6 @@
 /*
  * spans: interval unions in plain C (no SQLite), shared by the analyses (analyze/) and the SQL function
- * busy_union (lib/sqlext.c). Intervals are half-open [start, end) in integer ns.
+ * busy_union (analyze/ext/sqlext.c). Intervals are half-open [start, end) in integer ns.
  *
  * Ownership: interval arrays and lists are the caller's; an ivlist owns its storage until ivlist_release.
  */

@@ -1,6 +1,6 @@
 /*
  * range_path: an NVTX range's nesting path, as a window function (see sqlext.h). Compiled twice like
- * lib/sqlext.c: into gpuprof's programs and into the extension.
+ * analyze/ext/sqlext.c: into gpuprof's programs and into the extension.
  *
  * The rows of a partition come in nesting order (start, the longest first); the function keeps the stack
  * of the ranges still open. A range pops what does not contain it (what ended before it starts, or before

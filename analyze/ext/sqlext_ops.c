@@ -1,7 +1,7 @@
 /*
  * The operator layer's SQL functions (see sqlext.h): op_nest, the nesting of PyTorch ops and the ops of
  * runtime calls, as a window function; op_tree, that walk with the GPU time of each op and its subtree, as a
- * table-valued function; op_flops and op_bytes, an op's FLOPs and bytes from its recorded shapes. Compiled twice like lib/sqlext.c: into gpuprof's programs and into the extension.
+ * table-valued function; op_flops and op_bytes, an op's FLOPs and bytes from its recorded shapes. Compiled twice like analyze/ext/sqlext.c: into gpuprof's programs and into the extension.
  *
  * op_nest is a stack walk over one thread's ops and calls in time order. Said in plain SQL (tests/ops.py
  * holds the two equal on every shared trace), an op's parent is

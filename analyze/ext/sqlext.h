@@ -1,6 +1,6 @@
 /*
  * sqlext: gpuprof's SQL functions, for every connection a gpuprof program opens (lib/db.c registers them)
- * and for sqlite3 users as the loadable extension build/lib/gpuprof_sqlite.so (lib/sqlext_load.c).
+ * and for sqlite3 users as the loadable extension build/lib/gpuprof_sqlite.so (analyze/ext/sqlext_load.c).
  *
  *   median(x)            the middle value, the mean of the two middle ones for an even count (Nsight)
  *   stddev_samp(x)       sample standard deviation (n-1); 0 for one value, as Nsight and the analyses
@@ -13,15 +13,15 @@
  *   fmt_ns(ns)           a time as gpuprof's tables show it: "850 ns", "1.234 us", "12.345 ms", "2.500 s"
  *   fmt_fixed(x, d)      x with d digits after the point as C's printf("%.*f") rounds it (the binary
  *                        value, ties to even: 2.675 -> "2.67"), where SQLite's printf gives "2.68"
- *                        (lib/sqlext_fmt.c)
- *   fmt_bytes(x)         a size as gpuprof's tables show it: "512 B", "12.30 MB" (lib/sqlext_fmt.c)
+ *                        (analyze/ext/sqlext_fmt.c)
+ *   fmt_bytes(x)         a size as gpuprof's tables show it: "512 B", "12.30 MB" (analyze/ext/sqlext_fmt.c)
  *   gpuprof_kernel_cache([on])  1: the connection keeps the kernel columns a table read (one session's,
  *                        while the database is unchanged), so the next table that reads them decodes
  *                        nothing; 0: it keeps none (the default). Returns the kernels kept. gpuprof-report
  *                        turns it on (8 bytes per kernel and column kept: about 200 MB for 5M kernels)
  *
  * The aggregates ignore NULLs and give NULL for no values; median and percentile of integers are the
- * doubles the analyses compute (lib/dstats.c), to the bit. Values and intervals are collected and sorted
+ * doubles the analyses compute (analyze/ext/dstats.c), to the bit. Values and intervals are collected and sorted
  * once at the end, so memory grows with the group (8 bytes a value, 16 an interval).
  */
 #ifndef GPUPROF_SQLEXT_H
@@ -33,7 +33,7 @@
 int gpuprof_sqlite_register(sqlite3 *db);
 
 /*
- * kernel_columns (lib/sqlext_vtab.c), an eponymous read-only virtual table: the kernels of every session,
+ * kernel_columns (analyze/ext/sqlext_vtab.c), an eponymous read-only virtual table: the kernels of every session,
  * or of one with `WHERE session_id = S`, as
  *   session_id, pid, start_ns, end_ns, device_id, stream_id, name_id, correlation_id
  * with -1 for a NULL stream_id and 0 for a NULL correlation_id (what the column chunks keep, colstore.h),
@@ -48,10 +48,10 @@ int gpuprof_sqlite_register(sqlite3 *db);
  * chunks once a scan has seen their bounds (a join filtering again per window reads few chunks). Their
  * rowid is the row's position among its session's rows in table order (plus the session's index in the
  * scan << 40), the same from chunks or rows. kernel_stats: per session and kernel name, calls, total_ns,
- * avg_ns, med_ns, min_ns, max_ns, stddev_ns (lib/dstats.c).
+ * avg_ns, med_ns, min_ns, max_ns, stddev_ns (analyze/ext/dstats.c).
  * Each reads the database main, or the attached one its hidden column names: `WHERE schema = 'base'`.
  *
- * GPU busy time (lib/sqlext_busy.c), eponymous and read-only likewise, per session (all, or one with
+ * GPU busy time (analyze/ext/sqlext_busy.c), eponymous and read-only likewise, per session (all, or one with
  * `WHERE session_id = S`). A device's GPU activity is its kernels (as kernel_columns reads them), copies
  * (memcpys) and memsets (memsets), intervals [start_ns, end_ns):
  *   gpu_busy: per device, by id: every device the session declared (table devices) and every one that
@@ -71,11 +71,11 @@ int gpuprof_sqlite_register(sqlite3 *db);
  * the last session's figures and merged spans (so a report reads its kernels once) until the database
  * changes (PRAGMA data_version, schema_version or sqlite3_total_changes64 differ) or it closes.
  *
- * kernel_launches (lib/sqlext_launch.c): per session, pid, device_id, name_id and launch configuration
+ * kernel_launches (analyze/ext/sqlext_launch.c): per session, pid, device_id, name_id and launch configuration
  * (kernel_columns' ten launch columns), the kernels that ran so (calls) and their summed dur_ns
  * (total_ns): kernel_columns grouped by those fourteen columns, in no particular order.
  *
- * Kernel classes (lib/sqlext_classes.c), two table-valued functions:
+ * Kernel classes (analyze/ext/sqlext_classes.c), two table-valued functions:
  *   class_rules(text [, file])  the rules of a text in analyze/kernel-classes.rules' format as rows
  *       (ord, line, class, class_ord, pattern), in order; class_ord numbers the classes compute 0, then
  *       in order of first appearance. The text is checked as gpuprof checks it (every rule has samples,
@@ -91,13 +91,13 @@ int gpuprof_sqlite_register(sqlite3 *db);
  *       union of every kernel of the device. Every class of the map has its rows, kernels or not; at
  *       most 64 classes.
  *
- * kernel_exec (lib/sqlext_exec.c): per session, every kernel with its launch call, name_id by name_id
+ * kernel_exec (analyze/ext/sqlext_exec.c): per session, every kernel with its launch call, name_id by name_id
  * (table order within a name): session_id, pid, name_id, start_ns, dur_ns, api_ns (the call's duration),
  * queue_ns (the kernel's start minus the call's end, negative when it started before the call returned);
  * api_ns and queue_ns NULL without a call. The launch call is the first API call with the kernel's process
  * and correlation id, in table order (a correlation id of 0 or NULL has none).
  *
- * kernel_windows (lib/sqlext_window.c), a table-valued function of one row (kernels, gpu_ns): the
+ * kernel_windows (analyze/ext/sqlext_window.c), a table-valued function of one row (kernels, gpu_ns): the
  * kernels of a time window, summed,
  *   kernel_windows(session, pid, 'thread', thread_id, start_ns, end_ns [, schema])
  *     those whose launching API call (the first with the kernel's process and correlation id, in table
@@ -111,7 +111,7 @@ int gpuprof_sqlite_tables(sqlite3 *db);
 
 /*
  * range_path(start_ns, end_ns, kind, name) OVER (PARTITION BY side, pid, thread, kind = 3 ORDER BY n
- * ROWS UNBOUNDED PRECEDING) (lib/sqlext_nest.c): each NVTX range's nesting path (step/forward/attention)
+ * ROWS UNBOUNDED PRECEDING) (analyze/ext/sqlext_nest.c): each NVTX range's nesting path (step/forward/attention)
  * when a partition's rows come in nesting order (start, then the longest first). A range sits under the
  * innermost open one that contains it (ends at or after its end, and after its start; a NULL end_ns never
  * ended), and its path is that one's, '/', its name; start/end ranges (kind 2) neither nest nor hold
@@ -120,7 +120,7 @@ int gpuprof_sqlite_tables(sqlite3 *db);
 int gpuprof_sqlite_nest(sqlite3 *db);
 
 /*
- * The operator layer (lib/sqlext_ops.c):
+ * The operator layer (analyze/ext/sqlext_ops.c):
  *   op_nest(kind, id, start_ns, end_ns) OVER (PARTITION BY pid, thread ORDER BY start_ns, kind, end_ns DESC,
  *   ord ROWS UNBOUNDED PRECEDING): over one thread's ops (kind 0) and runtime calls (kind 1) in that order,
  *   an op's parent id (the innermost earlier op that contains it: starts at or before it and ends at or
@@ -142,11 +142,11 @@ int gpuprof_sqlite_nest(sqlite3 *db);
  */
 int gpuprof_sqlite_ops(sqlite3 *db);
 
-/* Register fmt_fixed and fmt_bytes (lib/sqlext_fmt.c) on db. SQLITE_OK or SQLite's error code. */
+/* Register fmt_fixed and fmt_bytes (analyze/ext/sqlext_fmt.c) on db. SQLITE_OK or SQLite's error code. */
 int gpuprof_sqlite_fmt(sqlite3 *db);
 
 /*
- * memory_pairs (lib/sqlext_memory.c), an eponymous read-only virtual table: the memory_events of every
+ * memory_pairs (analyze/ext/sqlext_memory.c), an eponymous read-only virtual table: the memory_events of every
  * session, or of one with `WHERE session_id = S`, in time order (ts_ns, then rowid), as
  *   session_id, event (the memory_events rowid), seq (1, 2, ... in time order within the session),
  *   pair (the rowid of the event it pairs with: an allocation's free, NULL while live at the end; a

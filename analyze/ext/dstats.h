@@ -1,6 +1,6 @@
 /*
  * dstats: statistics of one array of integer values (durations), in plain C (no SQLite), shared by the
- * analyses (analyze/stats.c) and the SQL aggregates median, stddev_samp and percentile (lib/sqlext.c), so
+ * analyses (analyze/stats.c) and the SQL aggregates median, stddev_samp and percentile (analyze/ext/sqlext.c), so
  * that both give the same doubles to the bit.
  *
  * Conventions follow Nsight Systems: median is the mean of the two middle values for even counts,

@@ -1,5 +1,5 @@
 /*
- * sink_int: the sink's insides, shared by the files that make up the sink (never included outside lib/sink*.c):
+ * sink_int: the sink's insides, shared by the files that make up the sink (never included outside ingest/sink*.c):
  *   sink.c          the sink's life: open and free, transactions, sessions and processes, and the
  *                   bookkeeping tables (drops, collector_errors, ingest_skipped, ingest_errors)
  *   sink_strings.c  string interning: the strings table and its in-memory map for the current session
@@ -101,7 +101,7 @@ const char *sink_fix(struct sink *s, const char *v, int count);
 int sink_query_i64(struct sink *s, const char *sql, const char *text, int64_t a, int64_t *out);
 /*
  * Set s->pid to the pid OS pid `pid` of host s->hostname is stored under in session s->session_id: pid,
- * or pid + k * 2^32 when another host's process has it (lib/sink.c), said with info() when say is 1. 0, or
+ * or pid + k * 2^32 when another host's process has it (ingest/sink.c), said with info() when say is 1. 0, or
  * -1 with a message.
  */
 int sink_session_pid(struct sink *s, int64_t pid, int say);

@@ -55,7 +55,7 @@ static const struct value *smem_total(const struct value *vals, struct value *tm
 }
 
 /*
- * A push/pop range whose text is one torch.autograd.profiler.emit_nvtx gives an op (lib/nvtx_op.h) is an op
+ * A push/pop range whose text is one torch.autograd.profiler.emit_nvtx gives an op (ingest/nvtx_op.h) is an op
  * too: a row of ops (source 2) beside the range, whatever reader read the range (nsys exports, gpuprof's
  * sessions, replayed spools). A range that never ended is none. 0, or -1 on failure.
  */

@@ -1,7 +1,7 @@
 /*
  * kernel_columns: the kernels of sessions as an eponymous, read-only virtual table (see sqlext.h), read
  * from the column chunks (lib/colstore.h) where a session has a complete set, else from the kernels
- * table's rows. Compiled twice like lib/sqlext.c: into gpuprof's programs and into the extension.
+ * table's rows. Compiled twice like analyze/ext/sqlext.c: into gpuprof's programs and into the extension.
  */
 #ifdef GPUPROF_SQLITE_LOADABLE
 #include <sqlite3ext.h>
@@ -722,7 +722,7 @@ static sqlite3_module kv_module = {
  * what `SELECT session_id, name_id, count(*), sum(dur_ns), avg(dur_ns), median(dur_ns), min(dur_ns),
  * max(dur_ns), stddev_samp(dur_ns) FROM kernel_columns GROUP BY 1, 2` gives (tests/vtab.py checks), but
  * grouped here in C: SQLite's GROUP BY sorts millions of rows and steps seven aggregates a row, ten
- * times the time (README "With sqlite3"). The statistics are lib/dstats.c's, as median's and the analyses'.
+ * times the time (README "With sqlite3"). The statistics are analyze/ext/dstats.c's, as median's and the analyses'.
  */
 enum { KS_SESSION, KS_NAME, KS_CALLS, KS_TOTAL, KS_AVG, KS_MED, KS_MIN, KS_MAX, KS_STDDEV, KS_COUNT };
 

@@ -1,8 +1,8 @@
 /*
- * sqlext_int: what the extension's virtual-table files share (lib/sqlext_vtab.c defines it): the
+ * sqlext_int: what the extension's virtual-table files share (analyze/ext/sqlext_vtab.c defines it): the
  * description of a table read from column chunks, the xConnect/xBestIndex/xDisconnect of tables whose one
  * constraint is `session_id = S`, the sessions a scan reads, a cursor computed a session at a time, and a
- * reader of one session's kernels as kernel_columns reads them. Not for gpuprof's programs (lib/sqlext.h
+ * reader of one session's kernels as kernel_columns reads them. Not for gpuprof's programs (analyze/ext/sqlext.h
  * is the public side).
  *
  * Ownership: the arrays handed to a batch callback are the reader's, valid during the call only.
@@ -62,7 +62,7 @@ int sqlext_vt_disconnect(sqlite3_vtab *v);
 /*
  * xBestIndex of kernel_columns and the tables like it: an equality on column 0 (session_id) is taken as
  * argv[0] and idxNum's bit 0 set; idxNum's other bits are the columns used (colUsed << 1); ranges on
- * start_ns and end_ns go to idxStr (lib/sqlext_vtab.c).
+ * start_ns and end_ns go to idxStr (analyze/ext/sqlext_vtab.c).
  */
 int sqlext_vt_best_index(sqlite3_vtab *v, sqlite3_index_info *ix);
 /*
@@ -125,7 +125,7 @@ int64_t sqlext_data_version(sqlite3 *db, const char *schema);
 /* Grow *p (of *cap elements of size sz; sqlite3_realloc64'd) to hold n; 0, or -1 when out of memory. */
 int sqlext_grow(void **p, size_t *cap, size_t n, size_t sz);
 /*
- * A session's nodes (lib/sqlext_nodes.c): the (host, rank) of its processes, numbered from 0, which with
+ * A session's nodes (analyze/ext/sqlext_nodes.c): the (host, rank) of its processes, numbered from 0, which with
  * a device number name a GPU. A pid the session's processes lack is node 0.
  */
 struct sqlext_nodes {
@@ -139,29 +139,29 @@ int sqlext_nodes_read(sqlite3 *db, const char *schema, int64_t s, struct sqlext_
 int64_t sqlext_node(struct sqlext_nodes *m, int64_t pid);
 void sqlext_nodes_free(struct sqlext_nodes *m);
 
-/* kernel_windows (lib/sqlext_window.c), for gpuprof_sqlite_tables to register. */
+/* kernel_windows (analyze/ext/sqlext_window.c), for gpuprof_sqlite_tables to register. */
 int sqlext_window_register(sqlite3 *db);
 
 /*
- * gpu_busy, gpu_stream_busy, gpu_gaps (lib/sqlext_busy.c), for gpuprof_sqlite_tables to register.
+ * gpu_busy, gpu_stream_busy, gpu_gaps (analyze/ext/sqlext_busy.c), for gpuprof_sqlite_tables to register.
  * SQLITE_OK or SQLite's error code.
  */
 int sqlext_busy_tables(sqlite3 *db);
-/* Register kernel_launches (lib/sqlext_launch.c) on db. */
+/* Register kernel_launches (analyze/ext/sqlext_launch.c) on db. */
 int gpuprof_sqlite_launches(sqlite3 *db);
-/* Register kernel_exec (lib/sqlext_exec.c) on db. SQLITE_OK or SQLite's error code. */
+/* Register kernel_exec (analyze/ext/sqlext_exec.c) on db. SQLITE_OK or SQLite's error code. */
 int gpuprof_sqlite_exec(sqlite3 *db);
-/* Register class_rules and kernel_busy (lib/sqlext_classes.c) on db. */
+/* Register class_rules and kernel_busy (analyze/ext/sqlext_classes.c) on db. */
 int gpuprof_sqlite_classes(sqlite3 *db);
 /*
  * xBestIndex of a table-valued function: equalities on the hidden columns from first on are the
  * arguments, in column order; bit k of idxNum says argument k is there. SQLITE_CONSTRAINT when a required
- * one (mask) is not usable (lib/sqlext_classes.c).
+ * one (mask) is not usable (analyze/ext/sqlext_classes.c).
  */
 int sqlext_args_best_index(sqlite3_index_info *ix, int first, int nargs, int required);
 
 /*
- * What the readers of rules files (class_rules, gpu_peaks) share (lib/sqlext_classes.c): lines of
+ * What the readers of rules files (class_rules, gpu_peaks) share (analyze/ext/sqlext_classes.c): lines of
  * blank-separated fields, `#` comments, names, patterns, and a cursor over the rows loaded.
  */
 /* Replace *msg (sqlite3_malloc'd) with the formatted message; returns -1. */
@@ -196,7 +196,7 @@ int sqlext_list_open(sqlite3_vtab_cursor **out, size_t size);
 int sqlext_list_next(sqlite3_vtab_cursor *cur);
 int sqlext_list_eof(sqlite3_vtab_cursor *cur);
 int sqlext_list_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid);
-/* Register gpu_peaks (lib/sqlext_peaks.c) on db. */
+/* Register gpu_peaks (analyze/ext/sqlext_peaks.c) on db. */
 int gpuprof_sqlite_peaks(sqlite3 *db);
 
 #endif

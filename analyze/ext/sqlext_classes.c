@@ -1,7 +1,7 @@
 /*
  * Kernel classes (see sqlext.h): class_rules, the rules of a kernel-classes.rules text as rows, checked
  * against their samples; and kernel_busy, per device and class of kernel names, the busy time (the union
- * of the class's kernel intervals) and the time two classes run at once. Compiled twice like lib/sqlext.c.
+ * of the class's kernel intervals) and the time two classes run at once. Compiled twice like analyze/ext/sqlext.c.
  */
 #ifdef GPUPROF_SQLITE_LOADABLE
 #include <sqlite3ext.h>
@@ -477,7 +477,7 @@ struct name_class {
 
 /* One device's kernels: per class a list (the last one, nclasses, those in no class). */
 struct kb_device {
-	int64_t node, id;	/* a GPU: node (lib/sqlext_nodes.c) and device id */
+	int64_t node, id;	/* a GPU: node (analyze/ext/sqlext_nodes.c) and device id */
 	struct ivlist *lists;	/* nclasses + 1 */
 	int64_t *kernels, *total;	/* per class */
 };

@@ -1,5 +1,5 @@
 /*
- * sqlext_fmt: numbers printed as C prints them, for SQL. Compiled twice like lib/sqlext.c: into gpuprof's
+ * sqlext_fmt: numbers printed as C prints them, for SQL. Compiled twice like analyze/ext/sqlext.c: into gpuprof's
  * programs and into the extension.
  *
  * SQLite 3.40's printf('%.2f', x) rounds the decimal digits it has made, so 2.675 (whose binary value is

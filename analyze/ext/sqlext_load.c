@@ -1,7 +1,7 @@
 /*
  * The loadable-extension entry point of build/lib/gpuprof_sqlite.so: `.load gpuprof_sqlite` in sqlite3
  * finds sqlite3_gpuprofsqlite_init by the file's name. This file defines the API pointer
- * (SQLITE_EXTENSION_INIT1); lib/sqlext.c, compiled for the extension with GPUPROF_SQLITE_LOADABLE,
+ * (SQLITE_EXTENSION_INIT1); analyze/ext/sqlext.c, compiled for the extension with GPUPROF_SQLITE_LOADABLE,
  * calls SQLite through it, and compiled without it links to SQLite directly inside gpuprof's programs.
  * Loading also makes the TEMP views that shadow the database's slow ones (gpuprof_sqlite_views).
  */

@@ -1,7 +1,7 @@
 /*
  * GPU peaks (see sqlext.h): gpu_peaks(text [, file]), the directives of a text in analyze/gpu-peaks.rules'
  * format as rows (each `type` line, then each `peak` line with its model's pattern), checked at load: every
- * field, every model's samples against the patterns, nothing twice. Compiled twice like lib/sqlext.c.
+ * field, every model's samples against the patterns, nothing twice. Compiled twice like analyze/ext/sqlext.c.
  *
  * Ownership: a cursor owns its parsed lines (freed by xClose or the next xFilter).
  */

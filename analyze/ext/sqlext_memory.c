@@ -1,7 +1,7 @@
 /*
  * memory_pairs: the allocation events of sessions (memory_events) in time order, each with the event it
  * pairs with and its device's running figures, as an eponymous read-only virtual table (see sqlext.h).
- * Compiled twice like lib/sqlext.c: into gpuprof's programs and into the extension.
+ * Compiled twice like analyze/ext/sqlext.c: into gpuprof's programs and into the extension.
  *
  * Pairing is a stack per (process, device, address): a free ends the newest live allocation there, or
  * pairs with nothing (a block allocated before the capture). Said in SQL, that is a running count per
@@ -36,7 +36,7 @@ struct mp_block {
 
 /* A device's running figures, and each process's latest total (pids, totals: npids of them). */
 struct mp_device {
-	int64_t node, device, live, sum, total;	/* a GPU: node (lib/sqlext_nodes.c) and device */
+	int64_t node, device, live, sum, total;	/* a GPU: node (analyze/ext/sqlext_nodes.c) and device */
 	int64_t *pids, *totals;
 	size_t npids;
 };
