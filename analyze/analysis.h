@@ -1,13 +1,15 @@
 /*
- * analysis: the table of analyses. Each one is an SQL file under analyze/ (embedded at build time) that
- * says its whole computation, over SQLite and gpuprof's SQL functions and tables (analyze/ext/sqlext.h);
- * script_run runs its statements in order and fills the result tables its row declares. gpuprof-analyze
- * runs one; gpuprof-report runs several and renders them together. An analysis is its row: its help, its
- * tables' titles and columns, the options and gate it takes, whether it needs a baseline and its place in
- * the report are fields there, so no program names an analysis (tests/rows.py checks).
+ * analysis: the table of analyses. Each one is a module, an SQL file analyze/NAME.sql (embedded at build
+ * time) that says its whole computation, over SQLite and gpuprof's SQL functions and tables
+ * (analyze/ext/sqlext.h), and whose header declares what it is (analyze/module.h; README "Writing an
+ * analysis module"): its help, its tables' titles and columns, the preludes it includes, the options and
+ * gate it takes, whether it needs a baseline and its place in the report. The table is made from those
+ * headers (analyses.c), so no program names an analysis (tests/rows.py checks). script_run runs its
+ * statements in order and fills the result tables its header declares. gpuprof-analyze runs one;
+ * gpuprof-report runs several and renders them together.
  *
- * Ownership: analysis_run appends tables to *out; the caller frees them with tables_free. Rows, options
- * and gates are static.
+ * Ownership: analysis_run appends tables to *out; the caller frees them with tables_free. The table's rows,
+ * options and gates live until exit.
  */
 #ifndef GPUPROF_ANALYSIS_H
 #define GPUPROF_ANALYSIS_H
@@ -15,6 +17,8 @@
 #include <sqlite3.h>
 #include <stdint.h>
 #include "table.h"
+
+struct module;
 
 struct analysis_opts {
 	int64_t session;	/* sessions.id */
@@ -75,8 +79,9 @@ struct gate {
 };
 
 /*
- * A result table an analysis declares: statement by statement, each statement of its SQL file that has
- * result columns fills the next table its row declares, one table row per result row. The result columns
+ * A result table an analysis declares (a `-- table:` line of its header and its `-- column:` lines):
+ * statement by statement, each statement of its SQL file that has result columns fills the next table its
+ * header declares, one table row per result row. The result columns
  * are the declared columns' keys, in their order (script_run checks); a further result column `_note`, if
  * any, gives the table's note (its first non-NULL value), a column `_footer` after it (or in its place) the
  * line after the rows (a verdict), and columns flagged C_HIDE_NULL are left out
@@ -100,16 +105,25 @@ struct table_spec {
 	int pivot_at;
 };
 
+/* A prelude module that runs before an analysis: its file ("analyze/views.sql") and text. */
+struct analysis_include {
+	const char *file, *text;
+};
+
 struct analysis {
 	const char *name;
-	const char *sql;	/* embedded file, e.g. "analyze/hotspots.sql" */
-	/* An embedded SQL file run first (statements without results), whose TEMP tables or views several
-	   analyses' files read, e.g. "analyze/memory-events.sql"; or NULL. */
-	const char *prelude;
-	const char *help;	/* one line, for --list and --help */
+	const char *sql;	/* its file: "analyze/hotspots.sql" (embedded), or a user's module's path */
+	const char *text;	/* the file's text: its header, then its statements */
+	/* The prelude modules it includes (`-- include:`), theirs before each, each once, in the order they
+	   run before it (analysis_run), e.g. analyze/views.sql, analyze/memory-events.sql. */
+	const struct analysis_include *includes;
+	int nincludes;
+	const char *help;	/* one line, for --list and --help (its title) */
+	const char *doc;	/* its header's prose */
+	const struct module *module;	/* its header, parsed */
 	const struct table_spec *tables;	/* what its statements fill (script_run), ntables of them */
 	int ntables;
-	const struct analysis_option *const *options;	/* what else it takes, NULL-ended; or NULL */
+	const struct analysis_option *const *options;	/* its built-in options, NULL-ended; or NULL */
 	const struct gate *gate;	/* its gate, or NULL */
 	const char *usage;	/* --help: its options' heading after its name ("NEW.db: ..."), or NULL */
 	int needs_baseline;	/* it compares o->session with a baseline session (analysis_baseline) */
@@ -120,7 +134,16 @@ struct analysis {
 	int multi_gpu;		/* its report section only with GPUs to compare, two or more (JSON: [] else) */
 };
 
-extern const struct analysis analyses[];	/* ended by a row with name NULL */
+/* The shipped analyses in --list order, ended by a row with name NULL (made before main from the headers). */
+extern const struct analysis *analyses;
+/*
+ * Make the table from modules' texts (files[i] names texts[i]: analyze/NAME.sql), preludes among them;
+ * what runs before main does with the embedded ones, and the build's checker (scripts/modcheck.c) with
+ * the files. 0, or -1 with a "FILE:LINE: what" message (what was made so far is not freed).
+ */
+int analyses_load(int n, const char *const *files, const char *const *texts);
+/* The built-in option a header's name gives (min_delta: --min-delta), or NULL. */
+const struct analysis_option *analysis_builtin_option(const char *name);
 /* --carbon-intensity G_PER_KWH (energy's option), which gpuprof-report takes too. */
 extern const struct analysis_option opt_carbon_intensity;
 /*
@@ -159,11 +182,6 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 void script_bind(sqlite3_stmt *st, const struct analysis_opts *o);
 /* Print the statement's error, finalize it, return -1. */
 int step_error(sqlite3_stmt *st);
-/* The seven statistics columns of the analyses that show Nsight's statistics, with the count column's key and title. */
-#define STATS_COLUMNS(count_key, count_title) \
-	{ "total_ns", "Total", C_NS }, { count_key, count_title, C_INT }, { "avg_ns", "Avg", C_NS }, \
-	{ "med_ns", "Med", C_NS }, { "min_ns", "Min", C_NS }, { "max_ns", "Max", C_NS }, \
-	{ "stddev_ns", "StdDev", C_NS }
 
 /* Add a --group NAME=RE option; 0, or -1 with a message when it is malformed. */
 int analysis_add_group(struct analysis_opts *o, const char *arg);
@@ -174,7 +192,7 @@ int analysis_add_group(struct analysis_opts *o, const char *arg);
 void cells_from_row(struct table *t, size_t r, int first, sqlite3_stmt *st, int n);
 
 const struct analysis *analysis_find(const char *name);
-/* Run analysis a; 0 on success, -1 with a message. */
+/* Run analysis a: its includes, then its statements (script_run); 0 on success, -1 with a message. */
 int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_opts *o, struct tables *out);
 void tables_add(struct tables *ts, struct table *t);
 void tables_free(struct tables *ts);

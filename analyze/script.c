@@ -1,6 +1,7 @@
 /*
  * script: running an analysis's SQL file statement by statement, with the options bound by name, and
- * moving result rows into tables.
+ * moving result rows into tables; running an analysis (its includes, then its file) and attaching its
+ * baseline.
  */
 #include "analysis.h"
 #include "db.h"
@@ -404,5 +405,103 @@ void cells_from_row(struct table *t, size_t r, int first, sqlite3_stmt *st, int 
 		else
 			table_set_int(t, r, first + c, sqlite3_column_int64(st, c));
 	}
+}
+
+
+/* The session before `session` in db, the default baseline, into *base; 0, or -1 with a message. */
+static int default_base(sqlite3 *db, int64_t session, int64_t *base)
+{
+	sqlite3_stmt *st;
+	int rc = -1;
+	if (sqlite3_prepare_v2(db, "SELECT max(id) FROM sessions WHERE id < ?", -1, &st, NULL) != SQLITE_OK)
+		return db_error(db);
+	sqlite3_bind_int64(st, 1, session);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		*base = sqlite3_column_int64(st, 0);
+		rc = 0;
+	} else {
+		error("compare: no session before session %lld to compare with (give --baseline or --base-session)",
+		      (long long)session);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * The TEMP view base_ops that compare.sql reads the baseline's ops through: base.ops with its rowid as id,
+ * or no rows when the baseline predates them (schema version 5 and older). 0, or -1 with a message.
+ */
+static int base_ops_view(sqlite3 *db)
+{
+	static const char cols[] = "session_id, id, pid, thread_id, start_ns, end_ns, name_id, external_id";
+	char sql[512];
+	sqlite3_stmt *st;
+	int has = 0;
+	if (sqlite3_prepare_v2(db, "SELECT 1 FROM base.sqlite_master WHERE type = 'table' AND name = 'ops'", -1, &st,
+			       NULL) != SQLITE_OK)
+		return db_error(db);
+	has = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	if (has)
+		snprintf(sql, sizeof(sql), "DROP VIEW IF EXISTS temp.base_ops; CREATE TEMP VIEW base_ops(%s) AS SELECT "
+			 "session_id, rowid, pid, thread_id, start_ns, end_ns, name_id, external_id FROM base.ops", cols);
+	else
+		snprintf(sql, sizeof(sql), "DROP VIEW IF EXISTS temp.base_ops; CREATE TEMP VIEW base_ops(%s) AS SELECT "
+			 "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0", cols);
+	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : db_error(db);
+}
+
+/* Attach file to db as schema `base` (again, when it is). 0, or -1 with a message. */
+static int attach_base(sqlite3 *db, const char *file)
+{
+	sqlite3_stmt *st;
+	int rc;
+	sqlite3_exec(db, "DETACH DATABASE base", NULL, NULL, NULL);	/* an earlier baseline's, if any */
+	if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS base", -1, &st, NULL) != SQLITE_OK)
+		return db_error(db);
+	sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return error("cannot attach the baseline '%s': %s", file, sqlite3_errmsg(db));
+	return base_ops_view(db);
+}
+
+int analysis_baseline(sqlite3 *db, struct analysis_opts *o)
+{
+	const char *file = o->baseline;
+	if (o->baseline) {
+		if (!(o->base_db = db_open(o->baseline, DB_READ)) ||
+		    db_session(o->base_db, o->base_id, &o->base_session))
+			return -1;
+	} else if (o->base_id ? db_session(db, o->base_id, &o->base_session)
+			      : default_base(db, o->session, &o->base_session)) {
+		return -1;
+	}
+	if (!file && !(file = sqlite3_db_filename(db, "main")))
+		return error("compare: the database has no file to read the baseline from");
+	return attach_base(db, file);
+}
+
+
+int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_opts *o, struct tables *out)
+{
+	int i;
+	for (i = 0; i < a->nincludes; i++)
+		if (script_run(db, a->includes[i].text, o, NULL, 0, out))
+			return -1;
+	return script_run(db, a->text, o, a->tables, a->ntables, out);
+}
+
+int analysis_add_group(struct analysis_opts *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg)
+		return error("--group needs NAME=REGEX, not '%s'", arg);
+	if (db_regex_check(eq + 1))
+		return -1;
+	o->groups = xrealloc(o->groups, (size_t)(o->ngroups + 1) * sizeof(*o->groups));
+	o->groups[o->ngroups++] = arg;
+	return 0;
 }
 
