@@ -516,7 +516,8 @@ static void analysis_parts_free(struct analysis *a)
 
 /*
  * Module m (text: its file's) as analysis a: its includes resolved among the shipped modules, its options
- * and gate among the built-in ones, which a shipped module's must all be. 0, or -1 with a FILE:LINE message.
+ * and gate among the built-in ones. A shipped module's options and gate must all be built in; a user's
+ * others are left to its module (m->params, m->gate). 0, or -1 with a FILE:LINE message.
  */
 static int analysis_make(struct analysis *a, const struct module *m, const char *text, int is_shipped)
 {
@@ -574,13 +575,20 @@ static int analysis_make(struct analysis *a, const struct module *m, const char 
 		for (i = 0; i < m->ntables; i++)
 			table_spec_from(&specs[i], &m->tables[i]);
 		a->ntables = m->ntables;
-		a->tables = specs;
 	} else {
-		error("%s:%d: analysis '%s' declares no table ('-- table: KEY TITLE' and its columns)", m->file,
-		      module_decl_line(text, "analysis", NULL), m->name);
-		analysis_parts_free(a);
-		return -1;
+		/* No table lines: each result statement makes a table, its columns its own (struct table_spec.open). */
+		struct colspec *cols = xcalloc((size_t)m->ncolumns + 1, sizeof(*cols));
+		specs = xcalloc(1, sizeof(*specs));
+		for (i = 0; i < m->ncolumns; i++)
+			colspec_from(&cols[i], &m->columns[i]);
+		specs->name = m->name;
+		specs->title = m->title;
+		specs->cols = cols;
+		specs->ncols = m->ncolumns;
+		specs->open = 1;
+		a->ntables = 1;
 	}
+	a->tables = specs;
 	return 0;
 }
 
@@ -690,6 +698,35 @@ __attribute__((constructor)) static void analyses_init(void)
 	free(texts);
 }
 
+/* The analyses analysis_from_text made: kept, as they live until exit. */
+static struct analysis **user;
+static int nuser;
+
+const struct analysis *analysis_from_text(const char *file, const char *text)
+{
+	struct module *m = xcalloc(1, sizeof(*m));
+	struct analysis *a = xcalloc(1, sizeof(*a));
+	char *copy = xstrdup(text);
+	if (module_parse(file, copy, m))
+		goto bad;
+	if (!m->is_analysis) {
+		error("%s:%d: module '%s' is a prelude ('-- module:'), not an analysis", file,
+		      module_decl_line(copy, "module", NULL), m->name);
+		goto bad;
+	}
+	if (analysis_make(a, m, copy, 0))
+		goto bad;	/* (analysis_make freed what it made) */
+	user = xrealloc(user, (size_t)(nuser + 1) * sizeof(*user));
+	user[nuser++] = a;
+	return a;
+bad:
+	module_release(m);
+	free(m);
+	free(a);
+	free(copy);
+	return NULL;
+}
+
 int analysis_takes(const struct analysis *a, const struct analysis_option *opt)
 {
 	const struct analysis_option *const *p;
@@ -708,6 +745,23 @@ const struct analysis *analysis_find(const char *name)
 		if (!strcmp(a->name, name))
 			return a;
 	return NULL;
+}
+
+int analysis_set_param(struct analysis_opts *o, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	const struct analysis_option *builtin;
+	size_t n = eq ? (size_t)(eq - arg) : 0;
+	char name[128];
+	if (!eq || !n || n >= sizeof(name))
+		return error("--opt needs NAME=VALUE, not '%s'", arg);
+	memcpy(name, arg, n);
+	name[n] = 0;
+	if ((builtin = analysis_builtin_option(name)))
+		return error("--opt %s: a built-in option; give it as --%s", arg, builtin->name);
+	o->params = xrealloc(o->params, (size_t)(o->nparams + 1) * sizeof(*o->params));
+	o->params[o->nparams++] = arg;
+	return 0;
 }
 
 void tables_add(struct tables *ts, struct table *t)

@@ -9,7 +9,7 @@
  * gpuprof-report runs several and renders them together.
  *
  * Ownership: analysis_run appends tables to *out; the caller frees them with tables_free. The table's rows,
- * options and gates live until exit.
+ * the analyses analysis_from_text makes, options and gates live until exit.
  */
 #ifndef GPUPROF_ANALYSIS_H
 #define GPUPROF_ANALYSIS_H
@@ -43,6 +43,10 @@ struct analysis_opts {
 	int carbon_given;	/* --carbon-intensity was given (else :carbon_intensity is NULL) */
 	int by_shape;		/* ops: --by-shape, rows per name and input shapes (:by_shape) */
 	int fold_backward;	/* ops: --fold-backward, backward ops in their forward op's row (:fold_backward) */
+	/* A module's own options (not built in): "NAME=VALUE" (analysis_set_param, --opt), the last one wins. */
+	const char **params;
+	int nparams;
+	const struct module *module;	/* set by analysis_run: the module whose own options script_bind binds */
 };
 
 /* The defaults: no filters, threshold 5%, min-delta 10 us, min-calls 1. */
@@ -103,6 +107,14 @@ struct table_spec {
 	 */
 	const struct colspec *pivot;
 	int pivot_at;
+	/*
+	 * A user's module without table lines: every result statement makes a table of this spec (the first
+	 * named `name`, the next name_2, ...) whose columns are the statement's result columns (then `_note`,
+	 * `_footer`): a declared one (cols, by key) takes its kind, title and flags; another its kind from its
+	 * name (module_kind_from_name), else C_INT or C_REAL when all its values are integers or numbers, else
+	 * C_TEXT.
+	 */
+	int open;
 };
 
 /* A prelude module that runs before an analysis: its file ("analyze/views.sql") and text. */
@@ -124,7 +136,7 @@ struct analysis {
 	const struct table_spec *tables;	/* what its statements fill (script_run), ntables of them */
 	int ntables;
 	const struct analysis_option *const *options;	/* its built-in options, NULL-ended; or NULL */
-	const struct gate *gate;	/* its gate, or NULL */
+	const struct gate *gate;	/* its gate, or NULL (a user's module's own gate is module->gate) */
 	const char *usage;	/* --help: its options' heading after its name ("NEW.db: ..."), or NULL */
 	int needs_baseline;	/* it compares o->session with a baseline session (analysis_baseline) */
 	int section;		/* its place in gpuprof-report, 1 first; 0 none. With needs_baseline, only with
@@ -142,8 +154,21 @@ extern const struct analysis *analyses;
  * the files. 0, or -1 with a "FILE:LINE: what" message (what was made so far is not freed).
  */
 int analyses_load(int n, const char *const *files, const char *const *texts);
+/*
+ * A user's module (file names it in messages) as an analysis: its includes among the shipped modules, its
+ * built-in options and gate resolved, its own options in a->module->params (bound by name: --opt), tables
+ * as its header declares them or, without table lines, one per result statement (struct table_spec.open).
+ * Heap-allocated, lives until exit; NULL after a "FILE:LINE: what" message.
+ */
+const struct analysis *analysis_from_text(const char *file, const char *text);
 /* The built-in option a header's name gives (min_delta: --min-delta), or NULL. */
 const struct analysis_option *analysis_builtin_option(const char *name);
+/*
+ * Add a module option's value, "NAME=VALUE" (--opt), to o (kept, not copied): script_bind binds :NAME to
+ * it, an integer or a real when it reads as one, else text. 0, or -1 with a message (malformed, or NAME is
+ * a built-in option, which has its own flag).
+ */
+int analysis_set_param(struct analysis_opts *o, const char *arg);
 /* --carbon-intensity G_PER_KWH (energy's option), which gpuprof-report takes too. */
 extern const struct analysis_option opt_carbon_intensity;
 /*
@@ -177,7 +202,8 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
  * :carbon_intensity (NULL when not given);
  * and the data files analyses read: :stall_reasons (analyze/stall-reasons.txt). script_run binds
  * :class_rules and :class_rules_file too: the text and name of the file GPUPROF_CLASS_RULES names, else
- * of analyze/kernel-classes.rules (a file it cannot read fails the run).
+ * of analyze/kernel-classes.rules (a file it cannot read fails the run). With o->module, each of its own
+ * options (not built in) too: :NAME, its value in o->params, else its default (NULL for '-').
  */
 void script_bind(sqlite3_stmt *st, const struct analysis_opts *o);
 /* Print the statement's error, finalize it, return -1. */
