@@ -30,7 +30,7 @@ else
 Q = @
 endif
 
-EMBED = schemas/session.sql schemas/views.sql $(wildcard schemas/migrate-*.sql) $(wildcard schemas/read-*.sql) schemas/views-ext.sql $(wildcard analyze/*.sql) analyze/kernel-classes.rules analyze/gpu-peaks.rules analyze/stall-reasons.txt report/report.css report/timeline.js
+EMBED = schemas/session.sql schemas/views.sql $(wildcard schemas/migrate-*.sql) $(wildcard schemas/read-*.sql) schemas/views-ext.sql $(wildcard analyze/*.sql) analyze/kernel-classes.rules analyze/gpu-peaks.rules analyze/stall-reasons.txt report/report.css report/sort.js report/timeline.js
 
 # lib/: what every program shares; analyze/ext/: the SQL engine (functions and tables the analyses call);
 # ingest's sink (the write side) and readers' helpers, which the tests and fuzzers link too.

@@ -2,16 +2,19 @@
  * html: the report as one self-contained HTML file. Every result table becomes an HTML table (numbers
  * in human form, the exact value in data-v for sorting and in title), with inline SVG charts: top
  * kernels, the timeline (timeline.c: NVTX rows per thread, stream lanes per GPU), live device memory,
- * and device metrics. The style sheet is report/report.css and the timeline's zoom report/timeline.js,
- * embedded at build time; nothing is loaded from the network and the page reads without JavaScript (a
- * few lines of inline script add click-to-sort on table headers and zoom and pan to the timeline).
+ * and device metrics. The style sheet is report/report.css, click-to-sort on table headers report/sort.js
+ * and the timeline's zoom report/timeline.js, embedded at build time and inlined; nothing is loaded from
+ * the network and the page reads without JavaScript.
  *
- * Charts that need more than the tables query d->db directly and aggregate into NB pixel-wide buckets
- * in one pass, so the file stays small and rendering fast whatever the number of events.
+ * Which chart goes where is decided by the tables' columns, their keys and kinds (charts[]), not by the
+ * tables' names. Charts that need more than the tables read the views of analyze/timeline.sql (rows.h;
+ * this file holds no SQL) and aggregate into NB pixel-wide buckets in one pass, so the file stays small
+ * and rendering fast whatever the number of events.
  */
 #include "db.h"
 #include "html.h"
 #include "embed.h"
+#include "rows.h"
 #include "utf8.h"
 #include "util.h"
 
@@ -21,19 +24,6 @@
 #include <time.h>
 
 #define NSERIES 8		/* colours for per-device series (.s0 .. .s7) */
-
-/* Click-to-sort on headers: numeric cells sort by data-v, others by text. */
-static const char sort_script[] =
-	"document.querySelectorAll('table.sortable').forEach(function(t){\n"
-	"t.querySelectorAll('thead th').forEach(function(th,i){th.addEventListener('click',function(){\n"
-	"var b=t.tBodies[0],r=Array.prototype.slice.call(b.rows),d=th.getAttribute('data-dir')==='d'?1:-1;\n"
-	"t.querySelectorAll('thead th').forEach(function(h){h.removeAttribute('data-dir');});\n"
-	"th.setAttribute('data-dir',d>0?'a':'d');\n"
-	"function k(c){var v=c.getAttribute('data-v');return v===null?null:(v===''?-Infinity:+v);}\n"
-	"r.sort(function(x,y){var p=k(x.cells[i]),q=k(y.cells[i]);\n"
-	"if(p!==null&&q!==null)return d*(p<q?-1:p>q?1:0);\n"
-	"return d*x.cells[i].textContent.localeCompare(y.cells[i].textContent);});\n"
-	"r.forEach(function(x){b.appendChild(x);});});});});\n";
 
 void html_esc(FILE *out, const char *s)
 {
@@ -203,23 +193,25 @@ static char **chart_labels(const struct table *t, int cn)
 	return labels;
 }
 
-/* Chart 1: the hotspots table's kernels as horizontal bars of total time. */
-static void chart_hotspots(FILE *out, const struct report_doc *d)
+/* Bars: the rows' names (the kernels by total time) as horizontal bars of their total time. */
+static int chart_totals(FILE *out, const struct report_doc *d, const struct table *t, int64_t t0, int64_t t1)
 {
-	const struct table *t = report_table(d->ts, "hotspots");
 	int cn, ct, bar_h = 22, w = 720, name_w = 500;
 	size_t r;
 	double max = 0;
 	char **labels;
-	if (!t || !t->nrows || (cn = table_find_col(t, "name")) < 0 || (ct = table_find_col(t, "total_ns")) < 0)
-		return;
+	(void)d;
+	(void)t0;
+	(void)t1;
+	if (!t->nrows || (cn = table_find_col(t, "name")) < 0 || (ct = table_find_col(t, "total_ns")) < 0)
+		return 0;
 	for (r = 0; r < t->nrows; r++) {
 		const struct cell *c = &t->cells[r * (size_t)t->ncols + (size_t)ct];
 		if (!c->null && c->d > max)
 			max = c->d;
 	}
 	if (max <= 0)
-		return;
+		return 0;
 	fputs("<section id=\"c-hotspots\"><h2>Top kernels by total time</h2>\n", out);
 	html_chart_open(out, "chart", name_w + w + 90, (double)(t->nrows * (size_t)bar_h + 4), "Top kernels by total time");
 	labels = chart_labels(t, cn);
@@ -242,20 +234,23 @@ static void chart_hotspots(FILE *out, const struct report_doc *d)
 	}
 	table_cut_names_free(labels, t->nrows);
 	fputs("</svg></div></section>\n", out);
+	return 0;
 }
 
 /*
- * Chart 5: the stall mix of each kernel as a stacked bar, from the stall_kernels table: one segment per
- * reason column (shares of that kernel's samples), a legend of the reasons above.
+ * Shares: each row's samples split by its percentage columns (the stall reasons of a kernel) as a stacked
+ * bar, one segment per column, a legend of the columns above.
  */
-static void chart_stalls(FILE *out, const struct report_doc *d)
+static int chart_shares(FILE *out, const struct report_doc *d, const struct table *t, int64_t t0, int64_t t1)
 {
-	const struct table *t = report_table(d->ts, "stall_kernels");
 	int cn, c, bar_h = 22, w = 720, name_w = 500, nreasons = 0, legend_h;
 	size_t r;
 	char **labels;
-	if (!t || !t->nrows || (cn = table_find_col(t, "name")) < 0)
-		return;
+	(void)d;
+	(void)t0;
+	(void)t1;
+	if (!t->nrows || (cn = table_find_col(t, "name")) < 0)
+		return 0;
 	for (c = 0; c < t->ncols; c++)
 		nreasons += t->cols[c].type == C_PCT;
 	if (nreasons > 8)
@@ -304,6 +299,7 @@ static void chart_stalls(FILE *out, const struct report_doc *d)
 	table_cut_names_free(labels, t->nrows);
 	fputs("</svg></div><p class=\"note\">Shares of each kernel&#39;s samples for the reasons sampled most overall; "
 	      "the rest of a bar is other reasons.</p></section>\n", out);
+	return 0;
 }
 
 /* A numeric cell of row r, column key, as a double; 0 when NULL or absent. */
@@ -315,25 +311,27 @@ static double cell_num(const struct table *t, size_t r, const char *key)
 }
 
 /*
- * Chart 6: per rank (GPU) of the ranks table, its GPU span as a stacked bar: compute, communication no
- * compute hid (exposed), the rest of the busy time (copies, memsets, other kernels) and idle; a straggler's
- * label is marked. The segments add up to the span.
+ * Spans: per row (a rank's GPU), its GPU span as a stacked bar: compute, communication no compute hid
+ * (exposed), the rest of the busy time (copies, memsets, other kernels) and idle; a straggler's label is
+ * marked. The segments add up to the span.
  */
-static void chart_ranks(FILE *out, const struct report_doc *d)
+static int chart_spans(FILE *out, const struct report_doc *d, const struct table *t, int64_t t0, int64_t t1)
 {
 	static const char *const seg[] = { "compute", "exposed communication", "other busy", "GPU idle" };
-	const struct table *t = report_table(d->ts, "ranks");
-	int bar_h = 22, w = 1000, name_w = 220, k, cr = t ? table_find_col(t, "rank") : -1;
-	int ch = t ? table_find_col(t, "host") : -1, cd = t ? table_find_col(t, "device") : -1;
+	int bar_h = 22, w = 1000, name_w = 220, k, cr = table_find_col(t, "rank");
+	int ch = table_find_col(t, "host"), cd = table_find_col(t, "device");
 	size_t r;
 	double max = 0;
-	if (!t || !t->nrows || cd < 0)
-		return;
+	(void)d;
+	(void)t0;
+	(void)t1;
+	if (!t->nrows || cd < 0)
+		return 0;
 	for (r = 0; r < t->nrows; r++)
 		if (cell_num(t, r, "span_ns") > max)
 			max = cell_num(t, r, "span_ns");
 	if (max <= 0)
-		return;
+		return 0;
 	fputs("<section id=\"c-ranks\"><h2>Per rank: compute, exposed communication, idle</h2>\n<p class=\"legend\">", out);
 	for (k = 0; k < 4; k++)
 		fprintf(out, "<span><i class=\"c%d\"></i>%s</span>", k == 3 ? 7 : k, seg[k]);
@@ -376,45 +374,15 @@ static void chart_ranks(FILE *out, const struct report_doc *d)
 		fprintf(out, "<text x=\"%.1f\" y=\"%zu\" class=\"muted\">%s</text></g>\n", x + 6, y + 15, h);
 	}
 	fputs("</svg></div></section>\n", out);
+	return 0;
 }
 
-sqlite3_stmt *html_query(const struct report_doc *d, const char *sql)
+/* timeline_span's row: the session's time span [*t0, *t1] (the events' extent when it has none). */
+static int span_row(void *ctx, sqlite3_stmt *st)
 {
-	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		db_error(d->db);
-		return NULL;
-	}
-	sqlite3_bind_int64(st, 1, d->session);
-	return st;
-}
-
-int html_query_end(const struct report_doc *d, sqlite3_stmt *st, int rc)
-{
-	int ret = rc == SQLITE_DONE ? 0 : db_error(d->db);
-	sqlite3_finalize(st);
-	return ret;
-}
-
-/* The session's time span [*t0, *t1]; falls back to the events' extent when the session lacks one. */
-static int session_span(const struct report_doc *d, int64_t *t0, int64_t *t1)
-{
-	static const char *sql =
-		"SELECT coalesce(s.start_ns, (SELECT min(start_ns) FROM kernels WHERE session_id = s.id)),"
-		" coalesce(s.end_ns, (SELECT max(end_ns) FROM kernels WHERE session_id = s.id))"
-		" FROM sessions s WHERE s.id = ?1";
-	sqlite3_stmt *st;
-	int rc;
-	*t0 = *t1 = 0;
-	if (!(st = html_query(d, sql)))
-		return -1;
-	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		*t0 = sqlite3_column_int64(st, 0);
-		*t1 = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return db_error(d->db);
+	int64_t *t = ctx;
+	t[0] = sqlite3_column_int64(st, 0);
+	t[1] = sqlite3_column_int64(st, 1);
 	return 0;
 }
 
@@ -445,22 +413,17 @@ struct mem_dev {
  * device carries one (allocations made before the capture), else the running sum of allocations
  * minus frees.
  */
-static int chart_memory(FILE *out, const struct report_doc *d, int64_t t0, int64_t t1)
+static int chart_memory(FILE *out, const struct report_doc *d, const struct table *t, int64_t t0, int64_t t1)
 {
-	static const char *sql =
-		"SELECT m.device_id, m.ts_ns, m.op, m.bytes, m.total_allocated, t.own"
-		" FROM memory_events m JOIN (SELECT coalesce(device_id, -1) AS dev,"
-		"  count(*) = count(total_allocated) AND count(DISTINCT pid) = 1 AS own"
-		"  FROM memory_events WHERE session_id = ?1 GROUP BY 1) t ON t.dev = coalesce(m.device_id, -1)"
-		" WHERE m.session_id = ?1 ORDER BY coalesce(m.device_id, -1), m.ts_ns, m.rowid";
 	struct mem_dev **devs = NULL, *cur = NULL;
 	size_t ndevs = 0, alloc = 0, i;
 	double span = (double)(t1 - t0);
 	sqlite3_stmt *st;
 	int rc, ret = 0, b;
+	(void)t;
 	if (span <= 0)
 		return 0;
-	if (!(st = html_query(d, sql)))
+	if (!(st = rows_open(d->db, "timeline_memory")))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t dev = sqlite3_column_type(st, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 0);
@@ -488,7 +451,7 @@ static int chart_memory(FILE *out, const struct report_doc *d, int64_t t0, int64
 		if (cur->live < cur->lo)
 			cur->lo = cur->live;
 	}
-	ret = html_query_end(d, st, rc);
+	ret = rows_end(st, rc);
 	if (ret || !ndevs)
 		goto done;
 	fputs("<section id=\"c-memory\"><h2>Device memory: live bytes over time</h2>\n"
@@ -566,9 +529,6 @@ struct met_dev {
 /* Chart 4: device utilisation, power and temperature over time, the average within each bucket. */
 static int chart_metrics(FILE *out, const struct report_doc *d, int64_t t0, int64_t t1)
 {
-	static const char *sql =
-		"SELECT device_id, ts_ns, gpu_util, mem_util, power_mw, temp_c FROM device_metrics"
-		" WHERE session_id = ?1 ORDER BY device_id, ts_ns";
 	struct met_dev **devs = NULL, *cur = NULL;
 	size_t ndevs = 0, alloc = 0, i;
 	double span = (double)(t1 - t0);
@@ -576,7 +536,7 @@ static int chart_metrics(FILE *out, const struct report_doc *d, int64_t t0, int6
 	int rc, ret = 0, m, b, any_section = 0;
 	if (span <= 0)
 		return 0;
-	if (!(st = html_query(d, sql)))
+	if (!(st = rows_open(d->db, "timeline_metrics")))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t dev = sqlite3_column_int64(st, 0);
@@ -593,7 +553,7 @@ static int chart_metrics(FILE *out, const struct report_doc *d, int64_t t0, int6
 				cur->cnt[m][b]++;
 			}
 	}
-	ret = html_query_end(d, st, rc);
+	ret = rows_end(st, rc);
 	if (ret || !ndevs)
 		goto done;
 	for (m = 0; m < NMETRICS; m++) {
@@ -649,18 +609,71 @@ done:
 	return ret;
 }
 
+/* The session's time charts: the timeline (timeline.c), then device metrics over time. */
+static int chart_session(FILE *out, const struct report_doc *d, const struct table *t, int64_t t0, int64_t t1)
+{
+	(void)t;
+	return html_timeline(out, d, t0, t1) || chart_metrics(out, d, t0, t1) ? -1 : 0;
+}
+
+/*
+ * The charts, chosen by the columns of the tables (their keys and kinds), never by a table's name: each is
+ * drawn once, after the first table of the report that has all its columns (when that table is shown),
+ * from that table's rows or from analyze/timeline.sql's views over the session's time [t0, t1].
+ */
+static const struct chart {
+	struct chart_col {
+		const char *key;
+		enum col_type type;
+	} cols[6];		/* ended by a NULL key */
+	int (*draw)(FILE *out, const struct report_doc *d, const struct table *t, int64_t t0, int64_t t1);
+} charts[] = {
+	/* A table with the session's start and end times (the summary): the session over time. */
+	{ { { "start_ns", C_TIME }, { "end_ns", C_TIME } }, chart_session },
+	/* Names with a total time (the first: the kernels by total time): bars of the totals. */
+	{ { { "name", C_TEXT }, { "total_ns", C_NS } }, chart_totals },
+	/* Names with samples, split by percentage columns (the stall reasons per kernel): stacked shares. */
+	{ { { "name", C_TEXT }, { "samples", C_INT } }, chart_shares },
+	/* GPU spans split into compute, exposed communication, busy and idle time (per rank): stacked bars. */
+	{ { { "span_ns", C_NS }, { "busy_ns", C_NS }, { "compute_ns", C_NS }, { "exposed_comm_ns", C_NS },
+	    { "idle_ns", C_NS } }, chart_spans },
+	/* A peak of bytes and when it was (device memory): live bytes over time. */
+	{ { { "peak_bytes", C_BYTES }, { "peak_ns", C_TIME } }, chart_memory },
+};
+#define NCHARTS ((int)(sizeof(charts) / sizeof(charts[0])))
+
+/* Whether t has every column of chart c, of its kind. */
+static int chart_fits(const struct chart *c, const struct table *t)
+{
+	int k, col;
+	for (k = 0; c->cols[k].key; k++)
+		if ((col = table_find_col(t, c->cols[k].key)) < 0 || t->cols[col].type != c->cols[k].type)
+			return 0;
+	return 1;
+}
+
 int report_html(FILE *out, const char *path, const struct report_doc *d)
 {
-	const char *css = embed_get("report/report.css"), *timeline_js = embed_get("report/timeline.js");
-	int64_t t0, t1;
-	int i;
+	const char *css = embed_get("report/report.css"), *sort_js = embed_get("report/sort.js"),
+		   *timeline_js = embed_get("report/timeline.js");
+	const struct rows_param params[] = { ROWS_INT(":session", d->session) };
+	int64_t when[2] = { 0, 0 }, t0, t1;
+	int i, c, at[NCHARTS];	/* at[c]: the table chart c follows, -1 none */
 	(void)path;
 	if (!css)
 		warning("report/report.css is not embedded: the HTML report has no style sheet");
+	if (!sort_js)
+		warning("report/sort.js is not embedded: the HTML report's tables do not sort");
 	if (!timeline_js)
 		warning("report/timeline.js is not embedded: the HTML report's timeline does not zoom");
-	if (session_span(d, &t0, &t1))
+	if (rows_module(d->db, "timeline", params, 1) || rows_each(d->db, "timeline_span", span_row, when))
 		return -1;
+	t0 = when[0];
+	t1 = when[1];
+	for (c = 0; c < NCHARTS; c++)
+		for (at[c] = -1, i = 0; at[c] < 0 && i < d->ts->n; i++)
+			if (chart_fits(&charts[c], d->ts->v[i]))
+				at[c] = i;
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 	      "<meta name=\"generator\" content=\"gpuprof " GPUPROF_VERSION "\">\n<title>gpuprof report</title>\n<style>\n",
@@ -689,21 +702,14 @@ int report_html(FILE *out, const char *path, const struct report_doc *d)
 		if (!report_shown(d->ts->v[i]))
 			continue;
 		write_table(out, d->ts->v[i]);
-		if (!strcmp(d->ts->v[i]->name, "summary") &&
-		    (html_timeline(out, d, t0, t1) || chart_metrics(out, d, t0, t1)))
-			return -1;
-		if (!strcmp(d->ts->v[i]->name, "hotspots"))
-			chart_hotspots(out, d);
-		if (!strcmp(d->ts->v[i]->name, "stall_kernels"))
-			chart_stalls(out, d);
-		if (!strcmp(d->ts->v[i]->name, "ranks"))
-			chart_ranks(out, d);
-		if (!strcmp(d->ts->v[i]->name, "memory") && chart_memory(out, d, t0, t1))
-			return -1;
+		for (c = 0; c < NCHARTS; c++)
+			if (at[c] == i && charts[c].draw(out, d, d->ts->v[i], t0, t1))
+				return -1;
 	}
 	fputs("</main>\n<footer>gpuprof " GPUPROF_VERSION ": a self-contained report; "
 	      "click a column heading to sort.</footer>\n<script>\n", out);
-	fputs(sort_script, out);
+	if (sort_js)
+		fputs(sort_js, out);
 	if (timeline_js)
 		fputs(timeline_js, out);
 	fputs("</script>\n</body>\n</html>\n", out);

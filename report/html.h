@@ -32,14 +32,10 @@ void html_chart_open(FILE *out, const char *cls, int w, double h, const char *la
 /* A time axis under a plot of height y: five ticks labelled with the time since the session's start. */
 void html_time_axis(FILE *out, double y, double h, double span);
 
-/* sql prepared on d->db with the session bound to ?1; NULL with a message. */
-sqlite3_stmt *html_query(const struct report_doc *d, const char *sql);
-/* Finalize st, whose last step returned rc: 0 when that was SQLITE_DONE, else -1 with a message. */
-int html_query_end(const struct report_doc *d, sqlite3_stmt *st, int rc);
-
 /*
  * The timeline section (timeline.c): NVTX rows per host thread, lanes per GPU stream, zoomable by the
- * embedded report/timeline.js. Session time [t0, t1]. 0, or -1 with a message.
+ * embedded report/timeline.js, from analyze/timeline.sql's views (made by report_html for the session).
+ * Session time [t0, t1]. 0, or -1 with a message.
  */
 int html_timeline(FILE *out, const struct report_doc *d, int64_t t0, int64_t t1);
 

@@ -7,6 +7,7 @@
 #include "db.h"
 #include "outfile.h"
 #include "report.h"
+#include "rows.h"
 #include "util.h"
 
 #include <errno.h>
@@ -184,48 +185,10 @@ static int output_format(const char *output, const char *table, int given, const
 	return -1;
 }
 
-/* Whether session s has rank r; when not, says which ranks it has. */
-static int session_has_rank(sqlite3 *db, int64_t s, int64_t r)
-{
-	sqlite3_stmt *st = db_prepare(db, "SELECT sum(rank = ?2), min(rank), max(rank) FROM processes WHERE session_id = ?1");
-	int has = 0;
-	if (!st)
-		return 0;
-	sqlite3_bind_int64(st, 1, s);
-	sqlite3_bind_int64(st, 2, r);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		has = sqlite3_column_int64(st, 0) > 0;
-		if (!has && sqlite3_column_type(st, 1) == SQLITE_NULL)
-			error("--rank %lld: the session's processes have no ranks", (long long)r);
-		else if (!has)
-			error("--rank %lld: the session has ranks %lld to %lld", (long long)r,
-			      (long long)sqlite3_column_int64(st, 1), (long long)sqlite3_column_int64(st, 2));
-	}
-	sqlite3_finalize(st);
-	return has;
-}
-
-/* The GPUs of session s that ran something (gpu_busy's rows); -1 on error. */
-static int64_t active_gpus(sqlite3 *db, int64_t s)
-{
-	sqlite3_stmt *st;
-	int64_t n = -1;
-	if (sqlite3_prepare_v2(db, "SELECT count(*) FROM gpu_busy WHERE session_id = ? AND first_ns IS NOT NULL", -1,
-			       &st, NULL) != SQLITE_OK)
-		return db_error(db);
-	sqlite3_bind_int64(st, 1, s);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		n = sqlite3_column_int64(st, 0);
-	else
-		db_error(db);
-	sqlite3_finalize(st);
-	return n;
-}
-
 /* Run one section's analysis with its rows by default (top < 0) or top; EXIT_OK or EXIT_SYSTEM. */
 static int run_section(sqlite3 *db, const struct analysis *a, struct analysis_opts *o, int top, struct tables *ts)
 {
-	int64_t gpus = a->multi_gpu ? active_gpus(db, o->session) : 2;
+	int64_t gpus = a->multi_gpu ? rows_active_gpus(db, o->session) : 2;
 	int i, first = ts->n;
 	if (gpus < 0)
 		return EXIT_SYSTEM;
@@ -271,7 +234,7 @@ int main(int argc, char **argv)
 	const struct report_renderer *r;
 	const struct analysis *sections[64];
 	const char *session = NULL, *output = NULL, *table = NULL;
-	int c, status = EXIT_OK, top = -1, i, nsections, fmt_given = 0, json_schema = 0;
+	int c, status = EXIT_OK, top = -1, i, nsections, fmt_given = 0, json_schema = 0, has;
 	int64_t n;
 	sqlite3 *db;
 
@@ -403,9 +366,9 @@ int main(int argc, char **argv)
 	doc.table = table;
 	doc.fmt = fmt;
 	doc.trace = &tro;
-	if (tro.has_rank && !session_has_rank(db, o.session, tro.rank)) {
+	if (tro.has_rank && (has = rows_has_rank(db, o.session, tro.rank)) <= 0) {
 		db_close(db);
-		return EXIT_USAGE;
+		return has < 0 ? db_exit_code() : EXIT_USAGE;
 	}
 	/* An events format reads the database itself: no sections. */
 	if (fmt->events) {
@@ -414,7 +377,7 @@ int main(int argc, char **argv)
 		return status;
 	}
 	/* Its sections read the session's kernels through several tables: decode the chunks once. */
-	if (db_exec(db, "SELECT gpuprof_kernel_cache(1)")) {
+	if (rows_kernel_cache(db)) {
 		db_close(db);
 		return EXIT_SYSTEM;
 	}

@@ -18,6 +18,7 @@
 #include "db.h"
 #include "html.h"
 #include "intmap.h"
+#include "rows.h"
 #include "util.h"
 
 #include <math.h>
@@ -138,10 +139,9 @@ static int64_t node_find(const struct tl *c, int64_t pid, const char **name)
 
 static int nodes_read(struct tl *c)
 {
-	static const char *sql = "SELECT pid, node, host, rank FROM temp.gpu_nodes WHERE session_id = ?1";
 	sqlite3_stmt *st;
 	int rc;
-	if (!(st = html_query(c->d, sql)))
+	if (!(st = rows_open(c->db, "timeline_nodes")))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct node_of *n;
@@ -159,7 +159,7 @@ static int nodes_read(struct tl *c)
 		else
 			n->name[0] = '\0';
 	}
-	return html_query_end(c->d, st, rc);
+	return rows_end(st, rc);
 }
 
 /* The lane of (node, device, stream), added if new; device -1 matches any device of the node. */
@@ -187,16 +187,10 @@ static struct lane *lane_get(struct tl *c, struct lane **last, int64_t node, int
 /* Kernels, copies and memsets into their lanes. */
 static int ops_read(struct tl *c, int64_t t0)
 {
-	static const char *sql =
-		"SELECT 0, pid, device_id, stream_id, start_ns, end_ns, name_id FROM kernel_columns WHERE session_id = ?1"
-		" UNION ALL SELECT 1, pid, device_id, coalesce(stream_id, -1), start_ns, end_ns, -1000 - kind FROM memcpys"
-		" WHERE session_id = ?1"
-		" UNION ALL SELECT 1, pid, device_id, coalesce(stream_id, -1), start_ns, end_ns, -1 FROM memsets"
-		" WHERE session_id = ?1";
 	struct lane *last = NULL;
 	sqlite3_stmt *st;
 	int rc;
-	if (!(st = html_query(c->d, sql)))
+	if (!(st = rows_open(c->db, "timeline_ops")))
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *nn;
@@ -206,7 +200,7 @@ static int ops_read(struct tl *c, int64_t t0)
 		ivs_add(&l->ops[sqlite3_column_int(st, 0)], s, e, sqlite3_column_int(st, 6), 0);
 		l->busy += e > s ? e - s : 0;
 	}
-	return html_query_end(c->d, st, rc);
+	return rows_end(st, rc);
 }
 
 /*
@@ -229,19 +223,14 @@ static void range_place(struct tl *c, struct ivs *sub, int *nsub, const struct i
 }
 
 /* NVTX ranges: host ones (kinds 1, 2) per thread, GPU ones (3) on their stream's lane. */
-static int ranges_read(struct tl *c, int64_t t0, int64_t t1)
+static int ranges_read(struct tl *c, int64_t t0)
 {
-	static const char *sql =
-		"SELECT kind, pid, coalesce(thread_id, -1), start_ns, coalesce(end_ns, ?2), name_id,"
-		" coalesce(domain_id, -1), end_ns IS NULL FROM ranges WHERE session_id = ?1 AND kind IN (1, 2, 3)"
-		" ORDER BY kind = 3, pid, 3, kind, start_ns, coalesce(end_ns, ?2) DESC";
 	struct thread *th = NULL;
 	struct lane *last = NULL;
 	sqlite3_stmt *st;
 	int rc;
-	if (!(st = html_query(c->d, sql)))
+	if (!(st = rows_open(c->db, "timeline_ranges")))
 		return -1;
-	sqlite3_bind_int64(st, 2, t1);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		int kind = sqlite3_column_int(st, 0);
 		int64_t pid = sqlite3_column_int64(st, 1), tid = sqlite3_column_int64(st, 2);
@@ -266,7 +255,7 @@ static int ranges_read(struct tl *c, int64_t t0, int64_t t1)
 		th->n++;
 		range_place(c, th->sub[kind - 1], &th->nsub[kind - 1], &r);
 	}
-	return html_query_end(c->d, st, rc);
+	return rows_end(st, rc);
 }
 
 static int lane_cmp(const void *a, const void *b)
@@ -700,14 +689,10 @@ int html_timeline(FILE *out, const struct report_doc *d, int64_t t0, int64_t t1)
 	c.db = d->db;
 	c.span = t1 - t0;
 	c.unit = (double)c.span / NF;
-	if (sqlite3_prepare_v2(c.db, "SELECT value FROM strings WHERE session_id = ?2 AND id = ?1", -1, &c.str, NULL)
-	    != SQLITE_OK ||
-	    sqlite3_prepare_v2(c.db, "SELECT name FROM copy_kinds WHERE id = ?1", -1, &c.copy, NULL) != SQLITE_OK) {
-		ret = db_error(c.db);
-		goto done;
-	}
-	sqlite3_bind_int64(c.str, 2, d->session);
-	if (nodes_read(&c) || ops_read(&c, t0) || ranges_read(&c, t0, t1)) {
+	/* The rows: analyze/timeline.sql's views, which report_html made for the session. */
+	if (!(c.str = rows_open_by(c.db, "timeline_strings", "id")) ||
+	    !(c.copy = rows_open_by(c.db, "timeline_copy_kinds", "id")) || nodes_read(&c) || ops_read(&c, t0) ||
+	    ranges_read(&c, t0)) {
 		ret = -1;
 		goto done;
 	}

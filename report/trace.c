@@ -16,16 +16,16 @@
  * second, as Kineto chooses it): epoch microseconds with nanosecond decimals do not fit a double, and
  * readers parse them as doubles. gpuprof-ingest reads the file back to the same nanoseconds.
  *
- * Everything is streamed from SQLite statements to the output (gzip when PATH ends in .gz); memory holds
- * the names of the processes, GPUs, streams and threads seen, not the events.
+ * Everything is streamed from the views of analyze/trace.sql (analyze/rows.h) to the output (gzip when
+ * PATH ends in .gz); memory holds the names of the processes, GPUs, streams and threads seen, not the events.
  */
 #include "db.h"
-#include "embed.h"
 #include "intmap.h"
 #include "records.h"
 #include "json.h"
 #include "outfile.h"
 #include "report.h"
+#include "rows.h"
 #include "util.h"
 
 #include <errno.h>
@@ -59,11 +59,12 @@ struct row {
 
 struct trace {
 	sqlite3 *db;
-	int64_t session, base, from, to;
+	int64_t base;
 	const struct trace_opts *o;
 	struct out *out;
 	struct proc *procs;
-	size_t nprocs;
+	size_t nprocs, procs_alloc;
+	int ndevices;			/* in deviceProperties so far */
 	int64_t nodes;
 	struct row *rows;		/* GPUs and streams and threads seen */
 	size_t nrows, rows_alloc;
@@ -216,42 +217,25 @@ static struct buf *event_head(struct trace *t, const char *ph, const char *cat, 
 	return b;
 }
 
-/*
- * Prepare sql (the session is ?1, the window ?2..?3, --match ?4, --exclude ?5), run it and hand each row
- * to fn. 0, or -1 with a message.
- */
-static int each_row(struct trace *t, const char *sql, void (*fn)(struct trace *t, sqlite3_stmt *st))
+/* each_row's callback and its trace. */
+struct each {
+	struct trace *t;
+	void (*fn)(struct trace *t, sqlite3_stmt *st);
+};
+
+static int each_one(void *ctx, sqlite3_stmt *st)
 {
-	sqlite3_stmt *st = db_prepare(t->db, sql);
-	int rc;
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, t->session);
-	sqlite3_bind_int64(st, 2, t->from);
-	sqlite3_bind_int64(st, 3, t->to);
-	if (t->o->match)
-		sqlite3_bind_text(st, 4, t->o->match, -1, SQLITE_STATIC);
-	if (t->o->exclude)
-		sqlite3_bind_text(st, 5, t->o->exclude, -1, SQLITE_STATIC);
-	if (t->o->has_rank)
-		sqlite3_bind_int(st, 6, 1);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && !t->out->failed)
-		fn(t, st);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		db_error(t->db);
-		sqlite3_finalize(st);
-		return -1;
-	}
-	sqlite3_finalize(st);
-	return 0;
+	struct each *e = ctx;
+	e->fn(e->t, st);
+	return e->t->out->failed;
 }
 
-/* The name filters on a column aliased `name`, and the window on [start, end] columns. */
-#define NAMED " AND (?4 IS NULL OR name REGEXP ?4) AND (?5 IS NULL OR NOT name REGEXP ?5)"
-#define SPAN_IN " AND end_ns >= ?2 AND start_ns <= ?3"
-/* --rank: only the processes in temp.trace_pids (?6 is 1 then). */
-#define MINE(pid) " AND (?6 IS NULL OR " pid " IN temp.trace_pids)"
-#define STRING(col) "(SELECT value FROM strings WHERE session_id = ?1 AND id = " col ")"
+/* Hand each row of the trace module's view to fn (analyze/trace.sql); 0, or -1 with a message. */
+static int each_row(struct trace *t, const char *view, void (*fn)(struct trace *t, sqlite3_stmt *st))
+{
+	struct each e = { t, fn };
+	return rows_each(t->db, view, each_one, &e) < 0 ? -1 : 0;
+}
 
 /* Columns 0..5 of every GPU activity: pid, start, end, device, context, stream, then the correlation. */
 static void gpu_args(struct buf *b, sqlite3_stmt *st)
@@ -299,11 +283,6 @@ static void kernel(struct trace *t, sqlite3_stmt *st)
 	}
 	buf_addstr(b, "}}");
 }
-
-/* Kineto's words for memory kinds, as in its copy names "Memcpy HtoD (Pageable -> Device)". */
-#define MEMORY_KINDS "(SELECT column2 FROM (VALUES (1, 'Pageable'), (2, 'Pinned'), (3, 'Device'), (4, 'Array'), " \
-	"(5, 'Managed'), (6, 'Device Static'), (7, 'Managed Static')) WHERE column1 = "
-#define MEMORY_KIND(col) "coalesce(" MEMORY_KINDS col "), 'Unknown')"
 
 static void memcpy_ev(struct trace *t, sqlite3_stmt *st)
 {
@@ -541,98 +520,39 @@ static void flow_ev(struct trace *t, sqlite3_stmt *st)
 	t->events--;	/* a flow counts once */
 }
 
-/* The GPU work of table tbl as a select list fragment: name expression and extra columns, per table. */
-#define GPU_COLS "pid, start_ns, end_ns, device_id, coalesce(context_id, 0), coalesce(stream_id, 0), " \
-	"coalesce(correlation_id, 0), "
+/*
+ * The events, kind by kind, each from its view of analyze/trace.sql (kernels: the one of the database's
+ * schema version); smem_col: the kernels table has shared_mem (schema version 4 on).
+ */
+static const struct event_view {
+	const char *view;
+	void (*fn)(struct trace *t, sqlite3_stmt *st);
+} event_views[] = {
+	{ "trace_memcpys", memcpy_ev },
+	{ "trace_memsets", memset_ev },
+	{ "trace_syncs", sync_ev },
+	{ "trace_api_calls", api_ev },
+	{ "trace_ranges", range_ev },
+	{ "trace_markers", marker_ev },
+	{ "trace_memory_events", memory_ev },
+	{ "trace_alloc_failures", oom_ev },
+	{ "trace_device_metrics", device_metric_ev },
+	{ "trace_host_metrics", host_metric_ev },
+	{ "trace_flop_ops", op_ev },
+	/* The flows: a launch call and the GPU work of its correlation id, when both are written. */
+	{ "trace_kernel_flows", flow_ev },
+	{ "trace_memcpy_flows", flow_ev },
+	{ "trace_memset_flows", flow_ev },
+};
 
 static int write_events(struct trace *t, int smem_col)
 {
-	static const char memcpy_name[] =
-		"'Memcpy ' || coalesce((SELECT name FROM copy_kinds WHERE id = kind), 'unknown') || ' (' || "
-		MEMORY_KIND("src_kind") " || ' -> ' || " MEMORY_KIND("dst_kind") " || ')'";
-	char *sql;
-	int rc;
-	sql = sqlite3_mprintf("SELECT " GPU_COLS STRING("name_id") " AS name, grid_x, grid_y, grid_z, block_x, "
-			      "block_y, block_z, registers, %s FROM kernels WHERE session_id = ?1" MINE("pid") SPAN_IN NAMED,
-			      smem_col ? "shared_mem" : "static_smem + dynamic_smem");
-	rc = each_row(t, sql, kernel);
-	sqlite3_free(sql);
-	if (rc)
-		return -1;
-	sql = sqlite3_mprintf("SELECT " GPU_COLS "%s AS name, bytes, src_device, dst_device FROM memcpys "
-			      "WHERE session_id = ?1" MINE("pid") SPAN_IN NAMED, memcpy_name);
-	rc = each_row(t, sql, memcpy_ev);
-	sqlite3_free(sql);
-	if (rc ||
-	    each_row(t, "SELECT " GPU_COLS "'Memset (' || " MEMORY_KIND("mem_kind") " || ')' AS name, bytes FROM memsets "
-		     "WHERE session_id = ?1" MINE("pid") SPAN_IN NAMED, memset_ev) ||
-	    each_row(t, "SELECT pid, start_ns, end_ns, device_id, coalesce(context_id, 0), "
-		     "CASE WHEN stream_id IS NOT NULL AND stream_id NOT IN (-1, 4294967295) THEN stream_id END, "
-		     "coalesce(correlation_id, 0), CASE kind WHEN 1 THEN 'Event Sync' WHEN 2 THEN 'Stream Wait Event' "
-		     "WHEN 3 THEN 'Stream Sync' WHEN 4 THEN 'Context Sync' ELSE 'Unknown Sync' END AS name, "
-		     "coalesce(event_id, 0), coalesce(thread_id, 0) FROM syncs WHERE session_id = ?1" MINE("pid") SPAN_IN NAMED,
-		     sync_ev) ||
-	    each_row(t, "SELECT pid, start_ns, end_ns, coalesce(thread_id, 0), coalesce(correlation_id, 0), "
-		     "coalesce(" STRING("name_id") ", '') AS name, cbid, domain FROM api_calls WHERE session_id = ?1"
-		     MINE("pid") SPAN_IN NAMED, api_ev) ||
-	    each_row(t, "WITH sd AS MATERIALIZED (SELECT pid, stream_id, min(device_id) AS device FROM kernels "
-		     "WHERE session_id = ?1 AND EXISTS (SELECT 1 FROM ranges WHERE session_id = ?1 AND kind = 3) "
-		     "GROUP BY pid, stream_id) "
-		     "SELECT r.pid, start_ns, end_ns, coalesce(thread_id, 0), " STRING("name_id") " AS name, "
-		     STRING("domain_id") ", kind, CASE WHEN kind = 3 THEN sd.device END "
-		     "FROM ranges r LEFT JOIN sd ON sd.pid = r.pid AND sd.stream_id = r.thread_id AND r.kind = 3 "
-		     "WHERE session_id = ?1" MINE("r.pid") " AND coalesce(end_ns, start_ns) >= ?2 AND start_ns <= ?3" NAMED,
-		     range_ev) ||
-	    each_row(t, "SELECT pid, ts_ns, coalesce(thread_id, 0), " STRING("name_id") " AS name, " STRING("domain_id")
-		     " FROM markers WHERE session_id = ?1" MINE("pid") " AND ts_ns BETWEEN ?2 AND ?3" NAMED, marker_ev) ||
-	    each_row(t, "SELECT pid, ts_ns, coalesce(thread_id, 0), coalesce(device_id, 0), op, bytes, address, "
-		     "total_allocated, " MEMORY_KIND("mem_kind") " FROM memory_events WHERE session_id = ?1" MINE("pid")
-		     " AND ts_ns BETWEEN ?2 AND ?3", memory_ev) ||
-	    each_row(t, "SELECT pid, ts_ns, coalesce(thread_id, 0), device_id, bytes, total_allocated, total_reserved, "
-		     STRING("call_id") ", result FROM alloc_failures WHERE session_id = ?1" MINE("pid")
-		     " AND ts_ns BETWEEN ?2 AND ?3", oom_ev) ||
-	    each_row(t, "SELECT pid, ts_ns, device_id, gpu_util, mem_util, mem_used, mem_total, temp_c, power_mw, "
-		     "sm_clock_mhz, energy_mj FROM device_metrics WHERE session_id = ?1" MINE("pid")
-		     " AND ts_ns BETWEEN ?2 AND ?3",
-		     device_metric_ev) ||
-	    each_row(t, "SELECT pid, ts_ns, cpu_pct, rss_bytes, sys_mem_used, sys_mem_total, disk_read_bytes, "
-		     "disk_write_bytes, net_rx_bytes, net_tx_bytes FROM host_metrics "
-		     "WHERE session_id = ?1" MINE("pid") " AND ts_ns BETWEEN ?2 AND ?3", host_metric_ev) ||
-	    each_row(t, "SELECT pid, start_ns, end_ns, coalesce(thread_id, 0), " STRING("name_id") " AS name, flops, "
-		     "external_id, " STRING("dtype_id") " FROM flop_ops WHERE session_id = ?1" MINE("pid") SPAN_IN NAMED,
-		     op_ev))
-		return -1;
-	return 0;
-}
-
-/*
- * The flows: a launch call and the GPU work of its correlation id in the same process, when both are
- * written (the window and the name filters hold for both ends).
- */
-static int write_flows(struct trace *t)
-{
-	static const char *const gpu[][2] = {
-		{ "kernels", STRING("g.name_id") },
-		{ "memcpys", "'Memcpy ' || coalesce((SELECT name FROM copy_kinds WHERE id = g.kind), 'unknown') || ' (' || "
-			     MEMORY_KIND("g.src_kind") " || ' -> ' || " MEMORY_KIND("g.dst_kind") " || ')'" },
-		{ "memsets", "'Memset (' || " MEMORY_KIND("g.mem_kind") " || ')'" },
-	};
 	size_t i;
-	for (i = 0; i < sizeof(gpu) / sizeof(gpu[0]); i++) {
-		char *sql = sqlite3_mprintf(
-			"SELECT a.pid, coalesce(a.thread_id, 0), a.start_ns, g.start_ns, g.device_id, coalesce(g.stream_id, 0) "
-			"FROM api_calls a JOIN %s g ON g.session_id = a.session_id AND g.pid = a.pid "
-			"AND g.correlation_id = a.correlation_id "
-			"WHERE a.session_id = ?1" MINE("a.pid") " AND a.correlation_id <> 0 "
-			"AND a.end_ns >= ?2 AND a.start_ns <= ?3 AND g.end_ns >= ?2 AND g.start_ns <= ?3 "
-			"AND (?4 IS NULL OR (" STRING("a.name_id") " REGEXP ?4 AND %s REGEXP ?4)) "
-			"AND (?5 IS NULL OR NOT (coalesce(" STRING("a.name_id") ", '') REGEXP ?5 OR %s REGEXP ?5))",
-			gpu[i][0], gpu[i][1], gpu[i][1]);
-		int rc = each_row(t, sql, flow_ev);
-		sqlite3_free(sql);
-		if (rc)
+	if (each_row(t, smem_col ? "trace_kernels" : "trace_kernels_v3", kernel))
+		return -1;
+	for (i = 0; i < sizeof(event_views) / sizeof(event_views[0]); i++)
+		if (each_row(t, event_views[i].view, event_views[i].fn))
 			return -1;
-	}
 	return 0;
 }
 
@@ -715,64 +635,39 @@ static void write_names(struct trace *t)
 	}
 }
 
-/*
- * --rank R: its processes into temp.trace_pids, and their node, the only one, numbered 0 (GPU pids are
- * then the devices, as in the rank's own Kineto trace). 0, or -1 with a message.
- */
-static int trace_pids(struct trace *t)
+/* A process of trace_procs into t->procs. */
+static int proc_row(void *ctx, sqlite3_stmt *st)
 {
-	sqlite3_stmt *st;
-	size_t i;
-	if (!t->nprocs)
-		return error("the session has no rank %" PRId64, t->o->rank);
-	if (!(st = db_prepare(t->db, "INSERT OR IGNORE INTO temp.trace_pids VALUES (?)")))
-		return -1;
-	for (i = 0; i < t->nprocs; i++) {
-		sqlite3_bind_int64(st, 1, t->procs[i].pid);
-		if (sqlite3_step(st) != SQLITE_DONE) {
-			sqlite3_finalize(st);
-			return db_error(t->db);
-		}
-		sqlite3_reset(st);
-		t->procs[i].node = 0;
-	}
-	sqlite3_finalize(st);
-	t->nodes = 1;
+	struct trace *t = ctx;
+	struct proc *p;
+	grow_array((void **)&t->procs, &t->procs_alloc, t->nprocs + 1, sizeof(*t->procs));
+	p = &t->procs[t->nprocs++];
+	p->pid = sqlite3_column_int64(st, 0);
+	p->node = sqlite3_column_int64(st, 1);
+	p->host = sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL : xstrdup((const char *)sqlite3_column_text(st, 2));
+	p->rank = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
+	p->program = sqlite3_column_type(st, 4) == SQLITE_NULL ? NULL : xstrdup((const char *)sqlite3_column_text(st, 4));
+	if (p->node + 1 > t->nodes)
+		t->nodes = p->node + 1;
 	return 0;
 }
 
-/* The processes, sorted by pid, with their node and trace pid (of rank R only with --rank R). */
+/*
+ * The processes, sorted by pid, with their node and trace pid (of rank R only with --rank R: their node,
+ * the only one, numbered 0, so GPU pids are then the devices, as in the rank's own Kineto trace).
+ */
 static int load_procs(struct trace *t)
 {
-	sqlite3_stmt *st = db_prepare(t->db,
-		"SELECT n.pid, n.node, nullif(p.hostname, ''), p.rank, p.program FROM temp.gpu_nodes n "
-		"JOIN main.processes p ON p.session_id = n.session_id AND p.pid = n.pid WHERE n.session_id = ? "
-		"ORDER BY n.pid");
-	size_t alloc = 0, i;
-	int rc;
-	if (!st)
+	size_t i;
+	if (rows_each(t->db, "trace_procs", proc_row, t))
 		return -1;
-	sqlite3_bind_int64(st, 1, t->session);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct proc *p;
-		if (t->o->has_rank && (sqlite3_column_type(st, 3) == SQLITE_NULL || sqlite3_column_int64(st, 3) != t->o->rank))
-			continue;
-		grow_array((void **)&t->procs, &alloc, t->nprocs + 1, sizeof(*t->procs));
-		p = &t->procs[t->nprocs++];
-		p->pid = sqlite3_column_int64(st, 0);
-		p->node = sqlite3_column_int64(st, 1);
-		p->host = sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL : xstrdup((const char *)sqlite3_column_text(st, 2));
-		p->rank = sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
-		p->program = sqlite3_column_type(st, 4) == SQLITE_NULL ? NULL
-			     : xstrdup((const char *)sqlite3_column_text(st, 4));
-		if (p->node + 1 > t->nodes)
-			t->nodes = p->node + 1;
+	if (t->o->has_rank) {
+		if (!t->nprocs)
+			return error("the session has no rank %" PRId64, t->o->rank);
+		for (i = 0; i < t->nprocs; i++)
+			t->procs[i].node = 0;
+		t->nodes = 1;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(t->db);
-	if (t->o->has_rank && trace_pids(t))
-		return -1;
 	/*
 	 * GPU pids are below nodes * NODE_PIDS, and viewers read pids as 32-bit numbers (Perfetto): a process
 	 * whose pid is a GPU's, or past 2^31 (a second host's pid + k * 2^32), takes 2^31 + its index.
@@ -784,139 +679,111 @@ static int load_procs(struct trace *t)
 	return 0;
 }
 
-/*
- * The session's start and end, and the first event's time in the window (-1 when the window holds none):
- * the base is that event's whole second.
- */
-static int window(struct trace *t, int64_t *first)
+/* trace_window's row: the window and the first event's time in it (-1 when the window holds none). */
+static int window_row(void *ctx, sqlite3_stmt *st)
 {
-	sqlite3_stmt *st = db_prepare(t->db, "SELECT start_ns, end_ns FROM sessions WHERE id = ?");
-	int64_t start = 0, end = 0;
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, t->session);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		start = sqlite3_column_int64(st, 0);
-		end = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
-	t->from = INT64_MIN;
-	t->to = INT64_MAX;
-	if (t->o->has_from)
-		t->from = t->o->from_end ? end - t->o->from : start + t->o->from;
-	if (t->o->has_to)
-		t->to = t->o->to_end ? end - t->o->to : start + t->o->to;
-	if (t->from > t->to)
-		return error("the window is empty: --from is after --to");
-	st = db_prepare(t->db,
-		"SELECT min(m) FROM (SELECT min(start_ns) AS m FROM kernels WHERE session_id = ?1" MINE("pid") SPAN_IN
-		" UNION ALL SELECT min(start_ns) FROM memcpys WHERE session_id = ?1" MINE("pid") SPAN_IN
-		" UNION ALL SELECT min(start_ns) FROM memsets WHERE session_id = ?1" MINE("pid") SPAN_IN
-		" UNION ALL SELECT min(start_ns) FROM syncs WHERE session_id = ?1" MINE("pid") SPAN_IN
-		" UNION ALL SELECT min(start_ns) FROM api_calls WHERE session_id = ?1" MINE("pid") SPAN_IN
-		" UNION ALL SELECT min(start_ns) FROM ranges WHERE session_id = ?1" MINE("pid") " AND coalesce(end_ns, start_ns) >= ?2"
-		" AND start_ns <= ?3"
-		" UNION ALL SELECT min(ts_ns) FROM markers WHERE session_id = ?1" MINE("pid") " AND ts_ns BETWEEN ?2 AND ?3"
-		" UNION ALL SELECT min(ts_ns) FROM memory_events WHERE session_id = ?1" MINE("pid") " AND ts_ns BETWEEN ?2 AND ?3"
-		" UNION ALL SELECT min(ts_ns) FROM device_metrics WHERE session_id = ?1" MINE("pid") " AND ts_ns BETWEEN ?2 AND ?3"
-		" UNION ALL SELECT min(ts_ns) FROM host_metrics WHERE session_id = ?1" MINE("pid") " AND ts_ns BETWEEN ?2 AND ?3)");
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, t->session);
-	sqlite3_bind_int64(st, 2, t->from);
-	sqlite3_bind_int64(st, 3, t->to);
-	if (t->o->has_rank)
-		sqlite3_bind_int(st, 6, 1);
-	*first = -1;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		*first = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
+	int64_t *w = ctx;
+	w[0] = sqlite3_column_int64(st, 0);
+	w[1] = sqlite3_column_int64(st, 1);
+	if (sqlite3_column_type(st, 2) != SQLITE_NULL)
+		w[2] = sqlite3_column_int64(st, 2);
 	return 0;
 }
 
-/* "deviceProperties": the session's devices as Kineto names their fields (one row per device id). */
-static int write_devices(struct trace *t)
+/* The window (the base is the first event's whole second): 0, or -1 with a message. */
+static int window(struct trace *t, int64_t *first)
 {
-	struct buf *b = &t->out->b;
-	sqlite3_stmt *st = db_prepare(t->db,
-		"SELECT id, name, cc_major, cc_minor, sms, memory_bytes, max_threads_per_sm, max_regs_per_sm, "
-		"max_smem_per_sm FROM devices WHERE session_id = ?1 AND (?2 IS NULL OR pid IN temp.trace_pids) "
-		"GROUP BY id HAVING pid = min(pid) ORDER BY id");
+	int64_t w[3] = { INT64_MIN, INT64_MAX, -1 };
+	if (rows_each(t->db, "trace_window", window_row, w))
+		return -1;
+	if (w[0] > w[1])
+		return error("the window is empty: --from is after --to");
+	*first = w[2];
+	return 0;
+}
+
+/* A device of trace_devices into "deviceProperties", as Kineto names its fields. */
+static int device_row(void *ctx, sqlite3_stmt *st)
+{
 	static const char *const keys[] = { "id", "name", "computeMajor", "computeMinor", "numSms", "totalGlobalMem",
 					    "maxThreadsPerMultiprocessor", "regsPerMultiprocessor",
 					    "sharedMemPerMultiprocessor" };
-	int n = 0, i;
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, t->session);
-	if (t->o->has_rank)
-		sqlite3_bind_int(st, 2, 1);
-	buf_addstr(b, "  \"deviceProperties\": [");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		buf_addstr(b, n++ ? ",\n    {" : "\n    {");
-		for (i = 0; i < 9; i++) {
-			if (sqlite3_column_type(st, i) == SQLITE_NULL)
-				continue;
-			buf_addstr(b, i ? ", " : "");
-			add_str(b, keys[i]);
-			buf_addstr(b, ": ");
-			if (i == 1)
-				add_str(b, (const char *)sqlite3_column_text(st, i));
-			else
-				buf_addi64(b, sqlite3_column_int64(st, i));
-		}
-		buf_addch(b, '}');
+	struct trace *t = ctx;
+	struct buf *b = &t->out->b;
+	int i;
+	buf_addstr(b, t->ndevices++ ? ",\n    {" : "\n    {");
+	for (i = 0; i < 9; i++) {
+		if (sqlite3_column_type(st, i) == SQLITE_NULL)
+			continue;
+		buf_addstr(b, i ? ", " : "");
+		add_str(b, keys[i]);
+		buf_addstr(b, ": ");
+		if (i == 1)
+			add_str(b, (const char *)sqlite3_column_text(st, i));
+		else
+			buf_addi64(b, sqlite3_column_int64(st, i));
 	}
-	sqlite3_finalize(st);
-	buf_addstr(b, n ? "\n  ],\n" : "],\n");
+	buf_addch(b, '}');
 	return 0;
 }
 
-/* The session's ranks (at least 1). */
-static int64_t world_size(struct trace *t)
+/* "deviceProperties": the session's devices (one row per device id). */
+static int write_devices(struct trace *t)
 {
-	sqlite3_stmt *st = db_prepare(t->db, "SELECT count(DISTINCT rank) FROM processes WHERE session_id = ?");
-	int64_t n = 1;
-	if (!st)
-		return n;
-	sqlite3_bind_int64(st, 1, t->session);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 1)
-		n = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return n;
+	struct buf *b = &t->out->b;
+	buf_addstr(b, "  \"deviceProperties\": [");
+	if (rows_each(t->db, "trace_devices", device_row, t))
+		return -1;
+	buf_addstr(b, t->ndevices ? "\n  ],\n" : "],\n");
+	return 0;
+}
+
+static int world_row(void *ctx, sqlite3_stmt *st)
+{
+	int64_t *n = ctx;
+	if (sqlite3_column_int64(st, 0) > 1)
+		*n = sqlite3_column_int64(st, 0);
+	return 0;
+}
+
+/* The session's header fields, as Kineto names them. */
+static int session_row(void *ctx, sqlite3_stmt *st)
+{
+	static const char *const keys[] = { "trace_id", "traceName", "host_name", "gpuprof_source" };
+	struct buf *b = ctx;
+	int i;
+	for (i = 0; i < 4; i++) {
+		if (sqlite3_column_type(st, i) == SQLITE_NULL)
+			continue;
+		buf_addf(b, "  \"%s\": ", keys[i]);
+		add_str(b, (const char *)sqlite3_column_text(st, i));
+		buf_addstr(b, ",\n");
+	}
+	return 1;	/* one session */
 }
 
 /* The document's members before traceEvents: what Kineto writes there, and gpuprof's own. */
 static int write_header(struct trace *t)
 {
 	struct buf *b = &t->out->b;
-	sqlite3_stmt *st = db_prepare(t->db, "SELECT uuid, program, hostname, source FROM sessions WHERE id = ?");
-	int64_t ranks = 0, rank = -1;
+	int64_t ranks = 0, rank = -1, world = 1;
 	size_t i;
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, t->session);
 	buf_addstr(b, "{\n  \"schemaVersion\": 1,\n");
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		static const char *const keys[] = { "trace_id", "traceName", "host_name", "gpuprof_source" };
-		for (i = 0; i < 4; i++) {
-			if (sqlite3_column_type(st, (int)i) == SQLITE_NULL)
-				continue;
-			buf_addf(b, "  \"%s\": ", keys[i]);
-			add_str(b, (const char *)sqlite3_column_text(st, (int)i));
-			buf_addstr(b, ",\n");
-		}
-	}
-	sqlite3_finalize(st);
+	if (rows_each(t->db, "trace_session", session_row, b) < 0)
+		return -1;
 	for (i = 0; i < t->nprocs; i++)
 		if (t->procs[i].rank >= 0) {
 			ranks++;
 			rank = t->procs[i].rank;
 		}
 	/* A trace is one rank's in Kineto: distributedInfo says which, when the session has just one. */
-	if (ranks == 1)
+	if (ranks == 1) {
+		/* The session's ranks (at least 1). */
+		if (rows_each(t->db, "trace_world", world_row, &world))
+			return -1;
 		buf_addf(b, "  \"distributedInfo\": {\"rank\": %" PRId64 ", \"world_size\": %" PRId64 "},\n", rank,
-			 world_size(t));
+			 world);
+	}
 	if (write_devices(t))
 		return -1;
 	buf_addstr(b, "  \"displayTimeUnit\": \"ms\",\n");
@@ -937,16 +804,26 @@ int report_trace(sqlite3 *db, int64_t session, const struct trace_opts *o, const
 	memset(&out, 0, sizeof(out));
 	buf_init(&out.b);
 	t.db = db;
-	t.session = session;
 	t.o = o;
 	t.out = &out;
 	t.first = 1;
 	t.seen = (struct intmap)INTMAP_INIT;
-	/* The statements name temp.trace_pids whether --rank fills it or not. */
-	if (db_exec(db, embed_get("analyze/views.sql")) ||
-	    db_exec(db, "CREATE TEMP TABLE IF NOT EXISTS trace_pids (pid INTEGER PRIMARY KEY)") || load_procs(&t) ||
-	    window(&t, &first))
-		goto done;
+	{
+		/* What analyze/trace.sql's views keep: the session, the window, the names, the rank. */
+		const struct rows_param params[] = {
+			ROWS_INT(":session", session),
+			o->has_from ? (struct rows_param)ROWS_INT(":from", o->from) : (struct rows_param)ROWS_NULL(":from"),
+			ROWS_INT(":from_end", o->from_end),
+			o->has_to ? (struct rows_param)ROWS_INT(":to", o->to) : (struct rows_param)ROWS_NULL(":to"),
+			ROWS_INT(":to_end", o->to_end),
+			ROWS_TEXT(":match", o->match),
+			ROWS_TEXT(":exclude", o->exclude),
+			o->has_rank ? (struct rows_param)ROWS_INT(":rank", o->rank) : (struct rows_param)ROWS_NULL(":rank"),
+		};
+		if (rows_module(db, "trace", params, (int)(sizeof(params) / sizeof(params[0]))) || load_procs(&t) ||
+		    window(&t, &first))
+			goto done;
+	}
 	/* The first event's whole second, as Kineto chooses its base: relative times stay short. */
 	t.base = first < 0 ? 0 : first - first % 1000000000;
 	/* A file is written aside and renamed once whole: a failure or an interrupt leaves PATH as it was. */
@@ -958,7 +835,7 @@ int report_trace(sqlite3 *db, int64_t session, const struct trace_opts *o, const
 		error("%s: cannot write: %s", path, strerror(errno ? errno : ENOMEM));
 		goto done;
 	}
-	if (write_header(&t) || write_events(&t, db_schema_version(db) >= DB_V_SHARED_MEM) || write_flows(&t))
+	if (write_header(&t) || write_events(&t, db_schema_version(db) >= DB_V_SHARED_MEM))
 		goto done;
 	write_names(&t);
 	buf_addstr(&out.b, "\n  ]\n}\n");

@@ -12,7 +12,11 @@ name (from the formats table), and on code that tests a format's id, except wher
   - the first field of an initializer row whose second field is a string: a column's key and title
     ({ "devices", "Devices", C_INT }) or a result table's name and title;
   - one of the EXCEPTIONS below, each with its reason.
-Then it checks the CLI the rows drive: gate options only with their analysis, formats per program.
+Then it checks that report/ renders and does not query: no C file of report/ says SELECT (in any case,
+comments included, as `grep -ci select report/*.c` counts), since what the report reads besides the
+analyses' tables comes from the views of modules under analyze/ (analyze/rows.h), and its HTML charts
+follow tables by their columns' keys and kinds (report/html.c's charts[]), not by their names. Then it
+checks the CLI the rows drive: gate options only with their analysis, formats per program.
 """
 import glob
 import os
@@ -26,12 +30,8 @@ BIN = os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "bin")
 
 # (file, literal): why that file may name that table.
 EXCEPTIONS = {
-    ("report/html.c", "summary"): "the HTML timeline and metrics charts follow the summary table",
-    ("report/html.c", "hotspots"): "the HTML bar chart of the hotspots table, drawn after it",
-    ("report/html.c", "stall_kernels"): "the HTML stacked bars of the stall_kernels table",
-    ("report/html.c", "memory"): "the HTML memory chart, drawn after the memory table",
-    ("report/html.c", "ranks"): "the HTML per-rank bars of the ranks table, drawn after it",
-    ("report/html.c", "host"): "the ranks table's host column: the label of a rank's bar without a rank",
+    ("report/html.c", "host"): "a column key (of the ranks table): the label of a GPU span's bar without a rank",
+    ("report/trace.c", "trace"): "the module analyze/trace.sql, whose views the trace export writes (not the format)",
     ("report/formats.c", "summary"): "the Markdown report's verdicts: the summary table's GPU busy share and kernels",
     ("report/formats.c", "problems"): "the Markdown report shows the problems table (recording problems) unfolded, first",
     ("report/formats.c", "hotspots"): "the Markdown report leads with the hotspots table's top kernels, unfolded",
@@ -103,6 +103,11 @@ def violations(path, src, names):
     return found
 
 
+def sql_lines(src):
+    """The lines of src that say SELECT, in any case, comments and strings included (as grep -ci counts)."""
+    return [i + 1 for i, line in enumerate(src.splitlines()) if "select" in line.lower()]
+
+
 def format_names():
     """The formats' names and aliases, from their rows in lib/table.c."""
     src = open(os.path.join(ROOT, "lib/table.c"), encoding="utf-8").read()
@@ -146,6 +151,14 @@ def main():
         src = os.path.join(ROOT, path)
         if not os.path.exists(src) or f'"{lit}"' not in strip_comments(open(src, encoding="utf-8").read()):
             print(f"rows: note: the exception for \"{lit}\" in {path} is no longer needed")
+    check("checker counts a SELECT in a string and in a comment",
+          sql_lines('x = "SELECT 1";\n/* select */\ny = 2;\n/* querySelectorAll */'), [1, 2, 4])
+    report_c = sorted(glob.glob(os.path.join(ROOT, "report/*.c")))
+    check("report/*.c read", len(report_c) >= 5, True)
+    for f in report_c:
+        rel = os.path.relpath(f, ROOT)
+        check(f"{rel}: no SELECT (report/ renders rows; its queries are modules' views under analyze/)",
+              sql_lines(open(f, encoding="utf-8").read()), [])
     check("C files read (both mains among them)",
           {"analyze/main.c", "report/main.c"} <= {os.path.relpath(f, ROOT) for f in files}, True)
 
