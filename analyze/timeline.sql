@@ -18,14 +18,16 @@ CREATE TEMP VIEW IF NOT EXISTS timeline_span AS SELECT span_start AS start_ns, s
 CREATE TEMP VIEW IF NOT EXISTS timeline_nodes AS
 SELECT n.pid, n.node, n.host, n.rank FROM temp.timeline_args w CROSS JOIN temp.gpu_nodes n WHERE +n.session_id = w.sid;
 
--- GPU work by lane: 0 kernels, 1 copies and memsets; pid, device, stream (-1 unknown), start, end, and
--- what names it: a kernel's strings id, -1000 - copy_kinds id for a copy, -1 for a memset.
-CREATE TEMP VIEW IF NOT EXISTS timeline_ops AS
+-- GPU work by lane (0 kernels, 1 copies and memsets), a view each: pid, device, stream (-1 unknown), start,
+-- end, and what names it: a kernel's strings id, -1000 - copy_kinds id for a copy, -1 for a memset.
+CREATE TEMP VIEW IF NOT EXISTS timeline_kernels AS
 SELECT 0 AS lane, pid, device_id, stream_id, start_ns, end_ns, name_id
-FROM temp.timeline_args w CROSS JOIN kernel_columns WHERE session_id = w.sid
-UNION ALL SELECT 1, pid, device_id, coalesce(stream_id, -1), start_ns, end_ns, -1000 - kind
-FROM temp.timeline_args w CROSS JOIN memcpys WHERE +session_id = w.sid
-UNION ALL SELECT 1, pid, device_id, coalesce(stream_id, -1), start_ns, end_ns, -1
+FROM temp.timeline_args w CROSS JOIN kernel_columns WHERE session_id = w.sid;
+CREATE TEMP VIEW IF NOT EXISTS timeline_memcpys AS
+SELECT 1 AS lane, pid, device_id, coalesce(stream_id, -1) AS stream_id, start_ns, end_ns, -1000 - kind AS name_id
+FROM temp.timeline_args w CROSS JOIN memcpys WHERE +session_id = w.sid;
+CREATE TEMP VIEW IF NOT EXISTS timeline_memsets AS
+SELECT 1 AS lane, pid, device_id, coalesce(stream_id, -1) AS stream_id, start_ns, end_ns, -1 AS name_id
 FROM temp.timeline_args w CROSS JOIN memsets WHERE +session_id = w.sid;
 
 -- NVTX ranges: host ones (kinds 1 push/pop, 2 start/end) by process and thread, then GPU-side ones (3) by

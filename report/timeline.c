@@ -187,20 +187,26 @@ static struct lane *lane_get(struct tl *c, struct lane **last, int64_t node, int
 /* Kernels, copies and memsets into their lanes. */
 static int ops_read(struct tl *c, int64_t t0)
 {
+	static const char *const views[] = { "timeline_kernels", "timeline_memcpys", "timeline_memsets" };
 	struct lane *last = NULL;
-	sqlite3_stmt *st;
-	int rc;
-	if (!(st = rows_open(c->db, "timeline_ops")))
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *nn;
-		int64_t node = node_find(c, sqlite3_column_int64(st, 1), &nn);
-		int64_t s = sqlite3_column_int64(st, 4) - t0, e = sqlite3_column_int64(st, 5) - t0;
-		struct lane *l = lane_get(c, &last, node, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
-		ivs_add(&l->ops[sqlite3_column_int(st, 0)], s, e, sqlite3_column_int(st, 6), 0);
-		l->busy += e > s ? e - s : 0;
+	size_t v;
+	for (v = 0; v < sizeof(views) / sizeof(views[0]); v++) {
+		sqlite3_stmt *st;
+		int rc;
+		if (!(st = rows_open(c->db, views[v])))
+			return -1;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			const char *nn;
+			int64_t node = node_find(c, sqlite3_column_int64(st, 1), &nn);
+			int64_t s = sqlite3_column_int64(st, 4) - t0, e = sqlite3_column_int64(st, 5) - t0;
+			struct lane *l = lane_get(c, &last, node, sqlite3_column_int64(st, 2), sqlite3_column_int64(st, 3));
+			ivs_add(&l->ops[sqlite3_column_int(st, 0)], s, e, sqlite3_column_int(st, 6), 0);
+			l->busy += e > s ? e - s : 0;
+		}
+		if (rows_end(st, rc))
+			return -1;
 	}
-	return rows_end(st, rc);
+	return 0;
 }
 
 /*

@@ -157,6 +157,18 @@ def check_report(tmp, db, name, min_svg):
         ok(f"{name}: section {k}", f'id="t-{k}"' in dom, "missing")
     ok(f"{name}: svg charts", p.tags.get("svg", 0) >= min_svg, f"{p.tags.get('svg', 0)} < {min_svg}")
     ok(f"{name}: hotspot bars", 'id="c-hotspots"' in dom)
+    # Each chart follows the table whose columns it draws (report/html.c's charts[]): the session over time
+    # after the summary (start_ns and end_ns), the bars after the first table of names with total_ns, ...
+    after, last = {}, None
+    for sid in re.findall(r'<section id="([^"]+)">', src):
+        if sid.startswith("t-"):
+            last = sid
+        else:
+            after[sid] = last
+    want = {"c-timeline": "t-summary", "c-metrics": "t-summary", "c-hotspots": "t-hotspots",
+            "c-stalls": "t-stall_kernels", "c-memory": "t-memory", "c-ranks": "t-ranks"}
+    charts = sorted(set(after) | {"c-timeline", "c-hotspots"})
+    check(f"{name}: each chart after its table", {c: after.get(c) for c in charts}, {c: want[c] for c in charts})
     if "ranks" in shown:  # a session of several GPUs: per rank a stacked bar, and the verdict under the table
         chart = re.search(r'<section id="c-ranks">(.*?)</section>', dom, re.S)
         bars = re.findall(r'<text x="\d+" y="\d+" text-anchor="end">([^<]*)</text>', chart.group(1)) if chart else []

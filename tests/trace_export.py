@@ -316,12 +316,43 @@ def check_ranks(tmp):
     check("ranks4: well-formed Trace Event Format", (r.returncode, r.stdout.decode().splitlines()[:-1]), (0, []))
 
 
+def check_shell(tmp):
+    """The export's rows are analyze/trace.sql's views, which sqlite3 users read the same: with the extension
+    loaded and :session set, each view has as many rows as the export has events of its kind."""
+    if not shutil.which("sqlite3"):
+        print("trace_export: sqlite3 is absent: the views through the sqlite3 shell are skipped")
+        return
+    db, out = os.path.join(tmp, "demo.a.db"), os.path.join(tmp, "demo.json.gz")
+    ext = os.path.join(checks.ROOT, os.environ.get("GPUPROF_BUILD", "build"), "lib", "gpuprof_sqlite")
+    views = ("trace_kernels", "trace_memcpys", "trace_memsets", "trace_syncs", "trace_api_calls", "trace_ranges",
+             "trace_memory_events", "trace_device_metrics", "trace_kernel_flows", "trace_memcpy_flows",
+             "trace_memset_flows")
+    r = subprocess.run(["sqlite3", "-readonly", db, "-cmd", ".load " + ext, "-cmd", ".parameter set :session 1",
+                        "-cmd", ".read " + os.path.join(checks.ROOT, "analyze", "views.sql"),
+                        "-cmd", ".read " + os.path.join(checks.ROOT, "analyze", "trace.sql"),
+                        "SELECT " + ", ".join(f"(SELECT count(*) FROM temp.{v})" for v in views)],
+                       capture_output=True, text=True)
+    got = dict(zip(views, map(int, r.stdout.strip().split("|")))) if r.returncode == 0 else {}
+    check("sqlite3 shell: analyze/trace.sql runs", (r.returncode, r.stderr), (0, ""))
+    n = Counter(e.get("cat") for e in events(out)["traceEvents"])
+    check("sqlite3 shell: each view's rows are the export's events of its kind",
+          got and [got["trace_kernels"], got["trace_memcpys"], got["trace_memsets"], got["trace_syncs"],
+                   got["trace_api_calls"], got["trace_ranges"], got["trace_memory_events"],
+                   got["trace_device_metrics"],
+                   2 * (got["trace_kernel_flows"] + got["trace_memcpy_flows"] + got["trace_memset_flows"])],
+          [n["kernel"], n["gpu_memcpy"], n["gpu_memset"], n["cuda_sync"], n["cuda_runtime"] + n["cuda_driver"],
+           n["user_annotation"] + n["gpu_user_annotation"] - scalar(db, "SELECT count(*) FROM markers"),
+           n["cpu_instant_event"] - scalar(db, "SELECT count(*) FROM alloc_failures"), n["device_metrics"],
+           n["ac2g"]])
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="gpuprof-trace-")
     try:
         demo = os.path.join(checks.ROOT, "tests", "data", "demo-session")
         round_trip("demo", demo, tmp)
         check_tef(tmp)
+        check_shell(tmp)
         check_options(os.path.join(tmp, "demo.a.db"), tmp)
         check_ranks(tmp)
         # Ops with FLOP counts (a with_flops trace), and host samples with the system's I/O counters.
