@@ -36,10 +36,11 @@ EMBED = schemas/session.sql schemas/views.sql $(wildcard schemas/migrate-*.sql) 
 # ingest's sink (the write side) and readers' helpers, which the tests and fuzzers link too.
 ENGINE_SRC = $(filter-out analyze/ext/sqlext_load.c,$(wildcard analyze/ext/*.c))
 SINK_SRC = $(wildcard ingest/sink*.c) ingest/nvtx_op.c ingest/jstream.c ingest/lines.c
-LIB_SRC = $(filter-out lib/gpuprof.c,$(wildcard lib/*.c)) $(ENGINE_SRC) $(SINK_SRC)
+# (analyze/module.c, the module header's parser, too: gpuprof_module reads headers in the engine.)
+LIB_SRC = $(filter-out lib/gpuprof.c,$(wildcard lib/*.c)) $(ENGINE_SRC) analyze/module.c $(SINK_SRC)
 LIB_OBJ = $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/embedded.o
 INGEST_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(filter-out $(SINK_SRC),$(wildcard ingest/*.c)))
-ANALYZE_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(filter-out analyze/main.c,$(wildcard analyze/*.c)))
+ANALYZE_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(filter-out analyze/main.c analyze/module.c,$(wildcard analyze/*.c)))
 REPORT_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(wildcard report/*.c))
 UNIT_SRC = $(wildcard tests/unit/*.c)
 
@@ -75,10 +76,12 @@ endif
 # linked-in copy is, in tests/unit/test_sqlext.c).
 EXTENSION = $(B)/lib/gpuprof_sqlite.so
 EXT_SRC = analyze/ext/sqlext_load.c analyze/ext/sqlext.c analyze/ext/sqlext_vtab.c analyze/ext/sqlext_busy.c analyze/ext/sqlext_launch.c analyze/ext/sqlext_exec.c analyze/ext/sqlext_classes.c \
-	  analyze/ext/sqlext_window.c analyze/ext/sqlext_fmt.c analyze/ext/sqlext_memory.c analyze/ext/sqlext_nest.c analyze/ext/sqlext_ops.c analyze/ext/sqlext_nodes.c analyze/ext/sqlext_peaks.c lib/intmap.c lib/colstore.c lib/records.c analyze/ext/dstats.c analyze/ext/spans.c \
+	  analyze/ext/sqlext_window.c analyze/ext/sqlext_fmt.c analyze/ext/sqlext_memory.c analyze/ext/sqlext_nest.c analyze/ext/sqlext_ops.c analyze/ext/sqlext_nodes.c analyze/ext/sqlext_peaks.c analyze/ext/sqlext_module.c analyze/module.c lib/intmap.c lib/colstore.c lib/records.c analyze/ext/dstats.c analyze/ext/spans.c \
 	  lib/symname.c lib/table.c lib/json.c lib/utf8.c lib/util.c lib/embed.c $(B)/gen/ext_embedded.c
-# What the extension embeds: the views it makes (the programs embed everything, EMBED).
-EXT_EMBED = schemas/views-ext.sql
+# What the extension embeds: the views it makes, and the analyses' modules and data files that
+# gpuprof_module runs and binds (the programs embed everything, EMBED).
+EXT_EMBED = schemas/views-ext.sql $(wildcard analyze/*.sql) analyze/kernel-classes.rules analyze/gpu-peaks.rules \
+	    analyze/stall-reasons.txt
 EXT_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -fPIC -fvisibility=hidden \
 	     -DGPUPROF_SQLITE_LOADABLE
 
@@ -103,7 +106,7 @@ $(B)/gen/embedded.c: $(B)/bin/bin2c $(EMBED)
 	@echo "  GEN     $@"
 	$(Q)$(B)/bin/bin2c $@ $(EMBED)
 
-$(B)/gen/ext_embedded.c: $(B)/bin/bin2c $(EXT_EMBED)
+$(B)/gen/ext_embedded.c: $(B)/bin/bin2c $(EXT_EMBED) Makefile
 	@mkdir -p $(@D)
 	@echo "  GEN     $@"
 	$(Q)$(B)/bin/bin2c $@ $(EXT_EMBED)
@@ -268,7 +271,7 @@ FUZZ_READERS = ndjson kineto nsys
 FUZZ_NAMES = $(filter-out $(if $(HAVE_CUPTI),,activity),$(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_TARGETS = $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%) $(FUZZ_READERS:%=$(B)/fuzz/fuzz_%_db)
 FUZZ_PRODUCT = $(LIB_SRC) $(filter-out ingest/main.c $(SINK_SRC),$(wildcard ingest/*.c)) $(filter-out report/main.c,$(wildcard report/*.c)) \
-	       $(filter-out analyze/main.c,$(wildcard analyze/*.c)) $(if $(HAVE_CUPTI),collector/activity.c collector/wire.c)
+	       $(filter-out analyze/main.c analyze/module.c,$(wildcard analyze/*.c)) $(if $(HAVE_CUPTI),collector/activity.c collector/wire.c)
 FUZZ_OBJ = $(FUZZ_PRODUCT:%.c=$(B)/fuzz/obj/%.o) $(B)/fuzz/obj/gen/embedded.o
 FUZZ_LIBS = $(LIBS) -lxlsxwriter $(if $(HAVE_CUPTI),$(CUPTI_LIBS) -lstdc++)
 
