@@ -112,6 +112,8 @@ static int publish(sqlite3 *db, const struct analysis_opts *o, struct data_texts
 	if (rc != SQLITE_DONE)
 		return step_error(st);
 	sqlite3_finalize(st);
+	/* None of them is a default gpuprof_module put there and may compute again (absent the first time). */
+	sqlite3_exec(db, "DELETE FROM temp.gpuprof_defaults", NULL, NULL, NULL);
 	return 0;
 }
 

@@ -16,7 +16,9 @@
  *   - runs the modules it includes (`-- include:`, transitively, each after its own includes) that have
  *     not run on this connection with the same parameters: temp.gpuprof_modules(name, signature) says
  *     which did (a rolled-back transaction forgets them with what they made). Their statements are bound
- *     from temp.sqlite_parameters as the shell binds a statement (NULL for a parameter not there).
+ *     from temp.sqlite_parameters as the shell binds a statement (NULL for a parameter not there). NAME
+ *     itself runs too when it is a prelude (`-- module:`): gpuprof_module('memory-events') gives a
+ *     query of one's own the memory tables.
  * gpuprof-analyze runs the same statement after writing its own bindings into temp.sqlite_parameters
  * (analyze/script.c), so there the defaults fill in nothing and the includes see its options.
  *
@@ -239,24 +241,47 @@ static int bind_params(sqlite3 *db, sqlite3_stmt *st)
 	return sqlite3_finalize(q);
 }
 
-/* One value: `INSERT OR IGNORE` key with the value of sql (a SELECT of one column) and its parameter ?1. */
+/*
+ * A default: key with the value of sql (an expression, or a SELECT of one column, that may read ?1: arg,
+ * as text), unless temp.sqlite_parameters has key; temp.gpuprof_defaults records what it put there
+ * (defaults_forget takes it out again before the next call).
+ */
 static int param_default(sqlite3 *db, const char *key, const char *sql, const char *arg, char *msg, size_t n)
 {
 	char text[512];
 	sqlite3_stmt *st;
 	int rc;
-	snprintf(text, sizeof(text), "INSERT OR IGNORE INTO temp.sqlite_parameters(key, value) SELECT '%s', (%s)", key,
-		 sql);
+	snprintf(text, sizeof(text), "INSERT OR IGNORE INTO temp.sqlite_parameters(key, value) SELECT ?2, (%s)", sql);
 	if ((rc = sqlite3_prepare_v2(db, text, -1, &st, NULL)) == SQLITE_OK) {
 		if (arg)
 			sqlite3_bind_text(st, 1, arg, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
 		rc = sqlite3_step(st);
 		sqlite3_finalize(st);
+		if (rc == SQLITE_DONE && sqlite3_changes(db) == 1 &&
+		    (rc = sqlite3_prepare_v2(db, "REPLACE INTO temp.gpuprof_defaults SELECT key, value FROM "
+					     "temp.sqlite_parameters WHERE key = ?1", -1, &st, NULL)) == SQLITE_OK) {
+			sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+			rc = sqlite3_step(st);
+			sqlite3_finalize(st);
+		}
 		if (rc == SQLITE_DONE)
 			return SQLITE_OK;
 	}
 	snprintf(msg, n, "%s: %s", key, sqlite3_errmsg(db));
 	return rc;
+}
+
+/*
+ * Take out the defaults an earlier call put into temp.sqlite_parameters and that are still as it put
+ * them, so that this call computes them again (:folded after :short changed, :session after an ingest);
+ * what was set since stays.
+ */
+static int defaults_forget(sqlite3 *db, char *msg, size_t n)
+{
+	return run_sql(db, "DELETE FROM temp.sqlite_parameters WHERE EXISTS (SELECT 1 FROM temp.gpuprof_defaults d "
+		       "WHERE d.key = sqlite_parameters.key AND d.value IS sqlite_parameters.value); "
+		       "DELETE FROM temp.gpuprof_defaults", msg, n);
 }
 
 /* Whether temp.sqlite_parameters has key. */
@@ -320,38 +345,25 @@ static int option_defaults(sqlite3 *db, const struct module *m, const char *text
 	int i, rc = SQLITE_OK;
 	for (i = 0; i < m->nparams; i++) {
 		const struct module_param *o = &m->params[i];
-		char key[128], given[160];
-		sqlite3_stmt *st;
+		char key[128], given[160], *end;
+		const char *as = "NULL";
 		snprintf(key, sizeof(key), ":%s", o->name);
 		snprintf(given, sizeof(given), ":%s_given", o->name);
 		if (names_param(text, given) &&
 		    (rc = param_default(db, given, param_set(db, key) ? "1" : "0", NULL, msg, n)) != SQLITE_OK)
 			return rc;
-		if ((rc = sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO temp.sqlite_parameters(key, value) VALUES (?1, ?2)",
-					     -1, &st, NULL)) != SQLITE_OK)
-			break;
-		sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-		if (o->def) {
-			char *end;
-			long long v = strtoll(o->def, &end, 10);
-			double d;
-			if (*o->def && !*end) {
-				sqlite3_bind_int64(st, 2, v);
-			} else if ((d = strtod(o->def, &end)), *o->def && !*end) {
-				sqlite3_bind_double(st, 2, d);
-			} else {
-				sqlite3_bind_text(st, 2, o->def, -1, SQLITE_TRANSIENT);
-			}
+		/* DEFAULT as an integer or a real where the whole of it reads as one (as gpuprof-analyze binds it). */
+		if (o->def && *o->def) {
+			(void)strtoll(o->def, &end, 10);
+			if (!*end)
+				as = "CAST(?1 AS INTEGER)";
+			else
+				as = ((void)strtod(o->def, &end), !*end) ? "CAST(?1 AS REAL)" : "?1";
 		}
-		rc = sqlite3_step(st);
-		sqlite3_finalize(st);
-		if (rc != SQLITE_DONE)
-			break;
-		rc = SQLITE_OK;
+		if ((rc = param_default(db, key, as, o->def, msg, n)) != SQLITE_OK)
+			return rc;
 	}
-	if (rc != SQLITE_OK && i < m->nparams)
-		snprintf(msg, n, ":%s: %s", m->params[i].name, sqlite3_errmsg(db));
-	return rc;
+	return SQLITE_OK;
 }
 
 /* The data files the modules of p name (their text, and file name where they have one). */
@@ -541,7 +553,9 @@ static int module_prepare(sqlite3 *db, const char *name, char *msg, size_t n)
 	}
 	if ((rc = run_sql(db, "CREATE TEMP TABLE IF NOT EXISTS name_groups(ord INTEGER PRIMARY KEY, name TEXT, "
 			  "pattern TEXT); CREATE TEMP TABLE IF NOT EXISTS gpuprof_modules(name TEXT PRIMARY KEY, "
-			  "signature TEXT) WITHOUT ROWID", msg, n)) != SQLITE_OK ||
+			  "signature TEXT) WITHOUT ROWID; CREATE TEMP TABLE IF NOT EXISTS gpuprof_defaults(key TEXT "
+			  "PRIMARY KEY, value) WITHOUT ROWID", msg, n)) != SQLITE_OK ||
+	    (rc = defaults_forget(db, msg, n)) != SQLITE_OK ||
 	    (rc = common_defaults(db, msg, n)) != SQLITE_OK ||
 	    (rc = option_defaults(db, &p.top, module_text(name, file, sizeof(file)), msg, n)) != SQLITE_OK ||
 	    (rc = file_defaults(db, &p, msg, n)) != SQLITE_OK)
@@ -550,7 +564,8 @@ static int module_prepare(sqlite3 *db, const char *name, char *msg, size_t n)
 		goto done;
 	if (p.top.kernel_cache && (rc = run_sql(db, "SELECT gpuprof_kernel_cache(1)", msg, n)) != SQLITE_OK)
 		goto done;
-	for (i = 0; i < p.n - 1 && rc == SQLITE_OK; i++) {
+	/* An analysis's own statements are the caller's; a prelude asked for by name runs too. */
+	for (i = 0; i < p.n - p.top.is_analysis && rc == SQLITE_OK; i++) {
 		const char *text = module_text(p.names[i], file, sizeof(file));
 		struct buf sig;
 		buf_init(&sig);
