@@ -1,6 +1,6 @@
 /*
  * gpuprof-analyze: run one analysis over session.db. What each analysis takes beyond the common options
- * (its own options, a gate, a baseline) comes from its row in the analyses table; the formats come from
+ * (its own options, a gate, a baseline) comes from its header, in the analyses table; the formats come from
  * the formats table.
  */
 #include "analysis.h"
