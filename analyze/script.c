@@ -662,12 +662,30 @@ int analysis_baseline(sqlite3 *db, struct analysis_opts *o)
 }
 
 
+/*
+ * Whether text's first statement is the module statement, `SELECT * FROM gpuprof_module('NAME');` (every
+ * shipped analysis's), which runs its includes itself (analyze/ext/sqlext_module.c).
+ */
+static int runs_includes(const char *text)
+{
+	static const char stmt[] = "SELECT * FROM gpuprof_module(";
+	const char *s = text;
+	for (;;) {
+		while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+			s++;
+		if (s[0] != '-' || s[1] != '-')
+			return !strncmp(s, stmt, sizeof(stmt) - 1);
+		while (*s && *s != '\n')
+			s++;
+	}
+}
+
 int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_opts *o, struct tables *out)
 {
 	struct analysis_opts mo = *o;
 	int i;
 	mo.module = a->module;
-	for (i = 0; i < a->nincludes; i++)
+	for (i = 0; i < a->nincludes && !runs_includes(a->text); i++)
 		if (script_run(db, a->includes[i].text, &mo, NULL, 0, out))
 			return -1;
 	return script_run(db, a->text, &mo, a->tables, a->ntables, out);

@@ -349,6 +349,8 @@ static int option_defaults(sqlite3 *db, const struct module *m, const char *text
 		const char *as = "NULL";
 		snprintf(key, sizeof(key), ":%s", o->name);
 		snprintf(given, sizeof(given), ":%s_given", o->name);
+		if (!names_param(text, key))
+			continue;	/* one the program reads (--baseline FILE) */
 		if (names_param(text, given) &&
 		    (rc = param_default(db, given, param_set(db, key) ? "1" : "0", NULL, msg, n)) != SQLITE_OK)
 			return rc;
@@ -557,10 +559,9 @@ static int module_prepare(sqlite3 *db, const char *name, char *msg, size_t n)
 			  "PRIMARY KEY, value) WITHOUT ROWID", msg, n)) != SQLITE_OK ||
 	    (rc = defaults_forget(db, msg, n)) != SQLITE_OK ||
 	    (rc = common_defaults(db, msg, n)) != SQLITE_OK ||
+	    (p.top.needs_baseline && (rc = baseline(db, msg, n)) != SQLITE_OK) ||
 	    (rc = option_defaults(db, &p.top, module_text(name, file, sizeof(file)), msg, n)) != SQLITE_OK ||
 	    (rc = file_defaults(db, &p, msg, n)) != SQLITE_OK)
-		goto done;
-	if (p.top.needs_baseline && (rc = baseline(db, msg, n)) != SQLITE_OK)
 		goto done;
 	if (p.top.kernel_cache && (rc = run_sql(db, "SELECT gpuprof_kernel_cache(1)", msg, n)) != SQLITE_OK)
 		goto done;
