@@ -258,6 +258,13 @@ def options(db, names):
     for name, params, args in cases:
         if name in names:
             same_output(f"options: {name} {' '.join(args)}", db, name, params, args)
+    # The issue's second command line as it is (list mode: cells joined by |, no header).
+    p = subprocess.run([SQLITE, db, "-cmd", f".load {EXT}", "-cmd", ".parameter set :top 5",
+                        ".read analyze/hotspots.sql"], capture_output=True, text=True, cwd=ROOT)
+    want = analyze_tables(db, "hotspots", ["--top", "5"])
+    if want:
+        check("the issue's second command line: the top 5 kernels' names",
+              [line.rsplit("|", 1)[-1] for line in p.stdout.splitlines()], [r[-1] for r in want[0][1]])
     # --group NAME=RE is a row of temp.name_groups in the shell.
     same_output("options: hotspots --group", db, "hotspots", args=["--group", "gemm=gemm", "--group", "elt=elementwise"],
                 cmds=["CREATE TEMP TABLE name_groups(ord INTEGER PRIMARY KEY, name TEXT, pattern TEXT)",
