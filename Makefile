@@ -36,10 +36,11 @@ EMBED = schemas/session.sql schemas/views.sql $(wildcard schemas/migrate-*.sql) 
 # ingest's sink (the write side) and readers' helpers, which the tests and fuzzers link too.
 ENGINE_SRC = $(filter-out analyze/ext/sqlext_load.c,$(wildcard analyze/ext/*.c))
 SINK_SRC = $(wildcard ingest/sink*.c) ingest/nvtx_op.c ingest/jstream.c ingest/lines.c
-LIB_SRC = $(filter-out lib/gpuprof.c,$(wildcard lib/*.c)) $(ENGINE_SRC) $(SINK_SRC)
+# (analyze/module.c, the module header's parser, too: gpuprof_module reads headers in the engine.)
+LIB_SRC = $(filter-out lib/gpuprof.c,$(wildcard lib/*.c)) $(ENGINE_SRC) analyze/module.c $(SINK_SRC)
 LIB_OBJ = $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/embedded.o
 INGEST_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(filter-out $(SINK_SRC),$(wildcard ingest/*.c)))
-ANALYZE_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(filter-out analyze/main.c,$(wildcard analyze/*.c)))
+ANALYZE_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(filter-out analyze/main.c analyze/module.c,$(wildcard analyze/*.c)))
 REPORT_OBJ = $(patsubst %.c,$(B)/obj/%.o,$(wildcard report/*.c))
 UNIT_SRC = $(wildcard tests/unit/*.c)
 
@@ -75,10 +76,12 @@ endif
 # linked-in copy is, in tests/unit/test_sqlext.c).
 EXTENSION = $(B)/lib/gpuprof_sqlite.so
 EXT_SRC = analyze/ext/sqlext_load.c analyze/ext/sqlext.c analyze/ext/sqlext_vtab.c analyze/ext/sqlext_busy.c analyze/ext/sqlext_launch.c analyze/ext/sqlext_exec.c analyze/ext/sqlext_classes.c \
-	  analyze/ext/sqlext_window.c analyze/ext/sqlext_fmt.c analyze/ext/sqlext_memory.c analyze/ext/sqlext_nest.c analyze/ext/sqlext_ops.c analyze/ext/sqlext_nodes.c analyze/ext/sqlext_peaks.c lib/intmap.c lib/colstore.c lib/records.c analyze/ext/dstats.c analyze/ext/spans.c \
+	  analyze/ext/sqlext_window.c analyze/ext/sqlext_fmt.c analyze/ext/sqlext_memory.c analyze/ext/sqlext_nest.c analyze/ext/sqlext_ops.c analyze/ext/sqlext_nodes.c analyze/ext/sqlext_peaks.c analyze/ext/sqlext_module.c analyze/module.c lib/intmap.c lib/colstore.c lib/records.c analyze/ext/dstats.c analyze/ext/spans.c \
 	  lib/symname.c lib/table.c lib/json.c lib/utf8.c lib/util.c lib/embed.c $(B)/gen/ext_embedded.c
-# What the extension embeds: the views it makes (the programs embed everything, EMBED).
-EXT_EMBED = schemas/views-ext.sql
+# What the extension embeds: the views it makes, and the analyses' modules and the data files they read,
+# which gpuprof_module runs and binds (the programs embed everything, EMBED; make install installs them).
+ANALYZE_FILES = $(wildcard analyze/*.sql) analyze/kernel-classes.rules analyze/gpu-peaks.rules analyze/stall-reasons.txt
+EXT_EMBED = schemas/views-ext.sql $(ANALYZE_FILES)
 EXT_CFLAGS = $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -fPIC -fvisibility=hidden \
 	     -DGPUPROF_SQLITE_LOADABLE
 
@@ -119,7 +122,7 @@ $(B)/gen/embedded.c: $(B)/bin/bin2c $(EMBED) $(B)/gen/modules.ok
 	@echo "  GEN     $@"
 	$(Q)$(B)/bin/bin2c $@ $(EMBED)
 
-$(B)/gen/ext_embedded.c: $(B)/bin/bin2c $(EXT_EMBED)
+$(B)/gen/ext_embedded.c: $(B)/bin/bin2c $(EXT_EMBED) Makefile
 	@mkdir -p $(@D)
 	@echo "  GEN     $@"
 	$(Q)$(B)/bin/bin2c $@ $(EXT_EMBED)
@@ -284,7 +287,7 @@ FUZZ_READERS = ndjson kineto nsys
 FUZZ_NAMES = $(filter-out $(if $(HAVE_CUPTI),,activity),$(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c)))
 FUZZ_TARGETS = $(FUZZ_NAMES:%=$(B)/fuzz/fuzz_%) $(FUZZ_READERS:%=$(B)/fuzz/fuzz_%_db)
 FUZZ_PRODUCT = $(LIB_SRC) $(filter-out ingest/main.c $(SINK_SRC),$(wildcard ingest/*.c)) $(filter-out report/main.c,$(wildcard report/*.c)) \
-	       $(filter-out analyze/main.c,$(wildcard analyze/*.c)) $(if $(HAVE_CUPTI),collector/activity.c collector/wire.c)
+	       $(filter-out analyze/main.c analyze/module.c,$(wildcard analyze/*.c)) $(if $(HAVE_CUPTI),collector/activity.c collector/wire.c)
 FUZZ_OBJ = $(FUZZ_PRODUCT:%.c=$(B)/fuzz/obj/%.o) $(B)/fuzz/obj/gen/embedded.o
 FUZZ_LIBS = $(LIBS) -lxlsxwriter $(if $(HAVE_CUPTI),$(CUPTI_LIBS) -lstdc++)
 
@@ -327,7 +330,7 @@ test: deps all $(TEST_PROGRAMS)
 # The suites again under AddressSanitizer and UBSan (.ci/run), from a build of their own (build/sanitize):
 # SANITIZE_SUITES names them (tests/run.sh's names; `units` is every unit program, the fuzz replays
 # included). Leaks are reported too.
-# (Not here: vtab and sqlext load the extension into Debian's sqlite3, install needs the man pages, faults
+# (Not here: vtab, sqlext and modules_shell load the extension into Debian's sqlite3, install needs the man pages, faults
 # preloads its VFS.)
 SANITIZE_SUITES ?= units cases golden truth wire_doc nsys nsys_rows nsys_stats rows modules views ranks stalls csv md \
 		   xlsx kineto analyses compare collector atomic parallel classes memory report_schema trace_export \
@@ -388,8 +391,9 @@ gpu-peers: all
 	@tests/gpu/peers.sh
 
 # The programs, their man pages and bash completion (scripts/gpuprof-completion.bash, under each program's
-# name, as bash-completion looks them up), the collector, the SQLite extension and the schemas (the
-# warehouse's tables and queries too).
+# name, as bash-completion looks them up), the collector, the SQLite extension, the analyses' modules and
+# the data files they read (share/gpuprof/analyze: `.read` them in sqlite3 with the extension loaded) and
+# the schemas (the warehouse's tables and queries too).
 COMPLETIONS = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
 install: all man
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(COMPLETIONS)
@@ -408,6 +412,12 @@ endif
 	install -d $(DESTDIR)$(PREFIX)/share/gpuprof
 	install -m 644 schemas/session.sql schemas/views.sql schemas/wire-format.md schemas/report-json.md \
 		$(DESTDIR)$(PREFIX)/share/gpuprof/
+	install -d $(DESTDIR)$(PREFIX)/share/gpuprof/analyze
+	install -m 644 $(ANALYZE_FILES) $(DESTDIR)$(PREFIX)/share/gpuprof/analyze/
+ifneq ($(wildcard analyze/ref/*.sql),)
+	install -d $(DESTDIR)$(PREFIX)/share/gpuprof/analyze/ref
+	install -m 644 $(wildcard analyze/ref/*.sql) $(DESTDIR)$(PREFIX)/share/gpuprof/analyze/ref/
+endif
 	install -d $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/queries/postgres \
 		$(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/queries/clickhouse
 	install -m 644 schemas/warehouse/*.sql $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/

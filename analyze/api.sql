@@ -29,6 +29,7 @@
 --
 -- Grouped by name id in C by api_stats (analyze/ext/sqlext_vtab.c, kernel_stats' statistics over api_columns, the
 -- column chunks): SQLite's GROUP BY sorted the 5.3M calls of the 5M-kernel bench session (2.8 s).
+SELECT * FROM gpuprof_module('api');
 WITH g AS (
 	SELECT name_id, calls, total_ns AS total, avg_ns AS mean, med_ns AS med, min_ns AS lo, max_ns AS hi,
 	       stddev_ns AS sd

@@ -37,6 +37,7 @@
 -- bench session the first of them, one GROUP BY device_id, class, takes 6.1 s of CPU; kernel_busy gives
 -- every figure in 0.44 s.
 -- The title says which: per GPU, or summed over devices (a heading statement).
+SELECT * FROM gpuprof_module('classes');
 SELECT CASE WHEN (SELECT nodes > 1 FROM temp.gpu_sessions WHERE session_id = :session)
 	    THEN 'Kernel classes per GPU: busy time and overlap' END AS _title;
 

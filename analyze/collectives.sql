@@ -16,6 +16,7 @@
 -- first, says how), per collective name: ops counts operations, not kernels (the i-th of a name on each
 -- GPU is one), ranks the GPUs that ran it; total_ns and med_ns are over every GPU's kernels of the name;
 -- max_skew_ns the largest skew of an operation (its last GPU's start minus its first's). Busiest first.
+SELECT * FROM gpuprof_module('collectives');
 SELECT (SELECT c.name FROM temp.name_classes c WHERE c.id = k.name) AS name, count(DISTINCT k.i) AS ops, count(DISTINCT k.node || ':' || k.device) AS ranks,
        sum(k.dur_ns) AS total_ns, median(k.dur_ns) AS med_ns,
        (SELECT max(o.last_ns - o.first_ns) FROM comm_ops o WHERE o.name = k.name AND o.gpus > 1) AS max_skew_ns,

@@ -112,6 +112,7 @@
 -- the range paths of views.sql.
 --
 -- Statement 1: the sides, baseline 0 and new 1.
+SELECT * FROM gpuprof_module('compare');
 DROP TABLE IF EXISTS temp.cmp_sides;
 CREATE TEMP TABLE cmp_sides(side INTEGER PRIMARY KEY, schema TEXT, session INTEGER);
 INSERT INTO temp.cmp_sides VALUES (0, 'base', :base_session), (1, 'main', :session);

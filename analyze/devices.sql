@@ -24,6 +24,7 @@
 -- A GPU is its node's (host, rank; views.sql) and its device number: two ranks' device 0 are two rows.
 -- In a session of several nodes, a declared device that ran nothing is left out: each rank of a host
 -- declares every GPU of the host, and those it did not use are the other ranks'.
+SELECT * FROM gpuprof_module('devices');
 WITH props AS (
 	SELECT coalesce(n.node, 0) AS node, d.id, sms, memory_bytes, cc_major || '.' || cc_minor AS cc, name,
 	       row_number() OVER (PARTITION BY coalesce(n.node, 0), d.id ORDER BY d.pid) AS nth

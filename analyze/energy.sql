@@ -41,6 +41,7 @@
 --
 -- co2e_g = kwh x --carbon-intensity (grams of CO2e per kWh of the grid that powered the run: the user's
 -- figure, no default); NULL without it.
+SELECT * FROM gpuprof_module('energy');
 DELETE FROM temp.energy_input;
 INSERT INTO temp.energy_input (side, node, device, pid, ts_ns, energy_mj, power_mw)
 SELECT 0, coalesce(g.node, 0), m.device_id, m.pid, m.ts_ns, m.energy_mj, m.power_mw

@@ -44,6 +44,7 @@
 --
 -- Iterations are temp.iterations (analyze/views.sql: ProfilerStep#N, step, iteration, train_step,
 -- Step N; host ranges that ended, kind <> 3) of the op's process; an op belongs to the one it starts in.
+SELECT * FROM gpuprof_module('flops');
 
 -- Statement 1: the peaks file, checked (a malformed line fails the analysis, naming it).
 DROP TABLE IF EXISTS temp.flop_peaks;

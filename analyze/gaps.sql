@@ -27,6 +27,7 @@
 --   gap (0.05 s) and a few chunks for each further one (10 gaps: 0.1 s; 0.6 s when every gap decodes all).
 -- * fmt_ns writes a time as the tables do (C's printf): SQLite's printf('%.3f') rounds some halves the
 --   other way (566141725500 ns: SQLite 566141.726 ms, C 566141.725 ms).
+SELECT * FROM gpuprof_module('gaps');
 WITH longest AS MATERIALIZED (
 	SELECT device_id, start_ns, end_ns, gap_ns, node FROM gpu_gaps
 	WHERE session_id = :session

@@ -34,6 +34,7 @@
 -- C does one thing here, fmt_fixed (analyze/ext/sqlext_fmt.c): the verdict's numbers are printed as C's
 -- printf("%.2f") prints them, the binary value rounded; SQLite 3.40's printf('%.2f') rounds the decimal
 -- digits it makes, so 2675 bytes would read 2.68 kB beside gpuprof's 2.67 kB elsewhere.
+SELECT * FROM gpuprof_module('growth');
 CREATE INDEX IF NOT EXISTS temp.mem_events_at ON mem_events(node, device, ts);
 
 -- The iteration ends of each node (a rank's steps are its own).

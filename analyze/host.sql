@@ -26,6 +26,7 @@
 -- every such step over their summed time (a session whose processes each sampled the system counts each
 -- step once per series, weighted by its time: no bytes counted twice); the maximum the fastest step.
 -- A step whose counter fell (a reset, or a sample without it) is left out. Bytes per second, rounded.
+SELECT * FROM gpuprof_module('host');
 WITH steps AS (
 	SELECT pid, ts_ns, cpu_pct, rss_bytes, sys_mem_used, sys_mem_total,
 	       ts_ns - lag(ts_ns) OVER w AS dt,

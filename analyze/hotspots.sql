@@ -26,6 +26,7 @@
 -- The families of the kernel names --match and --exclude let through (folded form only): a name as
 -- shown is short with --short, then the first --group whose expression matches (temp.name_groups, in
 -- order); a family's key is its first name id (grouping millions of kernels by integers, not names).
+SELECT * FROM gpuprof_module('hotspots');
 DROP TABLE IF EXISTS temp.kernel_families;
 CREATE TEMP TABLE kernel_families(id INTEGER PRIMARY KEY, key INTEGER, name TEXT);
 WITH names(id, shown) AS (

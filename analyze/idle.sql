@@ -19,6 +19,7 @@
 -- only): span, busy and idle time as gpu_busy defines them (see summary.sql: busy = the union of kernels,
 -- copies and memsets; gpu_busy is C for the reason given there), the union of kernels alone and of copies
 -- and memsets alone, and their overlap: how much of the copy time kernels hid.
+SELECT * FROM gpuprof_module('idle');
 SELECT g.rank, g.host, device_id AS device, span_ns, busy_ns, idle_ns,
        CASE WHEN span_ns > 0 THEN 100.0 * idle_ns / span_ns END AS idle_pct,
        kernel_busy_ns, copy_busy_ns, overlap_ns,

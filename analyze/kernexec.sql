@@ -73,6 +73,7 @@
 --
 -- Statement 1: the names --match and --exclude let through, as shown (short with --short, then the first
 -- --group whose expression matches), each with its family key (its first string id when folded).
+SELECT * FROM gpuprof_module('kernexec');
 DROP TABLE IF EXISTS temp.exec_names;
 CREATE TEMP TABLE exec_names(id INTEGER PRIMARY KEY, key INTEGER, name TEXT);
 WITH names(id, shown) AS (

@@ -55,6 +55,7 @@
 -- Devices whose compute capability is not in the table, or whose properties are unknown (0 or NULL),
 -- and launches without a block shape, registers or shared-memory sizes get occupancy NULL and the
 -- limiter "unknown".
+SELECT * FROM gpuprof_module('launch');
 WITH
 -- Per-architecture limits that the devices table does not carry (cuda_occupancy.h, CUDA 13.0).
 arches(major, minor, max_blocks, smem_unit, smem_reserved) AS (VALUES

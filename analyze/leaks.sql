@@ -21,6 +21,7 @@
 -- the groups' first blocks came. First, one row per device whose events lack addresses: what it leaked is
 -- unknown (status says why), never guessed. Those rows always show and count towards --top, which keeps
 -- groups while the table has fewer rows (the leak gate, analyses.c's judge_leaks, reads bytes and status).
+SELECT * FROM gpuprof_module('leaks');
 SELECT bytes, count, first_ns, last_ns, g.rank, g.host, device, mem_kind, status, site
 FROM (
 	SELECT *, row_number() OVER (ORDER BY known, CASE WHEN known THEN -bytes ELSE node END,

@@ -25,6 +25,7 @@
 -- share of the kinds shown. Then the sizes as Nsight's cuda_gpu_mem_size_sum gives them per operation:
 -- count (count), total (bytes), avg (avg_bytes), med, min, max and the sample stddev of the bytes each
 -- moved or set (med_bytes ... stddev_bytes, after the kind: the columns before keep their places).
+SELECT * FROM gpuprof_module('memcpy');
 WITH ops(kind, dur, bytes) AS (
 	SELECT kind, end_ns - start_ns, bytes FROM memcpys WHERE session_id = :session
 	UNION ALL

@@ -19,6 +19,7 @@
 -- column: energy_mj int "Energy mJ" energy counter's last - first, mJ
 --
 -- metrics: what NVML sampled on each device during the session, summarised: one row per device.
+SELECT * FROM gpuprof_module('metrics');
 SELECT g.rank, g.host, device_id AS device, count(*) AS samples, avg(gpu_util) AS gpu_util_avg, max(gpu_util) AS gpu_util_max,
        avg(mem_util) AS mem_util_avg, max(mem_used) AS mem_used_max, max(mem_total) AS mem_total,
        avg(power_mw) / 1000.0 AS power_avg_w, max(power_mw) / 1000.0 AS power_max_w, max(temp_c) AS temp_max_c,

@@ -47,6 +47,7 @@
 -- (step/forward/attention, PyTorch's counters folded).
 -- The blocks are those of devices whose events pair (leaks' rule): allocated at or before the failure and
 -- not freed by then, largest first; --top N keeps the first N failures and N blocks of each.
+SELECT * FROM gpuprof_module('oom');
 
 -- Statement 1: the session's failures, numbered in time order, with their GPU's node.
 CREATE TEMP TABLE IF NOT EXISTS oom_rows(k INTEGER PRIMARY KEY, session_id INTEGER, pid INTEGER, node INTEGER,

@@ -61,6 +61,7 @@
 -- with other jobs (wall times noisy): 3.8-4.0 s of CPU (5.5-6.1 s before op_tree, same output), so issue
 -- 33's 1 s on the 5M-kernel bench session (~25x the ops) is NOT met: that needs the per-row keys, items
 -- and aggregates in C too, and no temp copies of per-op rows.
+SELECT * FROM gpuprof_module('ops');
 
 -- Statement 1: the peaks file, checked (a malformed line fails the analysis, naming it).
 DROP TABLE IF EXISTS temp.op_peaks;

@@ -16,6 +16,7 @@
 -- span; overheads on several threads at once add up, so the shares may sum past 100. A database from
 -- before version 3 has no overheads (lib/db.c gives its reader empty ones, schemas/read-3.sql).
 -- The note of a database from before overheads (a heading: it notes the table after it).
+SELECT * FROM gpuprof_module('overhead');
 SELECT 'none recorded: schema version ' || gpuprof_schema_version() || ' is from before gpuprof recorded overheads'
 	 AS _note
 WHERE gpuprof_schema_version() < 3;

@@ -16,6 +16,7 @@
 -- the blocks allocated at or before the paired blocks' peak and freed after it, largest first, then as
 -- they came; --top of them per device (their sites worked out for those only). A device whose events lack
 -- addresses has one row, its peak by its rule, with why which blocks made it is unknown in site.
+SELECT * FROM gpuprof_module('peak');
 SELECT g.rank, g.host, device, bytes, alloc_ns, address, mem_kind, site
 FROM (
 	SELECT node, device, peak AS bytes, NULL AS alloc_ns, NULL AS address, NULL AS mem_kind, unknown AS site,

@@ -16,6 +16,7 @@
 -- recording's: the summary counts those. first_ns is when each was first reported. A session recorded
 -- with trace windows says so first ('partly traced', count = windows): its totals are over traced time
 -- only, and rates scaled by wall / traced extrapolate to the whole run.
+SELECT * FROM gpuprof_module('problems');
 WITH windows AS (
 	SELECT count(*) AS n, min(start_ns) AS first_ns, busy_union(start_ns, end_ns) AS traced_ns,
 	       sum(ranges_cut) AS cut

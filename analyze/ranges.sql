@@ -51,6 +51,7 @@
 -- The names go into a keyed table first, as each range looks its name up: a materialized CTE gets no
 -- automatic index here, and a scan of the names per range took 16 s on an Nsight export of 16,782 ranges
 -- of distinct names.
+SELECT * FROM gpuprof_module('ranges');
 DROP TABLE IF EXISTS temp.range_names;
 CREATE TEMP TABLE range_names(id INTEGER PRIMARY KEY, name TEXT);
 INSERT INTO temp.range_names

@@ -36,6 +36,7 @@
 --   at more than half of its matched collectives. Ranks that meet at collectives end their steps together,
 --   so step time alone never finds the slow one: the others' wait does.
 -- The table's last line is the verdict: the GPU the others waited for most, and how long in all.
+SELECT * FROM gpuprof_module('ranks');
 WITH busy AS MATERIALIZED (
 	SELECT node, device_id AS device, span_ns, busy_ns, idle_ns
 	FROM gpu_busy WHERE session_id = :session AND first_ns IS NOT NULL

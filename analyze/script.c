@@ -7,6 +7,7 @@
 #include "db.h"
 #include "embed.h"
 #include "module.h"
+#include "sqlext.h"
 #include "utf8.h"
 #include "util.h"
 
@@ -94,75 +95,76 @@ void script_bind(sqlite3_stmt *st, const struct analysis_opts *o)
 		bind_params(st, o);
 }
 
-/*
- * The data files analyses read as text, bound by name: :PARAM (the text) and :PARAM_file (its name, for
- * messages), from the file the environment variable names, else the built-in one.
- */
-static const struct data_file {
-	const char *param;	/* ":class_rules" */
-	const char *file_param;	/* ":class_rules_file" */
-	const char *env;	/* GPUPROF_CLASS_RULES */
-	const char *embedded;	/* analyze/kernel-classes.rules */
-	const char *what;	/* for messages: "class rules" */
-} data_files[] = {
-	{ ":class_rules", ":class_rules_file", "GPUPROF_CLASS_RULES", "analyze/kernel-classes.rules", "class rules" },
-	{ ":gpu_peaks", ":gpu_peaks_file", "GPUPROF_GPU_PEAKS", "analyze/gpu-peaks.rules", "GPU peaks" },
-};
-#define NDATA_FILES (sizeof(data_files) / sizeof(data_files[0]))
-
-/* What script_run read of the data files, once each. */
+/* What script_run read of the data files (sqlext_data_files), once each. */
+#define NDATA_FILES 8
 struct data_texts {
 	struct buf text[NDATA_FILES];
 	const char *file[NDATA_FILES];	/* NULL: not read yet */
 };
 
-/* Data file f's text into b and its name into *file: the file f->env names, else the built-in one; 0, or -1. */
-static int data_file_read(const struct data_file *f, struct buf *b, const char **file)
-{
-	const char *path = getenv(f->env);
-	char chunk[8192];
-	size_t n;
-	FILE *in;
-	if (!path || !*path) {
-		const char *text = embed_get(f->embedded);
-		if (!text)
-			return error("internal: no embedded %s", f->embedded);
-		buf_addstr(b, text);
-		*file = f->embedded;
-		return 0;
-	}
-	if (!(in = fopen(path, "rb")))
-		return error("cannot read %s '%s' (%s): %s", f->what, path, f->env, strerror(errno));
-	while ((n = fread(chunk, 1, sizeof(chunk), in)) > 0)
-		buf_add(b, chunk, n);
-	if (ferror(in) || memchr(b->s, '\0', b->len)) {
-		int bad_nul = !ferror(in);
-		fclose(in);
-		return error("cannot read %s '%s' (%s): %s", f->what, path, f->env,
-			     bad_nul ? "not a text file" : "read error");
-	}
-	fclose(in);
-	*file = path;
-	return 0;
-}
-
-/* Bind the data files st names beyond script_bind's (:class_rules, :gpu_peaks), read once into d; 0 or -1. */
+/* Bind the data files st names (:class_rules, :gpu_peaks and their _file), read once into d; 0 or -1. */
 static int script_bind_files(sqlite3_stmt *st, struct data_texts *d)
 {
+	const struct sqlext_data_file *f;
 	size_t k;
-	for (k = 0; k < NDATA_FILES; k++) {
-		const struct data_file *f = &data_files[k];
-		int i = sqlite3_bind_parameter_index(st, f->param), j = sqlite3_bind_parameter_index(st, f->file_param);
-		if (!i && !j)
-			continue;
-		if (!d->file[k] && data_file_read(f, &d->text[k], &d->file[k]))
-			return -1;
+	for (f = sqlext_data_files, k = 0; f->param && k < NDATA_FILES; f++, k++) {
+		int i = sqlite3_bind_parameter_index(st, f->param);
+		int j = f->file_param ? sqlite3_bind_parameter_index(st, f->file_param) : 0;
+		char msg[512];
+		if (!f->env || (!i && !j))
+			continue;	/* (one without a file of its own: script_bind's) */
+		if (!d->file[k] && sqlext_data_file_read(f, &d->text[k], &d->file[k], msg, sizeof(msg)))
+			return error("%s", msg);
 		if (i)
 			sqlite3_bind_text(st, i, d->text[k].s, (int)d->text[k].len, SQLITE_STATIC);
 		if (j)
 			sqlite3_bind_text(st, j, d->file[k], -1, SQLITE_STATIC);
 	}
 	return 0;
+}
+
+/*
+ * The parameters gpuprof-analyze binds, as gpuprof_module finds them in temp.sqlite_parameters: written
+ * there before the module statement runs, so that it defaults none of them and the modules it includes
+ * see these values.
+ */
+static const char publish_sql[] =
+	"REPLACE INTO temp.sqlite_parameters(key, value) VALUES (':session', :session), (':match', :match), "
+	"(':exclude', :exclude), (':top', :top), (':short', :short), (':folded', :folded), "
+	"(':base_session', :base_session), (':threshold', :threshold), (':threshold_given', :threshold_given), "
+	"(':min_delta', :min_delta), (':min_calls', :min_calls), (':limit', :limit), (':by_shape', :by_shape), "
+	"(':fold_backward', :fold_backward), (':carbon_intensity', :carbon_intensity), "
+	"(':stall_reasons', :stall_reasons), (':class_rules', :class_rules), "
+	"(':class_rules_file', :class_rules_file), (':gpu_peaks', :gpu_peaks), (':gpu_peaks_file', :gpu_peaks_file)";
+
+/* Write o's bindings into temp.sqlite_parameters (publish_sql); 0, or -1 with a message. */
+static int publish(sqlite3 *db, const struct analysis_opts *o, struct data_texts *d)
+{
+	sqlite3_stmt *st;
+	int rc;
+	if (gpuprof_sqlite_params_table(db) != SQLITE_OK || sqlite3_prepare_v2(db, publish_sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(db);
+	script_bind(st, o);
+	if (script_bind_files(st, d)) {
+		sqlite3_finalize(st);
+		return -1;
+	}
+	rc = sqlite3_step(st);
+	if (o->base_session == 0 && rc == SQLITE_DONE)	/* none: gpuprof_module's default */
+		rc = sqlite3_exec(db, "DELETE FROM temp.sqlite_parameters WHERE key = ':base_session'", NULL, NULL,
+				  NULL) == SQLITE_OK ? SQLITE_DONE : SQLITE_ERROR;
+	if (rc != SQLITE_DONE)
+		return step_error(st);
+	sqlite3_finalize(st);
+	/* None of them is a default gpuprof_module put there and may compute again (absent the first time). */
+	sqlite3_exec(db, "DELETE FROM temp.gpuprof_defaults", NULL, NULL, NULL);
+	return 0;
+}
+
+/* Whether st is the module statement (`SELECT * FROM gpuprof_module('NAME')`: one result column `_module`). */
+static int is_module(sqlite3_stmt *st)
+{
+	return sqlite3_column_count(st) == 1 && !strcmp(sqlite3_column_name(st, 0), "_module");
 }
 
 /* temp.name_groups: o's --group NAME=RE options, in order. */
@@ -503,7 +505,20 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 			sqlite3_finalize(st);
 			goto done;
 		}
-		if (!sqlite3_column_count(st)) {
+		if (is_module(st)) {
+			int rc;
+			if (publish(db, o, &files)) {
+				sqlite3_finalize(st);
+				goto done;
+			}
+			while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+				;
+			if (rc != SQLITE_DONE) {
+				step_error(st);
+				goto done;
+			}
+			sqlite3_finalize(st);
+		} else if (!sqlite3_column_count(st)) {
 			int rc = sqlite3_step(st);
 			if (rc != SQLITE_DONE) {
 				step_error(st);
@@ -646,12 +661,30 @@ int analysis_baseline(sqlite3 *db, struct analysis_opts *o)
 }
 
 
+/*
+ * Whether text's first statement is the module statement, `SELECT * FROM gpuprof_module('NAME');` (every
+ * shipped analysis's), which runs its includes itself (analyze/ext/sqlext_module.c).
+ */
+static int runs_includes(const char *text)
+{
+	static const char stmt[] = "SELECT * FROM gpuprof_module(";
+	const char *s = text;
+	for (;;) {
+		while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+			s++;
+		if (s[0] != '-' || s[1] != '-')
+			return !strncmp(s, stmt, sizeof(stmt) - 1);
+		while (*s && *s != '\n')
+			s++;
+	}
+}
+
 int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_opts *o, struct tables *out)
 {
 	struct analysis_opts mo = *o;
 	int i;
 	mo.module = a->module;
-	for (i = 0; i < a->nincludes; i++)
+	for (i = 0; i < a->nincludes && !runs_includes(a->text); i++)
 		if (script_run(db, a->includes[i].text, &mo, NULL, 0, out))
 			return -1;
 	return script_run(db, a->text, &mo, a->tables, a->ntables, out);

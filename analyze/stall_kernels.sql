@@ -16,6 +16,7 @@
 -- The reason columns depend on the data: the statement gives one result row per kernel and reason
 -- column, the column's title in _pivot and the share in _value, and script_run lays them out as columns
 -- (its header's pivot line): consecutive rows with the same samples and name are one table row.
+SELECT * FROM gpuprof_module('stall_kernels');
 WITH keyed AS (
 	SELECT * FROM temp.stall_samples WHERE session_id = :session
 ),

@@ -14,6 +14,7 @@
 -- raw name among equals; none when no count is positive) and that reason's share of the instruction's
 -- samples; 20 rows unless --top. --match and --exclude filter the functions' names.
 -- The samples and their reasons' keys: temp.stall_samples (analyze/stall-samples.sql).
+SELECT * FROM gpuprof_module('stall_pcs');
 WITH keyed AS (
 	SELECT * FROM temp.stall_samples WHERE session_id = :session
 ),

@@ -16,6 +16,7 @@
 -- cause from analyze/stall-reasons.txt, bound as :stall_reasons (KEY<TAB>LABEL<TAB>HINT lines; NULL for
 -- a reason it does not list). "selected" is an issuing warp, not a stall: its kind is "issued".
 -- The samples and their reasons' keys: temp.stall_samples (analyze/stall-samples.sql).
+SELECT * FROM gpuprof_module('stalls');
 WITH RECURSIVE lines(line, rest) AS (
 	SELECT NULL, :stall_reasons || char(10)
 	UNION ALL

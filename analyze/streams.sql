@@ -19,6 +19,7 @@
 --     memcpys UNION ALL memsets of the session) GROUP BY device_id, stream_id
 -- (tests/vtab.py checks both agree) sorts every kernel: 4.7 s of CPU on the 5M-kernel bench session,
 -- gpu_stream_busy 0.3 s.
+SELECT * FROM gpuprof_module('streams');
 WITH s AS (
 	SELECT node, device_id, stream_id, busy_ns, ops,
 	       max(last_ns) OVER dev - min(first_ns) OVER dev AS span_ns

@@ -48,6 +48,7 @@
 --     kernel_columns WHERE session_id = :session UNION ALL <memcpys> UNION ALL <memsets>) GROUP BY device_id
 -- (tests/vtab.py checks both agree): over the kernels alone GROUP BY takes 2.2 s on the 5M-kernel bench
 -- session, five aggregates in one streaming pass 1.3 s; gpu_busy 0.3 s for every figure.
+SELECT * FROM gpuprof_module('summary');
 WITH busy AS (
 	SELECT coalesce(sum(kernels), 0) AS kernels, coalesce(sum(kernel_ns), 0) AS kernel_ns,
 	       coalesce(sum(kernel_busy_ns), 0) AS kernel_busy_ns, coalesce(sum(span_ns), 0) AS gpu_span_ns,

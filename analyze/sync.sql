@@ -16,6 +16,7 @@
 -- sync: host time blocked in synchronization, one row per type (event, stream wait, stream, context) and
 -- stream (none for context syncs), with Nsight's statistics. --match/--exclude apply to the type's name;
 -- time_pct is a share of the rows shown.
+SELECT * FROM gpuprof_module('sync');
 WITH g AS (
 	SELECT kind, stream_id, count(*) AS n, sum(end_ns - start_ns) AS total, avg(end_ns - start_ns) AS mean,
 	       median(end_ns - start_ns) AS med, min(end_ns - start_ns) AS lo, max(end_ns - start_ns) AS hi,

@@ -18,6 +18,7 @@
 --
 -- Where C does the work: kernel_stats groups each session's kernels by name id (see hotspots.sql for why),
 -- short_name and regexp fold and filter the names, median takes the earlier points' median.
+SELECT * FROM gpuprof_module('trend');
 WITH stats AS MATERIALIZED (
 	SELECT k.session_id, k.name_id, k.calls, k.total_ns, s.start_ns
 	FROM kernel_stats k JOIN sessions s ON s.id = k.session_id

@@ -8,6 +8,8 @@ Measures (wall time, and peak RSS of each child process from getrusage):
   every gpuprof-analyze analysis on the resulting database (target: each under 1 s)
   gpuprof-report (text, target under 2 s; html under 5 s; --format trace once, under 90 s and 64 MiB)
   the hotspots view in sqlite3 with the extension loaded (target: at most twice gpuprof-analyze hotspots)
+  every analysis's module as it is in sqlite3 (`.load gpuprof_sqlite`, `.read analyze/NAME.sql`) against
+  gpuprof-analyze NAME (target: at most twice its time)
   a job of 64 ranks (gpuprof-synth --ranks 64, Kineto traces): ingest with -j 1 and with -j (one reader per
   core), the rate of each and -j's peak RSS (targets: -j at least 1.5x the -j 1 rate, under 200 MB), and
   the ranks and collectives analyses on it (each under 1 s)
@@ -16,7 +18,8 @@ Measures (wall time, and peak RSS of each child process from getrusage):
 BENCH_KERNELS overrides the size (default 5,000,000). The session is cached in build/bench/.
 Ingest, analyses and reports are timed as the best of BENCH_REPEAT runs (default 3). BENCH_ONLY=ranks
 runs the 64-rank job alone, BENCH_ONLY=warehouse the export and load alone, BENCH_ONLY=ops the ingest
-of the session with ops alone.
+of the session with ops alone, BENCH_ONLY=shell the analyses' `.read` form in sqlite3 alone (on BENCH_DB,
+a session database to read, when set: e.g. /work/bench/synth-5000000.db, never written).
 """
 import os
 import resource
@@ -61,8 +64,16 @@ def main():
     if os.environ.get("BENCH_ONLY") == "ops":	# the ingest of the session with ops alone
         ops_ingest()
         return
+    if os.environ.get("BENCH_ONLY") == "shell" and os.environ.get("BENCH_DB"):
+        shell_reads(os.environ["BENCH_DB"])
+        return
     session = synth_session()
     db = os.path.join(OUT, f"synth-{KERNELS}.db")
+    if os.environ.get("BENCH_ONLY") == "shell":
+        if not os.path.exists(db):
+            run_measured([os.path.join(BIN, "gpuprof-ingest"), "-q", session, "-o", db])
+        shell_reads(db)
+        return
     if os.environ.get("BENCH_ONLY") == "warehouse":	# the export and load alone
         if not os.path.exists(db):
             run_measured([os.path.join(BIN, "gpuprof-ingest"), "-q", session, "-o", db])
@@ -102,6 +113,7 @@ def main():
     print(f"{verdict(t < 90 and rss < 64)} trace       {t:6.2f} s  peak RSS {rss:6.1f} MiB   "
           f"(--format trace to /dev/null; targets: < 90 s, < 64 MiB)")
     view(db)
+    shell_reads(db)
     warehouse(db)
     kineto()
     ranks()
@@ -253,6 +265,32 @@ def view(db):
     t_an, _ = min(run_measured([os.path.join(BIN, "gpuprof-analyze"), "hotspots", db]) for _ in range(REPEAT))
     print(f"{verdict(t_view <= 2 * t_an)} view        {t_view:6.2f} s  peak RSS {rss:6.1f} MiB   "
           f"(sqlite3 'SELECT * FROM hotspots' with .load; target: <= 2x gpuprof-analyze hotspots, {t_an:.2f} s)")
+
+
+def shell_reads(db):
+    """Each analysis's module as it is in the sqlite3 shell, against gpuprof-analyze NAME (target: at most
+    twice its time). compare: the session against itself (gpuprof-analyze --baseline DB; the shell's
+    :base_session set, the database attached as base by gpuprof_module)."""
+    shell = "/usr/bin/sqlite3"
+    if not os.path.exists(shell):
+        print("skip .read        no sqlite3 shell")
+        return
+    ext = os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "lib", "gpuprof_sqlite")
+    analyses = [line.split()[0] for line in subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "--list"],
+                capture_output=True, text=True, check=True).stdout.splitlines() if line.strip()]
+    newest = sqlite3.connect(f"file:{db}?mode=ro", uri=True).execute("SELECT max(id) FROM sessions").fetchone()[0]
+    misses = 0
+    for name in analyses:
+        extra = ["--baseline", db] if name == "compare" else []
+        cmds = ["-cmd", f".parameter set :base_session {newest}"] if name == "compare" else []
+        t_an, _ = min(run_measured([os.path.join(BIN, "gpuprof-analyze"), name, db] + extra) for _ in range(REPEAT))
+        t_sh, rss = min(run_measured([shell, "-readonly", "-csv", "-header", db, "-cmd", f".load {ext}"] + cmds +
+                                     [f".read {os.path.join(ROOT, 'analyze', name + '.sql')}"]) for _ in range(REPEAT))
+        ok = t_sh <= 2 * t_an
+        misses += not ok
+        print(f"{verdict(ok)} .read {name:<13} {t_sh:6.2f} s  peak RSS {rss:6.1f} MiB   "
+              f"(sqlite3 .read analyze/{name}.sql; target: <= 2x gpuprof-analyze {name}, {t_an:.2f} s)")
+    return misses
 
 
 def kineto():

@@ -4,8 +4,12 @@ bash completion and the warehouse's tables and queries (schemas/warehouse) in pl
 (scripts/help2man.py, from --help) renders with `man -l` without groff warnings and names every option
 its --help names; the completion, sourced in bash, completes analyses, options, formats and gpuprof's
 commands; `gpuprof-ingest -` reads standard input into the same database as the file gives (Kineto
-.json.gz and .json, NDJSON .gz: SQL dumps equal but for the path)."""
+.json.gz and .json, NDJSON .gz: SQL dumps equal but for the path). The analyses' modules and their data
+files go to share/gpuprof/analyze, and an installed module runs in sqlite3 with the installed extension
+(`.load gpuprof_sqlite` found by the loader) as gpuprof-analyze prints it."""
+import csv
 import gzip
+import io
 import os
 import re
 import shutil
@@ -15,6 +19,7 @@ import tempfile
 
 import checks
 from checks import BIN, ROOT, TRACES, check, ok
+from modules_shell import same_cell
 
 PROGRAMS = ["gpuprof", "gpuprof-ingest", "gpuprof-analyze", "gpuprof-report", "gpuprof-export", "gpuprof-collect",
             "gpuprof-synth"]
@@ -130,6 +135,35 @@ def check_stdin(tmp):
     check("- twice: refused", (r.returncode, "standard input can be read once" in r.stderr), (4, True))
 
 
+def check_modules(tmp, dest):
+    """share/gpuprof/analyze holds every module and data file; the README's first command line, with the
+    installed extension and module, prints hotspots as gpuprof-analyze does."""
+    share = os.path.join(dest, "usr/share/gpuprof/analyze")
+    src = os.path.join(ROOT, "analyze")
+    want = sorted(f for f in os.listdir(src) if f.endswith((".sql", ".rules", ".txt")))
+    check("the analyses' modules and data files installed", sorted(os.listdir(share)) if os.path.isdir(share) else [],
+          want)
+    if not os.path.exists("/usr/bin/sqlite3"):
+        print("install: skipped the installed module in sqlite3: no /usr/bin/sqlite3")
+        return
+    db = os.path.join(tmp, "demo.db")
+    r = subprocess.run([os.path.join(BIN, "gpuprof-ingest"), "-q", os.path.join(ROOT, "tests/data/demo-session"),
+                        "-o", db], capture_output=True, text=True)
+    ok("ingest the demo session", r.returncode == 0, r.stderr)
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(dest, "usr/lib"))
+    r = subprocess.run(["/usr/bin/sqlite3", "-csv", "-header", db, "-cmd", ".load gpuprof_sqlite",
+                        f".read {os.path.join(share, 'hotspots.sql')}"], capture_output=True, text=True, env=env,
+                       cwd=tmp)
+    ok("sqlite3 .read the installed hotspots.sql", r.returncode == 0 and not r.stderr, r.stderr[-500:])
+    a = subprocess.run([os.path.join(BIN, "gpuprof-analyze"), "hotspots", db, "-f", "csv"], capture_output=True,
+                       text=True)
+    got = list(csv.reader(io.StringIO(r.stdout, newline="")))
+    want = list(csv.reader(io.StringIO(a.stdout, newline="")))
+    bad = [(x, y) for g, w in zip(got, want) for x, y in zip(g, w) if not same_cell(x, y)]
+    ok("the installed module prints what gpuprof-analyze hotspots prints",
+       len(got) == len(want) > 1 and all(len(g) == len(w) for g, w in zip(got, want)) and not bad, (bad[:3], got[:2]))
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="install.")
     os.environ["TMPDIR"] = tmp
@@ -144,6 +178,7 @@ def main():
         check("the warehouse's tables and queries installed", sorted(os.path.relpath(os.path.join(d, f), share)
                                                                       for d, _, fs in os.walk(share) for f in fs), want)
         check_man(tmp, dest)
+        check_modules(tmp, dest)
         check_completion(dest)
         check_stdin(tmp)
     finally:

@@ -34,6 +34,7 @@ list() {
 	echo "vtab python3 tests/vtab.py"
 	echo "schema python3 tests/schema_versions.py"
 	echo "analyses python3 tests/analyses.py"
+	echo "modules_shell python3 tests/modules_shell.py"
 	echo "compare python3 tests/compare.py"
 	echo "ingest_jobs python3 tests/ingest_jobs.py"
 	echo "interrupt python3 tests/interrupt.py"

@@ -447,7 +447,8 @@ int gpuprof_sqlite_register(sqlite3 *db)
 			return rc;
 	}
 	if ((rc = gpuprof_sqlite_fmt(db)) != SQLITE_OK || (rc = gpuprof_sqlite_memory(db)) != SQLITE_OK ||
-	    (rc = gpuprof_sqlite_nest(db)) != SQLITE_OK || (rc = gpuprof_sqlite_ops(db)) != SQLITE_OK)
+	    (rc = gpuprof_sqlite_nest(db)) != SQLITE_OK || (rc = gpuprof_sqlite_ops(db)) != SQLITE_OK ||
+	    (rc = gpuprof_sqlite_module(db)) != SQLITE_OK)
 		return rc;
 	return gpuprof_sqlite_tables(db);
 }

@@ -28,6 +28,7 @@
 #define GPUPROF_SQLEXT_H
 
 #include <sqlite3.h>
+#include <stddef.h>
 
 /* Register every function and virtual table on db. SQLITE_OK or SQLite's error code (sqlite3_errmsg(db) says why). */
 int gpuprof_sqlite_register(sqlite3 *db);
@@ -165,5 +166,42 @@ int gpuprof_sqlite_memory(sqlite3 *db);
  * and db_open for every reading gpuprof program. SQLITE_OK or SQLite's error code.
  */
 int gpuprof_sqlite_views(sqlite3 *db);
+
+/*
+ * gpuprof_module(NAME) (analyze/ext/sqlext_module.c), an eponymous table-valued function that returns no
+ * rows: what analysis file analyze/NAME.sql needs before its own statements, so that it runs as it is in
+ * the sqlite3 shell. It makes temp.sqlite_parameters (the shell's .parameter table) and fills in the
+ * parameters not set there with gpuprof-analyze's defaults (:session the newest session, :top -1, :short,
+ * :folded, :match, :exclude, the module's options, the data files it reads), makes temp.name_groups,
+ * attaches a baseline for a module that compares, and runs the modules NAME includes that have not run on
+ * the connection with the same parameters (temp.gpuprof_modules). Registered by gpuprof_sqlite_register.
+ */
+int gpuprof_sqlite_module(sqlite3 *db);
+/*
+ * Make temp.sqlite_parameters(key TEXT PRIMARY KEY, value) WITHOUT ROWID when missing, as the sqlite3
+ * shell's .parameter makes it. SQLITE_OK or SQLite's error code.
+ */
+int gpuprof_sqlite_params_table(sqlite3 *db);
+/*
+ * gpuprof_schema_version() for sqlite3 users (the loadable extension registers it): the database's
+ * schema version, from PRAGMA user_version or an older database's table meta. SQLITE_OK or an error code.
+ */
+int gpuprof_sqlite_schema_version(sqlite3 *db);
+
+struct buf;
+/*
+ * The data files analyses read as text, bound as :PARAM (the text) and :PARAM_file (its name, for
+ * messages): the file the environment variable env names, else the built-in one. Ended by a NULL param.
+ */
+struct sqlext_data_file {
+	const char *param;	/* ":class_rules" */
+	const char *file_param;	/* ":class_rules_file", or NULL */
+	const char *env;	/* GPUPROF_CLASS_RULES, or NULL: always the built-in one */
+	const char *embedded;	/* analyze/kernel-classes.rules */
+	const char *what;	/* for messages: "class rules" */
+};
+extern const struct sqlext_data_file sqlext_data_files[];
+/* f's text appended to b and its file name into *file; 0, or -1 with the message in msg (n bytes). */
+int sqlext_data_file_read(const struct sqlext_data_file *f, struct buf *b, const char **file, char *msg, size_t n);
 
 #endif

@@ -3,7 +3,8 @@
  * finds sqlite3_gpuprofsqlite_init by the file's name. This file defines the API pointer
  * (SQLITE_EXTENSION_INIT1); analyze/ext/sqlext.c, compiled for the extension with GPUPROF_SQLITE_LOADABLE,
  * calls SQLite through it, and compiled without it links to SQLite directly inside gpuprof's programs.
- * Loading also makes the TEMP views that shadow the database's slow ones (gpuprof_sqlite_views).
+ * Loading also makes the TEMP views that shadow the database's slow ones (gpuprof_sqlite_views) and
+ * registers gpuprof_schema_version() (which gpuprof's programs define themselves, lib/db.c).
  */
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
@@ -18,6 +19,8 @@ int sqlite3_gpuprofsqlite_init(sqlite3 *db, char **err, const sqlite3_api_routin
 	int rc;
 	SQLITE_EXTENSION_INIT2(api);
 	rc = gpuprof_sqlite_register(db);
+	if (rc == SQLITE_OK)
+		rc = gpuprof_sqlite_schema_version(db);
 	if (rc == SQLITE_OK)
 		rc = gpuprof_sqlite_views(db);
 	if (rc != SQLITE_OK && err)
