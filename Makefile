@@ -257,7 +257,7 @@ $(HOLDWRITE): tests/faults/holdwrite.c
 	$(Q)$(CC) $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -fPIC -shared \
 		-MF $(B)/obj/tests/holdwrite.d -o $@ $< -ldl
 
-# Fuzzing needs clang's libFuzzer (tests/fuzz/README.md). The product is compiled once with coverage and
+# Fuzzing needs clang's libFuzzer (README.md, "make fuzz"). The product is compiled once with coverage and
 # sanitizers into $(B)/fuzz/obj; each target links what it uses. A reader's target also comes as NAME_db,
 # the same source built with -DFUZZ_SINK_DB: into a real session database instead of the checking sink.
 FUZZ_SECONDS ?= 60

@@ -305,7 +305,7 @@ static int64_t vt_version(sqlite3 *db, const char *schema)
 	return v == 2 ? 4 : v;
 }
 
-/* 1 when session s's rows of table t are all in readable chunks (the test analyze/columns.c makes), else 0. */
+/* 1 when session s's rows of table t are all in readable chunks, else 0. */
 static int kv_complete(sqlite3 *db, const char *schema, int64_t s, enum colstore_table t)
 {
 	sqlite3_stmt *st;
