@@ -60,6 +60,7 @@ list() {
 	echo "export python3 tests/export.py"
 	echo "outputs_atomic python3 tests/outputs_atomic.py"
 	echo "views python3 tests/views.py"
+	echo "refs python3 tests/refs.py"
 	echo "comment_paths python3 tests/comment_paths.py"
 	echo "ranks python3 tests/ranks.py"
 	echo "parallel python3 tests/parallel.py"
