@@ -397,6 +397,8 @@ endif
 	install -m 644 schemas/warehouse/*.sql $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/
 	install -m 644 schemas/warehouse/queries/postgres/*.sql $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/queries/postgres/
 	install -m 644 schemas/warehouse/queries/clickhouse/*.sql $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/queries/clickhouse/
+	install -d $(DESTDIR)$(PREFIX)/share/gpuprof/analyze/ref
+	install -m 644 analyze/ref/*.sql $(DESTDIR)$(PREFIX)/share/gpuprof/analyze/ref/
 
 clean:
 	rm -rf build demo
