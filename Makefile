@@ -276,7 +276,7 @@ $(HOLDWRITE): tests/faults/holdwrite.c
 	$(Q)$(CC) $(filter-out -fsanitize=% -fno-sanitize-recover=%,$(ALL_CFLAGS)) -fPIC -shared \
 		-MF $(B)/obj/tests/holdwrite.d -o $@ $< -ldl
 
-# Fuzzing needs clang's libFuzzer (tests/fuzz/README.md). The product is compiled once with coverage and
+# Fuzzing needs clang's libFuzzer (README.md, "make fuzz"). The product is compiled once with coverage and
 # sanitizers into $(B)/fuzz/obj; each target links what it uses. A reader's target also comes as NAME_db,
 # the same source built with -DFUZZ_SINK_DB: into a real session database instead of the checking sink.
 FUZZ_SECONDS ?= 60
@@ -423,6 +423,8 @@ endif
 	install -m 644 schemas/warehouse/*.sql $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/
 	install -m 644 schemas/warehouse/queries/postgres/*.sql $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/queries/postgres/
 	install -m 644 schemas/warehouse/queries/clickhouse/*.sql $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/queries/clickhouse/
+	install -d $(DESTDIR)$(PREFIX)/share/gpuprof/analyze/ref
+	install -m 644 analyze/ref/*.sql $(DESTDIR)$(PREFIX)/share/gpuprof/analyze/ref/
 
 clean:
 	rm -rf build demo

@@ -1,7 +1,8 @@
 /*
  * colstore: the two biggest tables, kernels and api_calls, kept a second time as column chunks (table
- * `column_chunks`, schemas/session.sql). The sink writes them as rows arrive; analyze/columns.c reads
- * them instead of decoding millions of SQLite rows, which costs about ten times more.
+ * `column_chunks`, schemas/session.sql). The sink writes them as rows arrive; kernel_columns and
+ * api_columns (analyze/ext/sqlext_vtab.c) read them instead of decoding millions of SQLite rows, which
+ * costs about ten times more.
  *
  * A chunk holds up to COLSTORE_ROWS consecutive rows of one table, one process and one session, in table
  * order. Its blob is a header of one 32-bit little-endian byte length per column, then the columns one
@@ -12,7 +13,7 @@
  * column, or a counter, takes a few bytes a chunk.
  *
  * The chunk columns of each table, in order, and the SQL expression over the table each one equals
- * (colstore_sql, which analyze/columns.c reads rows with when a session has no chunks; tests/parallel.py
+ * (colstore_sql, which analyze/ext/sqlext_vtab.c reads rows with when a session has no chunks; tests/parallel.py
  * checks that both ways give the same answers):
  *   kernels:   pid, device_id, coalesce(stream_id, -1), name_id, coalesce(correlation_id, 0),
  *              start_ns, coalesce(end_ns - start_ns, 0), then grid_x, grid_y, grid_z, block_x,

@@ -450,8 +450,8 @@ sqlite3 *db_open(const char *path, enum db_mode mode)
 	if (!configured) {
 		/*
 		 * The writer (ingest) uses SQLite from one thread only (its decoder thread never touches it), so
-		 * SQLite's mutexes are pure cost on the insert path. Readers scan big tables on several
-		 * connections, one per thread (analyze/scan.c), which multi-thread mode allows.
+		 * SQLite's mutexes are pure cost on the insert path. Readers may use a connection per
+		 * thread, which multi-thread mode allows.
 		 */
 		sqlite3_config(mode == DB_WRITE ? SQLITE_CONFIG_SINGLETHREAD : SQLITE_CONFIG_MULTITHREAD);
 		sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);

@@ -1,5 +1,5 @@
 /*
- * symname: names without their noise, in plain C (no SQLite), shared by the analyses (analyze/names.c)
+ * symname: names without their noise, in plain C (no SQLite), shared by the collector (collector/activity.c)
  * and the SQL functions short_name and fold_name (analyze/ext/sqlext.c).
  *
  * Both write into a caller's struct buf, replacing its contents.

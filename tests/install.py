@@ -177,6 +177,10 @@ def main():
         share = os.path.join(dest, "usr/share/gpuprof/warehouse")
         check("the warehouse's tables and queries installed", sorted(os.path.relpath(os.path.join(d, f), share)
                                                                       for d, _, fs in os.walk(share) for f in fs), want)
+        refs = os.path.join(dest, "usr/share/gpuprof/analyze/ref")
+        check("the C tables' plain-SQL references installed (share/gpuprof/analyze/ref)",
+              sorted(os.listdir(refs)) if os.path.isdir(refs) else [],
+              sorted(f for f in os.listdir(os.path.join(ROOT, "analyze", "ref")) if f.endswith(".sql")))
         check_man(tmp, dest)
         check_modules(tmp, dest)
         check_completion(dest)

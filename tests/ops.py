@@ -492,40 +492,9 @@ def plain_nest(db):
 # (pid, correlation id), the GPU events' durations per op and summed up the ancestors, the children's CPU time,
 # op_flops and whether it counts (none below has one), and the ops with kernels or counted FLOPs with their
 # ancestors (kind 2).
-TREE_PLAIN = """
-CREATE TEMP TABLE w AS SELECT kind, id, op_nest(kind, id, start_ns, end_ns) OVER (PARTITION BY pid, thread_id ORDER BY start_ns, kind,
- end_ns DESC, ord, id ROWS UNBOUNDED PRECEDING) AS owner, pid, corr, start_ns, end_ns FROM (
- SELECT 0 AS kind, rowid AS id, pid, thread_id, start_ns, end_ns, coalesce(external_id, 0) AS ord, NULL AS corr FROM ops WHERE session_id = {s}
- UNION ALL SELECT 1, rowid, pid, thread_id, start_ns, start_ns, 0, correlation_id FROM api_calls
- WHERE session_id = {s} AND correlation_id IS NOT NULL AND EXISTS (SELECT 1 FROM ops WHERE session_id = {s}));
-CREATE TEMP TABLE c(pid, corr, op, PRIMARY KEY (pid, corr)) WITHOUT ROWID;
-INSERT OR IGNORE INTO c SELECT pid, corr, owner FROM w WHERE kind = 1 ORDER BY id;
-CREATE TEMP TABLE kc AS SELECT pid, correlation_id, start_ns, end_ns FROM kernel_columns WHERE session_id = {s};
-CREATE TEMP TABLE g AS SELECT c.op, k.end_ns - k.start_ns AS ns, 1 AS kernel FROM kc k JOIN c ON c.pid = k.pid AND c.corr = k.correlation_id
- UNION ALL SELECT c.op, m.end_ns - m.start_ns, 0 FROM memcpys m JOIN c ON c.pid = m.pid AND c.corr = m.correlation_id WHERE m.session_id = {s}
- UNION ALL SELECT c.op, m.end_ns - m.start_ns, 0 FROM memsets m JOIN c ON c.pid = m.pid AND c.corr = m.correlation_id WHERE m.session_id = {s};
-CREATE INDEX w_id ON w(kind, id);
-CREATE TEMP TABLE up AS WITH RECURSIVE up(op, anc) AS (SELECT id, id FROM w WHERE kind = 0 UNION ALL
- SELECT up.op, w.owner FROM up JOIN w ON w.kind = 0 AND w.id = up.anc WHERE w.owner IS NOT NULL) SELECT * FROM up;
-CREATE INDEX up_anc ON up(anc); CREATE INDEX g_op ON g(op); CREATE INDEX w_owner ON w(kind, owner);
-CREATE TEMP TABLE gs(op INTEGER PRIMARY KEY, ns); INSERT INTO gs SELECT op, sum(ns) FROM g WHERE op IS NOT NULL GROUP BY op;
-CREATE TEMP TABLE gt(op INTEGER PRIMARY KEY, ns); INSERT INTO gt SELECT up.anc, sum(gs.ns) FROM up JOIN gs ON gs.op = up.op GROUP BY up.anc;
-CREATE TEMP TABLE kd(op INTEGER PRIMARY KEY, ns); INSERT INTO kd SELECT owner, sum(end_ns - start_ns) FROM w WHERE kind = 0 AND owner IS NOT NULL GROUP BY owner;
-CREATE TEMP TABLE fl(op INTEGER PRIMARY KEY, flops); INSERT INTO fl SELECT o.rowid, op_flops(n.value, o.input_dims,
- o.concrete_inputs) FROM ops o JOIN strings n ON n.session_id = o.session_id AND n.id = o.name_id WHERE o.session_id = {s};
-CREATE TEMP TABLE cnt(op INTEGER PRIMARY KEY); INSERT INTO cnt SELECT fl.op FROM fl WHERE fl.flops IS NOT NULL AND NOT EXISTS
- (SELECT 1 FROM up JOIN fl d ON d.op = up.op WHERE up.anc = fl.op AND up.op <> fl.op AND d.flops IS NOT NULL);
-SELECT w.kind, w.id, w.owner, w.pid, w.corr,
- CASE WHEN w.kind = 0 THEN coalesce((SELECT ns FROM gs WHERE gs.op = w.id), 0) END,
- CASE WHEN w.kind = 0 THEN coalesce((SELECT ns FROM gt WHERE gt.op = w.id), 0) END,
- CASE WHEN w.kind = 0 THEN coalesce((SELECT ns FROM kd WHERE kd.op = w.id), 0) END,
- CASE WHEN w.kind = 0 THEN (SELECT flops FROM fl WHERE fl.op = w.id) END,
- CASE WHEN w.kind = 0 THEN EXISTS (SELECT 1 FROM cnt WHERE cnt.op = w.id) END
-FROM w
-UNION ALL SELECT 2, up.op, up.anc, NULL, NULL, NULL, NULL, NULL, NULL, NULL FROM up
- WHERE EXISTS (SELECT 1 FROM g WHERE g.op = up.op AND g.kernel) OR EXISTS (SELECT 1 FROM cnt WHERE cnt.op = up.op)
-ORDER BY 1, 2, 3;
-"""
+with open(os.path.join(ROOT, "analyze", "ref", "op_tree.sql")) as _f:
+    # as it ships, less its header (tests/refs.py runs it with :session bound)
+    TREE_PLAIN = "".join(line for line in _f if not line.startswith("--")).replace(":session", "{s}")
 
 
 def plain_tree(db, what):

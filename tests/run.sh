@@ -62,6 +62,8 @@ list() {
 	echo "export python3 tests/export.py"
 	echo "outputs_atomic python3 tests/outputs_atomic.py"
 	echo "views python3 tests/views.py"
+	echo "refs python3 tests/refs.py"
+	echo "comment_paths python3 tests/comment_paths.py"
 	echo "ranks python3 tests/ranks.py"
 	echo "parallel python3 tests/parallel.py"
 	echo "classes python3 tests/analyses_launch_classes.py"

@@ -130,7 +130,8 @@ def planted(path):
     s = con.execute("SELECT max(id) + 1 FROM sessions").fetchone()[0]
     con.execute("INSERT INTO sessions (id, uuid, source, start_ns, end_ns, ingested_at) VALUES (?, 'planted', 'ndjson',"
                 " 1000, 100000, '2026-01-01T00:00:00Z')", (s,))
-    names = ["outer", "inner", "other-thread", "open", "k", "cudaLaunchKernel", "cuLaunchKernel", "startend"]
+    names = ["outer", "inner", "other-thread", "open", "k", "cudaLaunchKernel", "cuLaunchKernel", "startend",
+             "early", "late", "empty", "deep-open"]
     for i, v in enumerate(names, 1):
         con.execute("INSERT INTO strings (session_id, id, value) VALUES (?, ?, ?)", (s, i, v))
     R = "INSERT INTO ranges (session_id, pid, start_ns, end_ns, thread_id, name_id, kind, depth) VALUES (?,?,?,?,?,?,?,?)"
@@ -139,6 +140,11 @@ def planted(path):
     con.execute(R, (s, 1, 2000, 9000, 8, 3, 1, 0))     # another thread
     con.execute(R, (s, 1, 9500, None, 7, 4, 1, 0))     # never ended
     con.execute(R, (s, 1, 2500, 8000, 7, 8, 2, None))  # start/end: never the kernel's range
+    # Thread 9: two ranges of one depth that cross, one of none, one of no length, one never ended.
+    con.execute(R, (s, 1, 2000, 6000, 9, 9, 1, 1))     # early
+    con.execute(R, (s, 1, 3000, 8000, 9, 10, 1, 1))    # late: crosses early, latest started wins
+    con.execute(R, (s, 1, 4000, 4000, 9, 11, 1, 7))    # empty: contains no time
+    con.execute(R, (s, 1, 7500, None, 9, 12, 1, None)) # deep-open: no depth, below any depth
     C = "INSERT INTO api_calls (session_id, pid, start_ns, end_ns, thread_id, correlation_id, name_id, domain) VALUES (?,?,?,?,?,?,?,?)"
     K = "INSERT INTO kernels (session_id, pid, start_ns, end_ns, device_id, stream_id, correlation_id, name_id) VALUES (?,?,?,?,0,7,?,5)"
     cases = [  # (call start, correlation id, expected range, thread)
@@ -149,6 +155,11 @@ def planted(path):
         (9600, 5, "open", 7),       # in the range that never ended
         (4000, 6, "other-thread", 8),
         (1500, 7, None, 7),         # before any range
+        (2500, 9, "early", 9),
+        (4000, 10, "late", 9),      # in both crossing ranges, and at the empty one
+        (6000, 11, "late", 9),      # at early's end
+        (7600, 12, "late", 9),      # late has a depth, deep-open none
+        (8000, 13, "deep-open", 9),
     ]
     for i, (at, corr, _, th) in enumerate(cases):
         con.execute(C, (s, 1, at, at + 100, th, corr, 6, 1))
@@ -200,6 +211,13 @@ def main():
         got = check_kernel_ranges(con, "demo")
         ok("demo: kernel_ranges: some kernels in a range", sum(1 for r in got if r[12]) > 1000)
         ok("demo: kernel_ranges: every kernel has its launch call", all(r[10] is not None for r in got))
+        # Its work, counted in SQLite's VM steps (not seconds: the machine is shared): 18.9 M when each
+        # kernel's call searched its thread's ranges, 3.4 M as sweeps.
+        steps = [0]
+        con.set_progress_handler(lambda: steps.__setitem__(0, steps[0] + 1), 1000)
+        con.execute("SELECT * FROM kernel_ranges").fetchall()
+        con.set_progress_handler(None, 0)
+        ok("demo: kernel_ranges: under 6 M VM steps", steps[0] * 1000 < 6e6, f"{steps[0] * 1000} steps")
         con.close()
         s, want = planted(db)
         con = sqlite3.connect(db)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The virtual tables of build/lib/gpuprof_sqlite.so and the fast hotspots view, in the sqlite3 shell.
-gpu_busy, gpu_stream_busy and gpu_gaps against their plain-SQL forms (busy_union and a window over the
-kernels, copies and memsets), with chunks and without, a declared device that ran nothing included, the
+gpu_busy, gpu_stream_busy and gpu_gaps against their plain-SQL references as they ship (analyze/ref/NAME.sql:
+busy_union and a window over the kernels, copies and memsets), with chunks and without, a declared device that ran nothing included, the
 figures a connection remembers changing with the database (its own change, another connection's); the
 start_ns/end_ns ranges api_columns and kernel_columns take against the same filter on the rows, alone and
 joined with many windows (the chunks it skips), rowids the rows' positions either way.
@@ -13,8 +13,8 @@ without them (retired with SQL), several sessions and processes, with and withou
 damaged chunks are an error while they count, not wrong rows; kernel_stats against GROUP BY over
 kernel_columns with median and stddev_samp; the hotspots view with the extension (a TEMP view over
 kernel_stats) and without it (the stored plain-SQL view) against `gpuprof-analyze hotspots --format json`
-on the demo session and Kineto traces from ../shared/traces; memory_pairs and range_path against their
-plain-SQL forms; the kernel cache reading more columns and kept across TEMP writes;
+on the demo session and Kineto traces from ../shared/traces; memory_pairs (analyze/ref/memory_pairs.sql) and range_path
+against their plain-SQL forms; the kernel cache reading more columns and kept across TEMP writes;
 kernel_windows against the plain join of kernels
 and their first API call by correlation id (by thread, by stream, one or any of a process) over every range's
 window; the hidden schema column reading an attached copy."""
@@ -46,33 +46,17 @@ API = ("SELECT session_id, pid, start_ns, end_ns, thread_id, name_id, correlatio
 # (analyze/views.sql's gpu_nodes); a pid without a process is node 0.
 NODES = ("nodes AS (SELECT session_id, pid, dense_rank() OVER (PARTITION BY session_id ORDER BY hostname, rank) - 1 "
          "AS node FROM processes)")
-# The GPU activity gpu_busy, gpu_stream_busy and gpu_gaps read: kernels, copies and memsets.
-ACT = ("WITH " + NODES + ", raw AS (SELECT session_id, pid, device_id, stream_id, start_ns, end_ns, 1 AS kernel "
-       "FROM kernel_columns "
-       "UNION ALL SELECT session_id, pid, device_id, coalesce(stream_id, -1), start_ns, end_ns, 0 FROM memcpys "
-       "UNION ALL SELECT session_id, pid, device_id, coalesce(stream_id, -1), start_ns, end_ns, 0 FROM memsets), "
-       "act AS (SELECT r.session_id, coalesce(n.node, 0) AS node, device_id, stream_id, start_ns, end_ns, kernel "
-       "FROM raw r LEFT JOIN nodes n USING (session_id, pid))")
-BUSY_SQL = (ACT + ", dev AS (SELECT session_id, node, device_id, min(start_ns) AS first_ns, max(end_ns) AS last_ns, "
-            "busy_union(start_ns, end_ns) AS busy, count(CASE WHEN kernel THEN 1 END) AS kernels, "
-            "coalesce(sum(CASE WHEN kernel THEN end_ns - start_ns END), 0) AS kernel_ns, "
-            "coalesce(busy_union(CASE WHEN kernel THEN start_ns END, end_ns), 0) AS kb, "
-            "coalesce(busy_union(CASE WHEN NOT kernel THEN start_ns END, end_ns), 0) AS cb FROM act GROUP BY 1, 2, 3), "
-            "ids AS (SELECT session_id, node, device_id FROM dev UNION SELECT d.session_id, coalesce(n.node, 0), d.id "
-            "FROM devices d LEFT JOIN nodes n USING (session_id, pid)) "
-            "SELECT i.session_id, i.device_id, d.first_ns, d.last_ns, coalesce(d.last_ns - d.first_ns, 0), "
-            "coalesce(d.busy, 0), coalesce(d.last_ns - d.first_ns - d.busy, 0), coalesce(d.kernels, 0), "
-            "coalesce(d.kernel_ns, 0), coalesce(d.kb, 0), coalesce(d.cb, 0), coalesce(d.kb + d.cb - d.busy, 0), i.node "
-            "FROM ids i LEFT JOIN dev d USING (session_id, node, device_id) ORDER BY i.session_id, i.node, i.device_id")
-STREAM_SQL = (ACT + " SELECT session_id, device_id, stream_id, count(*), count(CASE WHEN kernel THEN 1 END), "
-              "coalesce(sum(CASE WHEN kernel THEN end_ns - start_ns END), 0), min(start_ns), max(end_ns), "
-              "busy_union(start_ns, end_ns), node FROM act GROUP BY session_id, node, device_id, stream_id "
-              "ORDER BY session_id, node, device_id, stream_id")
-# A gap starts where an interval starts after every earlier one (by start) ended.
-GAPS_SQL = (ACT + ", run AS (SELECT session_id, node, device_id, start_ns, max(end_ns) OVER (PARTITION BY session_id, "
-            "node, device_id ORDER BY start_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev FROM act "
-            "WHERE end_ns > start_ns) SELECT session_id, device_id, prev, start_ns, start_ns - prev, node FROM run "
-            "WHERE start_ns > prev ORDER BY session_id, node, device_id, start_ns")
+
+
+def ref(name):
+    """The plain-SQL reference of C table name (analyze/ref/NAME.sql) as it ships (tests/refs.py runs them all),
+    less its header (the sqlite3 shell takes an argument starting with '-' for an option)."""
+    with open(os.path.join(ROOT, "analyze", "ref", name + ".sql")) as f:
+        return "".join(line for line in f if not line.startswith("--"))
+
+
+# gpu_busy, gpu_stream_busy and gpu_gaps said in plain SQL over the kernels, copies and memsets.
+BUSY_SQL, STREAM_SQL, GAPS_SQL = ref("gpu_busy"), ref("gpu_stream_busy"), ref("gpu_gaps")
 LAUNCH = "grid_x, grid_y, grid_z, block_x, block_y, block_z, registers, static_smem, dynamic_smem"
 LAUNCH_KERNELS = f"SELECT session_id, pid, {LAUNCH}, coalesce(shared_mem, static_smem + dynamic_smem) FROM kernels"
 # Before schema version 4 there is no shared_mem: Kineto's static_smem held the total, dynamic_smem NULL.
@@ -543,26 +527,8 @@ def hotspots(tmp, name, src):
     ok(f"{name}: the stored view says how to load the extension", ".load build/lib/gpuprof_sqlite" in schema, schema)
 
 
-# memory_pairs said in plain SQL: each event's stack level at its (session, pid, device, address) is the
-# running count of allocations less frees (a free's level is the count before it); at one level allocations
-# and frees alternate, so an allocation pairs with the next event there and a free with the one before.
-PAIRS_SQL = """
-WITH nodes AS (SELECT session_id, pid, dense_rank() OVER (PARTITION BY session_id ORDER BY hostname, rank) - 1 AS node
-               FROM processes),
-e AS (SELECT m.rowid AS id, m.session_id, m.pid, coalesce(n.node, 0) * 1000 + coalesce(device_id, -1) AS device,
-             address, ts_ns AS ts, op = 1 AS alloc, bytes, total_allocated AS total
-      FROM memory_events m LEFT JOIN nodes n ON n.session_id = m.session_id AND n.pid = m.pid),
-w AS (SELECT *, row_number() OVER (PARTITION BY session_id ORDER BY ts, id) AS seq,
-             sum(CASE WHEN alloc THEN 1 ELSE -1 END) OVER (PARTITION BY session_id, pid, device, address ORDER BY ts, id) AS s,
-             total - lag(total, 1, 0) OVER (PARTITION BY session_id, device, pid, total IS NULL ORDER BY ts, id) AS total_step
-      FROM e),
-l AS (SELECT *, CASE WHEN address IS NULL THEN NULL WHEN alloc THEN lead(id) OVER k ELSE lag(id) OVER k END AS pair,
-             CASE WHEN address IS NULL THEN 0 WHEN alloc THEN bytes ELSE -coalesce(lag(bytes) OVER k, 0) END AS live_step
-      FROM w WINDOW k AS (PARTITION BY session_id, pid, device, address, CASE WHEN alloc THEN s ELSE s + 1 END ORDER BY ts, id))
-SELECT session_id, id, seq, pair, sum(live_step) OVER d, sum(CASE WHEN alloc THEN bytes ELSE -bytes END) OVER d,
-       sum(coalesce(total_step, 0)) OVER d
-FROM l WINDOW d AS (PARTITION BY session_id, device ORDER BY ts, id)
-"""
+# memory_pairs said in plain SQL (analyze/ref/memory_pairs.sql says how it pairs).
+PAIRS_SQL = ref("memory_pairs")
 PAIRS = "SELECT session_id, event, seq, pair, live_bytes, sum_bytes, total_bytes FROM memory_pairs"
 
 

@@ -1,7 +1,8 @@
 /*
  * dstats: statistics of one array of integer values (durations), in plain C (no SQLite), shared by the
- * analyses (analyze/stats.c) and the SQL aggregates median, stddev_samp and percentile (analyze/ext/sqlext.c), so
- * that both give the same doubles to the bit.
+ * C tables (kernel_stats in analyze/ext/sqlext_vtab.c, kernel_exec_summary in analyze/ext/sqlext_exec.c) and
+ * the SQL aggregates median, stddev_samp and percentile (analyze/ext/sqlext.c), so that both give the same
+ * doubles to the bit.
  *
  * Conventions follow Nsight Systems: median is the mean of the two middle values for even counts,
  * stddev the sample standard deviation (n-1), 0 for a single value. Functions that take a non-const v

@@ -42,7 +42,7 @@ int gpuprof_sqlite_register(sqlite3 *db);
  * block_y, block_z, registers, static_smem, dynamic_smem and shared_mem (coalesce(shared_mem,
  * static_smem + dynamic_smem); before schema version 4, coalesce(static_smem + dynamic_smem,
  * static_smem)), NULL where unknown. It decodes the session's column chunks when they are complete
- * (analyze/columns.c's test), else reads the kernels table's rows: either way the session's kernels, in
+ * (kv_complete's test in analyze/ext/sqlext_vtab.c), else reads the kernels table's rows: either way the session's kernels, in
  * no particular order. api_columns likewise for api_calls: session_id, pid, start_ns, end_ns, thread_id,
  * name_id, correlation_id, dur_ns (0 for a NULL thread_id, name_id or correlation_id). Both take
  * `start_ns < x` (or <=) and `end_ns > y` (or >=) themselves: rows outside are skipped, and so are whole

@@ -2,6 +2,11 @@
  * Kernel classes (see sqlext.h): class_rules, the rules of a kernel-classes.rules text as rows, checked
  * against their samples; and kernel_busy, per device and class of kernel names, the busy time (the union
  * of the class's kernel intervals) and the time two classes run at once. Compiled twice like analyze/ext/sqlext.c.
+ *
+ * Accelerators of plain-SQL references: analyze/ref/{kernel_busy,kernels_of}.sql (tests/refs.py checks they
+ * agree). Measured on the 5M-kernel bench session in the sqlite3 shell (C best of 3, reference one run, 2
+ * shared cores under load, 2026-11-28): kernel_busy 1.58 s against 120.11 s (76x); kernels_of 3.00 s against
+ * 4.74 s (1.6x).
  */
 #ifdef GPUPROF_SQLITE_LOADABLE
 #include <sqlite3ext.h>

@@ -7,6 +7,10 @@
  *   FROM kernel_columns GROUP BY 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
  * (tests/vtab.py checks), grouped here with a hash table instead of SQLite's sorter: 0.2 s for the 5M
  * kernels of the bench session, where the GROUP BY takes seconds. Compiled twice like analyze/ext/sqlext.c.
+ *
+ * Accelerators of plain-SQL references: analyze/ref/kernel_launches.sql (tests/refs.py checks they agree).
+ * Measured on the 5M-kernel bench session in the sqlite3 shell (C best of 3, reference one run, 2 shared cores
+ * under load, 2026-11-28): kernel_launches 0.99 s against 46.45 s (47x).
  */
 #ifdef GPUPROF_SQLITE_LOADABLE
 #include <sqlite3ext.h>

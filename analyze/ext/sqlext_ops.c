@@ -15,6 +15,10 @@
  * conv_flop_count, sdpa_flop_count, sdpa_backward_flop_count), from Kineto's "Input Dims" (and "Concrete
  * Inputs" for a convolution's stride, padding and dilation, and attention's is_causal), with one change:
  * causal attention counts half (flop_counter counts it whole).
+ *
+ * op_tree is an accelerator of its plain-SQL reference, analyze/ref/op_tree.sql (tests/refs.py and tests/ops.py
+ * check they agree): 8x without the flops steps (4.7 s against 0.56 s of CPU, the op_tree section below), over
+ * 100x with them (the reference's header says how measured).
  */
 #ifdef GPUPROF_SQLITE_LOADABLE
 #include <sqlite3ext.h>

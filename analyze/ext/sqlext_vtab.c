@@ -2,6 +2,12 @@
  * kernel_columns: the kernels of sessions as an eponymous, read-only virtual table (see sqlext.h), read
  * from the column chunks (lib/colstore.h) where a session has a complete set, else from the kernels
  * table's rows. Compiled twice like analyze/ext/sqlext.c: into gpuprof's programs and into the extension.
+ *
+ * Accelerators of plain-SQL references: analyze/ref/{kernel_columns,api_columns,kernel_stats,api_stats}.sql
+ * (tests/refs.py checks they agree). Measured on the 5M-kernel bench session in the sqlite3 shell (C best of 3,
+ * reference one run, 2 shared cores under load, 2026-11-28): kernel_columns 1.47 s against 2.58 s (1.8x);
+ * api_columns 1.59 s against 2.00 s (1.3x); kernel_stats 0.56 s against 23.95 s (43x); api_stats 0.77 s against
+ * 10.23 s (13x).
  */
 #ifdef GPUPROF_SQLITE_LOADABLE
 #include <sqlite3ext.h>
@@ -305,7 +311,7 @@ static int64_t vt_version(sqlite3 *db, const char *schema)
 	return v == 2 ? 4 : v;
 }
 
-/* 1 when session s's rows of table t are all in readable chunks (the test analyze/columns.c makes), else 0. */
+/* 1 when session s's rows of table t are all in readable chunks, else 0. */
 static int kv_complete(sqlite3 *db, const char *schema, int64_t s, enum colstore_table t)
 {
 	sqlite3_stmt *st;

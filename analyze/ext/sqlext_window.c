@@ -14,6 +14,10 @@
  * session's kernels are joined to their calls once, by a hash of correlation ids, and sorted per thread
  * (stream) by time with running totals, so that each window is two binary searches. The joined session is
  * kept with the connection's table until another session, schema or data version is asked for.
+ *
+ * Accelerators of plain-SQL references: analyze/ref/kernel_windows.sql (tests/refs.py checks they agree).
+ * Measured on the 5M-kernel bench session in the sqlite3 shell (C best of 3, reference one run, 2 shared cores
+ * under load, 2026-11-28): kernel_windows 0.76 s against 25.72 s (34x).
  */
 #ifdef GPUPROF_SQLITE_LOADABLE
 #include <sqlite3ext.h>
