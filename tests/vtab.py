@@ -273,12 +273,41 @@ def stats_keys(db, what, first):
         check(f"{stats} ({what}): a change in the connection is seen", seen, before + after)
         ok(f"{stats} ({what}): the change changed the figures", after != before, "the same rows")
         os.remove(copy)
+        if stats == "kernel_stats":
+            exec_keys(db, what, first, keys.format(t=cols))
         p = sql(db, f"SELECT * FROM {stats} WHERE keys = 'temp.nosuch'", expect_ok=False)
         ok(f"{stats}: keys naming no table is an error", p.returncode != 0 and "keys 'temp.nosuch'" in p.stderr,
            p.stderr)
         p = sql(db, "CREATE TEMP TABLE t2(id, key); INSERT INTO t2 VALUES (1, 1), (1, 2);"
                 f"SELECT * FROM {stats} WHERE keys = 't2'", expect_ok=False)
         ok(f"{stats}: an id twice in keys is an error", p.returncode != 0 and "id 1 twice" in p.stderr, p.stderr)
+
+
+def exec_keys(db, what, first, keys):
+    """kernel_exec_summary's name rows by a keys table against GROUP BY over kernel_exec joined to it; its
+    quarter rows as without keys."""
+    cols = ("calls, launched, qcount, api_avg_ns, api_med_ns, api_min_ns, api_max_ns, queue_avg_ns, queue_med_ns, "
+            "queue_min_ns, queue_max_ns, queue_p90_ns, queue_p99_ns, kernel_total_ns, kernel_avg_ns, kernel_med_ns, "
+            "kernel_min_ns, kernel_max_ns")
+    keyed = sql(db, keys + f"SELECT name_id, {cols} FROM kernel_exec_summary({first}, NULL, NULL, 'temp.k') "
+                "WHERE kind = 'name' ORDER BY name_id")
+    plain = sql(db, keys + "SELECT k.key, count(*), count(api_ns), count(q), avg(api_ns), median(api_ns), min(api_ns), "
+                "max(api_ns), avg(q), median(q), min(q), max(q), percentile(q, 90), percentile(q, 99), sum(dur_ns), "
+                "avg(dur_ns), median(dur_ns), min(dur_ns), max(dur_ns) FROM (SELECT name_id, dur_ns, api_ns, "
+                f"CASE WHEN queue_ns > 0 THEN queue_ns END AS q FROM kernel_exec WHERE session_id = {first}) e "
+                "JOIN temp.k ON k.id = e.name_id GROUP BY k.key ORDER BY k.key")
+    ok(f"kernel_exec_summary by keys ({what}): families", len(plain) > 1, plain)
+    ints = (0, 1, 2, 3, 6, 7, 10, 11, 14, 17, 18)
+    check(f"kernel_exec_summary by keys ({what}): the groups", [[r[i] for i in ints] for r in keyed],
+          [[r[i] for i in ints] for r in plain])
+    for a, b in zip(keyed, plain):
+        for i in set(range(len(a))) - set(ints):
+            ok(f"kernel_exec_summary by keys ({what}) {a[0]}: column {i}", (a[i] == b[i] == "") or
+               (a[i] != "" and b[i] != "" and abs(float(a[i]) - float(b[i])) <= 1e-12 * max(1.0, abs(float(b[i])))),
+               f"got {a[i]!r}, want {b[i]!r}")
+    quarters = f"SELECT * FROM kernel_exec_summary({first}, NULL, NULL{{}}) WHERE kind = 'quarter'"
+    check(f"kernel_exec_summary by keys ({what}): the quarters as without", sql(db, keys + quarters.format(", 'k'")),
+          sql(db, quarters.format("")))
 
 
 def launches(db, what, first, kernels=LAUNCH_KERNELS):

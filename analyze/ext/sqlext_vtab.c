@@ -1205,19 +1205,18 @@ static int cmp_pair(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-/* The key of name id `id` in c->map, or 0 when the map lacks it (*key untouched). */
-static int ks_key(const struct ks_cursor *c, int64_t id, int64_t *key)
+int sqlext_keys_find(const int64_t (*map)[2], size_t n, int64_t id, int64_t *key)
 {
-	size_t lo = 0, hi = c->nmap;
+	size_t lo = 0, hi = n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (c->map[mid][0] < id)
+		if (map[mid][0] < id)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	if (lo < c->nmap && c->map[lo][0] == id) {
-		*key = c->map[lo][1];
+	if (lo < n && map[lo][0] == id) {
+		*key = map[lo][1];
 		return 1;
 	}
 	return 0;
@@ -1438,7 +1437,7 @@ static int ks_session(struct ks_cursor *c)
 	if (!(keyed = sqlite3_malloc64(k->nrows * sizeof(*keyed))))
 		goto nomem;
 	for (i = 0; i < k->nrows; i++)
-		if (ks_key(c, k->rows[i].key, &keyed[nk].key))
+		if (sqlext_keys_find((const int64_t (*)[2])c->map, c->nmap, k->rows[i].key, &keyed[nk].key))
 			keyed[nk++].row = i;
 	if (!nk)
 		goto out;
@@ -1493,58 +1492,68 @@ static int cmp_id(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-/*
- * Read the keys table `v` names (`name` or `schema.name`, columns id and key) into c->map, sorted by id.
- * An id given twice takes its smallest key (the JOIN of the reference would count its kernels twice: an
- * error instead, so the two never differ silently).
- */
-static int ks_map(struct ks_cursor *c, sqlite3_value *v)
+int sqlext_keys_read(sqlite3_vtab_cursor *cur, sqlite3 *db, const char *who, const char *t, int64_t (**map)[2],
+		     size_t *n)
 {
-	const char *t = (const char *)sqlite3_value_text(v), *dot;
+	const char *dot = t ? strchr(t, '.') : NULL;
 	sqlite3_stmt *st = NULL;
 	size_t alloc = 0, i;
-	char *sql;
+	char *sql, *m;
 	int rc;
-	if (!t)
-		return sqlext_vt_error(&c->base, SQLITE_ERROR, "kernel_stats: keys must name a table of (id, key)");
-	if (!(c->keys = sqlite3_mprintf("%s", t)))
-		return sqlext_vt_error(&c->base, SQLITE_NOMEM, "out of memory");
-	dot = strchr(t, '.');
+	*map = NULL;
+	*n = 0;
+	if (!t) {
+		m = sqlite3_mprintf("%s: keys must name a table of (id, key)", who);
+		rc = sqlext_vt_error(cur, SQLITE_ERROR, m ? m : "out of memory");
+		sqlite3_free(m);
+		return rc;
+	}
 	sql = dot ? sqlite3_mprintf("SELECT id, key FROM \"%.*w\".\"%w\"", (int)(dot - t), t, dot + 1)
 		  : sqlite3_mprintf("SELECT id, key FROM \"%w\"", t);
 	if (!sql)
-		return sqlext_vt_error(&c->base, SQLITE_NOMEM, "out of memory");
-	rc = sqlite3_prepare_v2(c->db, sql, -1, &st, NULL);
+		return sqlext_vt_error(cur, SQLITE_NOMEM, "out of memory");
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
 	sqlite3_free(sql);
 	if (rc != SQLITE_OK) {
-		char *m = sqlite3_mprintf("kernel_stats: keys '%s': %s", t, sqlite3_errmsg(c->db));
-		rc = sqlext_vt_error(&c->base, rc, m ? m : "out of memory");
+		m = sqlite3_mprintf("%s: keys '%s': %s", who, t, sqlite3_errmsg(db));
+		rc = sqlext_vt_error(cur, rc, m ? m : "out of memory");
 		sqlite3_free(m);
 		return rc;
 	}
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || sqlite3_column_type(st, 1) != SQLITE_INTEGER)
 			continue;	/* a NULL or text id matches no name id; a NULL key joins no group */
-		if (sqlext_grow((void **)&c->map, &alloc, c->nmap + 1, sizeof(*c->map))) {
+		if (sqlext_grow((void **)map, &alloc, *n + 1, sizeof(**map))) {
 			sqlite3_finalize(st);
-			return sqlext_vt_error(&c->base, SQLITE_NOMEM, "out of memory");
+			return sqlext_vt_error(cur, SQLITE_NOMEM, "out of memory");
 		}
-		c->map[c->nmap][0] = sqlite3_column_int64(st, 0);
-		c->map[c->nmap++][1] = sqlite3_column_int64(st, 1);
+		(*map)[*n][0] = sqlite3_column_int64(st, 0);
+		(*map)[(*n)++][1] = sqlite3_column_int64(st, 1);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return sqlext_vt_error(&c->base, rc, sqlite3_errmsg(c->db));
-	if (c->nmap)
-		qsort(c->map, c->nmap, sizeof(*c->map), cmp_id);
-	for (i = 1; i < c->nmap; i++)
-		if (c->map[i][0] == c->map[i - 1][0]) {
-			char *m = sqlite3_mprintf("kernel_stats: keys '%s': id %lld twice", t, (long long)c->map[i][0]);
-			rc = sqlext_vt_error(&c->base, SQLITE_ERROR, m ? m : "out of memory");
+		return sqlext_vt_error(cur, rc, sqlite3_errmsg(db));
+	if (*n)
+		qsort(*map, *n, sizeof(**map), cmp_id);
+	for (i = 1; i < *n; i++)
+		if ((*map)[i][0] == (*map)[i - 1][0]) {
+			m = sqlite3_mprintf("%s: keys '%s': id %lld twice", who, t, (long long)(*map)[i][0]);
+			rc = sqlext_vt_error(cur, SQLITE_ERROR, m ? m : "out of memory");
 			sqlite3_free(m);
 			return rc;
 		}
 	return SQLITE_OK;
+}
+
+/* The keys table `v` names into c->map and c->keys (the name, which the keys column gives back). */
+static int ks_map(struct ks_cursor *c, sqlite3_value *v)
+{
+	const char *t = (const char *)sqlite3_value_text(v);
+	const char *who = ((const struct vt_def *)((struct sqlext_vtab *)c->base.pVtab)->def)->t == CS_CALLS
+				  ? "api_stats" : "kernel_stats";
+	if (t && !(c->keys = sqlite3_mprintf("%s", t)))
+		return sqlext_vt_error(&c->base, SQLITE_NOMEM, "out of memory");
+	return sqlext_keys_read(&c->base, c->db, who, t, &c->map, &c->nmap);
 }
 
 static int ks_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc, sqlite3_value **argv)
