@@ -305,6 +305,22 @@ def exec_keys(db, what, first, keys):
             ok(f"kernel_exec_summary by keys ({what}) {a[0]}: column {i}", (a[i] == b[i] == "") or
                (a[i] != "" and b[i] != "" and abs(float(a[i]) - float(b[i])) <= 1e-12 * max(1.0, abs(float(b[i])))),
                f"got {a[i]!r}, want {b[i]!r}")
+    # Ids far apart (the table's ids searched, not indexed), each name its own key, no key at all.
+    far = sql(db, keys + "INSERT INTO temp.k VALUES (1000000000000000, 1000);"
+              f"SELECT name_id, {cols} FROM kernel_exec_summary({first}, NULL, NULL, 'temp.k') "
+              "WHERE kind = 'name' ORDER BY name_id")
+    check(f"kernel_exec_summary by keys ({what}): ids far apart", far, keyed)
+    own = sql(db, "CREATE TEMP TABLE k(id INTEGER PRIMARY KEY, key INTEGER); INSERT INTO temp.k SELECT DISTINCT "
+              f"name_id, name_id FROM kernel_columns WHERE session_id = {first} AND name_id % 5 <> 0;"
+              f"SELECT name_id, {cols} FROM kernel_exec_summary({first}, NULL, NULL, 'temp.k') WHERE kind = 'name'")
+    check(f"kernel_exec_summary by keys ({what}): each name its own key", own,
+          sql(db, f"SELECT name_id, {cols} FROM kernel_exec_summary({first}, NULL, NULL) WHERE kind = 'name' "
+                  "AND name_id % 5 <> 0"))
+    ok(f"kernel_exec_summary by keys ({what}): names left out", 0 < len(own) < len(
+        sql(db, f"SELECT 1 FROM kernel_exec_summary({first}, NULL, NULL) WHERE kind = 'name'")), own)
+    check(f"kernel_exec_summary by keys ({what}): an empty keys table, no name rows",
+          sql(db, "CREATE TEMP TABLE e(id, key); SELECT count(*) FROM kernel_exec_summary("
+                  f"{first}, NULL, NULL, 'temp.e') WHERE kind = 'name'"), [["0"]])
     quarters = f"SELECT * FROM kernel_exec_summary({first}, NULL, NULL{{}}) WHERE kind = 'quarter'"
     check(f"kernel_exec_summary by keys ({what}): the quarters as without", sql(db, keys + quarters.format(", 'k'")),
           sql(db, quarters.format("")))

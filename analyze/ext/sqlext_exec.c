@@ -513,17 +513,17 @@ static void kx_stats(struct kx_row *r, int64_t *v, size_t n, int avg, int p90)
 
 /*
  * The name rows: kernels of one name are o[0..n) of k's order. With `skip`, the kernels whose name is
- * *skip have no row.
+ * *skip have no row; with `only` (nonly rows of (id, key) by id), those whose name it lacks.
  */
 static int kx_names(struct kx_cursor *c, const struct ke_cursor *k, int64_t *api, int64_t *q, int64_t *dur,
-		    const int64_t *skip)
+		    const int64_t *skip, const int64_t (*only)[2], size_t nonly)
 {
 	size_t i = 0;
 	while (i < k->s.n) {
-		int64_t name = k->name[k->order[i]], total = 0;
+		int64_t name = k->name[k->order[i]], total = 0, key;
 		size_t j, na = 0, nq = 0, nd = 0;
 		struct kx_row *r;
-		if (skip && name == *skip) {
+		if ((skip && name == *skip) || (only && !sqlext_keys_find(only, nonly, name, &key))) {
 			for (j = i; j < k->s.n && k->name[k->order[j]] == name; j++)
 				;
 			i = j;
@@ -726,9 +726,20 @@ static int kx_by_keys(sqlite3_vtab_cursor *cur, sqlite3 *db, struct ke_cursor *k
 	int64_t (*map)[2] = NULL, *names = k->name, *keyed = NULL, none, key, lo = INT64_MAX, hi = INT64_MIN;
 	uint32_t *order = k->order;
 	size_t nmap, i;
+	int64_t *dense = NULL;
 	int rc = sqlext_keys_read(cur, db, "kernel_exec_summary", (const char *)sqlite3_value_text(v), &map, &nmap);
 	if (rc != SQLITE_OK)
 		goto out;
+	if (!nmap)
+		goto out;	/* no key: no name row */
+	/* Each name its own key (kernexec without --short or --group): k's order as it is, a row per name
+	 * the table has. */
+	for (i = 0; i < nmap && map[i][0] == map[i][1]; i++)
+		;
+	if (i == nmap) {
+		rc = kx_names((struct kx_cursor *)cur, k, api, q, dur, NULL, (const int64_t (*)[2])map, nmap);
+		goto out;
+	}
 	/* The kernels without a key take a key of their own next to the others (a counting sort still
 	 * orders them): the smallest less one, else the largest plus one. */
 	for (i = 0; i < nmap; i++) {
@@ -746,19 +757,34 @@ static int kx_by_keys(sqlite3_vtab_cursor *cur, sqlite3 *db, struct ke_cursor *k
 	rc = SQLITE_NOMEM;
 	if (!(keyed = sqlite3_malloc64((k->s.n ? k->s.n : 1) * sizeof(int64_t))))
 		goto out;
-	for (i = 0; i < k->s.n; i++)
-		keyed[i] = i && names[i] == names[i - 1] ? keyed[i - 1]
-			   : sqlext_keys_find((const int64_t (*)[2])map, nmap, names[i], &key) ? key : none;
+	/* Each kernel's key: from an array by id when the table's ids are dense (string ids are), else a search. */
+	if (nmap && (uint64_t)map[nmap - 1][0] - (uint64_t)map[0][0] < 4 * (uint64_t)k->s.n + 65536) {
+		size_t span = (size_t)((uint64_t)map[nmap - 1][0] - (uint64_t)map[0][0]) + 1;
+		if (!(dense = sqlite3_malloc64(span * sizeof(int64_t))))
+			goto out;
+		for (i = 0; i < span; i++)
+			dense[i] = none;
+		for (i = 0; i < nmap; i++)
+			dense[(uint64_t)map[i][0] - (uint64_t)map[0][0]] = map[i][1];
+		for (i = 0; i < k->s.n; i++)
+			keyed[i] = (uint64_t)names[i] - (uint64_t)map[0][0] < span
+					   ? dense[(uint64_t)names[i] - (uint64_t)map[0][0]] : none;
+	} else {
+		for (i = 0; i < k->s.n; i++)
+			keyed[i] = i && names[i] == names[i - 1] ? keyed[i - 1]
+				   : sqlext_keys_find((const int64_t (*)[2])map, nmap, names[i], &key) ? key : none;
+	}
 	k->name = keyed;
 	k->order = NULL;
 	if ((rc = ke_order(k)) == SQLITE_OK)
-		rc = kx_names((struct kx_cursor *)cur, k, api, q, dur, &none);
+		rc = kx_names((struct kx_cursor *)cur, k, api, q, dur, &none, NULL, 0);
 	sqlite3_free(k->order);
 	k->name = names;
 	k->order = order;
 out:
 	sqlite3_free(map);
 	sqlite3_free(keyed);
+	sqlite3_free(dense);
 	if (rc == SQLITE_NOMEM)
 		rc = sqlext_vt_error(cur, rc, "out of memory");
 	return rc;
@@ -792,7 +818,7 @@ static int kx_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	if (rc == SQLITE_OK && idx & 2)
 		rc = kx_by_keys(cur, db, &k, argv[3], buf[0], buf[1], buf[2]);
 	else if (rc == SQLITE_OK)
-		rc = kx_names(c, &k, buf[0], buf[1], buf[2], NULL);
+		rc = kx_names(c, &k, buf[0], buf[1], buf[2], NULL, NULL, 0);
 	if (rc == SQLITE_OK)
 		rc = kx_quarters(c, &k, keep, lo, span, buf[0]);
 	for (i = 0; i < 3; i++)
