@@ -68,8 +68,8 @@
 --
 -- Where C does the work: kernel_exec_summary (analyze/ext/sqlext_exec.c) joins each kernel to its launch call by a
 -- hash and groups the names and the quarters in C, once (statement 2 keeps its rows); with --short or
--- --group, names fold into families and the per-family table groups kernel_exec's rows in SQL (slower: a
--- sorter and twenty aggregates a kernel).
+-- --group, names fold into families, which it groups by their keys (temp.exec_names), as kernel_stats does
+-- (grouping kernel_exec's rows in SQL, a sorter and twenty aggregates a kernel, took 7 s of CPU there).
 --
 -- Statement 1: the names --match and --exclude let through, as shown (short with --short, then the first
 -- --group whose expression matches), each with its family key (its first string id when folded).
@@ -88,28 +88,18 @@ WITH names(id, shown) AS (
 INSERT INTO temp.exec_names SELECT id, CASE WHEN :folded THEN min(id) OVER (PARTITION BY shown) ELSE id END, shown
 FROM names;
 
--- Statement 2: the summary, computed once for the tables below.
+-- Statement 2: the summary, computed once for the tables below: its name rows per key of exec_names
+-- (a name's own id, or its family's first).
 DROP TABLE IF EXISTS temp.exec_summary;
-CREATE TEMP TABLE exec_summary AS SELECT * FROM kernel_exec_summary(:session, :match, :exclude);
+CREATE TEMP TABLE exec_summary AS SELECT * FROM kernel_exec_summary(:session, :match, :exclude, 'temp.exec_names');
 
--- Statement 3: per name (family). Names as they are come from the summary; families group kernel_exec's
--- rows by key through SQLite's sorter. The note counts the kernels without a launch call.
-WITH k AS (
-	SELECT e.name_id, e.dur_ns, e.api_ns, CASE WHEN e.queue_ns > 0 THEN e.queue_ns END AS q
-	FROM kernel_exec e WHERE :folded AND e.session_id = :session
-),
-per(key, calls, launched, qcount, api_avg, api_med, api_min, api_max, q_avg, q_med, q_min, q_max, q_p90, q_p99,
-    k_total, k_avg, k_med, k_min, k_max) AS (
+-- Statement 3: per name (family), from the summary. The note counts the kernels without a launch call.
+WITH per(key, calls, launched, qcount, api_avg, api_med, api_min, api_max, q_avg, q_med, q_min, q_max, q_p90, q_p99,
+	 k_total, k_avg, k_med, k_min, k_max) AS (
 	SELECT name_id, calls, launched, qcount, api_avg_ns, api_med_ns, api_min_ns, api_max_ns, queue_avg_ns,
 	       queue_med_ns, queue_min_ns, queue_max_ns, queue_p90_ns, queue_p99_ns, kernel_total_ns, kernel_avg_ns,
 	       kernel_med_ns, kernel_min_ns, kernel_max_ns
-	FROM temp.exec_summary WHERE NOT :folded AND kind = 'name' AND name_id IN (SELECT id FROM temp.exec_names)
-	UNION ALL
-	SELECT n.key, count(*), count(api_ns), count(q), avg(api_ns), median(api_ns), min(api_ns), max(api_ns), avg(q),
-	       median(q), min(q), max(q), percentile(q, 90), percentile(q, 99), sum(dur_ns), avg(dur_ns),
-	       median(dur_ns), min(dur_ns), max(dur_ns)
-	FROM k JOIN temp.exec_names n ON n.id = k.name_id
-	GROUP BY n.key
+	FROM temp.exec_summary WHERE kind = 'name'
 ),
 noted AS (
 	SELECT sum(calls) AS kernels, sum(calls - launched) AS unlaunched, sum(launched - qcount) AS unqueued FROM per

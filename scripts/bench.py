@@ -5,7 +5,8 @@ Measures (wall time, and peak RSS of each child process from getrusage):
   ingest of a 5M-kernel session: events/s (every record: kernels, launch calls, copies, ranges...)
   ingest of the same session with PyTorch ops (gpuprof-synth --ops: each forward and backward launch inside
   two or three emit_nvtx ranges, each one both a range and an op row, each with a text of its own)
-  every gpuprof-analyze analysis on the resulting database (target: each under 1 s)
+  every gpuprof-analyze analysis on the resulting database (target: each under 1 s), and those that fold
+  names again with --short and with --group (hotspots, api, compare, kernexec, launch, ranges, trend)
   gpuprof-report (text, target under 2 s; html under 5 s; --format trace once, under 90 s and 64 MiB)
   the hotspots view in sqlite3 with the extension loaded (target: at most twice gpuprof-analyze hotspots)
   every analysis's module as it is in sqlite3 (`.load gpuprof_sqlite`, `.read analyze/NAME.sql`) against
@@ -99,7 +100,13 @@ def main():
                 capture_output=True, text=True, check=True).stdout.splitlines() if line.strip()]
     # compare needs a baseline: the session against itself measures the same work.
     extra = {"compare": ["--baseline", db]}
-    for name, args, target in [(a, ["gpuprof-analyze", a, db] + extra.get(a, []), 1.0) for a in analyses] + [
+    # The analyses that fold names, again with --short (-S) and with --group (-g; the synthetic session's
+    # elementwise and gemv kernels): a family's median needs every duration of its names.
+    group = ["-g", "elementwise=elementwise", "-g", "gemv=gemv"]
+    folding = [(f"{a} {flag}", ["gpuprof-analyze", a, db] + extra.get(a, []) + more, 1.0)
+               for a in ("hotspots", "api", "compare", "kernexec", "launch", "ranges", "trend")
+               for flag, more in (("-S", ["-S"]), ("-g", group))]
+    for name, args, target in [(a, ["gpuprof-analyze", a, db] + extra.get(a, []), 1.0) for a in analyses] + folding + [
         ("report", ["gpuprof-report", db], 2.0),
         ("report html", ["gpuprof-report", db, "-f", "html", "-o", os.path.join(OUT, "report.html")], 5.0),
     ]:

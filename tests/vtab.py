@@ -10,7 +10,8 @@ its launch columns too (NULL kept); kernel_launches against GROUP BY over kernel
 against the rules file read here, and its checks; gpu_peaks likewise against analyze/gpu-peaks.rules (its
 samples checked with Python's re) and each of its checks' messages; kernel_busy against busy_union over kernel_columns;
 without them (retired with SQL), several sessions and processes, with and without `session_id = S`;
-damaged chunks are an error while they count, not wrong rows; kernel_stats against GROUP BY over
+damaged chunks are an error while they count, not wrong rows; kernel_stats (and api_stats, by name and by a
+keys table, kept between reads of a connection) against GROUP BY over
 kernel_columns with median and stddev_samp; the hotspots view with the extension (a TEMP view over
 kernel_stats) and without it (the stored plain-SQL view) against `gpuprof-analyze hotspots --format json`
 on the demo session and Kineto traces from ../shared/traces; memory_pairs (analyze/ref/memory_pairs.sql) and range_path
@@ -204,11 +205,109 @@ def columns(tmp, sources):
         for a, b in zip(stats, group):
             for i, col in ((4, "avg"), (5, "median"), (8, "stddev")):
                 close(f"api_stats ({what}) {a[:2]}: {col}", float(a[i]), float(b[i]), 1e-12)
+        stats_keys(d, what, first)
         one = sql(d, f"SELECT count(*) FROM kernel_stats WHERE session_id = {first}")
         check(f"kernel_stats ({what}): session_id = S", one,
               sql(d, f"SELECT count(DISTINCT name_id) FROM kernels WHERE session_id = {first}", load=False))
         launches(d, what, first)
     launches(old, "schema version 3", first, LAUNCH_KERNELS_3)
+
+
+STATS_COLS = "session_id, name_id, calls, total_ns, avg_ns, med_ns, min_ns, max_ns, stddev_ns"
+
+
+def stats_keys(db, what, first):
+    """kernel_stats and api_stats grouped by a keys table (id, key) against its plain SQL, the JOIN and GROUP
+    BY over kernel_columns (api_columns); reads by name and by keys in one connection (the grouping kept)
+    as each alone; a change in that connection seen; errors for a missing table and an id given twice."""
+    # Families of names: every third name id together, ids divisible by 5 left out, keys not name ids.
+    keys = ("CREATE TEMP TABLE k(id INTEGER PRIMARY KEY, key INTEGER); "
+            "INSERT INTO temp.k SELECT DISTINCT name_id, 1000 + name_id % 3 FROM {t} WHERE name_id % 5 <> 0;")
+    for stats, cols in (("kernel_stats", "kernel_columns"), ("api_stats", "api_columns")):
+        plain = sql(db, keys.format(t=cols) + "SELECT c.session_id, k.key, count(*), sum(dur_ns), avg(dur_ns), "
+                    "median(dur_ns), min(dur_ns), max(dur_ns), stddev_samp(dur_ns) FROM " + cols +
+                    " c JOIN temp.k ON k.id = c.name_id GROUP BY 1, 2 ORDER BY 1, 2")
+        keyed = sql(db, keys.format(t=cols) + f"SELECT {STATS_COLS} FROM {stats} WHERE keys = 'temp.k'")
+        ok(f"{stats} by keys ({what}): families of several names", len(plain) > 1 and
+           len(plain) < len(sql(db, f"SELECT * FROM {stats}")), plain)
+        check(f"{stats} by keys ({what}): the groups", [r[:4] + r[6:8] for r in keyed], [r[:4] + r[6:8] for r in plain])
+        for a, b in zip(keyed, plain):
+            for i, col in ((4, "avg"), (5, "median"), (8, "stddev")):
+                close(f"{stats} by keys ({what}) {a[:2]}: {col}", float(a[i]), float(b[i]), 1e-12)
+        # One connection: by name, by keys, by name again, then for one session: each as alone.
+        byname = sql(db, f"SELECT {STATS_COLS} FROM {stats}")
+        one = sql(db, keys.format(t=cols) + f"SELECT {STATS_COLS} FROM {stats} WHERE session_id = {first} AND keys = 'k'")
+        both = sql(db, keys.format(t=cols) + f"SELECT {STATS_COLS} FROM {stats}; "
+                   f"SELECT {STATS_COLS} FROM {stats} WHERE keys = 'temp.k'; SELECT {STATS_COLS} FROM {stats}; "
+                   f"SELECT {STATS_COLS} FROM {stats} WHERE session_id = {first} AND keys = 'k';")
+        check(f"{stats} ({what}): names, keys, names, keys of a session in one connection", both,
+              byname + keyed + byname + one)
+        # A change in the same connection: the grouping it kept is not used again (one session: reading
+        # all of them, more than a connection keeps, would read each again anyway).
+        table = "kernels" if stats == "kernel_stats" else "api_calls"
+        change = (f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM {table} WHERE session_id = {first} "
+                  "ORDER BY rowid LIMIT 3);")
+        copy = db + ".keys"
+        shutil.copy(db, copy)
+        reads = (f"SELECT {STATS_COLS} FROM {stats} WHERE session_id = {first} AND keys = 'temp.k'; "
+                 f"SELECT {STATS_COLS} FROM {stats} WHERE session_id = {first};")
+        before = sql(copy, keys.format(t=cols) + reads)
+        seen = sql(copy, keys.format(t=cols) + reads + change + reads)
+        after = sql(copy, keys.format(t=cols) + reads)
+        check(f"{stats} ({what}): a change in the connection is seen", seen, before + after)
+        ok(f"{stats} ({what}): the change changed the figures", after != before, "the same rows")
+        os.remove(copy)
+        if stats == "kernel_stats":
+            exec_keys(db, what, first, keys.format(t=cols))
+        p = sql(db, f"SELECT * FROM {stats} WHERE keys = 'temp.nosuch'", expect_ok=False)
+        ok(f"{stats}: keys naming no table is an error", p.returncode != 0 and "keys 'temp.nosuch'" in p.stderr,
+           p.stderr)
+        p = sql(db, "CREATE TEMP TABLE t2(id, key); INSERT INTO t2 VALUES (1, 1), (1, 2);"
+                f"SELECT * FROM {stats} WHERE keys = 't2'", expect_ok=False)
+        ok(f"{stats}: an id twice in keys is an error", p.returncode != 0 and "id 1 twice" in p.stderr, p.stderr)
+
+
+def exec_keys(db, what, first, keys):
+    """kernel_exec_summary's name rows by a keys table against GROUP BY over kernel_exec joined to it; its
+    quarter rows as without keys."""
+    cols = ("calls, launched, qcount, api_avg_ns, api_med_ns, api_min_ns, api_max_ns, queue_avg_ns, queue_med_ns, "
+            "queue_min_ns, queue_max_ns, queue_p90_ns, queue_p99_ns, kernel_total_ns, kernel_avg_ns, kernel_med_ns, "
+            "kernel_min_ns, kernel_max_ns")
+    keyed = sql(db, keys + f"SELECT name_id, {cols} FROM kernel_exec_summary({first}, NULL, NULL, 'temp.k') "
+                "WHERE kind = 'name' ORDER BY name_id")
+    plain = sql(db, keys + "SELECT k.key, count(*), count(api_ns), count(q), avg(api_ns), median(api_ns), min(api_ns), "
+                "max(api_ns), avg(q), median(q), min(q), max(q), percentile(q, 90), percentile(q, 99), sum(dur_ns), "
+                "avg(dur_ns), median(dur_ns), min(dur_ns), max(dur_ns) FROM (SELECT name_id, dur_ns, api_ns, "
+                f"CASE WHEN queue_ns > 0 THEN queue_ns END AS q FROM kernel_exec WHERE session_id = {first}) e "
+                "JOIN temp.k ON k.id = e.name_id GROUP BY k.key ORDER BY k.key")
+    ok(f"kernel_exec_summary by keys ({what}): families", len(plain) > 1, plain)
+    ints = (0, 1, 2, 3, 6, 7, 10, 11, 14, 17, 18)
+    check(f"kernel_exec_summary by keys ({what}): the groups", [[r[i] for i in ints] for r in keyed],
+          [[r[i] for i in ints] for r in plain])
+    for a, b in zip(keyed, plain):
+        for i in set(range(len(a))) - set(ints):
+            ok(f"kernel_exec_summary by keys ({what}) {a[0]}: column {i}", (a[i] == b[i] == "") or
+               (a[i] != "" and b[i] != "" and abs(float(a[i]) - float(b[i])) <= 1e-12 * max(1.0, abs(float(b[i])))),
+               f"got {a[i]!r}, want {b[i]!r}")
+    # Ids far apart (the table's ids searched, not indexed), each name its own key, no key at all.
+    far = sql(db, keys + "INSERT INTO temp.k VALUES (1000000000000000, 1000);"
+              f"SELECT name_id, {cols} FROM kernel_exec_summary({first}, NULL, NULL, 'temp.k') "
+              "WHERE kind = 'name' ORDER BY name_id")
+    check(f"kernel_exec_summary by keys ({what}): ids far apart", far, keyed)
+    own = sql(db, "CREATE TEMP TABLE k(id INTEGER PRIMARY KEY, key INTEGER); INSERT INTO temp.k SELECT DISTINCT "
+              f"name_id, name_id FROM kernel_columns WHERE session_id = {first} AND name_id % 5 <> 0;"
+              f"SELECT name_id, {cols} FROM kernel_exec_summary({first}, NULL, NULL, 'temp.k') WHERE kind = 'name'")
+    check(f"kernel_exec_summary by keys ({what}): each name its own key", own,
+          sql(db, f"SELECT name_id, {cols} FROM kernel_exec_summary({first}, NULL, NULL) WHERE kind = 'name' "
+                  "AND name_id % 5 <> 0"))
+    ok(f"kernel_exec_summary by keys ({what}): names left out", 0 < len(own) < len(
+        sql(db, f"SELECT 1 FROM kernel_exec_summary({first}, NULL, NULL) WHERE kind = 'name'")), own)
+    check(f"kernel_exec_summary by keys ({what}): an empty keys table, no name rows",
+          sql(db, "CREATE TEMP TABLE e(id, key); SELECT count(*) FROM kernel_exec_summary("
+                  f"{first}, NULL, NULL, 'temp.e') WHERE kind = 'name'"), [["0"]])
+    quarters = f"SELECT * FROM kernel_exec_summary({first}, NULL, NULL{{}}) WHERE kind = 'quarter'"
+    check(f"kernel_exec_summary by keys ({what}): the quarters as without", sql(db, keys + quarters.format(", 'k'")),
+          sql(db, quarters.format("")))
 
 
 def launches(db, what, first, kernels=LAUNCH_KERNELS):

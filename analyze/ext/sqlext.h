@@ -49,7 +49,8 @@ int gpuprof_sqlite_register(sqlite3 *db);
  * chunks once a scan has seen their bounds (a join filtering again per window reads few chunks). Their
  * rowid is the row's position among its session's rows in table order (plus the session's index in the
  * scan << 40), the same from chunks or rows. kernel_stats: per session and kernel name, calls, total_ns,
- * avg_ns, med_ns, min_ns, max_ns, stddev_ns (analyze/ext/dstats.c).
+ * avg_ns, med_ns, min_ns, max_ns, stddev_ns (analyze/ext/dstats.c); with `keys = 'T'`, per key of the
+ * table T (id, key) that maps name ids to keys (name_id holds the key); api_stats the same of the calls.
  * Each reads the database main, or the attached one its hidden column names: `WHERE schema = 'base'`.
  *
  * GPU busy time (analyze/ext/sqlext_busy.c), eponymous and read-only likewise, per session (all, or one with

@@ -125,6 +125,16 @@ int64_t sqlext_data_version(sqlite3 *db, const char *schema);
 /* Grow *p (of *cap elements of size sz; sqlite3_realloc64'd) to hold n; 0, or -1 when out of memory. */
 int sqlext_grow(void **p, size_t *cap, size_t n, size_t sz);
 /*
+ * A keys table (kernel_stats' keys, kernel_exec_summary's): the (id, key) rows of the table or view t names
+ * (`name` or `schema.name`) into *map, sorted by id (*n rows; sqlite3_malloc64'd, NULL for none); rows
+ * whose id or key is not an integer are left out. An id twice is an error. Errors leave their message,
+ * naming `who`, on cur's table. SQLITE_OK or an error code.
+ */
+int sqlext_keys_read(sqlite3_vtab_cursor *cur, sqlite3 *db, const char *who, const char *t, int64_t (**map)[2],
+		     size_t *n);
+/* 1 with *key set when map (n rows by id, sqlext_keys_read's) has id, else 0. */
+int sqlext_keys_find(const int64_t (*map)[2], size_t n, int64_t id, int64_t *key);
+/*
  * A session's nodes (analyze/ext/sqlext_nodes.c): the (host, rank) of its processes, numbered from 0, which with
  * a device number name a GPU. A pid the session's processes lack is node 0.
  */

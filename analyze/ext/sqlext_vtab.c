@@ -729,8 +729,17 @@ static sqlite3_module kv_module = {
  * max(dur_ns), stddev_samp(dur_ns) FROM kernel_columns GROUP BY 1, 2` gives (tests/vtab.py checks), but
  * grouped here in C: SQLite's GROUP BY sorts millions of rows and steps seven aggregates a row, ten
  * times the time (README "With sqlite3"). The statistics are analyze/ext/dstats.c's, as median's and the analyses'.
+ *
+ * Grouped by other keys: `WHERE keys = 'T'` names a table or view T (`schema.name` or `name`) of columns
+ * (id, key) that maps name ids to keys; then a row is a key's, name_id holds the key and the statistics are
+ * of all the durations of the names mapped to it (names T lacks are left out): what
+ * `... FROM kernel_columns k JOIN T ON T.id = k.name_id GROUP BY k.session_id, T.key` gives (a family of
+ * names with --short or --group, whose median needs every duration of every name in it).
  */
 enum { KS_SESSION, KS_NAME, KS_CALLS, KS_TOTAL, KS_AVG, KS_MED, KS_MIN, KS_MAX, KS_STDDEV, KS_COUNT };
+#define KS_SCHEMA KS_COUNT		/* the hidden columns */
+#define KS_KEYS (KS_COUNT + 1)
+#define KS_KEYED (1 << 23)		/* idxNum: an equality on keys, the last argument */
 
 /*
  * Only its schema and table: kernel_stats reads kernel_columns' cursor (kernel_def), api_stats, the same
@@ -739,13 +748,15 @@ enum { KS_SESSION, KS_NAME, KS_CALLS, KS_TOTAL, KS_AVG, KS_MED, KS_MIN, KS_MAX, 
 static const struct vt_def stats_def = {
 	.t = CS_KERNELS,
 	.schema = "CREATE TABLE x(session_id INTEGER, name_id INTEGER, calls INTEGER, total_ns INTEGER, "
-		  "avg_ns REAL, med_ns REAL, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL, schema TEXT HIDDEN)",
+		  "avg_ns REAL, med_ns REAL, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL, schema TEXT HIDDEN, "
+		  "keys TEXT HIDDEN)",
 	.ncols = KS_COUNT,
 };
 static const struct vt_def api_stats_def = {
 	.t = CS_CALLS,
 	.schema = "CREATE TABLE x(session_id INTEGER, name_id INTEGER, calls INTEGER, total_ns INTEGER, "
-		  "avg_ns REAL, med_ns REAL, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL, schema TEXT HIDDEN)",
+		  "avg_ns REAL, med_ns REAL, min_ns INTEGER, max_ns INTEGER, stddev_ns REAL, schema TEXT HIDDEN, "
+		  "keys TEXT HIDDEN)",
 	.ncols = KS_COUNT,
 };
 
@@ -758,6 +769,9 @@ struct ks_cursor {
 	struct dstats *rows;	/* the current session's names (key: name_id) */
 	size_t nrows, i;
 	int eof;
+	char *keys;		/* the keys table named, or NULL: by name id; sqlite3_mprintf'd */
+	int64_t (*map)[2];	/* its (id, key) rows by id, distinct ids; sqlite3_malloc64'd */
+	size_t nmap;
 };
 
 static int ks_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out)
@@ -776,7 +790,11 @@ static void ks_reset(struct ks_cursor *c)
 	sqlite3_free(c->sessions);
 	sqlite3_free(c->rows);
 	sqlite3_free(c->schema);
-	c->schema = NULL;
+	sqlite3_free(c->keys);
+	sqlite3_free(c->map);
+	c->schema = c->keys = NULL;
+	c->map = NULL;
+	c->nmap = 0;
 	c->sessions = NULL;
 	c->rows = NULL;
 	c->nsessions = c->at = 0;
@@ -1193,83 +1211,266 @@ static int cmp_pair(const void *a, const void *b)
 	return x[0] < y[0] ? -1 : x[0] > y[0];
 }
 
-/* The statistics of session sessions[at]'s names into c->rows. */
-static int ks_session(struct ks_cursor *c)
+int sqlext_keys_find(const int64_t (*map)[2], size_t n, int64_t id, int64_t *key)
 {
-	int64_t *name, *dur, *pair = NULL, *sorted = NULL, maxname = 0;
-	size_t n, i, j, groups = 0;
-	int rc = ks_load(c, c->sessions[c->at], &name, &dur, &n);
-	sqlite3_free(c->rows);
-	c->rows = NULL;
-	c->nrows = c->i = 0;
-	if (rc != SQLITE_OK || !n)
-		goto out;
-	/* Durations grouped by name into sorted[]: a counting sort when the ids are small (strings.id), else pairs sorted. */
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (map[mid][0] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < n && map[lo][0] == id) {
+		*key = map[lo][1];
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * ---- what kernel_stats keeps: a session's durations grouped by name ----
+ *
+ * Grouping decodes the session's kernels (two columns) and sorts them by name; a connection keeps the
+ * result for the last KS_KEPT (schema, session) pairs while the database file is unchanged (its
+ * sqlext_data_version), so that the next scan, by names or by other keys (hotspots --short asks the
+ * names, then the families, then the total), groups again without decoding. It holds 8 bytes a kernel
+ * (its duration; 40 MB for 5M kernels) and a row per name, per kept session, until the connection
+ * closes. The kept durations of a name are in no particular order (stats_of reorders them).
+ */
+#define KS_KEPT 2
+
+struct ks_kept {
+	char *schema;		/* NULL: an empty slot; sqlite3_malloc'd */
+	int64_t session, version;
+	int64_t *dur;		/* every duration, a name's together, names by id */
+	size_t n;
+	struct dstats *rows;	/* per name, by id: its statistics; its durations are dur[at[i]..at[i+1]) */
+	size_t *at;		/* nrows + 1 */
+	size_t nrows;
+	unsigned age;
+};
+
+struct ks_vtab {
+	struct sqlext_vtab base;
+	struct ks_kept kept[KS_KEPT];
+	unsigned clock;
+};
+
+static void ks_kept_free(struct ks_kept *k)
+{
+	sqlite3_free(k->schema);
+	sqlite3_free(k->dur);
+	sqlite3_free(k->rows);
+	sqlite3_free(k->at);
+	memset(k, 0, sizeof(*k));
+}
+
+static int ks_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out, char **err)
+{
+	struct ks_vtab *v;
+	int rc;
+	(void)argc;
+	(void)argv;
+	(void)err;
+	if ((rc = sqlite3_declare_vtab(db, ((const struct vt_def *)aux)->schema)) != SQLITE_OK)
+		return rc;
+	if (!(v = sqlite3_malloc(sizeof(*v))))
+		return SQLITE_NOMEM;
+	memset(v, 0, sizeof(*v));
+	v->base.db = db;
+	v->base.def = aux;
+	sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+	*out = &v->base.base;
+	return SQLITE_OK;
+}
+
+static int ks_disconnect(sqlite3_vtab *vt)
+{
+	struct ks_vtab *v = (struct ks_vtab *)vt;
+	int i;
+	for (i = 0; i < KS_KEPT; i++)
+		ks_kept_free(&v->kept[i]);
+	sqlite3_free(v);
+	return SQLITE_OK;
+}
+
+/*
+ * Group n durations by name id into k (dur, rows, at; name and dur are consumed: freed here, whatever
+ * happens): a counting sort when the ids are small (strings.id), else pairs sorted. SQLITE_OK or NOMEM.
+ */
+static int ks_group(struct ks_kept *k, int64_t *name, int64_t *dur, size_t n)
+{
+	int64_t *pair = NULL, *sorted = NULL, maxname = 0;
+	size_t i, j, groups = 0, *at = NULL;
+	int rc = SQLITE_NOMEM;
 	for (i = 0; i < n; i++)
 		if (name[i] < 0 || name[i] > maxname)
 			maxname = name[i] < 0 ? INT64_MAX : name[i];
-	if (!(sorted = sqlite3_malloc64(n * sizeof(int64_t)))) {
-		rc = SQLITE_NOMEM;
+	if (!(sorted = sqlite3_malloc64((n ? n : 1) * sizeof(int64_t))))
 		goto out;
-	}
 	if (maxname < (int64_t)(4 * n + 65536)) {
-		size_t *at = sqlite3_malloc64(((size_t)maxname + 2) * sizeof(size_t)), sum = 0;
-		if (!at) {
-			rc = SQLITE_NOMEM;
+		size_t sum = 0;
+		if (!(at = sqlite3_malloc64(((size_t)maxname + 2) * sizeof(size_t))))
 			goto out;
-		}
 		memset(at, 0, ((size_t)maxname + 2) * sizeof(size_t));
 		for (i = 0; i < n; i++)
 			at[name[i]]++;
 		for (j = 0; j <= (size_t)maxname; j++) {
-			size_t k = at[j];
-			groups += k > 0;
+			size_t c = at[j];
+			groups += c > 0;
 			at[j] = sum;
-			sum += k;
+			sum += c;
 		}
 		for (i = 0; i < n; i++)
 			sorted[at[name[i]]++] = dur[i];
 		/* at[j] is now the end of name j's durations. */
-		if ((c->rows = sqlite3_malloc64(groups * sizeof(*c->rows))))
-			for (j = 0, i = 0; j <= (size_t)maxname; i = at[j++])
-				if (at[j] > i) {
-					stats_of(sorted + i, at[j] - i, &c->rows[c->nrows]);
-					c->rows[c->nrows++].key = (int64_t)j;
-				}
-		sqlite3_free(at);
-		if (!c->rows)
-			rc = SQLITE_NOMEM;
-		goto out;
+		if (!(k->rows = sqlite3_malloc64((groups ? groups : 1) * sizeof(*k->rows))) ||
+		    !(k->at = sqlite3_malloc64((groups + 1) * sizeof(size_t))))
+			goto out;
+		k->at[0] = 0;
+		for (j = 0, i = 0; j <= (size_t)maxname; i = at[j++])
+			if (at[j] > i) {
+				k->rows[k->nrows].key = (int64_t)j;
+				k->at[++k->nrows] = at[j];
+			}
+	} else {
+		if (!(pair = sqlite3_malloc64(2 * n * sizeof(int64_t))))
+			goto out;
+		for (i = 0; i < n; i++) {
+			pair[2 * i] = name[i];
+			pair[2 * i + 1] = dur[i];
+		}
+		qsort(pair, n, 2 * sizeof(int64_t), cmp_pair);
+		for (i = 0; i < n; i++) {
+			groups += !i || pair[2 * i] != pair[2 * i - 2];
+			sorted[i] = pair[2 * i + 1];
+		}
+		if (!(k->rows = sqlite3_malloc64((groups ? groups : 1) * sizeof(*k->rows))) ||
+		    !(k->at = sqlite3_malloc64((groups + 1) * sizeof(size_t))))
+			goto out;
+		k->at[0] = 0;
+		for (i = 0; i < n; i = j) {
+			for (j = i; j < n && pair[2 * j] == pair[2 * i]; j++)
+				;
+			k->rows[k->nrows].key = pair[2 * i];
+			k->at[++k->nrows] = j;
+		}
 	}
-	if (!(pair = sqlite3_malloc64(2 * n * sizeof(int64_t)))) {
-		rc = SQLITE_NOMEM;
-		goto out;
+	for (i = 0; i < k->nrows; i++) {
+		int64_t key = k->rows[i].key;
+		stats_of(sorted + k->at[i], k->at[i + 1] - k->at[i], &k->rows[i]);
+		k->rows[i].key = key;
 	}
-	for (i = 0; i < n; i++) {
-		pair[2 * i] = name[i];
-		pair[2 * i + 1] = dur[i];
-	}
-	qsort(pair, n, 2 * sizeof(int64_t), cmp_pair);
-	for (i = 0; i < n; i++)
-		groups += !i || pair[2 * i] != pair[2 * i - 2];
-	if (!(c->rows = sqlite3_malloc64(groups * sizeof(*c->rows)))) {
-		rc = SQLITE_NOMEM;
-		goto out;
-	}
-	for (i = 0; i < n; i = j) {
-		for (j = i; j < n && pair[2 * j] == pair[2 * i]; j++)
-			sorted[j - i] = pair[2 * j + 1];
-		stats_of(sorted, j - i, &c->rows[c->nrows]);
-		c->rows[c->nrows++].key = pair[2 * i];
-	}
+	k->dur = sorted;
+	k->n = n;
+	sorted = NULL;
+	rc = SQLITE_OK;
 out:
 	sqlite3_free(name);
 	sqlite3_free(dur);
 	sqlite3_free(pair);
 	sqlite3_free(sorted);
-	if (rc == SQLITE_NOMEM)
-		return sqlext_vt_error(&c->base, rc, "out of memory");
+	sqlite3_free(at);
 	return rc;
+}
+
+/* Session sessions[at]'s durations grouped by name: kept, or read and kept now (*out). */
+static int ks_grouped(struct ks_cursor *c, const struct ks_kept **out)
+{
+	struct ks_vtab *v = (struct ks_vtab *)c->base.pVtab;
+	int64_t s = c->sessions[c->at], version = sqlext_data_version(c->db, c->schema), *name, *dur;
+	struct ks_kept *k = &v->kept[0];
+	size_t n;
+	int i, rc;
+	for (i = 0; i < KS_KEPT; i++)
+		if (v->kept[i].schema && version >= 0 && v->kept[i].session == s && v->kept[i].version == version &&
+		    !strcmp(v->kept[i].schema, c->schema)) {
+			v->kept[i].age = ++v->clock;
+			*out = &v->kept[i];
+			return SQLITE_OK;
+		}
+	for (i = 1; i < KS_KEPT; i++)	/* an empty slot, else the oldest */
+		if (k->schema && (!v->kept[i].schema || v->kept[i].age < k->age))
+			k = &v->kept[i];
+	ks_kept_free(k);
+	if ((rc = ks_load(c, s, &name, &dur, &n)) != SQLITE_OK)
+		return rc;
+	if ((rc = ks_group(k, name, dur, n)) != SQLITE_OK || !(k->schema = sqlite3_mprintf("%s", c->schema))) {
+		ks_kept_free(k);
+		return sqlext_vt_error(&c->base, SQLITE_NOMEM, "out of memory");
+	}
+	k->session = s;
+	k->version = version;
+	k->age = ++v->clock;
+	*out = k;
+	return SQLITE_OK;
+}
+
+/* A name of the kept grouping with its key, for grouping by keys. */
+struct ks_keyed {
+	int64_t key;
+	size_t row;
+};
+
+static int cmp_keyed(const void *a, const void *b)
+{
+	const struct ks_keyed *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key ? 1 : x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* The statistics of session sessions[at]'s names (or keys) into c->rows. */
+static int ks_session(struct ks_cursor *c)
+{
+	const struct ks_kept *k;
+	struct ks_keyed *keyed = NULL;
+	int64_t *buf = NULL;
+	size_t i, j, nk = 0, groups = 0;
+	int rc;
+	sqlite3_free(c->rows);
+	c->rows = NULL;
+	c->nrows = c->i = 0;
+	if ((rc = ks_grouped(c, &k)) != SQLITE_OK || !k->nrows)
+		return rc;
+	if (!c->keys) {	/* by name: the kept rows */
+		if (!(c->rows = sqlite3_malloc64(k->nrows * sizeof(*c->rows))))
+			return sqlext_vt_error(&c->base, SQLITE_NOMEM, "out of memory");
+		memcpy(c->rows, k->rows, k->nrows * sizeof(*c->rows));
+		c->nrows = k->nrows;
+		return SQLITE_OK;
+	}
+	/* By key: the names the map has, by key; a key's durations are its names' together. */
+	if (!(keyed = sqlite3_malloc64(k->nrows * sizeof(*keyed))))
+		goto nomem;
+	for (i = 0; i < k->nrows; i++)
+		if (sqlext_keys_find((const int64_t (*)[2])c->map, c->nmap, k->rows[i].key, &keyed[nk].key))
+			keyed[nk++].row = i;
+	if (!nk)
+		goto out;
+	qsort(keyed, nk, sizeof(*keyed), cmp_keyed);
+	for (i = 0; i < nk; i++)
+		groups += !i || keyed[i].key != keyed[i - 1].key;
+	if (!(c->rows = sqlite3_malloc64(groups * sizeof(*c->rows))) ||
+	    !(buf = sqlite3_malloc64((k->n ? k->n : 1) * sizeof(int64_t))))
+		goto nomem;
+	for (i = 0; i < nk; i = j) {
+		size_t len = 0;
+		for (j = i; j < nk && keyed[j].key == keyed[i].key; j++) {
+			size_t r = keyed[j].row, m = k->at[r + 1] - k->at[r];
+			memcpy(buf + len, k->dur + k->at[r], m * sizeof(int64_t));
+			len += m;
+		}
+		stats_of(buf, len, &c->rows[c->nrows]);
+		c->rows[c->nrows++].key = keyed[i].key;
+	}
+out:
+	sqlite3_free(keyed);
+	sqlite3_free(buf);
+	return SQLITE_OK;
+nomem:
+	sqlite3_free(keyed);
+	sqlite3_free(buf);
+	return sqlext_vt_error(&c->base, SQLITE_NOMEM, "out of memory");
 }
 
 /* Go to the next name (of this session, else of the next sessions with kernels). */
@@ -1291,6 +1492,76 @@ static int ks_advance(struct ks_cursor *c)
 	return SQLITE_OK;
 }
 
+static int cmp_id(const void *a, const void *b)
+{
+	const int64_t *x = a, *y = b;
+	return x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+int sqlext_keys_read(sqlite3_vtab_cursor *cur, sqlite3 *db, const char *who, const char *t, int64_t (**map)[2],
+		     size_t *n)
+{
+	const char *dot = t ? strchr(t, '.') : NULL;
+	sqlite3_stmt *st = NULL;
+	size_t alloc = 0, i;
+	char *sql, *m;
+	int rc;
+	*map = NULL;
+	*n = 0;
+	if (!t) {
+		m = sqlite3_mprintf("%s: keys must name a table of (id, key)", who);
+		rc = sqlext_vt_error(cur, SQLITE_ERROR, m ? m : "out of memory");
+		sqlite3_free(m);
+		return rc;
+	}
+	sql = dot ? sqlite3_mprintf("SELECT id, key FROM \"%.*w\".\"%w\"", (int)(dot - t), t, dot + 1)
+		  : sqlite3_mprintf("SELECT id, key FROM \"%w\"", t);
+	if (!sql)
+		return sqlext_vt_error(cur, SQLITE_NOMEM, "out of memory");
+	rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	sqlite3_free(sql);
+	if (rc != SQLITE_OK) {
+		m = sqlite3_mprintf("%s: keys '%s': %s", who, t, sqlite3_errmsg(db));
+		rc = sqlext_vt_error(cur, rc, m ? m : "out of memory");
+		sqlite3_free(m);
+		return rc;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_INTEGER || sqlite3_column_type(st, 1) != SQLITE_INTEGER)
+			continue;	/* a NULL or text id matches no name id; a NULL key joins no group */
+		if (sqlext_grow((void **)map, &alloc, *n + 1, sizeof(**map))) {
+			sqlite3_finalize(st);
+			return sqlext_vt_error(cur, SQLITE_NOMEM, "out of memory");
+		}
+		(*map)[*n][0] = sqlite3_column_int64(st, 0);
+		(*map)[(*n)++][1] = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return sqlext_vt_error(cur, rc, sqlite3_errmsg(db));
+	if (*n)
+		qsort(*map, *n, sizeof(**map), cmp_id);
+	for (i = 1; i < *n; i++)
+		if ((*map)[i][0] == (*map)[i - 1][0]) {
+			m = sqlite3_mprintf("%s: keys '%s': id %lld twice", who, t, (long long)(*map)[i][0]);
+			rc = sqlext_vt_error(cur, SQLITE_ERROR, m ? m : "out of memory");
+			sqlite3_free(m);
+			return rc;
+		}
+	return SQLITE_OK;
+}
+
+/* The keys table `v` names into c->map and c->keys (the name, which the keys column gives back). */
+static int ks_map(struct ks_cursor *c, sqlite3_value *v)
+{
+	const char *t = (const char *)sqlite3_value_text(v);
+	const char *who = ((const struct vt_def *)((struct sqlext_vtab *)c->base.pVtab)->def)->t == CS_CALLS
+				  ? "api_stats" : "kernel_stats";
+	if (t && !(c->keys = sqlite3_mprintf("%s", t)))
+		return sqlext_vt_error(&c->base, SQLITE_NOMEM, "out of memory");
+	return sqlext_keys_read(&c->base, c->db, who, t, &c->map, &c->nmap);
+}
+
 static int ks_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int argc, sqlite3_value **argv)
 {
 	struct ks_cursor *c = (struct ks_cursor *)cur;
@@ -1300,6 +1571,9 @@ static int ks_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	ks_reset(c);
 	c->eof = 0;
 	if ((rc = vt_schema(cur, idx, argv, &c->schema)) != SQLITE_OK)
+		return rc;
+	if (idx & KS_KEYED &&
+	    (rc = ks_map(c, argv[(idx & KV_EQ ? 1 : 0) + (idx & KV_SCHEMA ? 1 : 0)])) != SQLITE_OK)
 		return rc;
 	rc = sessions_in(cur, c->db, c->schema, idx & KV_EQ ? argv[0] : NULL, &c->sessions, &c->nsessions);
 	if (rc != SQLITE_OK || !c->nsessions) {
@@ -1335,6 +1609,10 @@ static int ks_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int k)
 	case KS_MIN: sqlite3_result_int64(ctx, r->min); break;
 	case KS_MAX: sqlite3_result_int64(ctx, r->max); break;
 	case KS_STDDEV: sqlite3_result_double(ctx, r->stddev); break;
+	case KS_KEYS:
+		if (c->keys)
+			sqlite3_result_text(ctx, c->keys, -1, SQLITE_TRANSIENT);
+		break;
 	default: sqlite3_result_text(ctx, c->schema, -1, SQLITE_TRANSIENT); break;
 	}
 	return SQLITE_OK;
@@ -1347,12 +1625,33 @@ static int ks_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
 	return SQLITE_OK;
 }
 
+/* sqlext_vt_best_index's plan, with an equality on keys as the last argument (waited for, like schema). */
+static int ks_best_index(sqlite3_vtab *v, sqlite3_index_info *ix)
+{
+	int i, keys = -1, args = 0, rc;
+	for (i = 0; i < ix->nConstraint; i++)
+		if (ix->aConstraint[i].iColumn == KS_KEYS && ix->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_EQ) {
+			if (!ix->aConstraint[i].usable)
+				return SQLITE_CONSTRAINT;
+			keys = i;
+		}
+	if ((rc = sqlext_vt_best_index(v, ix)) != SQLITE_OK || keys < 0)
+		return rc;
+	for (i = 0; i < ix->nConstraint; i++)
+		if (ix->aConstraintUsage[i].argvIndex > args)
+			args = ix->aConstraintUsage[i].argvIndex;
+	ix->aConstraintUsage[keys].argvIndex = args + 1;
+	ix->aConstraintUsage[keys].omit = 1;
+	ix->idxNum |= KS_KEYED;
+	return SQLITE_OK;
+}
+
 static sqlite3_module ks_module = {
 	.iVersion = 0,
-	.xConnect = sqlext_vt_connect,
-	.xBestIndex = sqlext_vt_best_index,
-	.xDisconnect = sqlext_vt_disconnect,
-	.xDestroy = sqlext_vt_disconnect,
+	.xConnect = ks_connect,
+	.xBestIndex = ks_best_index,
+	.xDisconnect = ks_disconnect,
+	.xDestroy = ks_disconnect,
 	.xOpen = ks_open,
 	.xClose = ks_close,
 	.xFilter = ks_filter,
