@@ -45,7 +45,7 @@ def main():
         for n, line in comments(f, text):
             for m in PATH.finditer(line):
                 p = m.group(1)
-                if p.split("/")[0] not in tops or p.startswith("build/") or re.search(r"-N\.|/N\.", p):
+                if p.split("/")[0] not in tops or p.startswith("build/") or re.search(r"-N\.|/N\.|/NAME\.|/[A-Z]+\.", p):
                     continue
                 named += 1
                 if not os.path.exists(os.path.join(ROOT, p)):

@@ -52,7 +52,7 @@ def main():
     check("--list is the analysis files", names, analyses)
     check("the preludes are modules", sorted(os.path.basename(f)[:-4] for f in shipped
                                              if re.search(r"^-- module: ", open(f, encoding="utf-8").read(), re.M)),
-          ["comm", "memory-events", "stall-samples", "views"])
+          ["comm", "memory-events", "stall-samples", "timeline", "trace", "views"])
 
     with tempfile.TemporaryDirectory() as tmp:
         base = os.path.join(tmp, "analyze")

@@ -6,7 +6,7 @@ equal to 1e-9 relative), on the demo session and on real traces by path (../shar
 Systems, a multi-rank session made here of two Kineto ranks, memory events; skipped with a printed
 reason when absent). Every reference file has its header (reference, title, accelerator, a speed-up
 line), names a table the extension registers, and every table the extension registers that is kept for
-speed has a reference (the rules parsers class_rules and gpu_peaks are not: tests/vtab.py checks them)."""
+speed has a reference (the rules parsers class_rules and gpu_peaks are not: tests/vtab.py checks them; nor is gpuprof_module)."""
 import collections
 import glob
 import gzip
@@ -24,8 +24,9 @@ from checks import BIN, ROOT, TRACES, check, ok
 EXT = os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "lib", "gpuprof_sqlite")
 REF = os.path.join(ROOT, "analyze", "ref")
 DEMO = os.path.join(ROOT, "tests", "data", "demo-session")
-# The tables registered in analyze/ext that are not accelerators: rule-file parsers with checks.
-NOT_ACCELERATORS = {"class_rules", "gpu_peaks"}
+# The tables registered in analyze/ext that are not accelerators: rule-file parsers with checks, and
+# gpuprof_module, which sets a module's includes and parameters up (tests/modules_shell.py checks it).
+NOT_ACCELERATORS = {"class_rules", "gpu_peaks", "gpuprof_module"}
 TRACE_FILES = [("kineto", "a100_alexnet.json.gz"), ("kineto", "a100_pcie_memory_events.json.gz"),
                ("kineto", "h200_pt211_train.pt.trace.json.gz"), ("kineto", "pg509_blocking_streams.json.gz"),
                ("nsys", "a100x4_cloverleaf.sqlite"), ("nsys", "h100_2gpu_1s.sqlite")]
