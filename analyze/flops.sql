@@ -92,8 +92,9 @@ WHERE s.flops IS NOT NULL
 -- only its own calls; nothing is copied when the session has no ops.
 DROP TABLE IF EXISTS temp.flop_calls;
 CREATE TEMP TABLE flop_calls AS
-SELECT pid, thread_id, start_ns, correlation_id FROM api_columns
-WHERE session_id = :session AND correlation_id <> 0 AND EXISTS (SELECT 1 FROM temp.flop_list);
+SELECT a.pid, a.thread_id, a.start_ns, a.correlation_id
+FROM (SELECT 1 FROM temp.flop_list LIMIT 1) AS any_op CROSS JOIN api_columns a
+WHERE a.session_id = :session AND a.correlation_id <> 0;
 CREATE INDEX temp.flop_calls_at ON flop_calls(pid, thread_id, start_ns);
 DROP TABLE IF EXISTS temp.flop_launches;
 CREATE TEMP TABLE flop_launches(pid INTEGER, corr INTEGER, op INTEGER, PRIMARY KEY (pid, corr, op)) WITHOUT ROWID;
@@ -109,8 +110,9 @@ WITH kern AS (
 	SELECT l.op, k.end_ns - k.start_ns AS dur,
 	       coalesce((SELECT gpu FROM temp.flop_models m WHERE m.pid = k.pid AND m.id = k.device_id),
 			(SELECT gpu FROM temp.flop_models m WHERE m.id = k.device_id ORDER BY m.pid LIMIT 1)) AS gpu
-	FROM kernel_columns k JOIN temp.flop_launches l ON l.pid = k.pid AND l.corr = k.correlation_id
-	WHERE k.session_id = :session AND EXISTS (SELECT 1 FROM temp.flop_launches)
+	FROM (SELECT 1 FROM temp.flop_launches LIMIT 1) AS any_launch CROSS JOIN kernel_columns k
+	JOIN temp.flop_launches l ON l.pid = k.pid AND l.corr = k.correlation_id
+	WHERE k.session_id = :session
 )
 SELECT o.op, o.pid, o.start_ns, o.name, o.flops, o.dtype, count(k.op) AS kernels, coalesce(sum(k.dur), 0) AS gpu_ns,
        CASE WHEN count(DISTINCT k.gpu) = 1 AND count(k.gpu) = count(k.op) THEN min(k.gpu) END AS gpu,

@@ -111,10 +111,12 @@ CREATE TEMP TABLE op_calls(pid INTEGER, corr INTEGER, op INTEGER, PRIMARY KEY (p
 INSERT OR IGNORE INTO temp.op_calls SELECT pid, corr, owner FROM temp.op_walk WHERE kind = 1 ORDER BY id;
 
 -- Statement 6: the GPU events of the session's calls, with their op (NULL: in no op); kernels flagged.
+-- The kernels are read only when there are calls (any_call, first: a session without ops reads none).
 DROP TABLE IF EXISTS temp.op_gpu;
 CREATE TEMP TABLE op_gpu AS
 SELECT c.op, k.start_ns, k.end_ns, 1 AS kernel, k.pid, k.device_id
-FROM kernel_columns k JOIN temp.op_calls c ON c.pid = k.pid AND c.corr = k.correlation_id
+FROM (SELECT 1 FROM temp.op_calls LIMIT 1) AS any_call CROSS JOIN kernel_columns k
+JOIN temp.op_calls c ON c.pid = k.pid AND c.corr = k.correlation_id
 WHERE k.session_id = :session
 UNION ALL
 SELECT c.op, m.start_ns, m.end_ns, 0, m.pid, m.device_id

@@ -18,7 +18,7 @@ struct sink *sink_open(sqlite3 *db)
 	int t;
 	s->db = db;
 	for (t = 0; t < R_COUNT; t++)
-		if (!(s->insert[t] = sink_rows_prepare(db, t)))
+		if (!(s->insert[t] = sink_rows_prepare(db, t)) || sink_rows_prepare_many(s, t))
 			goto fail;
 	s->str_find = db_prepare(db, "SELECT id FROM strings WHERE session_id = ? AND value = ?");
 	s->str_add = db_prepare(db, "INSERT INTO strings (session_id, id, value) VALUES (?, ?, ?)");
@@ -54,8 +54,12 @@ void sink_free(struct sink *s)
 		util_divert_messages(NULL, NULL);	/* (sink_spool_open diverted them) */
 	if (s->in_tx)
 		sink_tx_rollback(s);
-	for (t = 0; t < R_COUNT; t++)
+	for (t = 0; t < R_COUNT; t++) {
 		sqlite3_finalize(s->insert[t]);
+		sqlite3_finalize(s->insert_many[t]);
+		free(s->waiting[t]);
+		free(s->bound_many[t]);
+	}
 	sqlite3_finalize(s->str_find);
 	sqlite3_finalize(s->str_add);
 	sqlite3_finalize(s->str_get);
@@ -162,6 +166,8 @@ int sink_tx_commit(struct sink *s)
 {
 	if (s->spool)
 		return sink_spool_tx(s, 'C');
+	if (sink_rows_flush(s))
+		return -1;
 	if (s->outer) {
 		s->in_tx = 0;
 		return db_exec(s->db, "RELEASE input");
@@ -177,6 +183,7 @@ void sink_tx_rollback(struct sink *s)
 		return;
 	}
 	colstore_writer_discard(s->cs);
+	sink_rows_drop(s);
 	s->in_tx = 0;
 	s->session_id = 0;
 	free(s->clash);
@@ -465,6 +472,10 @@ static int process_begin(struct sink *s, const struct sink_process *p)
 		sqlite3_bind_int64(s->insert[t], 1, sid);
 		sqlite3_bind_int64(s->insert[t], 2, s->pid);
 		s->bound_valid[t] = 0;
+		if (s->insert_many[t]) {
+			sqlite3_bind_int64(s->insert_many[t], 1, sid);
+			sqlite3_bind_int64(s->insert_many[t], 2, s->pid);
+		}
 	}
 	if (sink_query_i64(s, "SELECT coalesce(max(id), 0) + 1 FROM strings WHERE session_id = ?", NULL, sid,
 			   &s->next_string_id) < 0)
@@ -549,7 +560,7 @@ int sink_process_end(struct sink *s, int clean_end, int64_t end_ns)
 	int64_t first = s->min_ns, last = s->max_ns;
 	if (s->spool)
 		return sink_spool_end(s, clean_end, end_ns);
-	if (repairs_record(s))
+	if (sink_rows_flush(s) || repairs_record(s))
 		return -1;
 	if (end_ns > last)
 		last = end_ns;

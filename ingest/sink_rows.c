@@ -33,6 +33,51 @@ sqlite3_stmt *sink_rows_prepare(sqlite3 *db, enum rec_type t)
 	return st;
 }
 
+/* Whether table t's rows may wait for an insert of many: every field an integer, no row replacing another. */
+static int waits(enum rec_type t)
+{
+	const struct rec_spec *r = &rec_specs[t];
+	int i;
+	if (replaces(t))
+		return 0;
+	for (i = 0; i < r->nfields; i++)
+		if (r->fields[i].kind == F_TEXT || r->fields[i].kind == F_STRTEXT || r->fields[i].kind == F_NUM)
+			return 0;
+	return 1;
+}
+
+int sink_rows_prepare_many(struct sink *s, enum rec_type t)
+{
+	const struct rec_spec *r = &rec_specs[t];
+	struct buf sql;
+	int i, k;
+	if (!waits(t))
+		return 0;
+	/*
+	 * OR FAIL: a row that breaks a constraint fails the statement without undoing the rows before it
+	 * (the sink gives up then anyway), so SQLite keeps no statement journal and an I/O error (a full
+	 * disk) rolls the transaction back as a one-row INSERT's does.
+	 */
+	buf_init(&sql);
+	buf_addf(&sql, "INSERT OR FAIL INTO %s (session_id, pid", r->table);
+	for (i = 0; i < r->nfields; i++)
+		buf_addf(&sql, ", %s", r->fields[i].column);
+	buf_addstr(&sql, ") VALUES ");
+	for (k = 0; k < SINK_MANY; k++) {	/* row k's field i is parameter 3 + k * nfields + i */
+		buf_addstr(&sql, k ? ", (?1, ?2" : "(?1, ?2");
+		for (i = 0; i < r->nfields; i++)
+			buf_addf(&sql, ", ?%d", 3 + k * r->nfields + i);
+		buf_addstr(&sql, ")");
+	}
+	s->insert_many[t] = db_prepare(s->db, sql.s);
+	buf_release(&sql);
+	if (!s->insert_many[t])
+		return -1;
+	s->waiting[t] = xcalloc((size_t)SINK_MANY * (size_t)r->nfields, sizeof(struct value));
+	s->bound_many[t] = xcalloc((size_t)SINK_MANY * (size_t)r->nfields, sizeof(struct value));
+	return 0;
+}
+
 /*
  * A kernel's shared memory per block is one number wherever it is read (kernels.shared_mem): static +
  * dynamic when a source gives both parts and no total; the total alone when that is all a source gives
@@ -124,19 +169,48 @@ static int nvtx_op(struct sink *s, const struct value *vals)
 	return rc;
 }
 
-int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
+/* The event times of a row into the process's span. */
+static void times_seen(struct sink *s, const struct rec_spec *r, const struct value *vals)
+{
+	int i;
+	for (i = 0; i < r->nfields; i++)
+		if ((r->fields[i].kind == F_TIME || r->fields[i].kind == F_TIMEN) && !vals[i].null) {
+			if (vals[i].i < s->min_ns)
+				s->min_ns = vals[i].i;
+			if (vals[i].i > s->max_ns)
+				s->max_ns = vals[i].i;
+		}
+}
+
+/* The SINK_MANY rows waiting for table t, in one INSERT. 0, or -1. */
+static int insert_many(struct sink *s, enum rec_type t)
+{
+	const struct rec_spec *r = &rec_specs[t];
+	sqlite3_stmt *st = s->insert_many[t];
+	struct value *bound = s->bound_many[t];
+	const struct value *v = s->waiting[t];
+	int i, n = SINK_MANY * r->nfields, valid = s->bound_many_valid[t];
+	for (i = 0; i < n; i++) {
+		if (valid && v[i].null == bound[i].null && (v[i].null || v[i].i == bound[i].i))
+			continue;
+		bound[i].null = v[i].null;
+		bound[i].i = v[i].i;
+		if (v[i].null)
+			sqlite3_bind_null(st, i + 3);
+		else
+			sqlite3_bind_int64(st, i + 3, v[i].i);
+	}
+	s->bound_many_valid[t] = 1;
+	return sink_step(s, st);
+}
+
+/* One row of table t by its own INSERT. 0, or -1. */
+static int insert_one(struct sink *s, enum rec_type t, const struct value *vals)
 {
 	const struct rec_spec *r = &rec_specs[t];
 	sqlite3_stmt *st = s->insert[t];
 	struct value *bound = s->bound[t];
-	struct value tmp[REC_MAX_FIELDS];
 	int i, valid = s->bound_valid[t];
-	if (s->spool)
-		return sink_spool_add(s, t, vals);
-	if (util_stop_signal())
-		return -1;	/* a stop signal: quietly (util.h), the reader rolls back */
-	if (t == R_KERNEL)
-		vals = smem_total(vals, tmp);
 	for (i = 0; i < r->nfields; i++) {
 		const struct value *v = &vals[i];
 		enum field_kind kind = r->fields[i].kind;
@@ -153,10 +227,6 @@ int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
 		switch (kind) {
 		case F_TIME:
 		case F_TIMEN:
-			if (v->i < s->min_ns)
-				s->min_ns = v->i;
-			if (v->i > s->max_ns)
-				s->max_ns = v->i;
 			sqlite3_bind_int64(st, col, v->i);
 			break;
 		case F_NUM:
@@ -180,8 +250,54 @@ int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
 		}
 	}
 	s->bound_valid[t] = 1;
-	if (sink_step(s, st))
+	return sink_step(s, st);
+}
+
+int sink_rows_flush(struct sink *s)
+{
+	int t, k;
+	for (t = 0; t < R_COUNT; t++) {
+		/* A full batch is written as it fills: what waits is fewer rows, each by its own INSERT. */
+		for (k = 0; k < s->nwaiting[t]; k++)
+			if (insert_one(s, (enum rec_type)t, s->waiting[t] + (size_t)k * (size_t)rec_specs[t].nfields)) {
+				sink_rows_drop(s);
+				return -1;
+			}
+		s->nwaiting[t] = 0;
+	}
+	return 0;
+}
+
+void sink_rows_drop(struct sink *s)
+{
+	int t;
+	for (t = 0; t < R_COUNT; t++)
+		s->nwaiting[t] = 0;
+}
+
+int sink_add(struct sink *s, enum rec_type t, const struct value *vals)
+{
+	const struct rec_spec *r = &rec_specs[t];
+	struct value tmp[REC_MAX_FIELDS];
+	int i;
+	if (s->spool)
+		return sink_spool_add(s, t, vals);
+	if (util_stop_signal())
+		return -1;	/* a stop signal: quietly (util.h), the reader rolls back */
+	if (t == R_KERNEL)
+		vals = smem_total(vals, tmp);
+	times_seen(s, r, vals);
+	if (s->insert_many[t]) {
+		memcpy(s->waiting[t] + (size_t)s->nwaiting[t] * (size_t)r->nfields, vals,
+		       (size_t)r->nfields * sizeof(*vals));
+		if (++s->nwaiting[t] == SINK_MANY) {
+			s->nwaiting[t] = 0;
+			if (insert_many(s, t))
+				return -1;
+		}
+	} else if (insert_one(s, t, vals)) {
 		return -1;
+	}
 	s->counts[t]++;
 	__atomic_store_n(&s->rows, s->rows + 1, __ATOMIC_RELAXED);	/* (one writer) */
 	for (i = 0; i < CS_TABLES; i++)
@@ -207,6 +323,8 @@ int sink_shift_times(struct sink *s, int64_t offset_ns)
 		return 0;
 	if (s->spool)
 		return sink_spool_shift(s, offset_ns);
+	if (sink_rows_flush(s))
+		return -1;	/* the rows waiting are shifted with the others */
 	/*
 	 * The current process's rows are those it inserted: from first_rowid on (not "this session and
 	 * pid", which another host's process of the session may share). One UPDATE per table.

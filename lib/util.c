@@ -320,6 +320,16 @@ void xunmap(void *p, size_t bytes)
 	pthread_mutex_unlock(&pool_lock);
 }
 
+void xmap_trim(void)
+{
+	pthread_mutex_lock(&pool_lock);
+	while (npool) {
+		npool--;
+		munmap(pool[npool].p, pool[npool].bytes);
+	}
+	pthread_mutex_unlock(&pool_lock);
+}
+
 void *xcalloc(size_t n, size_t size)
 {
 	void *p = calloc(n ? n : 1, size ? size : 1);

@@ -92,6 +92,8 @@ char *xstrndup(const char *s, size_t n);
  */
 void *xmap(size_t bytes);
 void xunmap(void *p, size_t bytes);
+/* Give back the freed mappings kept for reuse (a program between two pieces of work that share none). */
+void xmap_trim(void);
 /* Grow *p (holding *alloc elements of size `size`) to hold at least `need` elements. */
 void grow_array(void **p, size_t *alloc, size_t need, size_t size);
 #define ALLOC_GROW(p, need, alloc) grow_array((void **)&(p), &(alloc), (need), sizeof(*(p)))

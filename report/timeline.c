@@ -125,6 +125,16 @@ static int iv_cmp(const void *a, const void *b)
 	return x->e > y->e ? -1 : x->e < y->e;
 }
 
+/* a in iv_cmp's order; left as it is when it is so already (a lane's kernels come in start order). */
+static void ivs_sort(struct ivs *a)
+{
+	size_t i;
+	for (i = 1; i < a->n && iv_cmp(&a->v[i - 1], &a->v[i]) <= 0; i++)
+		;
+	if (i < a->n)
+		xqsort(a->v, a->n, sizeof(struct iv), iv_cmp);
+}
+
 /* The node of pid (0 when unknown), and its name in *name. */
 static int64_t node_find(const struct tl *c, int64_t pid, const char **name)
 {
@@ -507,7 +517,7 @@ static struct lane *lanes_fold(struct tl *c, struct lane **v, size_t n)
 		o->nstreams++;
 	}
 	for (m = 0; m < 2; m++)
-		xqsort(o->ops[m].v, o->ops[m].n, sizeof(struct iv), iv_cmp);
+		ivs_sort(&o->ops[m]);
 	return o;
 }
 
@@ -517,7 +527,7 @@ static void gpu_rows(struct tl *c, int *y)
 	size_t i, j, k, m;
 	for (i = 0; i < c->nlanes; i++)
 		for (m = 0; m < 2; m++)
-			xqsort(c->lanes[i]->ops[m].v, c->lanes[i]->ops[m].n, sizeof(struct iv), iv_cmp);
+			ivs_sort(&c->lanes[i]->ops[m]);
 	xqsort(c->lanes, c->nlanes, sizeof(*c->lanes), lane_cmp);
 	for (i = 0; i < c->nlanes; i = j) {
 		const struct lane *g = c->lanes[i];

@@ -774,6 +774,34 @@ def late_base_hosts(tmp):
     con.close()
 
 
+def late_base_many(tmp):
+    """A time base after 45 kernels and their 45 launch calls: the sink writes such rows many to an INSERT
+    (ingest/sink_rows.c), so some still wait when the base comes; every one is shifted, once."""
+    base = 1763822000000000000
+    events = []
+    for i in range(45):
+        events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 100,
+                       "ts": 1000 + 10 * i, "dur": 2, "args": {"correlation": i + 1}})
+        events.append({"ph": "X", "cat": "kernel", "name": f"k{i % 3}", "pid": 0, "tid": 7, "ts": 1003 + 10 * i,
+                       "dur": 5, "args": {"device": 0, "stream": 7, "correlation": i + 1}})
+    path = os.path.join(tmp, "late-many.json")
+    with open(path, "w") as f:
+        json.dump({"schemaVersion": 1, "traceEvents": events, "baseTimeNanoseconds": base}, f)
+    db = os.path.join(tmp, "late-many.db")
+    check("late base, 45 kernels: ingest exits 0", ingest(path, db).returncode, 0)
+    con = sqlite3.connect(db)
+    check("late base, 45 kernels: every kernel shifted once",
+          con.execute("SELECT start_ns - 1003000 - 10000 * (correlation_id - 1) FROM kernels ORDER BY rowid").fetchall(),
+          [(base,)] * 45)
+    check("late base, 45 calls: every call shifted once",
+          con.execute("SELECT start_ns - 1000000 - 10000 * (correlation_id - 1) FROM api_calls ORDER BY rowid").fetchall(),
+          [(base,)] * 45)
+    con.close()
+    check("late base, 45 kernels: from chunks as from rows", analyze("kernexec", db) and
+          sorted((r["name"], r["calls"], r["launched"]) for r in analyze("kernexec", db)["kernexec"]),
+          [("k0", 15, 15), ("k1", 15, 15), ("k2", 15, 15)])
+
+
 def step_trace(path, host_us, kernel_us):
     """A tiny trace written here: ProfilerStep#6 as a host range (user_annotation, thread 100) and as a
     GPU annotation (gpu_user_annotation, stream 7) over the kernels thread 100 launched inside it, back to
@@ -850,6 +878,7 @@ def main():
         deep_nesting(tmp)
         migrate(tmp)
         profiler_steps(tmp)
+        late_base_many(tmp)
         if not os.path.isdir(TRACES):
             print("traces_kineto: real traces skipped: ../shared/traces not found")
             return checks.summary("traces_kineto")

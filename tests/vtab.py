@@ -23,8 +23,10 @@ import collections
 import gzip
 import json
 import os
+import random
 import re
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -705,6 +707,35 @@ def kernel_cache(tmp, src):
     check("kernel cache: more columns, then a TEMP write: as without it", kept[1:-1], plain)
     check("kernel cache: still holds the session after the TEMP write", kept[-1],
           sql(db, f"SELECT count(*) FROM kernels WHERE session_id = {s}", load=False)[0])
+    # Kept narrow: each column of a block as offsets of 0, 1, 2 or 4 bytes from its least value (8 only
+    # when they span more): the seven columns those reads keep take a fraction of 8 bytes each.
+    kept = sql(db, "SELECT gpuprof_kernel_cache(1);" + reads(s) + win +
+               "SELECT gpuprof_kernel_cache(), gpuprof_kernel_cache_bytes(); SELECT gpuprof_kernel_cache(0);")
+    n, size = (int(v) for v in kept[-2]) if len(kept) > 1 else (0, 0)
+    ok(f"kernel cache: narrow ({size} bytes for {n} kernels, 7 columns: 56 a kernel as int64)", 0 < size <= 32 * n,
+       f"{size / max(n, 1):.1f} bytes a kernel")
+    # Values that need every width, 8 bytes too (times and durations apart by more than 2^32, negative
+    # ones), in blocks of COLSTORE_ROWS rows (a session without chunks): kept and given back as they are.
+    con = sqlite3.connect(db)
+    con.execute("INSERT INTO sessions (id, uuid, source, ingested_at) VALUES (90, 'wide-90', 'ndjson', 'now')")
+    con.execute("INSERT INTO processes (session_id, pid, hostname) VALUES (90, 7, 'h')")
+    r = random.Random(90)
+    wide = []
+    for i in range(70000):
+        start = r.choice([r.randint(-2**61, 2**61), r.randint(0, 300), 10**12 + i])
+        wide.append((start, start + r.choice([0, 1, r.randint(0, 2**40)]), r.choice([0, 1, 3]),
+                     r.choice([None, 7, 2**33]), r.randint(1, 70000), r.choice([1, 2, 3, 2**20])))
+    con.executemany("INSERT INTO kernels (session_id, pid, start_ns, end_ns, device_id, stream_id, correlation_id, "
+                    "name_id) VALUES (90, 7, ?, ?, ?, ?, ?, ?)", wide)
+    con.commit()
+    con.close()
+    reads90 = ("SELECT * FROM kernel_stats WHERE session_id = 90; SELECT * FROM gpu_busy WHERE session_id = 90; "
+               "SELECT count(*), sum(pid), sum(name_id), sum(start_ns % 1000003), sum(dur_ns % 1000003), "
+               "min(start_ns), max(start_ns) FROM kernel_exec WHERE session_id = 90;")
+    plain = sql(db, reads90 + reads90)
+    kept = sql(db, "SELECT gpuprof_kernel_cache(1);" + reads90 + reads90 + "SELECT gpuprof_kernel_cache();")
+    check("kernel cache: every width (8 bytes, negative times): as without it", kept[1:-1], plain)
+    check("kernel cache: every width: all 70000 kept", kept[-1], ["70000"])
 
 
 # The ranges' nesting walk as a recursive CTE carrying the stack as a JSON array of [end, path] (what

@@ -9,8 +9,9 @@
  *   SELECT k.session_id, k.pid, k.name_id, k.start_ns, k.dur_ns, c.dur_ns, k.start_ns - c.end_ns
  *   FROM kernel_columns k LEFT JOIN api_columns c ON <c is k's first call> ORDER BY k.name_id
  * (tests/nsys_stats.py checks kernexec, built on it, against that join done in Python), joined here by
- * (pid, correlation id): in slots indexed by the id when each process's ids are dense (CUPTI numbers them
- * up per process), else by a hash. kernexec takes 1.4 s on the 5M-kernel bench session (2 cores), where
+ * (pid, correlation id): when each process's ids are dense (CUPTI numbers them up per process), each
+ * call is kept in a slot indexed by its id (8 bytes of end and 8 of duration per id), else the kernels'
+ * keys go in a hash that their calls are looked up in. kernexec takes 1.4 s on the 5M-kernel bench session (2 cores), where
  * SQLite's join alone took 17 s and the hash 2.5 s. Rows come in name_id order so that a GROUP BY
  * name_id over one session needs no sorter (xBestIndex says so). Compiled twice like analyze/ext/sqlext.c.
  *
@@ -57,13 +58,14 @@ struct ke_cursor {
 	int64_t *kpid, *kcorr, *kend, *kdur;	/* per key; kend INT64_MIN until a call claims it */
 	uint32_t *key_of;	/* per kernel: its key, UINT32_MAX for none */
 	/*
-	 * Or, when each process's correlation ids are dense (CUPTI counts them up per process), the slots
-	 * indexed directly: process p's id x at dslot[doff[p] + x - dlo[p]] for dlo[p] <= x <= dhi[p]. A
-	 * lookup is then one memory access where the hash took three (45% of kernexec's time).
+	 * Or, when each process's correlation ids are dense (CUPTI counts them up per process), no keys: the
+	 * first call of process p with id x, dlo[p] <= x <= dhi[p], in slot doff[p] + x - dlo[p] of dend
+	 * and ddur (INT64_MIN in dend: none yet). A lookup is then one memory access where the hash took three
+	 * (45% of kernexec's time), and the slots take 16 bytes an id where keys took 36 a kernel and more.
 	 */
 	int64_t *dpid, *dlo, *dhi;	/* per process of the kernels; NULL in hash mode */
 	size_t *doff, ndp, dlast;
-	uint32_t *dslot;
+	int64_t *dend, *ddur;	/* per slot: the call's end and duration; NULL in hash mode */
 };
 
 static void ke_free_join(struct ke_cursor *c)
@@ -72,10 +74,11 @@ static void ke_free_join(struct ke_cursor *c)
 	sqlite3_free(c->dlo);
 	sqlite3_free(c->dhi);
 	sqlite3_free(c->doff);
-	sqlite3_free(c->dslot);
+	sqlite3_free(c->dend);
+	sqlite3_free(c->ddur);
 	c->dpid = c->dlo = c->dhi = NULL;
 	c->doff = NULL;
-	c->dslot = NULL;
+	c->dend = c->ddur = NULL;
 	c->ndp = c->dlast = 0;
 	sqlite3_free(c->slots);
 	sqlite3_free(c->kpid);
@@ -157,21 +160,19 @@ static size_t ke_dproc(struct ke_cursor *c, int64_t pid)
 	return p;
 }
 
-/* The slot of (pid, corr), wherever the mode keeps it; NULL when it can have none (direct mode). */
-static uint32_t *ke_find(struct ke_cursor *c, int64_t pid, int64_t corr)
+/* Direct mode: the slot of (pid, corr), or SIZE_MAX when its process's ids do not reach it. */
+static size_t ke_dindex(struct ke_cursor *c, int64_t pid, int64_t corr)
 {
-	size_t p;
-	if (!c->dslot)
-		return &c->slots[ke_slot(c, pid, corr)];
-	p = ke_dproc(c, pid);
+	size_t p = ke_dproc(c, pid);
 	if (p == c->ndp || corr < c->dlo[p] || corr > c->dhi[p])
-		return NULL;
-	return &c->dslot[c->doff[p] + (size_t)(corr - c->dlo[p])];
+		return SIZE_MAX;
+	return c->doff[p] + (size_t)(corr - c->dlo[p]);
 }
 
 /*
- * Direct mode when the kernels' processes' correlation id ranges hold at most 4 slots per kernel (and the
- * processes are few): SQLITE_OK with dslot set, or left NULL (the hash then); SQLITE_NOMEM.
+ * Direct mode when the kernels' processes' correlation id ranges hold at most 3 slots per kernel (then
+ * the slots take no more memory than the hash's keys) and the processes are few: SQLITE_OK with dend and
+ * ddur set, or left NULL (the hash then); SQLITE_NOMEM.
  */
 static int ke_direct(struct ke_cursor *c)
 {
@@ -199,24 +200,31 @@ static int ke_direct(struct ke_cursor *c)
 		return SQLITE_NOMEM;
 	for (p = 0; p < c->ndp; p++) {
 		uint64_t span = (uint64_t)c->dhi[p] - (uint64_t)c->dlo[p] + 1;
-		if (span > 4 * (uint64_t)c->s.n + 65536 || total + span > 4 * (uint64_t)c->s.n + 65536)
+		if (span > 3 * (uint64_t)c->s.n + 65536 || total + span > 3 * (uint64_t)c->s.n + 65536)
 			return SQLITE_OK;
 		c->doff[p] = total;
 		total += (size_t)span;
 	}
-	if (!(c->dslot = sqlite3_malloc64((total ? total : 1) * sizeof(uint32_t))))
+	if (!(c->dend = sqlite3_malloc64((total ? total : 1) * sizeof(int64_t))) ||
+	    !(c->ddur = sqlite3_malloc64((total ? total : 1) * sizeof(int64_t))))
 		return SQLITE_NOMEM;
-	memset(c->dslot, 0, (total ? total : 1) * sizeof(uint32_t));
+	for (p = 0; p < total; p++)
+		c->dend[p] = INT64_MIN;
 	return SQLITE_OK;
 }
 
-/* The kernels' keys into the hash or the direct slots (each kernel's in key_of). SQLITE_OK or SQLITE_NOMEM. */
+/*
+ * The direct slots, or the kernels' keys into the hash (each kernel's in key_of). SQLITE_OK or
+ * SQLITE_NOMEM.
+ */
 static int ke_keys(struct ke_cursor *c)
 {
 	size_t i, n = c->s.n ? c->s.n : 1;
 	if (ke_direct(c) != SQLITE_OK)
 		return SQLITE_NOMEM;
-	for (c->cap = 16; !c->dslot && c->cap < 2 * n; c->cap *= 2)
+	if (c->dend)
+		return SQLITE_OK;	/* the calls fill the slots: no keys */
+	for (c->cap = 16; c->cap < 2 * n; c->cap *= 2)
 		;
 	c->slots = sqlite3_malloc64(c->cap * sizeof(uint32_t));
 	c->kpid = sqlite3_malloc64(n * sizeof(int64_t));
@@ -234,7 +242,7 @@ static int ke_keys(struct ke_cursor *c)
 			c->key_of[i] = UINT32_MAX;
 			continue;
 		}
-		slot = ke_find(c, c->pid[i], corr);	/* never NULL: the ranges hold every kernel's */
+		slot = &c->slots[ke_slot(c, c->pid[i], corr)];
 		if (!*slot) {
 			c->kpid[c->nkeys] = c->pid[i];
 			c->kcorr[c->nkeys] = corr;
@@ -246,18 +254,24 @@ static int ke_keys(struct ke_cursor *c)
 	return SQLITE_OK;
 }
 
-/* sqlext_read's callback for the calls: the first call of each key claims it. */
+/* sqlext_read's callback for the calls: the first call of each key (direct: of each slot) claims it. */
 static int ke_take_calls(void *arg, const int64_t *const *col, size_t n)
 {
 	struct ke_cursor *c = arg;
-	size_t i;
+	size_t i, x;
 	for (i = 0; i < n; i++) {
 		int64_t corr = col[CALL_CORR][i];
-		uint32_t *slot, k;
+		uint32_t k;
 		if (corr <= 0)
 			continue;
-		slot = ke_find(c, col[CALL_PID][i], corr);
-		if (!slot || !(k = *slot) || c->kend[k - 1] != INT64_MIN)
+		if (c->dend) {
+			if ((x = ke_dindex(c, col[CALL_PID][i], corr)) != SIZE_MAX && c->dend[x] == INT64_MIN) {
+				c->dend[x] = col[CALL_START][i] + col[CALL_DUR][i];
+				c->ddur[x] = col[CALL_DUR][i];
+			}
+			continue;
+		}
+		if (!(k = c->slots[ke_slot(c, col[CALL_PID][i], corr)]) || c->kend[k - 1] != INT64_MIN)
 			continue;
 		c->kend[k - 1] = col[CALL_START][i] + col[CALL_DUR][i];
 		c->kdur[k - 1] = col[CALL_DUR][i];
@@ -331,12 +345,22 @@ static int ke_session(struct session_cursor *sc)
 				 1u << CALL_PID | 1u << CALL_START | 1u << CALL_CORR | 1u << CALL_DUR, ke_take_calls, c);
 	if (rc == SQLITE_OK) {
 		for (i = 0; i < sc->n; i++) {
-			uint32_t k = c->key_of[i];
-			if (k == UINT32_MAX || c->kend[k] == INT64_MIN) {
+			int64_t end = INT64_MIN, dur = 0;
+			if (c->dend) {
+				size_t x = c->api[i] > 0 ? ke_dindex(c, c->pid[i], c->api[i]) : SIZE_MAX;
+				if (x != SIZE_MAX) {
+					end = c->dend[x];
+					dur = c->ddur[x];
+				}
+			} else if (c->key_of[i] != UINT32_MAX) {
+				end = c->kend[c->key_of[i]];
+				dur = c->kdur[c->key_of[i]];
+			}
+			if (end == INT64_MIN) {
 				c->api[i] = c->queue[i] = INT64_MIN;
 			} else {
-				c->api[i] = c->kdur[k];
-				c->queue[i] = c->start[i] - c->kend[k];
+				c->api[i] = dur;
+				c->queue[i] = c->start[i] - end;
 			}
 		}
 		ke_free_join(c);
@@ -516,6 +540,19 @@ static void kx_stats(struct kx_row *r, int64_t *v, size_t n, int avg, int p90)
 		r->d[p90] = stats_percentile(v, n, 90);
 		r->d[p90 + 1] = stats_percentile(v, n, 99);
 	}
+}
+
+/* The most kernels one name has (1 when there are none). */
+static size_t kx_largest(const struct ke_cursor *k)
+{
+	size_t i = 0, j, most = 1;
+	while (i < k->s.n) {
+		for (j = i; j < k->s.n && k->name[k->order[j]] == k->name[k->order[i]]; j++)
+			;
+		most = j - i > most ? j - i : most;
+		i = j;
+	}
+	return most;
 }
 
 /*
@@ -783,8 +820,18 @@ static int kx_by_keys(sqlite3_vtab_cursor *cur, sqlite3 *db, struct ke_cursor *k
 	}
 	k->name = keyed;
 	k->order = NULL;
-	if ((rc = ke_order(k)) == SQLITE_OK)
-		rc = kx_names((struct kx_cursor *)cur, k, api, q, dur, &none, NULL, 0);
+	/* A family has more kernels than its largest name: values at a time for the largest family. */
+	if ((rc = ke_order(k)) == SQLITE_OK) {
+		size_t most = kx_largest(k);
+		int64_t *fam[3] = { NULL, NULL, NULL };
+		for (i = 0; i < 3 && rc == SQLITE_OK; i++)
+			if (!(fam[i] = sqlite3_malloc64(most * sizeof(int64_t))))
+				rc = SQLITE_NOMEM;
+		if (rc == SQLITE_OK)
+			rc = kx_names((struct kx_cursor *)cur, k, fam[0], fam[1], fam[2], &none, NULL, 0);
+		for (i = 0; i < 3; i++)
+			sqlite3_free(fam[i]);
+	}
 	sqlite3_free(k->order);
 	k->name = names;
 	k->order = order;
@@ -804,7 +851,7 @@ static int kx_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	sqlite3 *db = sqlext_vt_db(cur);
 	unsigned char *keep = NULL;
 	int64_t *buf[3] = { NULL, NULL, NULL }, lo = 0;
-	size_t span = 0, i;
+	size_t span = 0, i, most;
 	int rc;
 	(void)idxstr;
 	c->n = c->at = 0;
@@ -819,17 +866,24 @@ static int kx_filter(sqlite3_vtab_cursor *cur, int idx, const char *idxstr, int 
 	rc = ke_session(&k.s);
 	if (rc == SQLITE_OK)
 		rc = kx_keep(cur, db, k.s.sessions[0], argv[1], argv[2], &keep, &lo, &span);
+	/* A name's values at a time (room for the largest name's), then every kernel's wait. */
+	most = rc == SQLITE_OK ? kx_largest(&k) : 1;
 	for (i = 0; i < 3 && rc == SQLITE_OK; i++)
-		if (!(buf[i] = sqlite3_malloc64((k.s.n ? k.s.n : 1) * sizeof(int64_t))))
+		if (!(buf[i] = sqlite3_malloc64(most * sizeof(int64_t))))
 			rc = SQLITE_NOMEM;
 	if (rc == SQLITE_OK && idx & 2)
 		rc = kx_by_keys(cur, db, &k, argv[3], buf[0], buf[1], buf[2]);
 	else if (rc == SQLITE_OK)
 		rc = kx_names(c, &k, buf[0], buf[1], buf[2], NULL, NULL, 0);
+	for (i = 0; i < 3; i++) {
+		sqlite3_free(buf[i]);
+		buf[i] = NULL;
+	}
+	if (rc == SQLITE_OK && !(buf[0] = sqlite3_malloc64((k.s.n ? k.s.n : 1) * sizeof(int64_t))))
+		rc = SQLITE_NOMEM;
 	if (rc == SQLITE_OK)
 		rc = kx_quarters(c, &k, keep, lo, span, buf[0]);
-	for (i = 0; i < 3; i++)
-		sqlite3_free(buf[i]);
+	sqlite3_free(buf[0]);
 	sqlite3_free(keep);
 	sqlext_session_reset(&k.s);
 	ke_free(&k);

@@ -890,17 +890,37 @@ out:
  * keeps the columns it read (those asked, and KC_KEPT; a later read that asks for more decodes only
  * those) while the database file stays as it was: the same session and sqlext_data_version (any commit
  * to main, this connection's or another's; the TEMP tables the analyses write leave it).
- * Off by default: it holds 8 bytes per kernel and column (200 MB for 5M kernels).
+ *
+ * Kept narrow: the rows in blocks as they were read (a chunk each), each column of a block as its least
+ * value and every value's offset from it in the fewest of 0, 1, 2 or 4 bytes that hold them all (8: the
+ * values themselves). Ids, devices and streams take a byte or two, times within a chunk four: on the
+ * 5M-kernel bench session the seven columns a report keeps take 80 MB (16 bytes a kernel; 280 MB as
+ * int64 arrays, which the report's peak memory was), widened a block at a time as they are given. end_ns
+ * is not kept: it is start_ns + dur_ns, as the chunks have it. Off by default.
  */
 #define KC_KEPT (1u << KC_DEV | 1u << KC_STREAM | 1u << KC_NAME | 1u << KC_START | 1u << KC_DUR)
+
+/* One column of a block: value i is base + the unsigned offset data[i] of `width` bytes (0: base itself). */
+struct kcol {
+	int64_t base;
+	unsigned char width;	/* 0, 1, 2, 4; 8: data holds the values */
+	void *data;		/* sqlite3_malloc64'd; NULL when width is 0 */
+};
+
+/* Rows of the session as one read gave them, consecutive. */
+struct kblock {
+	size_t n;
+	struct kcol col[KC_COUNT];	/* those in kcache.cols */
+};
 
 struct kcache {
 	sqlite3 *db;
 	int on;			/* gpuprof_kernel_cache(1) */
 	int64_t key[2];		/* session, sqlext_data_version of main */
-	unsigned cols;		/* the columns held (bit 1 << KC_*); 0: nothing held */
-	size_t n, alloc;
-	int64_t *col[KC_COUNT];	/* sqlite3_realloc64'd */
+	unsigned cols;		/* the columns held (bit 1 << KC_*; never KC_END); 0: nothing held */
+	size_t n;		/* rows held */
+	struct kblock *blocks;	/* sqlite3_realloc64'd */
+	size_t nblocks, ablocks;
 	struct kcache *next;
 };
 
@@ -914,13 +934,84 @@ static sqlite3_mutex *kcache_mutex(void)
 
 static void kcache_empty(struct kcache *c)
 {
+	size_t b;
 	int j;
-	for (j = 0; j < KC_COUNT; j++) {
-		sqlite3_free(c->col[j]);
-		c->col[j] = NULL;
-	}
+	for (b = 0; b < c->nblocks; b++)
+		for (j = 0; j < KC_COUNT; j++)
+			sqlite3_free(c->blocks[b].col[j].data);
+	sqlite3_free(c->blocks);
+	c->blocks = NULL;
+	c->nblocks = c->ablocks = 0;
 	c->cols = 0;
-	c->n = c->alloc = 0;
+	c->n = 0;
+}
+
+/* v[0..n) into k, as narrow as they allow; SQLITE_OK or SQLITE_NOMEM (k then holds nothing). */
+static int kcol_set(struct kcol *k, const int64_t *v, size_t n)
+{
+	int64_t lo = n ? v[0] : 0, hi = lo;
+	uint64_t range;
+	size_t i;
+	sqlite3_free(k->data);
+	k->data = NULL;
+	for (i = 1; i < n; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	range = (uint64_t)hi - (uint64_t)lo;
+	k->base = lo;
+	k->width = range == 0 ? 0 : range <= UINT8_MAX ? 1 : range <= UINT16_MAX ? 2 : range <= UINT32_MAX ? 4 : 8;
+	if (!k->width)
+		return SQLITE_OK;
+	if (!(k->data = sqlite3_malloc64(n * k->width))) {
+		k->width = 0;
+		return SQLITE_NOMEM;
+	}
+	switch (k->width) {
+	case 1:
+		for (i = 0; i < n; i++)
+			((uint8_t *)k->data)[i] = (uint8_t)((uint64_t)v[i] - (uint64_t)lo);
+		break;
+	case 2:
+		for (i = 0; i < n; i++)
+			((uint16_t *)k->data)[i] = (uint16_t)((uint64_t)v[i] - (uint64_t)lo);
+		break;
+	case 4:
+		for (i = 0; i < n; i++)
+			((uint32_t *)k->data)[i] = (uint32_t)((uint64_t)v[i] - (uint64_t)lo);
+		break;
+	default:
+		k->base = 0;
+		memcpy(k->data, v, n * sizeof(int64_t));
+	}
+	return SQLITE_OK;
+}
+
+/* The n values of k into out[n]. */
+static void kcol_get(const struct kcol *k, int64_t *out, size_t n)
+{
+	uint64_t base = (uint64_t)k->base;
+	size_t i;
+	switch (k->width) {
+	case 0:
+		for (i = 0; i < n; i++)
+			out[i] = k->base;
+		break;
+	case 1:
+		for (i = 0; i < n; i++)
+			out[i] = (int64_t)(base + ((const uint8_t *)k->data)[i]);
+		break;
+	case 2:
+		for (i = 0; i < n; i++)
+			out[i] = (int64_t)(base + ((const uint16_t *)k->data)[i]);
+		break;
+	case 4:
+		for (i = 0; i < n; i++)
+			out[i] = (int64_t)(base + ((const uint32_t *)k->data)[i]);
+		break;
+	default:
+		memcpy(out, k->data, n * sizeof(int64_t));
+	}
 }
 
 static struct kcache *kcache_find(sqlite3 *db)
@@ -970,6 +1061,24 @@ static void sql_kernel_cache(sqlite3_context *ctx, int argc, sqlite3_value **arg
 	sqlite3_result_int64(ctx, (sqlite3_int64)c->n);
 }
 
+/*
+ * gpuprof_kernel_cache_bytes(): the bytes the kept columns take (their offsets; what the blocks and their
+ * bases add is not counted), for the tests that hold the cache narrow.
+ */
+static void sql_kernel_cache_bytes(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const struct kcache *c = sqlite3_user_data(ctx);
+	sqlite3_int64 bytes = 0;
+	size_t b;
+	int j;
+	(void)argc;
+	(void)argv;
+	for (b = 0; b < c->nblocks; b++)
+		for (j = 0; j < KC_COUNT; j++)
+			bytes += (sqlite3_int64)(c->blocks[b].n * c->blocks[b].col[j].width);
+	sqlite3_result_int64(ctx, bytes);
+}
+
 static int kcache_register(sqlite3 *db)
 {
 	struct kcache *c = sqlite3_malloc(sizeof(*c));
@@ -993,30 +1102,39 @@ static int kcache_register(sqlite3 *db)
 					sql_kernel_cache, NULL, NULL, kcache_free);
 	if (rc != SQLITE_OK)
 		return rc;
+	rc = sqlite3_create_function(db, "gpuprof_kernel_cache_bytes", 0, SQLITE_UTF8 | SQLITE_DIRECTONLY, c,
+				     sql_kernel_cache_bytes, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
 	return sqlite3_create_function(db, "gpuprof_data_version", 0, SQLITE_UTF8 | SQLITE_DIRECTONLY, NULL,
 				       sql_data_version, NULL, NULL);
 }
 
-/* Keeping a read: the caller's callback, and the batches appended to the cache. */
+/* Keeping a read: the caller's callback, and the batches kept as blocks or added to them. */
 struct kcache_fill {
 	struct kcache *c;
 	sqlext_batch_fn *each;
 	void *arg;
 	int stopped;		/* the caller stopped: what is kept is partial */
-	unsigned adding;	/* columns read into the kept rows (each is NULL); 0: rows appended */
-	size_t at;		/* the next kept row that adding fills */
+	unsigned adding;	/* columns read into the kept blocks (each is NULL); 0: blocks appended */
+	size_t block;		/* adding: the next block to fill */
 };
 
-/* Adding columns to the kept rows: batch n's values into rows at...; SQLITE_ERROR if there are more rows. */
+/*
+ * Adding columns to the kept blocks: batch n's values into block `block`. A read of the same session at
+ * the same data version gives the same batches (its chunks, or rows gathered COLSTORE_ROWS at a time),
+ * so each batch is the next block whole; SQLITE_ERROR when it is not (the rows changed).
+ */
 static int kcache_add(struct kcache_fill *f, const int64_t *const *col, size_t n)
 {
-	int j;
-	if (f->at + n > f->c->n)
-		return SQLITE_ERROR;
+	struct kblock *b;
+	int j, rc;
+	if (f->block == f->c->nblocks || f->c->blocks[f->block].n != n)
+		return n ? SQLITE_ERROR : SQLITE_OK;
+	b = &f->c->blocks[f->block++];
 	for (j = 0; j < KC_COUNT; j++)
-		if (f->adding >> j & 1)
-			memcpy(f->c->col[j] + f->at, col[j], n * sizeof(int64_t));
-	f->at += n;
+		if (f->adding >> j & 1 && (rc = kcol_set(&b->col[j], col[j], n)) != SQLITE_OK)
+			return rc;
 	return SQLITE_OK;
 }
 
@@ -1024,27 +1142,55 @@ static int kcache_take(void *arg, const int64_t *const *col, size_t n)
 {
 	struct kcache_fill *f = arg;
 	struct kcache *c = f->c;
+	struct kblock *b;
 	int j, rc;
 	if (f->adding)
 		return kcache_add(f, col, n);
-	if (c->n + n > c->alloc) {
-		size_t alloc = 2 * (c->n + n) + COLSTORE_ROWS;
-		for (j = 0; j < KC_COUNT; j++) {
-			int64_t *a;
-			if (!(c->cols >> j & 1))
-				continue;
-			if (!(a = sqlite3_realloc64(c->col[j], alloc * sizeof(int64_t))))
-				return SQLITE_NOMEM;
-			c->col[j] = a;
-		}
-		c->alloc = alloc;
+	if (n > COLSTORE_ROWS)
+		return SQLITE_ERROR;	/* (batches are chunks, or rows gathered as big as one) */
+	if (n) {
+		if (sqlext_grow((void **)&c->blocks, &c->ablocks, c->nblocks + 1, sizeof(*c->blocks)))
+			return SQLITE_NOMEM;
+		b = &c->blocks[c->nblocks++];
+		memset(b, 0, sizeof(*b));
+		b->n = n;
+		for (j = 0; j < KC_COUNT; j++)
+			if (c->cols >> j & 1 && (rc = kcol_set(&b->col[j], col[j], n)) != SQLITE_OK)
+				return rc;
+		c->n += n;
 	}
-	for (j = 0; j < KC_COUNT; j++)
-		if (c->cols >> j & 1)
-			memcpy(c->col[j] + c->n, col[j], n * sizeof(int64_t));
-	c->n += n;
 	if ((rc = f->each(f->arg, col, n)))
 		f->stopped = 1;
+	return rc;
+}
+
+/* The kept rows' columns `used` names (KC_END made from start and duration), a block at a time to each. */
+static int kcache_give(struct kcache *c, unsigned used, sqlext_batch_fn *each, void *arg)
+{
+	unsigned widen = used & ~(1u << KC_END);	/* the kept columns widened for each block */
+	int64_t *buf[KC_COUNT] = { NULL };
+	const int64_t *col[KC_COUNT];
+	size_t b, i;
+	int rc = SQLITE_OK, j;
+	if (used >> KC_END & 1)
+		widen |= 1u << KC_START | 1u << KC_DUR;
+	for (j = 0; j < KC_COUNT; j++)
+		if ((widen | used) >> j & 1 && !(buf[j] = sqlite3_malloc64(COLSTORE_ROWS * sizeof(int64_t))))
+			rc = SQLITE_NOMEM;
+	for (b = 0; rc == SQLITE_OK && b < c->nblocks; b++) {
+		const struct kblock *k = &c->blocks[b];
+		for (j = 0; j < KC_COUNT; j++)
+			if (widen >> j & 1)
+				kcol_get(&k->col[j], buf[j], k->n);
+		if (used >> KC_END & 1)
+			for (i = 0; i < k->n; i++)
+				buf[KC_END][i] = buf[KC_START][i] + buf[KC_DUR][i];
+		for (j = 0; j < KC_COUNT; j++)
+			col[j] = used >> j & 1 ? buf[j] : NULL;
+		rc = each(arg, col, k->n);
+	}
+	for (j = 0; j < KC_COUNT; j++)
+		sqlite3_free(buf[j]);
 	return rc;
 }
 
@@ -1056,21 +1202,6 @@ static int64_t chunked_rows(sqlite3 *db, const char *schema, const char *tbl, in
 	int64_t rows = sql ? vt_int(db, sql) : 0;
 	sqlite3_free(sql);
 	return rows;
-}
-
-/* The kept rows' columns `used` names, in batches of a chunk to each. */
-static int kcache_give(struct kcache *c, unsigned used, sqlext_batch_fn *each, void *arg)
-{
-	const int64_t *col[KC_COUNT];
-	size_t at;
-	int rc = SQLITE_OK, j;
-	for (at = 0; rc == SQLITE_OK && at < c->n; at += COLSTORE_ROWS) {
-		size_t n = c->n - at < COLSTORE_ROWS ? c->n - at : COLSTORE_ROWS;
-		for (j = 0; j < KC_COUNT; j++)
-			col[j] = used >> j & 1 ? c->col[j] + at : NULL;
-		rc = each(arg, col, n);
-	}
-	return rc;
 }
 
 /* rc, with what on vt. */
@@ -1093,7 +1224,7 @@ int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqle
 	struct kcache *c = kcache_find(db);
 	struct kcache_fill f;
 	int64_t key[2];
-	int rc, j;
+	int rc;
 	used &= ~(1u << KC_SESSION);
 	if (!c || !c->on)
 		return table_read(vt, db, &kernel_def, "main", s, used, each, arg);
@@ -1103,18 +1234,17 @@ int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqle
 	f.c = c;
 	if (c->cols && !memcmp(key, c->key, sizeof(key)) && key[1] >= 0) {
 		/* Kept: decode only the columns that are not (a read of those alone), then give them. */
-		f.adding = used & ~c->cols;
-		for (j = 0; f.adding && j < KC_COUNT; j++)
-			if (f.adding >> j & 1 && c->n && !(c->col[j] = sqlite3_malloc64(c->n * sizeof(int64_t)))) {
-				kcache_empty(c);
-				return kcache_fail(vt, SQLITE_NOMEM, "out of memory");
-			}
+		f.adding = used & ~c->cols & ~(1u << KC_END);
 		if (f.adding) {
 			f.each = batch_ignore;
 			rc = table_read(vt, db, &kernel_def, "main", s, f.adding, kcache_take, &f);
-			if (rc != SQLITE_OK || f.at != c->n) {
+			if (rc != SQLITE_OK || f.block != c->nblocks) {
 				kcache_empty(c);
-				return rc != SQLITE_OK ? rc : kcache_fail(vt, SQLITE_ERROR, "kernel rows changed while read");
+				if (rc == SQLITE_NOMEM)
+					return kcache_fail(vt, rc, "out of memory");
+				if (rc != SQLITE_OK && (vt->zErrMsg || rc != SQLITE_ERROR))
+					return rc;
+				return kcache_fail(vt, SQLITE_ERROR, "kernel rows changed while read");
 			}
 			c->cols |= f.adding;
 		}
@@ -1122,22 +1252,10 @@ int sqlext_kernels(sqlite3_vtab *vt, sqlite3 *db, int64_t s, unsigned used, sqle
 	}
 	kcache_empty(c);
 	memcpy(c->key, key, sizeof(key));
-	c->cols = used | KC_KEPT;
-	/* Sized once when the chunks say how many kernels there are (growing 40 MB arrays costs more). */
-	{
-		int64_t rows = chunked_rows(db, "main", "kernels", s);
-		for (j = 0; rows > 0 && j < KC_COUNT; j++)
-			if (c->cols >> j & 1 && (c->col[j] = sqlite3_malloc64((size_t)rows * sizeof(int64_t))))
-				c->alloc = (size_t)rows;
-			else if (c->cols >> j & 1) {
-				kcache_empty(c);
-				c->cols = used | KC_KEPT;
-				break;
-			}
-	}
+	c->cols = (used | KC_KEPT) & ~(1u << KC_END);
 	f.each = each;
 	f.arg = arg;
-	rc = table_read(vt, db, &kernel_def, "main", s, c->cols, kcache_take, &f);
+	rc = table_read(vt, db, &kernel_def, "main", s, c->cols | (used & 1u << KC_END), kcache_take, &f);
 	if (rc != SQLITE_OK || f.stopped)
 		kcache_empty(c);
 	if (rc == SQLITE_NOMEM && !f.stopped && !vt->zErrMsg)
