@@ -359,15 +359,12 @@ static const struct gate memory_gate = { &opt_fail_above, judge_memory };
 static const struct gate growth_gate = { &opt_fail_on_growth, judge_growth };
 static const struct gate regression_gate = { &opt_fail_on_regression, judge_regressions };
 
-
-/* The built-in options a header's `-- option:` lines name (min_delta for --min-delta), and its gates. */
+/* The built-in options a header's `-- option:` lines name (min_delta for --min-delta), and the gates. */
 static const struct analysis_option *const builtin_options[] = {
 	&opt_baseline, &opt_base_session, &opt_threshold, &opt_min_delta, &opt_min_calls, &opt_carbon_intensity,
 	&opt_by_shape, &opt_fold_backward, NULL
 };
 static const struct gate *const builtin_gates[] = { &leak_gate, &memory_gate, &growth_gate, &regression_gate, NULL };
-#define BUILTIN_OPTIONS "baseline, base_session, threshold, min_delta, min_calls, carbon_intensity, by_shape, fold_backward"
-#define BUILTIN_GATES "fail_on_leak, fail_above, fail_on_growth, fail_on_regression"
 
 /* Whether a header's name (min_delta) is an option's (min-delta). */
 static int same_name(const char *header, const char *option)
@@ -385,6 +382,18 @@ const struct analysis_option *analysis_builtin_option(const char *name)
 		if (same_name(name, (*p)->name))
 			return *p;
 	return NULL;
+}
+
+/* The names of the built-in options (gates: 1, the gates' options) as headers give them, into b. */
+static void builtin_names(struct buf *b, int gates)
+{
+	size_t i;
+	char *p;
+	for (i = 0; gates ? builtin_gates[i] != NULL : builtin_options[i] != NULL; i++)
+		buf_addf(b, "%s%s", i ? ", " : "", gates ? builtin_gates[i]->option->name : builtin_options[i]->name);
+	for (p = b->s; *p; p++)
+		if (*p == '-')
+			*p = '_';
 }
 
 static const struct gate *builtin_gate(const char *name)
@@ -553,8 +562,12 @@ static int analysis_make(struct analysis *a, const struct module *m, const char 
 		if (b) {
 			opts[n++] = b;
 		} else if (is_shipped) {
+			struct buf names;
+			buf_init(&names);
+			builtin_names(&names, 0);
 			error("%s:%d: option '%s' is none of the built-in options (%s)", m->file,
-			      module_decl_line(text, "option", m->params[i].name), m->params[i].name, BUILTIN_OPTIONS);
+			      module_decl_line(text, "option", m->params[i].name), m->params[i].name, names.s);
+			buf_release(&names);
 			free(opts);
 			analysis_parts_free(a);
 			return -1;
@@ -565,8 +578,12 @@ static int analysis_make(struct analysis *a, const struct module *m, const char 
 	else
 		free(opts);
 	if (m->gate.name && !(a->gate = builtin_gate(m->gate.name)) && is_shipped) {
+		struct buf names;
+		buf_init(&names);
+		builtin_names(&names, 1);
 		error("%s:%d: gate '%s' is none of the built-in gates (%s)", m->file,
-		      module_decl_line(text, "gate", m->gate.name), m->gate.name, BUILTIN_GATES);
+		      module_decl_line(text, "gate", m->gate.name), m->gate.name, names.s);
+		buf_release(&names);
 		analysis_parts_free(a);
 		return -1;
 	}

@@ -392,7 +392,7 @@ static int fill_open(sqlite3_stmt *st, const struct table_spec *spec, const char
 	int note = -1, footer = -1;
 	struct colspec *cols;
 	char **titles;
-	unsigned char *guess;	/* per column: kind from the values; bit 1 a real seen, 2 text */
+	unsigned char *guess;	/* per column: 1 its kind comes from its values; 2 a real seen, 4 text, 8 a value */
 	struct table *t = table_new(name, h->title ? h->title : spec->title);
 	tables_add(out, t);
 	while (nkeys > 0 && is_trailer(st, nkeys - 1) && ncol - nkeys < 2)
@@ -415,7 +415,7 @@ static int fill_open(sqlite3_stmt *st, const struct table_spec *spec, const char
 		cols[c].title = titles[c] = module_default_title(key);
 		k = module_kind_from_name(key);
 		cols[c].type = k >= 0 ? (enum col_type)k : C_TEXT;
-		guess[c] = k < 0 ? 1 : 0;	/* bit 0: to be guessed */
+		guess[c] = k < 0;
 	}
 	table_cols(t, cols, nkeys);
 	t->vertical = spec->vertical;
@@ -428,8 +428,7 @@ static int fill_open(sqlite3_stmt *st, const struct table_spec *spec, const char
 			int type = sqlite3_column_type(st, c);
 			if (!(guess[c] & 1) || type == SQLITE_NULL)
 				continue;
-			guess[c] |= type == SQLITE_FLOAT ? 2 : type == SQLITE_INTEGER ? 0 : 4;
-			guess[c] |= 8;	/* a value seen */
+			guess[c] |= 8 | (type == SQLITE_FLOAT ? 2 : type == SQLITE_INTEGER ? 0 : 4);
 			if (type == SQLITE_INTEGER)
 				table_set_int(t, r, c, sqlite3_column_int64(st, c));
 			else if (type == SQLITE_FLOAT)
