@@ -5,6 +5,7 @@
  */
 #include "analysis.h"
 #include "db.h"
+#include "options.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -13,11 +14,11 @@
 #include <string.h>
 
 #define MAX_EXTRA 32
-#define EXTRA_VAL 0x100		/* getopt's value of extra[i] is EXTRA_VAL + i */
 
 /* The options of the analyses' rows (their own and their gates'), each once, in the table's order. */
 static const struct analysis_option *extra[MAX_EXTRA];
 static int nextra;
+static int given[MAX_EXTRA];	/* extra[i] was given */
 
 static void extra_add(const struct analysis_option *opt)
 {
@@ -52,57 +53,121 @@ static int name_width(void)
 	return w;
 }
 
+/* The command line: the rows of the options every analysis takes, then the analyses' own (extra). */
+static struct opt head[16], own[MAX_EXTRA + 1], tail[8], options[4];
+
 static void usage(FILE *out)
 {
 	const struct analysis *a;
 	struct buf b;
 	int shown[MAX_EXTRA] = { 0 }, i;
 
-	buf_init(&b);
-	format_names(&b, FMT_ANALYZE, NULL, " or ", " (default)");
-	fprintf(out,
-		"usage: gpuprof-analyze ANALYSIS session.db [options]\n"
-		"       gpuprof-analyze --list\n"
-		"\n"
-		"  -f, --format FMT     %s\n"
-		"  -n, --top N          keep the first N rows of ranked tables\n"
-		"  -m, --match RE       only names matching the PCRE2 expression RE\n"
-		"  -x, --exclude RE     leave out names matching RE\n"
-		"  -s, --session ID     the session (id or session uuid); default the newest\n"
-		"  -w, --wide           text: never shorten names\n"
-		"  -g, --group NAME=RE  fold names matching the PCRE2 expression RE into NAME (repeatable)\n"
-		"  -S, --short          base names: no return type, template arguments or parameters\n",
-		b.s);
+	options_usage(out, head, 23);
 	/* Each analysis's own options under its name, each option once. */
 	for (a = analyses; a->name; a++) {
 		int first = 1;
 		for (i = 0; i < nextra; i++) {
-			char head[64];
 			if (shown[i] || !analysis_takes(a, extra[i]))
 				continue;
 			if (first)
 				fprintf(out, "\n%s%s%s:\n", a->name, a->usage ? " " : "", a->usage ? a->usage : "");
 			first = 0;
 			shown[i] = 1;
-			snprintf(head, sizeof(head), "--%s%s%s", extra[i]->name, extra[i]->arg ? " " : "",
-				 extra[i]->arg ? extra[i]->arg : "");
-			fprintf(out, "      %-20s  %s\n", head, extra[i]->help);
+			options_usage_row(out, &own[i], 28);
 		}
 	}
-	fprintf(out,
-		"\n"
-		"  -l, --list           list the analyses\n"
-		"  -h, --help           show this help\n"
-		"      --version        show the version\n"
-		"\nAnalyses:\n");
+	options_usage(out, tail, 23);
 	for (a = analyses; a->name; a++)
 		fprintf(out, "  %-*s %s\n", name_width(), a->name, a->help);
-	buf_reset(&b);
+	buf_init(&b);
 	for (a = analyses; a->name; a++)
 		if (a->gate)
 			buf_addf(&b, "%s--%s", b.len ? ", " : "", a->gate->option->name);
 	fprintf(out, "\nExit status: 0 ok, 1 a gate failed (%s), 2 usage, 3 bad input,\n4 system error.\n", b.s);
 	buf_release(&b);
+}
+
+static int take_help(const struct opt *opt, const char *arg)
+{
+	(void)opt;
+	(void)arg;
+	usage(stdout);
+	return OPTIONS_DONE;
+}
+
+static int take_list(const struct opt *opt, const char *arg)
+{
+	const struct analysis *a;
+	(void)opt;
+	(void)arg;
+	for (a = analyses; a->name; a++)
+		printf("%-*s %s\n", name_width(), a->name, a->help);
+	return OPTIONS_DONE;
+}
+
+static int take_group(const struct opt *opt, const char *arg)
+{
+	return analysis_add_group(opt->value, arg);
+}
+
+/* An analysis's own option extra[opt->defval] into the analysis_opts at opt->value. */
+static int take_extra(const struct opt *opt, const char *arg)
+{
+	const struct analysis_option *x = extra[opt->defval];
+	if (x->parse(opt->value, arg)) {
+		if (!(opt->flags & OPT_TRYING))
+			error("--%s %s, not '%s'", x->name, x->want, arg);
+		return -1;
+	}
+	given[opt->defval] = 1;
+	return 0;
+}
+
+/* The rows of the command line into head, own, tail and options; o, ro, fmt, session take the values. */
+static void options_build(struct analysis_opts *o, struct render_opts *ro, const struct format **fmt,
+			  const char **session)
+{
+	const struct opt h[] = {
+		OPT_TEXT_LINE("usage: gpuprof-analyze ANALYSIS session.db [options]"),
+		OPT_TEXT_LINE("       gpuprof-analyze --list"),
+		OPT_TEXT_LINE(""),
+		OPT_FORMAT(fmt, FMT_ANALYZE),
+		OPT_CB('n', "top", &o->top, "N", "keep the first N rows of ranked tables", opt_count),
+		OPT_STR('m', "match", &o->match, "RE", "only names matching the PCRE2 expression RE"),
+		OPT_STR('x', "exclude", &o->exclude, "RE", "leave out names matching RE"),
+		OPT_STR('s', "session", session, "ID", "the session (id or session uuid); default the newest"),
+		OPT_BOOL('w', "wide", &ro->wide, "text: never shorten names"),
+		OPT_CB('g', "group", o, "NAME=RE", "fold names matching the PCRE2 expression RE into NAME (repeatable)",
+		       take_group),
+		OPT_BOOL('S', "short", &o->short_names, "base names: no return type, template arguments or parameters"),
+		OPT_END_ROW
+	};
+	const struct opt t[] = {
+		OPT_TEXT_LINE(""),
+		OPT_CB('l', "list", NULL, NULL, "list the analyses", take_list),
+		OPT_CB('h', "help", NULL, NULL, "show this help", take_help),
+		OPT_VERSION_ROW,
+		OPT_TEXT_LINE("\nAnalyses:"),
+		OPT_END_ROW
+	};
+	int i;
+	_Static_assert(sizeof(h) <= sizeof(head) && sizeof(t) <= sizeof(tail), "head[] and tail[] hold the rows");
+	memcpy(head, h, sizeof(h));
+	memcpy(tail, t, sizeof(t));
+	extra_collect();
+	for (i = 0; i < nextra; i++) {
+		const struct analysis_option *x = extra[i];
+		own[i] = (struct opt){ OPT_CALLBACK, 0, x->name, o, x->arg, x->help, OPT_HIDDEN | OPT_INLINE, take_extra, i };
+		if (x->has_arg == optional_argument)
+			own[i].flags |= OPT_OPTARG | OPT_NEXT_WORD;
+		else if (x->has_arg == no_argument)
+			own[i].argh = NULL;
+	}
+	own[nextra] = (struct opt)OPT_END_ROW;
+	options[0] = (struct opt)OPT_SUBTABLE(head);
+	options[1] = (struct opt)OPT_SUBTABLE(own);
+	options[2] = (struct opt)OPT_SUBTABLE(tail);
+	options[3] = (struct opt)OPT_END_ROW;
 }
 
 /*
@@ -165,97 +230,32 @@ static int print_tables(const struct tables *ts, const struct format *f, const s
 
 int main(int argc, char **argv)
 {
-	static const struct option common[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "match", required_argument, NULL, 'm' },
-		{ "exclude", required_argument, NULL, 'x' },
-		{ "session", required_argument, NULL, 's' },
-		{ "wide", no_argument, NULL, 'w' },
-		{ "group", required_argument, NULL, 'g' },
-		{ "short", no_argument, NULL, 'S' },
-		{ "list", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-	};
-	struct option longopts[sizeof(common) / sizeof(common[0]) + MAX_EXTRA + 1];
 	struct analysis_opts o;
 	struct render_opts ro = { 0, 0, 0, 0 };
 	struct tables ts = { NULL, 0 };
 	const struct analysis *a;
-	const struct format *fmt = formats;
+	const struct format *fmt = NULL;
 	const char *session = NULL;
 	sqlite3 *db;
-	int c, i, status, failed = 0, given[MAX_EXTRA] = { 0 }, gated = 0;
+	int c, i, n, status, failed = 0, gated = 0;
 	int shown = 0;		/* with a gate: --top, applied here rather than by the analysis */
-	int64_t top;
 	char gate[600] = "";	/* the gate's line for stderr, when there is a gate */
 
 	util_init(argv[0]);
 	analysis_opts_init(&o);
-	extra_collect();
-	memcpy(longopts, common, sizeof(common));
-	for (i = 0; i < nextra; i++)
-		longopts[NCOLS(common) + i] = (struct option){ extra[i]->name, extra[i]->has_arg, NULL, EXTRA_VAL + i };
-	memset(&longopts[NCOLS(common) + nextra], 0, sizeof(longopts[0]));
-	while ((c = getopt_long(argc, argv, ":f:n:m:x:s:wlg:Sh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!(fmt = format_find(optarg, FMT_ANALYZE))) {
-				struct buf names;
-				buf_init(&names);
-				format_names(&names, FMT_ANALYZE, NULL, ", ", NULL);
-				error("unknown format '%s' (%s)", optarg, names.s);
-				buf_release(&names);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'n':
-			if (parse_i64(optarg, strlen(optarg), &top) || top < 0 || top > 1000000000) {
-				error("--top needs a count, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			o.top = (int)top;
-			break;
-		case 'm': o.match = optarg; break;
-		case 'x': o.exclude = optarg; break;
-		case 's': session = optarg; break;
-		case 'w': ro.wide = 1; break;
-		case 'g':
-			if (analysis_add_group(&o, optarg))
-				return EXIT_USAGE;
-			break;
-		case 'S': o.short_names = 1; break;
-		case 'l':
-			for (a = analyses; a->name; a++)
-				printf("%-*s %s\n", name_width(), a->name, a->help);
-			return EXIT_OK;
-		case 'h': usage(stdout); return EXIT_OK;
-		case 'V': printf("gpuprof-analyze %s\n", GPUPROF_VERSION); return EXIT_OK;
-		default:
-			if (c < EXTRA_VAL || c >= EXTRA_VAL + nextra)
-				return usage_bad_option(c, argv);
-			i = c - EXTRA_VAL;
-			if (extra[i]->parse(&o, optarg)) {
-				error("--%s %s, not '%s'", extra[i]->name, extra[i]->want, optarg);
-				return EXIT_USAGE;
-			}
-			/* "--fail-on-leak 1000000" too, not only "--fail-on-leak=1000000". */
-			if (extra[i]->has_arg == optional_argument && !optarg && optind < argc &&
-			    !extra[i]->parse(&o, argv[optind]))
-				optind++;
-			given[i] = 1;
-			break;
-		}
-	}
+	options_build(&o, &ro, &fmt, &session);
+	if ((n = options_parse(argc, argv, options)) < 0)
+		return n == OPTIONS_DONE ? EXIT_OK : EXIT_USAGE;
+	if (!fmt)
+		fmt = formats;
 	if (argc == 1) {
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (argc - optind != 2)
-		return usage_error(argc - optind < 2 ? "need an analysis and a database" : "too many arguments");
-	if (!(a = analysis_find(argv[optind]))) {
-		error("no analysis '%s' (gpuprof-analyze --list names them)", argv[optind]);
+	if (n != 2)
+		return usage_error(n < 2 ? "need an analysis and a database" : "too many arguments");
+	if (!(a = analysis_find(argv[0]))) {
+		error("no analysis '%s' (gpuprof-analyze --list names them)", argv[0]);
 		return EXIT_USAGE;
 	}
 	for (i = 0; i < nextra; i++)
@@ -266,7 +266,7 @@ int main(int argc, char **argv)
 	if ((o.match && db_regex_check(o.match)) || (o.exclude && db_regex_check(o.exclude)))
 		return EXIT_USAGE;
 	ro.width = render_width();
-	if (!(db = db_open(argv[optind + 1], DB_READ)))
+	if (!(db = db_open(argv[1], DB_READ)))
 		return db_exit_code();
 	if (db_session(db, session, &o.session) || (ro.has_origin = db_session_start(db, o.session, &ro.origin)) < 0 ||
 	    (a->needs_baseline && analysis_baseline(db, &o))) {
