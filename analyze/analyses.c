@@ -1151,7 +1151,7 @@ const struct analysis *analysis_find(const char *name)
 
 int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_opts *o, struct tables *out)
 {
-	const char *sql = embed_get(a->sql), *prelude = a->prelude ? embed_get(a->prelude) : NULL;
+	const char *sql = a->text ? a->text : embed_get(a->sql), *prelude = a->prelude ? embed_get(a->prelude) : NULL;
 	const char *views = embed_get("analyze/views.sql");
 	if (!sql || (a->prelude && !prelude) || !views)
 		return error("internal: analysis '%s' has no SQL file %s", a->name, sql ? a->prelude : a->sql);
@@ -1160,6 +1160,8 @@ int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_op
 		return -1;
 	if (prelude && script_run(db, prelude, o, NULL, 0, out))
 		return -1;
+	if (a->text)	/* a user's module */
+		return script_run_module(db, a->text, a->module, o, a->tables, a->ntables, out);
 	return script_run(db, sql, o, a->tables, a->ntables, out);
 }
 

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include "table.h"
 
+struct module;
+
 struct analysis_opts {
 	int64_t session;	/* sessions.id */
 	int top;		/* keep the first N rows of ranked tables, 0 = all */
@@ -39,6 +41,14 @@ struct analysis_opts {
 	int carbon_given;	/* --carbon-intensity was given (else :carbon_intensity is NULL) */
 	int by_shape;		/* ops: --by-shape, rows per name and input shapes (:by_shape) */
 	int fold_backward;	/* ops: --fold-backward, backward ops in their forward op's row (:fold_backward) */
+	const struct analysis_param *params;	/* a user's module's own options, bound as :NAME (script_bind) */
+	int nparams;
+};
+
+/* A user's module's option as bound: :name to value (an integer if it is one, a real if a number, else
+   text; NULL when value is). */
+struct analysis_param {
+	const char *name, *value;
 };
 
 /* The defaults: no filters, threshold 5%, min-delta 10 us, min-calls 1. */
@@ -118,6 +128,11 @@ struct analysis {
 	int section_top;	/* rows its report section shows by default, 0 all */
 	int kernel_cache;	/* reads the kernels through several tables: keep their columns (one decode) */
 	int multi_gpu;		/* its report section only with GPUs to compare, two or more (JSON: [] else) */
+	/* A user's module (analysis_from_text): its SQL text itself, run in place of the file sql names; its
+	   header (messages name module->file and the line; tables come from its statements when ntables is
+	   0). NULL for the shipped ones. */
+	const char *text;
+	const struct module *module;
 };
 
 extern const struct analysis analyses[];	/* ended by a row with name NULL */
@@ -132,6 +147,12 @@ extern const struct analysis_option opt_carbon_intensity;
 int analysis_baseline(sqlite3 *db, struct analysis_opts *o);
 /* Whether opt is one of a's options or its gate's. */
 int analysis_takes(const struct analysis *a, const struct analysis_option *opt);
+
+/*
+ * A user's module's text as an analysis (heap-allocated, lives until exit): file names it in messages.
+ * NULL after a "FILE:LINE: what" message (a malformed header, or a module that is no analysis).
+ */
+const struct analysis *analysis_from_text(const char *file, const char *text);
 
 /* Statements of one SQL file, prepared one after another with the options bound by name. */
 struct script {
@@ -148,6 +169,18 @@ struct script {
  */
 int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, const struct table_spec *tables,
 	       int n, struct tables *out);
+/*
+ * script_run for a user's module m, whose whole file is text: a statement that fails is
+ * "FILE:LINE: SQLite's message" (its first line); with n == 0 each statement with result columns makes a
+ * table of its own (named after m, then NAME_2 ...), its columns' kinds from m's column lines, else from
+ * their names (module_kind_from_name), else from their values (text, or numbers). A result column `_fail`
+ * (a user gate's verdict per row) is kept as an int column of that key. 0, or -1 with the message.
+ */
+int script_run_module(sqlite3 *db, const char *text, const struct module *m, const struct analysis_opts *o,
+		      const struct table_spec *tables, int n, struct tables *out);
+/* Whether script_bind binds :name itself (session, top, threshold, ...): a user's option of that name is
+   gpuprof's own. */
+int script_binds(const char *name);
 /*
  * Bind the options a statement names: :session, :match, :exclude, :top (-1 for all), :short (0/1),
  * :folded (1 with --short or --group), :base_session, :threshold, :min_delta, :min_calls, :limit, :by_shape, :fold_backward and

@@ -6,6 +6,7 @@
 #include "analysis.h"
 #include "db.h"
 #include "options.h"
+#include "user.h"
 #include "util.h"
 
 #include <getopt.h>
@@ -19,6 +20,25 @@
 static const struct analysis_option *extra[MAX_EXTRA];
 static int nextra;
 static int given[MAX_EXTRA];	/* extra[i] was given */
+
+/* Users' modules (user.h): --sql FILE's, and those of GPUPROF_ANALYSES's directories. */
+static const char *sql_file;			/* --sql FILE */
+static const struct user_module *sql_module;	/* its module, loaded before the options are parsed */
+static const struct user_module *const *dir_modules;
+static int ndir_modules;
+#define MAX_UFLAGS 64
+/* Their options and gates as flags (--min-ns VALUE, --max-ns[=VALUE]), each name once. */
+static struct uflag {
+	const char *param;	/* the option's or gate's name: :param */
+	char flag[128];		/* --flag */
+	int gate;		/* a gate's flag: its value optional */
+	int given;
+	const char *value;	/* given: the value (a gate's may be NULL) */
+} uflags[MAX_UFLAGS];
+static int nuflags;
+static struct opt urows[MAX_UFLAGS + 1];
+static struct analysis_param opts_given[MAX_UFLAGS];	/* --opt NAME=VALUE, in order */
+static int nopts_given;
 
 static void extra_add(const struct analysis_option *opt)
 {
@@ -54,7 +74,7 @@ static int name_width(void)
 }
 
 /* The command line: the rows of the options every analysis takes, then the analyses' own (extra). */
-static struct opt head[16], own[MAX_EXTRA + 1], tail[8], options[4];
+static struct opt head[16], own[MAX_EXTRA + 1], tail[8], options[5];
 
 static void usage(FILE *out)
 {
@@ -100,9 +120,116 @@ static int take_list(const struct opt *opt, const char *arg)
 	const struct analysis *a;
 	(void)opt;
 	(void)arg;
+	const struct user_module *const *v;
+	int i, n;
 	for (a = analyses; a->name; a++)
 		printf("%-*s %s\n", name_width(), a->name, a->help);
+	/* Then the users' (GPUPROF_ANALYSES), with their files; a module that does not load says why. */
+	n = user_scan(&v, 1);
+	for (i = 0; i < n; i++)
+		if (analysis_find(v[i]->m.name))
+			warning("%s: named as a shipped analysis, which 'gpuprof-analyze %s' runs", v[i]->path,
+				v[i]->m.name);
+		else
+			printf("%-*s %s (%s)\n", name_width(), v[i]->m.name, v[i]->a->help, v[i]->path);
+	free((void *)v);
 	return OPTIONS_DONE;
+}
+
+/* --opt NAME=VALUE: a user's module's option (checked once the module is known). */
+static int take_opt(const struct opt *opt, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	char *name;
+	size_t i;
+	(void)opt;
+	if (!eq || eq == arg) {
+		error("--opt needs NAME=VALUE, not '%s'", arg);
+		return -1;
+	}
+	if (nopts_given == MAX_UFLAGS) {
+		error("--opt: more than %d", MAX_UFLAGS);
+		return -1;
+	}
+	name = xstrndup(arg, (size_t)(eq - arg));	/* (kept until exit, as the options are) */
+	for (i = 0; name[i]; i++)
+		if (name[i] == '-')
+			name[i] = '_';
+	opts_given[nopts_given].name = name;
+	opts_given[nopts_given++].value = eq + 1;
+	return 0;
+}
+
+/* A user's module's option or gate flag, uflags[opt->defval]. A gate's value is optional: "--max-ns=5000",
+   or the next word when it is a number. */
+static int take_uflag(const struct opt *opt, const char *arg)
+{
+	struct uflag *f = &uflags[opt->defval];
+	if (opt->flags & OPT_TRYING) {
+		char *end;
+		if (!*arg || !strchr("+-.0123456789", *arg) || (strtod(arg, &end), *end))
+			return -1;
+	}
+	f->given = 1;
+	f->value = arg;
+	return 0;
+}
+
+/* Whether a row of the options so far is called --name. */
+static int has_flag(const char *name)
+{
+	int i;
+	for (i = 0; head[i].type != OPT_END; i++)
+		if (head[i].long_name && !strcmp(head[i].long_name, name))
+			return 1;
+	for (i = 0; tail[i].type != OPT_END; i++)
+		if (tail[i].long_name && !strcmp(tail[i].long_name, name))
+			return 1;
+	for (i = 0; i < nextra; i++)
+		if (!strcmp(extra[i]->name, name))
+			return 1;
+	for (i = 0; i < nuflags; i++)
+		if (!strcmp(uflags[i].flag, name))
+			return 1;
+	return 0;
+}
+
+/* u's options and gate as flags, but those gpuprof binds itself or has a flag of that name for. */
+static void uflags_add(const struct user_module *u)
+{
+	int i;
+	for (i = 0; i <= u->m.nparams; i++) {
+		const char *param = i < u->m.nparams ? u->m.params[i].name : u->m.gate.name;
+		struct uflag *f = &uflags[nuflags];
+		if (!param || script_binds(param) || nuflags == MAX_UFLAGS)
+			continue;
+		user_flag_name(f->flag, sizeof(f->flag), param);
+		if (has_flag(f->flag))
+			continue;
+		f->param = param;
+		f->gate = i == u->m.nparams;
+		urows[nuflags] = (struct opt){ OPT_CALLBACK, 0, f->flag, NULL, f->gate ? "[VALUE]" : "VALUE", NULL,
+					       OPT_HIDDEN | (f->gate ? OPT_OPTARG | OPT_NEXT_WORD : 0), take_uflag,
+					       nuflags };
+		nuflags++;
+	}
+	urows[nuflags] = (struct opt)OPT_END_ROW;
+}
+
+/*
+ * --sql FILE, looked for before the options are parsed, so that its module's options are flags: its
+ * module into sql_module. 0, or -1 after a message (it does not load).
+ */
+static int sql_prescan(int argc, char **argv)
+{
+	int i;
+	for (i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *path = !strncmp(argv[i], "--sql=", 6) ? argv[i] + 6 :
+				   !strcmp(argv[i], "--sql") && i + 1 < argc ? argv[i + 1] : NULL;
+		if (path && !(sql_module = user_load(path)))
+			return -1;
+	}
+	return 0;
 }
 
 static int take_group(const struct opt *opt, const char *arg)
@@ -129,6 +256,7 @@ static void options_build(struct analysis_opts *o, struct render_opts *ro, const
 {
 	const struct opt h[] = {
 		OPT_TEXT_LINE("usage: gpuprof-analyze ANALYSIS session.db [options]"),
+		OPT_TEXT_LINE("       gpuprof-analyze --sql FILE.sql session.db [options]"),
 		OPT_TEXT_LINE("       gpuprof-analyze --list"),
 		OPT_TEXT_LINE(""),
 		OPT_FORMAT(fmt, FMT_ANALYZE),
@@ -140,6 +268,9 @@ static void options_build(struct analysis_opts *o, struct render_opts *ro, const
 		OPT_CB('g', "group", o, "NAME=RE", "fold names matching the PCRE2 expression RE into NAME (repeatable)",
 		       take_group),
 		OPT_BOOL('S', "short", &o->short_names, "base names: no return type, template arguments or parameters"),
+		OPT_STR(0, "sql", &sql_file, "FILE", "run the analysis module FILE, yours (README \"Your own analyses\")"),
+		OPT_CB(0, "opt", NULL, "NAME=VALUE", "the module's option NAME (repeatable); or --NAME VALUE, '_' as '-'",
+		       take_opt),
 		OPT_END_ROW
 	};
 	const struct opt t[] = {
@@ -164,10 +295,18 @@ static void options_build(struct analysis_opts *o, struct render_opts *ro, const
 			own[i].argh = NULL;
 	}
 	own[nextra] = (struct opt)OPT_END_ROW;
+	/* The users' modules' options: --sql FILE's, then GPUPROF_ANALYSES's (those that load). */
+	if (sql_module)
+		uflags_add(sql_module);
+	ndir_modules = user_scan(&dir_modules, 0);
+	for (i = 0; i < ndir_modules; i++)
+		uflags_add(dir_modules[i]);
+	urows[nuflags] = (struct opt)OPT_END_ROW;
 	options[0] = (struct opt)OPT_SUBTABLE(head);
 	options[1] = (struct opt)OPT_SUBTABLE(own);
-	options[2] = (struct opt)OPT_SUBTABLE(tail);
-	options[3] = (struct opt)OPT_END_ROW;
+	options[2] = (struct opt)OPT_SUBTABLE(urows);
+	options[3] = (struct opt)OPT_SUBTABLE(tail);
+	options[4] = (struct opt)OPT_END_ROW;
 }
 
 /*
@@ -228,14 +367,100 @@ static int print_tables(const struct tables *ts, const struct format *f, const s
 	return 0;
 }
 
+/*
+ * The module flags given that u does not take (u NULL: a shipped analysis), as not_taken says them:
+ * "--min-ns goes with the long_kernels analysis"; --opt without a module. 0, or -1 after the message.
+ */
+static int uflags_check(const struct user_module *u)
+{
+	int i, k, j;
+	if (!u && nopts_given)
+		return error("--opt goes with --sql FILE or a module of GPUPROF_ANALYSES");
+	for (i = 0; u && i < nopts_given; i++) {
+		for (k = 0; k < u->m.nparams && strcmp(u->m.params[k].name, opts_given[i].name); k++)
+			;
+		if (k == u->m.nparams) {
+			struct buf names;
+			buf_init(&names);
+			for (k = 0; k < u->m.nparams; k++)
+				buf_addf(&names, "%s%s", k ? ", " : "", u->m.params[k].name);
+			error("--opt %s: %s has no option '%s' (%s%s)", opts_given[i].name, u->path, opts_given[i].name,
+			      u->m.nparams ? "its options: " : "it has none", names.s);
+			buf_release(&names);
+			return -1;
+		}
+	}
+	for (i = 0; i < nuflags; i++) {
+		const struct user_module *owner = NULL;
+		int takes = 0;
+		if (!uflags[i].given)
+			continue;
+		for (k = -1; k < ndir_modules; k++) {
+			const struct user_module *v = k < 0 ? sql_module : dir_modules[k];
+			int has = 0;
+			if (!v)
+				continue;
+			for (j = 0; j < v->m.nparams; j++)
+				has |= !uflags[i].gate && !strcmp(v->m.params[j].name, uflags[i].param);
+			has |= uflags[i].gate && v->m.gate.name && !strcmp(v->m.gate.name, uflags[i].param);
+			if (has && !owner)
+				owner = v;
+			takes |= has && u && !strcmp(v->path, u->path);
+		}
+		if (!takes)
+			return error("--%s goes with the %s analysis (%s)", uflags[i].flag, owner->m.name, owner->path);
+	}
+	return 0;
+}
+
+/*
+ * The values u's options are bound with into o (their defaults, then --NAME, then --opt NAME=VALUE, the
+ * last winning); its gate's :NAME the value given (else its default) when the gate was given, else NULL.
+ * Returns the gate's flag when given, else NULL; *value its value.
+ */
+static const struct uflag *uparams(const struct user_module *u, struct analysis_opts *o, const char **value)
+{
+	struct analysis_param *p = xcalloc((size_t)u->m.nparams + 1, sizeof(*p));
+	const struct uflag *gate = NULL;
+	int i, k, n = 0;
+	for (i = 0; i < u->m.nparams; i++) {
+		const char *name = u->m.params[i].name;
+		if (script_binds(name))
+			continue;
+		p[n].name = name;
+		p[n].value = u->m.params[i].def;
+		for (k = 0; k < nuflags; k++)
+			if (uflags[k].given && !uflags[k].gate && !strcmp(uflags[k].param, name))
+				p[n].value = uflags[k].value;
+		for (k = 0; k < nopts_given; k++)
+			if (!strcmp(opts_given[k].name, name))
+				p[n].value = opts_given[k].value;
+		n++;
+	}
+	if (u->m.gate.name && !script_binds(u->m.gate.name)) {
+		for (k = 0; k < nuflags; k++)
+			if (uflags[k].given && uflags[k].gate && !strcmp(uflags[k].param, u->m.gate.name))
+				gate = &uflags[k];
+		*value = gate && gate->value ? gate->value : u->m.gate.def;
+		p[n].name = u->m.gate.name;
+		p[n++].value = gate ? *value : NULL;
+	}
+	o->params = p;	/* (kept until exit) */
+	o->nparams = n;
+	return gate;
+}
+
 int main(int argc, char **argv)
 {
 	struct analysis_opts o;
 	struct render_opts ro = { 0, 0, 0, 0 };
 	struct tables ts = { NULL, 0 };
 	const struct analysis *a;
+	const struct user_module *u = NULL;	/* a user's module (--sql FILE, GPUPROF_ANALYSES) */
+	const struct uflag *ugate = NULL;	/* its gate's flag, given */
+	const char *ugate_value = NULL;
 	const struct format *fmt = NULL;
-	const char *session = NULL;
+	const char *session = NULL, *dbpath;
 	sqlite3 *db;
 	int c, i, n, status, failed = 0, gated = 0;
 	int shown = 0;		/* with a gate: --top, applied here rather than by the analysis */
@@ -243,6 +468,8 @@ int main(int argc, char **argv)
 
 	util_init(argv[0]);
 	analysis_opts_init(&o);
+	if (sql_prescan(argc, argv))
+		return EXIT_USAGE;
 	options_build(&o, &ro, &fmt, &session);
 	if ((n = options_parse(argc, argv, options)) < 0)
 		return n == OPTIONS_DONE ? EXIT_OK : EXIT_USAGE;
@@ -252,12 +479,30 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (n != 2)
+	if (sql_file) {
+		/* The analysis is --sql FILE's: the one argument is the database. */
+		if (n != 1)
+			return usage_error(n < 1 ? "need a database" : "too many arguments (--sql FILE names the analysis)");
+		if (!sql_module && !(sql_module = user_load(sql_file)))
+			return EXIT_USAGE;
+		u = sql_module;
+	} else if (n != 2) {
 		return usage_error(n < 2 ? "need an analysis and a database" : "too many arguments");
-	if (!(a = analysis_find(argv[0]))) {
-		error("no analysis '%s' (gpuprof-analyze --list names them)", argv[0]);
-		return EXIT_USAGE;
+	} else if (!analysis_find(argv[0])) {
+		int bad;
+		if (!(u = user_find(argv[0], &bad)) && bad)
+			return EXIT_USAGE;
+		if (!u) {
+			error("no analysis '%s' (gpuprof-analyze --list names them)", argv[0]);
+			return EXIT_USAGE;
+		}
 	}
+	a = u ? u->a : analysis_find(argv[0]);
+	dbpath = argv[sql_file ? 0 : 1];
+	if (uflags_check(u))
+		return EXIT_USAGE;
+	if (u)
+		ugate = uparams(u, &o, &ugate_value);
 	for (i = 0; i < nextra; i++)
 		if (given[i] && !extra[i]->lenient && !analysis_takes(a, extra[i])) {
 			not_taken(extra[i]);
@@ -266,7 +511,7 @@ int main(int argc, char **argv)
 	if ((o.match && db_regex_check(o.match)) || (o.exclude && db_regex_check(o.exclude)))
 		return EXIT_USAGE;
 	ro.width = render_width();
-	if (!(db = db_open(argv[1], DB_READ)))
+	if (!(db = db_open(dbpath, DB_READ)))
 		return db_exit_code();
 	if (db_session(db, session, &o.session) || (ro.has_origin = db_session_start(db, o.session, &ro.origin)) < 0 ||
 	    (a->needs_baseline && analysis_baseline(db, &o))) {
@@ -281,17 +526,26 @@ int main(int argc, char **argv)
 	for (i = 0; i < nextra; i++)
 		if (given[i] && a->gate && a->gate->option == extra[i])
 			gated = 1;
+	gated |= ugate != NULL;
 	if (gated) {
 		shown = o.top;
 		o.top = 0;
+	} else if (u) {
+		shown = o.top;	/* a user's module is cut to --top whether its SQL reads :top or not */
 	}
 	/* An analysis that reads the kernels through several tables decodes them once (as the report does). */
 	if (a->kernel_cache && db_exec(db, "SELECT gpuprof_kernel_cache(1)"))
 		status = EXIT_SYSTEM;
 	else
-		status = analysis_run(db, a, &o, &ts) ? EXIT_SYSTEM : EXIT_OK;
-	if (status == EXIT_OK && gated)
+		status = !analysis_run(db, a, &o, &ts) ? EXIT_OK :
+			 /* A user's module that is wrong (no such column) is a usage error; the system's failure not. */
+			 u && db_exit_code() != EXIT_SYSTEM ? EXIT_USAGE : EXIT_SYSTEM;
+	if (status == EXIT_OK && ugate)
+		failed = user_judge(&ts, 0, u, ugate_value, gate, sizeof(gate));
+	else if (status == EXIT_OK && gated)
 		failed = a->gate->judge(&ts, &o, gate, sizeof(gate));
+	if (u)
+		user_drop_fail(&ts, 0);
 	for (c = 0; status == EXIT_OK && shown > 0 && c < ts.n; c++)
 		table_truncate(ts.v[c], (size_t)shown);
 	if (status == EXIT_OK && print_tables(&ts, fmt, &ro))
@@ -306,5 +560,6 @@ int main(int argc, char **argv)
 		db_close(o.base_db);
 	db_close(db);
 	free(o.groups);
+	free((void *)o.params);
 	return status;
 }

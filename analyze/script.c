@@ -5,17 +5,59 @@
 #include "analysis.h"
 #include "db.h"
 #include "embed.h"
+#include "module.h"
 #include "utf8.h"
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The parameters script_bind binds (and script_run's data files): a user's option of one of these names
+   is gpuprof's own. */
+static const char *const bound_names[] = {
+	"session", "match", "exclude", "top", "short", "folded", "base_session", "threshold", "threshold_given",
+	"min_delta", "min_calls", "limit", "by_shape", "fold_backward", "carbon_intensity", "stall_reasons",
+	"class_rules", "class_rules_file", "gpu_peaks", "gpu_peaks_file",
+};
+
+int script_binds(const char *name)
+{
+	size_t i;
+	for (i = 0; i < sizeof(bound_names) / sizeof(bound_names[0]); i++)
+		if (!strcmp(bound_names[i], name))
+			return 1;
+	return 0;
+}
+
+/* Bind v at i: an integer if it is one, a real if it is a (finite) number, else text; NULL as NULL. */
+static void bind_value(sqlite3_stmt *st, int i, const char *v)
+{
+	int64_t n;
+	double d;
+	char *end;
+	if (!v)
+		sqlite3_bind_null(st, i);
+	else if (!parse_i64(v, strlen(v), &n))
+		sqlite3_bind_int64(st, i, n);
+	else if (strchr("+-.0123456789", *v) && *v && (d = strtod(v, &end), !*end) && isfinite(d))
+		sqlite3_bind_double(st, i, d);
+	else
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
+}
+
 void script_bind(sqlite3_stmt *st, const struct analysis_opts *o)
 {
+	char name[256];
 	int i;
+	for (i = 0; i < o->nparams; i++) {
+		int at;
+		snprintf(name, sizeof(name), ":%s", o->params[i].name);
+		if ((at = sqlite3_bind_parameter_index(st, name)))
+			bind_value(st, at, o->params[i].value);
+	}
 	if ((i = sqlite3_bind_parameter_index(st, ":session")))
 		sqlite3_bind_int64(st, i, o->session);
 	if ((i = sqlite3_bind_parameter_index(st, ":match")) && o->match)
@@ -266,7 +308,7 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const str
 {
 	struct table *t = table_new(spec->name, h->title ? h->title : spec->title), *raw = t;
 	int ncol = sqlite3_column_count(st), note = -1, footer = -1, c, rc, nkeys = spec->ncols + (spec->pivot ? 2 : 0);
-	int group_null = 1;
+	int group_null = 1, fail = -1, fail_col = -1;
 	static const struct colspec pivot_cols[] = { { "_pivot", "", C_TEXT, 0 }, { "_value", "", C_REAL, 0 } };
 	tables_add(out, t);
 	if (spec->pivot) {
@@ -287,6 +329,8 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const str
 			note = c;
 		else if (c >= nkeys && c <= nkeys + 1 && !strcmp(key, "_footer"))
 			footer = c;
+		else if (c >= nkeys && !spec->pivot && !strcmp(key, "_fail"))	/* a user gate's verdict */
+			fail = c;
 		else if (c >= nkeys || strcmp(key, want)) {
 			error("internal: %s: result column %d is '%s', not '%s'", spec->name, c + 1, key, want);
 			sqlite3_finalize(st);
@@ -301,8 +345,13 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const str
 			table_free(raw);
 		return error("internal: %s: %d result columns for %d", spec->name, ncol, nkeys);
 	}
+	if (fail >= 0)
+		fail_col = table_col(t, "_fail", "Fail", C_INT);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		cells_from_row(raw, table_row(raw), 0, st, nkeys);
+		size_t row = table_row(raw);
+		cells_from_row(raw, row, 0, st, nkeys);
+		if (fail >= 0 && sqlite3_column_type(st, fail) != SQLITE_NULL)
+			table_set_int(t, row, fail_col, sqlite3_column_int64(st, fail));
 		if (note >= 0 && !t->note && sqlite3_column_type(st, note) != SQLITE_NULL)
 			t->note = utf8_dup((const char *)sqlite3_column_text(st, note), NULL);
 		if (footer >= 0 && !t->footer && sqlite3_column_type(st, footer) != SQLITE_NULL)
@@ -328,13 +377,144 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const str
 	return 0;
 }
 
-int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, const struct table_spec *tables,
-	       int n, struct tables *out)
+/* Where the statement at p begins in earnest: past spaces and comments. */
+static const char *stmt_start(const char *p)
+{
+	for (;;) {
+		p += strspn(p, " \t\r\n");
+		if (p[0] == '-' && p[1] == '-')
+			p += strcspn(p, "\n");
+		else if (p[0] == '/' && p[1] == '*' && strstr(p + 2, "*/"))
+			p = strstr(p + 2, "*/") + 2;
+		else
+			return p;
+	}
+}
+
+/*
+ * The failure of the statement at `at` of a user's module m (whole text `text`): "FILE:LINE: message",
+ * unless it was the system's (I/O, memory: db_error's message). -1.
+ */
+static int module_error(sqlite3 *db, const struct module *m, const char *text, const char *at)
+{
+	const char *p;
+	int line = 1;
+	if (db_system_error(sqlite3_extended_errcode(db)))
+		return db_error(db);
+	for (p = text; p < at; p++)
+		line += *p == '\n';
+	return error("%s:%d: %s", m->file, line, sqlite3_errmsg(db));
+}
+
+/* A user's module's undeclared column, its kind told by its values: whether any was text, any a real. */
+struct guess {
+	int text, real;
+};
+
+/*
+ * Result rows of st into a new table named name, titled title (or h's), its columns the result columns:
+ * kinds from m's column lines, their names, else their values (struct guess). `_note` and `_footer` as
+ * fill_table takes them; `_fail` an int column.
+ */
+static int fill_module_table(sqlite3_stmt *st, const struct module *m, const char *name, const char *title,
+			     const struct heading *h, struct tables *out)
+{
+	struct table *t = table_new(name, h->title ? h->title : title);
+	int ncol = sqlite3_column_count(st), c, k, rc, note = -1, footer = -1;
+	int *col = xcalloc((size_t)ncol, sizeof(*col));	/* result column c's table column, -1 none */
+	struct guess *g = xcalloc((size_t)ncol, sizeof(*g));
+	int *guessed = xcalloc((size_t)ncol, sizeof(*guessed));
+	tables_add(out, t);
+	if (h->note)
+		t->note = utf8_dup(h->note, NULL);
+	for (c = 0; c < ncol; c++) {
+		const char *key = sqlite3_column_name(st, c);
+		int type = -1;
+		char *made = NULL;
+		const char *ctitle = NULL;
+		col[c] = -1;
+		if (!strcmp(key, "_note") || !strcmp(key, "_footer")) {
+			*(key[1] == 'n' ? &note : &footer) = c;
+			continue;
+		}
+		for (k = 0; k < m->ncolumns; k++)
+			if (!strcmp(m->columns[k].key, key)) {
+				type = (int)m->columns[k].type;
+				ctitle = m->columns[k].title;
+			}
+		if (!strcmp(key, "_fail"))
+			type = C_INT;
+		if (type < 0 && (type = module_kind_from_name(key)) < 0) {
+			type = C_REAL;
+			guessed[c] = 1;
+		}
+		if (!ctitle)
+			ctitle = made = module_default_title(key);
+		col[c] = table_col(t, key, ctitle, (enum col_type)type);
+		free(made);
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		size_t r = table_row(t);
+		for (c = 0; c < ncol; c++) {
+			int kind = sqlite3_column_type(st, c);
+			if (c == note && !t->note && kind != SQLITE_NULL)
+				t->note = utf8_dup((const char *)sqlite3_column_text(st, c), NULL);
+			if (c == footer && !t->footer && kind != SQLITE_NULL)
+				t->footer = utf8_dup((const char *)sqlite3_column_text(st, c), NULL);
+			if (col[c] < 0 || kind == SQLITE_NULL)
+				continue;
+			if (guessed[c]) {
+				/* Kept both ways until the column's kind is known: text in s, the number in i/d. */
+				struct cell *cell = table_cell(t, r, col[c]);
+				g[c].text |= kind == SQLITE_TEXT || kind == SQLITE_BLOB;
+				g[c].real |= kind == SQLITE_FLOAT;
+				if (kind == SQLITE_FLOAT)
+					table_set_real(t, r, col[c], sqlite3_column_double(st, c));
+				else
+					table_set_int(t, r, col[c], sqlite3_column_int64(st, c));
+				cell->null = 0;
+				cell->s = utf8_dup((const char *)sqlite3_column_text(st, c), NULL);
+			} else if (t->cols[col[c]].type == C_TEXT) {
+				table_set_text(t, r, col[c], (const char *)sqlite3_column_text(st, c));
+			} else if (kind == SQLITE_FLOAT) {
+				table_set_real(t, r, col[c], sqlite3_column_double(st, c));
+			} else {
+				table_set_int(t, r, col[c], sqlite3_column_int64(st, c));
+			}
+		}
+	}
+	/* The guessed columns: text when any value was, else numbers (without their text). */
+	for (c = 0; c < ncol; c++) {
+		size_t r;
+		if (!guessed[c])
+			continue;
+		t->cols[col[c]].type = g[c].text ? C_TEXT : g[c].real ? C_REAL : C_INT;
+		for (r = 0; !g[c].text && r < t->nrows; r++) {
+			struct cell *cell = table_cell(t, r, col[c]);
+			free(cell->s);
+			cell->s = NULL;
+		}
+	}
+	free(col);
+	free(g);
+	free(guessed);
+	if (rc != SQLITE_DONE)
+		return -1;	/* the caller says why */
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/*
+ * script_run's work: with m (a user's module, whose whole file is sql), statements that fail say
+ * FILE:LINE, and with n == 0 each result statement makes a table of its own.
+ */
+static int run(sqlite3 *db, const char *sql, const struct module *m, const struct analysis_opts *o,
+	       const struct table_spec *tables, int n, struct tables *out)
 {
 	struct script sc = { db, sql, o };
 	struct data_texts files;
 	struct heading h = { NULL, NULL };	/* the next table's */
-	int made = 0, status = -1;
+	int made = 0, status = -1, own = m && !n;
 	size_t k;
 	if (groups_fill(db, o))
 		return -1;
@@ -343,11 +523,17 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 		buf_init(&files.text[k]);
 	for (;;) {
 		sqlite3_stmt *st = NULL;
-		while (!st && sc.tail && *sc.tail)
+		const char *at = NULL;	/* where the statement begins */
+		while (!st && sc.tail && *sc.tail) {
+			at = stmt_start(sc.tail);
 			if (sqlite3_prepare_v2(db, sc.tail, -1, &st, &sc.tail) != SQLITE_OK) {
-				db_error(db);
+				if (m)
+					module_error(db, m, sql, at);
+				else
+					db_error(db);
 				goto done;
 			}
+		}
 		if (!st)
 			break;
 		script_bind(st, o);
@@ -358,16 +544,38 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 		if (!sqlite3_column_count(st)) {
 			int rc = sqlite3_step(st);
 			if (rc != SQLITE_DONE) {
-				step_error(st);
+				if (m) {
+					module_error(db, m, sql, at);
+					sqlite3_finalize(st);
+				} else {
+					step_error(st);
+				}
 				goto done;
 			}
 			sqlite3_finalize(st);
 		} else if (is_heading(st)) {
 			if (heading_read(st, &h))
 				goto done;
+		} else if (own) {
+			char name[256];
+			int rc;
+			if (made++)
+				snprintf(name, sizeof(name), "%s_%d", m->name, made);
+			else
+				snprintf(name, sizeof(name), "%s", m->name);
+			rc = fill_module_table(st, m, name, m->title ? m->title : m->name, &h, out);
+			heading_release(&h);
+			if (rc) {
+				module_error(db, m, sql, at);
+				sqlite3_finalize(st);
+				goto done;
+			}
 		} else if (made == n) {
 			sqlite3_finalize(st);
-			error("internal: analysis SQL has more result statements than its %d tables", n);
+			if (m)
+				error("%s: more result statements than its %d tables", m->file, n);
+			else
+				error("internal: analysis SQL has more result statements than its %d tables", n);
 			goto done;
 		} else {
 			int rc = fill_table(st, &tables[made++], &h, out);
@@ -376,12 +584,29 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 				goto done;
 		}
 	}
-	status = made == n ? 0 : error("internal: analysis SQL fills %d of its %d tables", made, n);
+	if (own || made == n)
+		status = 0;
+	else if (m)
+		status = error("%s: %d result statements fill its %d tables", m->file, made, n);
+	else
+		status = error("internal: analysis SQL fills %d of its %d tables", made, n);
 done:
 	heading_release(&h);
 	for (k = 0; k < NDATA_FILES; k++)
 		buf_release(&files.text[k]);
 	return status;
+}
+
+int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, const struct table_spec *tables,
+	       int n, struct tables *out)
+{
+	return run(db, sql, NULL, o, tables, n, out);
+}
+
+int script_run_module(sqlite3 *db, const char *text, const struct module *m, const struct analysis_opts *o,
+		      const struct table_spec *tables, int n, struct tables *out)
+{
+	return run(db, text, m, o, tables, n, out);
 }
 
 int step_error(sqlite3_stmt *st)

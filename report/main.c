@@ -8,6 +8,7 @@
 #include "options.h"
 #include "outfile.h"
 #include "report.h"
+#include "user.h"
 #include "util.h"
 
 #include <errno.h>
@@ -97,6 +98,21 @@ static int take_carbon(const struct opt *opt, const char *arg)
 }
 
 static struct opt options[32];	/* the command line (options_build) */
+
+#define MAX_SQL 32
+static const char *sql_files[MAX_SQL];	/* --sql FILE, in order */
+static int nsql;
+
+static int take_sql(const struct opt *opt, const char *arg)
+{
+	(void)opt;
+	if (nsql == MAX_SQL) {
+		error("--sql: more than %d modules", MAX_SQL);
+		return -1;
+	}
+	sql_files[nsql++] = arg;
+	return 0;
+}
 
 static int take_help(const struct opt *opt, const char *arg)
 {
@@ -237,6 +253,86 @@ static int run_section(sqlite3 *db, const struct analysis *a, struct analysis_op
 	return EXIT_OK;
 }
 
+/*
+ * The users' modules the report adds, after its own sections, into v (room for max): those of
+ * GPUPROF_ANALYSES's directories that declare a section, in its order (none named as a shipped
+ * analysis), then --sql FILE's in order. Their count, or -1 after a message (a file that does not load).
+ */
+static int user_sections(const struct user_module **v, int max)
+{
+	const struct user_module *const *dir;
+	int n = 0, i, k, ndir = user_scan(&dir, 1);
+	for (i = 0; i < ndir && n < max; i++) {
+		if (!dir[i]->m.section || analysis_find(dir[i]->m.name))
+			continue;
+		for (k = n; k > 0 && v[k - 1]->m.section > dir[i]->m.section; k--)
+			v[k] = v[k - 1];
+		v[k] = dir[i];
+		n++;
+	}
+	free((void *)dir);
+	for (i = 0; i < nsql && n < max; i++)
+		if (!(v[n++] = user_load(sql_files[i])))
+			return -1;
+	return n;
+}
+
+/* What a user's section said while it ran: its messages, to say again after it (struct buf's lines). */
+static void keep_line(void *arg, const char *line)
+{
+	buf_addf(arg, "%s\n", line);
+}
+
+/*
+ * Run user's module u as a section (its options their defaults, its gate off). When it fails, its
+ * tables go and its message says which section was left out; 0, or -1 after that message.
+ */
+static int run_user_section(sqlite3 *db, const struct user_module *u, struct analysis_opts *o, int top,
+			    struct tables *ts)
+{
+	struct analysis_param *p = xcalloc((size_t)u->m.nparams + 1, sizeof(*p));
+	struct buf said;
+	int i, n = 0, first = ts->n, rc;
+	const char *line, *prefix;
+	for (i = 0; i < u->m.nparams; i++)
+		if (!script_binds(u->m.params[i].name)) {
+			p[n].name = u->m.params[i].name;
+			p[n++].value = u->m.params[i].def;
+		}
+	if (u->m.gate.name && !script_binds(u->m.gate.name))
+		p[n++].name = u->m.gate.name;	/* NULL: the gate is off */
+	o->params = p;
+	o->nparams = n;
+	buf_init(&said);
+	util_divert_messages(keep_line, &said);
+	rc = run_section(db, u->a, o, top, ts);
+	util_divert_messages(NULL, NULL);
+	o->params = NULL;
+	o->nparams = 0;
+	free(p);
+	prefix = util_progname();
+	for (line = said.s; *line; line += strcspn(line, "\n") + 1) {
+		size_t len = strcspn(line, "\n"), skip = 0;
+		/* "gpuprof-report: error: bad.sql:7: no such column: x" again with the section it cost. */
+		if (rc != EXIT_OK && !strncmp(line, prefix, strlen(prefix)) && !strncmp(line + strlen(prefix), ": error: ", 9))
+			skip = strlen(prefix) + 9;
+		if (skip)
+			error("%.*s (section %s left out)", (int)(len - skip), line + skip, u->m.name);
+		else
+			fprintf(stderr, "%.*s\n", (int)len, line);
+	}
+	buf_release(&said);
+	if (rc == EXIT_OK) {
+		user_drop_fail(ts, first);
+		for (i = first; o->top > 0 && i < ts->n; i++)	/* whether its SQL reads :top or not */
+			table_truncate(ts->v[i], (size_t)o->top);
+		return 0;
+	}
+	while (ts->n > first)
+		table_free(ts->v[--ts->n]);
+	return -1;
+}
+
 /* The --help texts made from the formats' rows, built once (kept until exit). */
 static struct buf out_help, table_help, trace_help;
 
@@ -285,6 +381,8 @@ static void options_build(struct analysis_opts *o, struct render_opts *ro, const
 			OPT_CB(0, "carbon-intensity", o, "G_PER_KWH",
 			       "grams of CO2e per kWh of the grid that powered the run: adds\nco2e_g (no default)",
 			       take_carbon),
+			OPT_CB(0, "sql", NULL, "FILE", "add the analysis module FILE, yours, as a section (repeatable)",
+			       take_sql),
 			OPT_BOOL(0, "json-schema", json_schema,
 				 "print the JSON Schema of --format json (schemas/report.schema.json)"),
 			OPT_CB('h', "help", NULL, NULL, "show this help", take_help),
@@ -320,8 +418,9 @@ int main(int argc, char **argv)
 	const struct format *fmt = NULL;
 	const struct report_renderer *r;
 	const struct analysis *sections[64];
+	const struct user_module *users[64];	/* users' modules as sections, after sections[] */
 	const char *session = NULL, *output = NULL, *table = NULL;
-	int status = EXIT_OK, top = -1, i, n, nsections, json_schema = 0, fmt_given;
+	int status = EXIT_OK, top = -1, i, n, nsections, json_schema = 0, fmt_given, nuser, user_failed = 0;
 	sqlite3 *db;
 
 	util_init(argv[0]);
@@ -330,6 +429,8 @@ int main(int argc, char **argv)
 	if ((n = options_parse(argc, argv, options)) < 0)
 		return n == OPTIONS_DONE ? EXIT_OK : EXIT_USAGE;
 	nsections = report_sections(sections, NCOLS(sections));
+	if ((nuser = user_sections(users, NCOLS(users))) < 0)
+		return EXIT_USAGE;
 	if (json_schema)
 		return report_schema(stdout, sections, nsections) || fflush(stdout) ? EXIT_SYSTEM : EXIT_OK;
 	if (argc == 1) {
@@ -396,6 +497,7 @@ int main(int argc, char **argv)
 	doc.table = table;
 	doc.fmt = fmt;
 	doc.trace = &tro;
+	doc.user_from = -1;
 	if (tro.has_rank && !session_has_rank(db, o.session, tro.rank)) {
 		db_close(db);
 		return EXIT_USAGE;
@@ -424,6 +526,11 @@ int main(int argc, char **argv)
 	for (i = 0; i < nsections && status == EXIT_OK; i++)
 		if (!sections[i]->needs_baseline)
 			status = run_section(db, sections[i], &o, top, &ts);
+	/* Then the users' modules: one that fails loses its section only (exit 2 once the report is written). */
+	doc.user_from = ts.n;
+	for (i = 0; i < nuser && status == EXIT_OK; i++)
+		if (run_user_section(db, users[i], &o, top, &ts))
+			user_failed = 1;
 	/* Checked once the tables are built: --baseline adds the comparison tables before the sections. */
 	if (status == EXIT_OK && table && !report_table(&ts, table)) {
 		error("no table '%s' in the report", table);
@@ -452,5 +559,5 @@ int main(int argc, char **argv)
 	db_close(o.base_db);
 	tables_free(&ts);
 	free(o.groups);
-	return status;
+	return status == EXIT_OK && user_failed ? EXIT_USAGE : status;
 }
