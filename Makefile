@@ -98,7 +98,23 @@ $(B)/bin/bin2c: scripts/bin2c.c
 	@echo "  CC      $@"
 	$(Q)$(CC) -O1 -o $@ $<
 
-$(B)/gen/embedded.c: $(B)/bin/bin2c $(EMBED)
+# The analysis modules' headers, checked before they are embedded: the table is made from the files as the
+# programs make it from the embedded ones, so a malformed header fails the build here, with FILE:LINE.
+MODULES = $(wildcard analyze/*.sql)
+MODCHECK_OBJ = $(B)/obj/scripts/modcheck.o $(B)/obj/analyze/analyses.o $(B)/obj/analyze/module.o \
+	       $(B)/obj/lib/util.o $(B)/obj/lib/utf8.o $(B)/obj/lib/table.o $(B)/obj/lib/json.o $(B)/obj/lib/embed.o
+$(B)/bin/modcheck: $(MODCHECK_OBJ)
+	@mkdir -p $(@D)
+	@echo "  LINK    $@"
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ -lm -pthread
+
+$(B)/gen/modules.ok: $(B)/bin/modcheck $(MODULES)
+	@mkdir -p $(@D)
+	@echo "  CHECK   analyze/*.sql"
+	$(Q)$(B)/bin/modcheck $(MODULES)
+	$(Q)touch $@
+
+$(B)/gen/embedded.c: $(B)/bin/bin2c $(EMBED) $(B)/gen/modules.ok
 	@mkdir -p $(@D)
 	@echo "  GEN     $@"
 	$(Q)$(B)/bin/bin2c $@ $(EMBED)
@@ -313,7 +329,7 @@ test: deps all $(TEST_PROGRAMS)
 # included). Leaks are reported too.
 # (Not here: vtab and sqlext load the extension into Debian's sqlite3, install needs the man pages, faults
 # preloads its VFS.)
-SANITIZE_SUITES ?= units cases golden truth wire_doc nsys nsys_rows nsys_stats rows views ranks stalls csv md \
+SANITIZE_SUITES ?= units cases golden truth wire_doc nsys nsys_rows nsys_stats rows modules views ranks stalls csv md \
 		   xlsx kineto analyses compare collector atomic parallel classes memory report_schema trace_export \
 		   schema ingest_jobs interrupt demo progress collect html export outputs_atomic hostile ops_ingest ops
 test-sanitize: deps

@@ -1,11 +1,12 @@
 /*
- * analyses: the table of analyses, and the options and gates their rows name. Adding an analysis is a row
- * here (its tables' titles and columns) and an SQL file; adding an option of its own, a row of options
- * here (script_bind binds it by name).
+ * analyses: the table of analyses, made from the headers of their modules (analyze/NAME.sql, embedded; the
+ * build checks every header first, scripts/modcheck.c), and the built-in options and gates those headers
+ * name: what is behavior stays here, the C parsers of options and the judges of gates. Adding an analysis
+ * is adding its file; adding a built-in option, a row of builtin_options here (script_bind binds it).
  */
 #include "analysis.h"
-#include "db.h"
 #include "embed.h"
+#include "module.h"
 #include "util.h"
 
 #include <ctype.h>
@@ -358,701 +359,374 @@ static const struct gate memory_gate = { &opt_fail_above, judge_memory };
 static const struct gate growth_gate = { &opt_fail_on_growth, judge_growth };
 static const struct gate regression_gate = { &opt_fail_on_regression, judge_regressions };
 
-static const struct analysis_option *const compare_options[] = {
-	&opt_baseline, &opt_base_session, &opt_threshold, &opt_min_delta, &opt_min_calls, NULL
-};
-static const struct analysis_option *const trend_options[] = { &opt_threshold, NULL };
-static const struct analysis_option *const ranks_options[] = { &opt_threshold, NULL };
-static const struct analysis_option *const ops_options[] = { &opt_by_shape, &opt_fold_backward, NULL };
-static const struct analysis_option *const energy_options[] = { &opt_carbon_intensity, NULL };
 
-/* An analysis that is its SQL file: the tables its statements fill (struct table_spec). */
+/* The built-in options a header's `-- option:` lines name (min_delta for --min-delta), and its gates. */
+static const struct analysis_option *const builtin_options[] = {
+	&opt_baseline, &opt_base_session, &opt_threshold, &opt_min_delta, &opt_min_calls, &opt_carbon_intensity,
+	&opt_by_shape, &opt_fold_backward, NULL
+};
+static const struct gate *const builtin_gates[] = { &leak_gate, &memory_gate, &growth_gate, &regression_gate, NULL };
+#define BUILTIN_OPTIONS "baseline, base_session, threshold, min_delta, min_calls, carbon_intensity, by_shape, fold_backward"
+#define BUILTIN_GATES "fail_on_leak, fail_above, fail_on_growth, fail_on_regression"
+
+/* Whether a header's name (min_delta) is an option's (min-delta). */
+static int same_name(const char *header, const char *option)
+{
+	for (; *header && *option; header++, option++)
+		if (*header == '-' || (*header != *option && !(*header == '_' && *option == '-')))
+			return 0;
+	return !*header && !*option;
+}
+
+const struct analysis_option *analysis_builtin_option(const char *name)
+{
+	const struct analysis_option *const *p;
+	for (p = builtin_options; *p; p++)
+		if (same_name(name, (*p)->name))
+			return *p;
+	return NULL;
+}
+
+static const struct gate *builtin_gate(const char *name)
+{
+	const struct gate *const *g;
+	for (g = builtin_gates; *g; g++)
+		if (same_name(name, (*g)->option->name))
+			return *g;
+	return NULL;
+}
+
 /*
- * A GPU's identity beside its device number: both left out in a session of one node (analyze/ext/sqlext_nodes.c:
- * the SQL gives them NULL there), both kept with several, NULL where the source does not say.
+ * The order of the analyses in --list and --help (the report orders its sections by their `section`). An
+ * analysis not named here comes after these, by name.
  */
-#define GPU_COLUMNS { "rank", "Rank", C_INT, C_HIDE_GROUP }, { "host", "Host", C_TEXT, C_HIDE_GROUP }
-
-#define SQL_ROW(n, file, h, specs) .name = n, .sql = "analyze/" file, .help = h, .tables = specs, \
-	.ntables = NCOLS(specs)
-
-static const struct colspec hotspots_cols[] = {
-	{ "time_pct", "Time %", C_PCT },
-	STATS_COLUMNS("calls", "Calls"),
-	{ "name", "Name", C_TEXT },
-};
-static const struct table_spec hotspots_tables[] = {
-	{ "hotspots", "Top kernels by total GPU time", hotspots_cols, NCOLS(hotspots_cols) },
+static const char *const list_order[] = {
+	"summary", "problems", "oom", "devices", "hotspots", "ops", "kernexec", "flops", "launch", "classes", "memcpy",
+	"sync", "api", "ranges", "idle", "streams", "gaps", "memory", "leaks", "peak", "growth", "stalls",
+	"stall_kernels", "stall_pcs", "ranks", "collectives", "metrics", "energy", "host", "overhead", "compare", "trend",
 };
 
-static const struct colspec memcpy_cols[] = {
-	{ "time_pct", "Time %", C_PCT },
-	STATS_COLUMNS("count", "Count"),
-	{ "bytes", "Bytes", C_BYTES },
-	{ "avg_bytes", "Avg bytes", C_BYTES },
-	{ "gbps", "GB/s", C_REAL },
-	{ "kind", "Operation", C_TEXT },
-	{ "med_bytes", "Med bytes", C_BYTES },
-	{ "min_bytes", "Min bytes", C_BYTES },
-	{ "max_bytes", "Max bytes", C_BYTES },
-	{ "stddev_bytes", "StdDev bytes", C_BYTES },
+/* The shipped modules (analyses and preludes): each header and its text. They live until exit. */
+struct shipped {
+	struct module m;
+	const char *text;
 };
-static const struct table_spec memcpy_tables[] = {
-	{ "memcpy", "Memory copies and memsets by kind", memcpy_cols, NCOLS(memcpy_cols) },
+static struct shipped *shipped;
+static int nshipped;
+
+static const struct analysis no_analyses[] = { { .name = NULL } };
+const struct analysis *analyses = no_analyses;
+
+static const struct shipped *shipped_find(const char *name)
+{
+	int i;
+	for (i = 0; i < nshipped; i++)
+		if (!strcmp(shipped[i].m.name, name))
+			return &shipped[i];
+	return NULL;
+}
+
+/* A walk of a module's includes: what runs before it, in order, and the modules being walked (cycles). */
+#define MAX_INCLUDE_DEPTH 32
+struct walk {
+	struct analysis_include *v;
+	int n;
+	const char *stack[MAX_INCLUDE_DEPTH];
+	int depth;
 };
 
-static const struct colspec api_cols[] = {
-	{ "time_pct", "Time %", C_PCT },
-	STATS_COLUMNS("calls", "Calls"),
-	{ "name", "Name", C_TEXT },
-};
-static const struct table_spec api_tables[] = {
-	{ "api", "CUDA API calls (runtime and driver) by total time", api_cols, NCOLS(api_cols) },
-};
+/* Add m's includes to w, each after its own includes, each once; 0, or -1 with a FILE:LINE message. */
+static int includes_add(struct walk *w, const struct module *m, const char *text)
+{
+	int i, k;
+	for (i = 0; i < m->nincludes; i++) {
+		const char *name = m->includes[i];
+		const struct shipped *s = shipped_find(name);
+		int line = module_decl_line(text, "include", name);
+		if (!s)
+			return error("%s:%d: include '%s': there is no such module (analyze/%s.sql)", m->file, line, name,
+				     name);
+		if (s->m.is_analysis)
+			return error("%s:%d: include '%s': an analysis, not a prelude ('-- module:')", m->file, line, name);
+		for (k = 0; k < w->depth; k++)
+			if (!strcmp(w->stack[k], name))
+				return error("%s:%d: include '%s': it includes %s again (a cycle)", m->file, line, name,
+					     m->name);
+		for (k = 0; k < w->n && strcmp(w->v[k].file, s->m.file); k++)
+			;
+		if (k < w->n)
+			continue;
+		if (w->depth == MAX_INCLUDE_DEPTH)
+			return error("%s:%d: include '%s': includes nested deeper than %d", m->file, line, name,
+				     MAX_INCLUDE_DEPTH);
+		w->stack[w->depth++] = name;
+		if (includes_add(w, &s->m, s->text))
+			return -1;
+		w->depth--;
+		w->v = xrealloc(w->v, (size_t)(w->n + 1) * sizeof(*w->v));
+		w->v[w->n].file = s->m.file;
+		w->v[w->n++].text = s->text;
+	}
+	return 0;
+}
 
-/* Per kernel name: the launch call's time, the queue after it (nsys's positive-only), the kernel's time. */
-static const struct colspec kernexec_cols[] = {
-	{ "calls", "Calls", C_INT },
-	{ "launched", "Launched", C_INT },
-	{ "qcount", "QCount", C_INT },
-	{ "api_avg_ns", "API avg", C_NS },
-	{ "api_med_ns", "API med", C_NS },
-	{ "api_min_ns", "API min", C_NS },
-	{ "api_max_ns", "API max", C_NS },
-	{ "queue_avg_ns", "Queue avg", C_NS },
-	{ "queue_med_ns", "Queue med", C_NS },
-	{ "queue_min_ns", "Queue min", C_NS },
-	{ "queue_max_ns", "Queue max", C_NS },
-	{ "queue_p90_ns", "Queue p90", C_NS },
-	{ "queue_p99_ns", "Queue p99", C_NS },
-	{ "kernel_avg_ns", "Kernel avg", C_NS },
-	{ "kernel_med_ns", "Kernel med", C_NS },
-	{ "kernel_min_ns", "Kernel min", C_NS },
-	{ "kernel_max_ns", "Kernel max", C_NS },
-	{ "name", "Name", C_TEXT },
-};
-static const struct colspec kernexec_queue_cols[] = {
-	{ "queue", "Queue time", C_TEXT },
-	{ "kernels", "Kernels", C_INT },
-	{ "pct", "%", C_PCT },
-	{ "q1", "1st quarter", C_INT },
-	{ "q2", "2nd", C_INT },
-	{ "q3", "3rd", C_INT },
-	{ "q4", "4th", C_INT },
-};
-static const struct colspec kernexec_trend_cols[] = {
-	{ "quarter", "Quarter", C_INT },
-	{ "start_ns", "From", C_TIME },
-	{ "kernels", "Kernels", C_INT },
-	{ "launched", "Launched", C_INT },
-	{ "queued", "Waited", C_INT },
-	{ "wait_med_ns", "Wait med", C_NS },
-	{ "wait_p90_ns", "Wait p90", C_NS },
-	{ "wait_max_ns", "Wait max", C_NS },
-};
-static const struct table_spec kernexec_tables[] = {
-	{ "kernexec", "Kernel launch pipeline per name: API time, queue time, kernel time", kernexec_cols,
-	  NCOLS(kernexec_cols) },
-	{ "kernexec_queue", "Queue time of every kernel (launch call's end to kernel start), by size and quarter",
-	  kernexec_queue_cols, NCOLS(kernexec_queue_cols) },
-	{ "kernexec_trend", "Launch queue over the session, by quarter (wait: queue time, 0 when none)",
-	  kernexec_trend_cols, NCOLS(kernexec_trend_cols) },
-};
+static void colspec_from(struct colspec *c, const struct module_column *mc)
+{
+	c->key = mc->key;
+	c->title = mc->title;
+	c->type = mc->type;
+	c->flags = mc->flags;
+}
 
-static const struct colspec sync_cols[] = {
-	{ "time_pct", "Time %", C_PCT },
-	STATS_COLUMNS("count", "Count"),
-	{ "stream", "Stream", C_INT },
-	{ "kind", "Type", C_TEXT },
-};
-static const struct table_spec sync_tables[] = {
-	{ "sync", "Host time blocked in synchronization, by type and stream", sync_cols, NCOLS(sync_cols) },
-};
+/* Table k of m as a struct table_spec into spec (its arrays allocated). */
+static void table_spec_from(struct table_spec *spec, const struct module_table *t)
+{
+	struct colspec *cols = xcalloc((size_t)t->ncols, sizeof(*cols));
+	int c;
+	for (c = 0; c < t->ncols; c++)
+		colspec_from(&cols[c], &t->cols[c]);
+	spec->name = t->key;
+	spec->title = t->title;
+	spec->cols = cols;
+	spec->ncols = t->ncols;
+	spec->vertical = t->vertical;
+	if (t->pivot) {
+		struct colspec *pivot = xcalloc(1, sizeof(*pivot));
+		colspec_from(pivot, t->pivot);
+		spec->pivot = pivot;
+		for (c = 0; c < t->ncols && strcmp(t->cols[c].key, t->pivot_at); c++)
+			;
+		spec->pivot_at = c;	/* (module_parse checked that it is one of them) */
+	}
+}
 
-static const struct colspec metrics_cols[] = {
-	GPU_COLUMNS,
-	{ "device", "Device", C_INT },
-	{ "samples", "Samples", C_INT },
-	{ "gpu_util_avg", "GPU util avg %", C_PCT },
-	{ "gpu_util_max", "max %", C_PCT },
-	{ "mem_util_avg", "Mem util avg %", C_PCT },
-	{ "mem_used_max", "Mem used max", C_BYTES },
-	{ "mem_total", "Mem total", C_BYTES },
-	{ "power_avg_w", "Power avg W", C_REAL },
-	{ "power_max_w", "max W", C_REAL },
-	{ "temp_max_c", "Temp max C", C_INT },
-	{ "sm_clock_avg_mhz", "SM clock avg MHz", C_REAL },
-	{ "energy_mj", "Energy mJ", C_INT },
-};
-static const struct table_spec metrics_tables[] = {
-	{ "metrics", "Device metrics (NVML) per device", metrics_cols, NCOLS(metrics_cols) },
-};
+/* Free what analysis_make allocated for a (its includes, options and table specs) and zero it. */
+static void analysis_parts_free(struct analysis *a)
+{
+	int i;
+	free((void *)a->includes);
+	free((void *)a->options);
+	for (i = 0; a->tables && i < a->ntables; i++) {
+		free((void *)a->tables[i].cols);
+		free((void *)a->tables[i].pivot);
+	}
+	free((void *)a->tables);
+	memset(a, 0, sizeof(*a));
+}
 
-static const struct colspec host_cols[] = {
-	{ "samples", "Samples", C_INT },
-	{ "cpu_pct_avg", "CPU avg % of a core", C_PCT },
-	{ "cpu_pct_max", "CPU max %", C_PCT },
-	{ "rss_max", "RSS max", C_BYTES },
-	{ "sys_mem_used_max", "System memory used max", C_BYTES },
-	{ "sys_mem_total", "System memory", C_BYTES },
-	/* The system's I/O in bytes per second, left out all together where no sample has them. */
-	{ "disk_read_bps", "Disk read /s", C_BYTES, C_HIDE_GROUP },
-	{ "disk_read_bps_max", "max /s", C_BYTES, C_HIDE_GROUP },
-	{ "disk_write_bps", "Disk written /s", C_BYTES, C_HIDE_GROUP },
-	{ "disk_write_bps_max", "max /s", C_BYTES, C_HIDE_GROUP },
-	{ "net_rx_bps", "Net received /s", C_BYTES, C_HIDE_GROUP },
-	{ "net_rx_bps_max", "max /s", C_BYTES, C_HIDE_GROUP },
-	{ "net_tx_bps", "Net sent /s", C_BYTES, C_HIDE_GROUP },
-	{ "net_tx_bps_max", "max /s", C_BYTES, C_HIDE_GROUP },
-};
-static const struct table_spec host_tables[] = {
-	{ "host", "Host metrics: the program's process tree and the system", host_cols, NCOLS(host_cols) },
-};
+/*
+ * Module m (text: its file's) as analysis a: its includes resolved among the shipped modules, its options
+ * and gate among the built-in ones. A shipped module's options and gate must all be built in; a user's
+ * others are left to its module (m->params, m->gate). 0, or -1 with a FILE:LINE message.
+ */
+static int analysis_make(struct analysis *a, const struct module *m, const char *text, int is_shipped)
+{
+	struct walk w;
+	const struct analysis_option **opts;
+	struct table_spec *specs;
+	int i, n = 0;
+	memset(a, 0, sizeof(*a));
+	memset(&w, 0, sizeof(w));
+	a->name = m->name;
+	a->sql = m->file;
+	a->text = text;
+	a->help = m->title;
+	a->doc = m->doc;
+	a->usage = m->usage;
+	a->module = m;
+	a->section = m->section;
+	a->section_top = m->section_top;
+	a->multi_gpu = m->multi_gpu;
+	a->needs_baseline = m->needs_baseline;
+	a->kernel_cache = m->kernel_cache;
+	w.stack[w.depth++] = m->name;
+	if (includes_add(&w, m, text)) {
+		free(w.v);
+		memset(a, 0, sizeof(*a));
+		return -1;
+	}
+	a->includes = w.v;
+	a->nincludes = w.n;
+	opts = xcalloc((size_t)m->nparams + 1, sizeof(*opts));
+	for (i = 0; i < m->nparams; i++) {
+		const struct analysis_option *b = analysis_builtin_option(m->params[i].name);
+		if (b) {
+			opts[n++] = b;
+		} else if (is_shipped) {
+			error("%s:%d: option '%s' is none of the built-in options (%s)", m->file,
+			      module_decl_line(text, "option", m->params[i].name), m->params[i].name, BUILTIN_OPTIONS);
+			free(opts);
+			analysis_parts_free(a);
+			return -1;
+		}
+	}
+	if (n)
+		a->options = opts;
+	else
+		free(opts);
+	if (m->gate.name && !(a->gate = builtin_gate(m->gate.name)) && is_shipped) {
+		error("%s:%d: gate '%s' is none of the built-in gates (%s)", m->file,
+		      module_decl_line(text, "gate", m->gate.name), m->gate.name, BUILTIN_GATES);
+		analysis_parts_free(a);
+		return -1;
+	}
+	if (m->ntables) {
+		specs = xcalloc((size_t)m->ntables, sizeof(*specs));
+		for (i = 0; i < m->ntables; i++)
+			table_spec_from(&specs[i], &m->tables[i]);
+		a->ntables = m->ntables;
+	} else {
+		/* No table lines: each result statement makes a table, its columns its own (struct table_spec.open). */
+		struct colspec *cols = xcalloc((size_t)m->ncolumns + 1, sizeof(*cols));
+		specs = xcalloc(1, sizeof(*specs));
+		for (i = 0; i < m->ncolumns; i++)
+			colspec_from(&cols[i], &m->columns[i]);
+		specs->name = m->name;
+		specs->title = m->title;
+		specs->cols = cols;
+		specs->ncols = m->ncolumns;
+		specs->open = 1;
+		a->ntables = 1;
+	}
+	a->tables = specs;
+	return 0;
+}
 
-static const struct colspec energy_cols[] = {
-	GPU_COLUMNS,
-	{ "device", "Device", C_INT },
-	{ "method", "From", C_TEXT },
-	{ "samples", "Samples", C_INT },
-	{ "span_ns", "Sampled span", C_NS },
-	{ "joules", "Energy J", C_REAL },
-	{ "kwh", "kWh", C_REAL },
-	{ "avg_w", "Avg power W", C_REAL },
-	{ "steps", "Steps", C_INT },
-	{ "joules_per_step", "J per step", C_REAL },
-	{ "co2e_g", "CO2e g", C_REAL },
-};
-static const struct table_spec energy_tables[] = {
-	{ "energy", "Energy per GPU and in all (NVML), per iteration, and CO2e", energy_cols, NCOLS(energy_cols) },
-};
+/* The place of analysis name in list_order, or past its end. */
+static int list_place(const char *name)
+{
+	int i;
+	for (i = 0; i < NCOLS(list_order) && strcmp(list_order[i], name); i++)
+		;
+	return i;
+}
 
-static const struct colspec flops_cols[] = {
-	{ "name", "Op", C_TEXT },
-	{ "calls", "Calls", C_INT },
-	{ "kernels", "Kernels", C_INT },
-	{ "flops", "FLOPs", C_INT },
-	{ "gpu_ns", "GPU time", C_NS },
-	{ "tflops", "TFLOP/s", C_REAL },
-	{ "dtype", "Type", C_TEXT },
-	{ "gpu", "GPU", C_TEXT },
-	{ "peak_tflops", "Peak TFLOP/s", C_REAL },
-	{ "mfu", "MFU", C_REAL },
-};
-static const struct colspec flops_steps_cols[] = {
-	{ "step", "Iteration", C_TEXT },
-	{ "start_ns", "Start", C_TIME },
-	{ "ops", "Ops", C_INT },
-	{ "flops", "FLOPs", C_INT },
-	{ "gpu_ns", "GPU time", C_NS },
-	{ "tflops", "TFLOP/s", C_REAL },
-	{ "mfu", "MFU", C_REAL },
-};
-static const struct table_spec flops_tables[] = {
-	{ "flops", "Achieved FLOP/s per op (PyTorch with_flops, else from shapes) and MFU against the GPU's peak", flops_cols,
-	  NCOLS(flops_cols) },
-	{ "flops_steps", "Achieved FLOP/s and MFU per iteration", flops_steps_cols, NCOLS(flops_steps_cols) },
-};
+static int by_list_order(const void *x, const void *y)
+{
+	const struct analysis *a = x, *b = y;
+	int pa = list_place(a->name), pb = list_place(b->name);
+	return pa != pb ? (pa < pb ? -1 : 1) : strcmp(a->name, b->name);
+}
 
-/* Per op name (and shapes with --by-shape): CPU and GPU time, kernels, FLOPs from shapes (analyze/ops.sql). */
-static const struct colspec ops_cols[] = {
-	{ "name", "Op", C_TEXT },
-	{ "calls", "Calls", C_INT },
-	{ "cpu_total_ns", "CPU total", C_NS },
-	{ "cpu_self_ns", "CPU self", C_NS },
-	{ "gpu_self_ns", "GPU self", C_NS },
-	{ "gpu_total_ns", "GPU total", C_NS },
-	{ "kernels", "Kernels", C_INT },
-	{ "flops", "FLOPs", C_INT },
-	{ "tflops", "TFLOP/s", C_REAL },
-	{ "mfu", "MFU", C_REAL },
-	{ "bytes", "Bytes", C_BYTES },
-	{ "intensity", "FLOP/byte", C_REAL },
-	{ "input_dims", "Input dims", C_TEXT, C_HIDE_NULL },
-	{ "input_types", "Input types", C_TEXT, C_HIDE_NULL },
-};
-static const struct table_spec ops_tables[] = {
-	{ "ops", "PyTorch operators by GPU time (self and with their children), with FLOPs from their shapes",
-	  ops_cols, NCOLS(ops_cols) },
-};
+/* The table analyses_load is making (static: reachable while it is), and its rows made so far. */
+static struct analysis *loading;
+static int nloading;
 
-static const struct colspec overhead_cols[] = {
-	{ "wall_pct", "Wall %", C_PCT },
-	{ "total_ns", "Total", C_NS },
-	{ "count", "Count", C_INT },
-	{ "untimed", "Untimed", C_INT },
-	{ "avg_ns", "Avg", C_NS },
-	{ "max_ns", "Max", C_NS },
-	{ "kind", "Kind", C_TEXT },
-};
-static const struct table_spec overhead_tables[] = {
-	{ "overhead", "CUPTI and driver overhead by kind (what profiling itself cost)", overhead_cols,
-	  NCOLS(overhead_cols) },
-};
+/* analyses_load's failure: the rows made so far freed; -1. */
+static int load_failed(void)
+{
+	int i;
+	for (i = 0; i < nloading; i++)
+		analysis_parts_free(&loading[i]);
+	free(loading);
+	loading = NULL;
+	nloading = 0;
+	return -1;
+}
 
-static const struct colspec summary_cols[] = {
-	{ "session_id", "Session", C_INT },
-	{ "session", "Session id", C_TEXT },
-	{ "source", "Source", C_TEXT },
-	{ "program", "Program", C_TEXT },
-	{ "hostname", "Host", C_TEXT },
-	{ "engine", "Engine", C_TEXT },
-	{ "start_ns", "Start", C_TIME },
-	{ "end_ns", "End", C_TIME },
-	{ "wall_span_ns", "Wall span", C_NS },
-	{ "clean_end", "Ended cleanly", C_INT },
-	{ "processes", "Processes", C_INT },
-	{ "devices", "Devices", C_INT },
-	{ "memcpys", "Memcpys", C_INT },
-	{ "memcpy_bytes", "Memcpy bytes", C_BYTES },
-	{ "memsets", "Memsets", C_INT },
-	{ "memset_bytes", "Memset bytes", C_BYTES },
-	{ "ranges", "Ranges", C_INT },
-	{ "dropped_records", "Dropped by collector", C_INT },
-	{ "missing_batches", "Missing batches", C_INT },
-	{ "ingest_errors", "Rejected input lines", C_INT },
-	{ "kernels", "Kernels", C_INT },
-	{ "kernel_ns", "Kernel time (kernels only, sum)", C_NS },
-	{ "kernel_busy_ns", "Kernel busy (kernels only, union)", C_NS },
-	{ "gpu_span_ns", "GPU span (per device, summed)", C_NS },
-	{ "busy_ns", "GPU busy (kernels, copies, memsets)", C_NS },
-	{ "idle_ns", "GPU idle (span - busy)", C_NS },
-	{ "busy_pct", "GPU busy % of GPU span", C_PCT },
-	{ "collector_errors", "Collector errors", C_INT },	/* columns are only ever added, at the end */
-	{ "trace_window", "Trace window (traced ON of every EVERY)", C_TEXT, C_HIDE_GROUP },	/* windowed only */
-	{ "traced_ns", "Traced time (trace windows)", C_NS, C_HIDE_GROUP },
-	{ "traced_pct", "Traced % of wall span", C_PCT, C_HIDE_GROUP },
-};
-static const struct table_spec summary_tables[] = {
-	{ "summary", "Session summary", summary_cols, NCOLS(summary_cols), .vertical = 1 },
-};
+int analyses_load(int n, const char *const *files, const char *const *texts)
+{
+	struct analysis *table;
+	int i, k, count = 0;
+	if (!nshipped) {	/* (the empty table of a program that embeds no modules, modcheck) */
+		free(shipped);
+		if (analyses != no_analyses)
+			free((void *)analyses);
+		analyses = no_analyses;
+	} else {
+		return error("internal: the analyses are made once");
+	}
+	shipped = xcalloc((size_t)n + 1, sizeof(*shipped));
+	nshipped = 0;
+	for (i = 0; i < n; i++) {
+		struct module *m = &shipped[nshipped].m;
+		const char *base = strrchr(files[i], '/');
+		size_t len;
+		base = base ? base + 1 : files[i];
+		len = strlen(base);
+		if (module_parse(files[i], texts[i], m))
+			return -1;
+		shipped[nshipped++].text = texts[i];
+		if (len < 5 || strcmp(base + len - 4, ".sql") || strlen(m->name) != len - 4 || strncmp(base, m->name, len - 4))
+			return error("%s:%d: %s '%s' in a file of another name (a module NAME is the file NAME.sql)", files[i],
+				     module_decl_line(texts[i], m->is_analysis ? "analysis" : "module", NULL),
+				     m->is_analysis ? "analysis" : "module", m->name);
+		for (k = 0; k < nshipped - 1; k++)
+			if (!strcmp(shipped[k].m.name, m->name))
+				return error("%s:1: a second module '%s' (the first is %s)", files[i], m->name, shipped[k].m.file);
+		count += m->is_analysis;
+	}
+	loading = table = xcalloc((size_t)count + 1, sizeof(*table));
+	for (i = nloading = 0; i < nshipped; i++)
+		if (shipped[i].m.is_analysis) {
+			if (analysis_make(&table[nloading], &shipped[i].m, shipped[i].text, 1))
+				return load_failed();
+			nloading++;
+		}
+	qsort(table, (size_t)count, sizeof(*table), by_list_order);
+	for (i = 0; i < count; i++)
+		for (k = 0; table[i].section && k < i; k++)
+			if (table[k].section == table[i].section) {
+				error("%s:%d: section %d is %s's too (each analysis has a place of its own)", table[i].sql,
+				      module_decl_line(table[i].text, "section", NULL), table[i].section, table[k].name);
+				return load_failed();
+			}
+	analyses = table;
+	loading = NULL;
+	return 0;
+}
 
-static const struct colspec problems_cols[] = {
-	{ "problem", "Problem", C_TEXT },
-	{ "source", "Source", C_TEXT },
-	{ "count", "Count", C_INT },
-	{ "first_ns", "First", C_TIME },
-	{ "detail", "Detail", C_TEXT },
-};
-static const struct table_spec problems_tables[] = {
-	{ "problems", "Recording problems: collector errors and what the collector lost", problems_cols,
-	  NCOLS(problems_cols) },
-};
+/* The analyses table from the embedded modules (analyze/NAME.sql), before main: the build checked them. */
+__attribute__((constructor)) static void analyses_init(void)
+{
+	const struct embedded *e;
+	const char **files = NULL, **texts = NULL;
+	int n = 0;
+	for (e = embedded_files; e->name; e++) {
+		if (strncmp(e->name, "analyze/", 8) || strchr(e->name + 8, '/') || !ends_with(e->name, ".sql"))
+			continue;
+		files = xrealloc(files, (size_t)(n + 1) * sizeof(*files));
+		texts = xrealloc(texts, (size_t)(n + 1) * sizeof(*texts));
+		files[n] = e->name;
+		texts[n++] = e->data;
+	}
+	if (analyses_load(n, files, texts)) {
+		error("internal: the embedded analyses' headers are malformed (the build checks them: make)");
+		abort();
+	}
+	free(files);
+	free(texts);
+}
 
-static const struct colspec devices_cols[] = {
-	GPU_COLUMNS,
-	{ "device", "Device", C_INT },
-	{ "kernels", "Kernels", C_INT },
-	{ "kernel_ns", "Kernel time (sum)", C_NS },
-	{ "kernel_busy_ns", "Kernel busy", C_NS },
-	{ "span_ns", "GPU span", C_NS },
-	{ "busy_ns", "GPU busy", C_NS },
-	{ "busy_pct", "Busy %", C_PCT },
-	{ "sms", "SMs", C_INT },
-	{ "memory_bytes", "Memory", C_BYTES },
-	{ "cc", "CC", C_TEXT },
-	{ "name", "Name", C_TEXT },
-};
-static const struct table_spec devices_tables[] = {
-	{ "devices", "GPU busy time per device: kernels, copies and memsets over the GPU span", devices_cols,
-	  NCOLS(devices_cols) },
-};
+/* The analyses analysis_from_text made: kept, as they live until exit. */
+static struct analysis **user;
+static int nuser;
 
-static const struct colspec idle_cols[] = {
-	GPU_COLUMNS,
-	{ "device", "Device", C_INT },
-	{ "span_ns", "GPU span", C_NS },
-	{ "busy_ns", "GPU busy", C_NS },
-	{ "idle_ns", "GPU idle", C_NS },
-	{ "idle_pct", "Idle %", C_PCT },
-	{ "kernel_busy_ns", "Kernel busy", C_NS },
-	{ "copy_busy_ns", "Copy+memset busy", C_NS },
-	{ "overlap_ns", "Kernel+copy overlap", C_NS },
-	{ "overlap_pct", "Copy hidden %", C_PCT },
-};
-static const struct table_spec idle_tables[] = {
-	{ "idle", "GPU idle time per device (busy = union of kernels, copies, memsets)", idle_cols, NCOLS(idle_cols) },
-};
-
-static const struct colspec streams_cols[] = {
-	GPU_COLUMNS,
-	{ "device", "Device", C_INT },
-	{ "stream", "Stream", C_INT },
-	{ "busy_ns", "Busy", C_NS },
-	{ "ops", "Operations", C_INT },
-	{ "busy_pct", "Busy % of GPU span", C_PCT },
-};
-static const struct table_spec streams_tables[] = {
-	{ "streams", "Busy time per stream", streams_cols, NCOLS(streams_cols) },
-};
-
-/* The GPU's host is "hostname" here: "host" has always been the host calls. */
-static const struct colspec gaps_cols[] = {
-	{ "rank", "Rank", C_INT, C_HIDE_GROUP },
-	{ "hostname", "Host", C_TEXT, C_HIDE_GROUP },
-	{ "device", "Device", C_INT },
-	{ "start_ns", "Start", C_TIME },
-	{ "gap_ns", "Idle for", C_NS },
-	{ "host", "Host calls during the gap (time inside it)", C_TEXT },
-};
-static const struct table_spec gaps_tables[] = {
-	{ "gaps", "Longest GPU idle gaps and what the host was doing", gaps_cols, NCOLS(gaps_cols) },
-};
-
-static const struct colspec launch_cols[] = {
-	{ "total_ns", "Total", C_NS },
-	{ "calls", "Calls", C_INT },
-	{ "occupancy_pct", "Occupancy %", C_PCT },
-	{ "limiter", "Limited by", C_TEXT },
-	{ "grid_x", "Grid x", C_INT },
-	{ "grid_y", "y", C_INT },
-	{ "grid_z", "z", C_INT },
-	{ "block_x", "Block x", C_INT },
-	{ "block_y", "y", C_INT },
-	{ "block_z", "z", C_INT },
-	{ "registers", "Regs", C_INT },
-	{ "static_smem", "Static smem", C_BYTES },
-	{ "dynamic_smem", "Dynamic smem", C_BYTES },
-	{ "shared_mem", "Shared mem", C_BYTES },
-	{ "name", "Name", C_TEXT },
-};
-static const struct table_spec launch_tables[] = {
-	{ "launch", "Launch configurations per kernel, with theoretical occupancy", launch_cols, NCOLS(launch_cols) },
-};
-static const struct colspec classes_cols[] = {
-	GPU_COLUMNS,
-	{ "device", "Device", C_INT, C_HIDE_NULL },
-	{ "class", "Class", C_TEXT },
-	{ "kernels", "Kernels", C_INT },
-	{ "total_ns", "Kernel time (sum)", C_NS },
-	{ "kernel_busy_ns", "Kernel busy (union)", C_NS },
-	{ "pct", "% of kernel busy", C_PCT },
-};
-static const struct table_spec classes_tables[] = {
-	{ "classes", "Kernel classes: busy time and overlap per device, summed", classes_cols, NCOLS(classes_cols) },
-};
-/* The PC samples with their reasons' keys, a TEMP view the three stall analyses read. */
-#define STALL_SAMPLES "analyze/stall-samples.sql"
-static const struct colspec stalls_cols[] = {
-	{ "reason", "Reason", C_TEXT },
-	{ "kind", "Kind", C_TEXT },
-	{ "samples", "Samples", C_INT },
-	{ "pct", "Share %", C_PCT },
-	{ "not_issued", "Not issued", C_INT },
-	{ "label", "Meaning", C_TEXT },
-	{ "hint", "Usual cause", C_TEXT },
-};
-static const struct table_spec stalls_tables[] = {
-	{ "stalls", "Warp states sampled (PC sampling): where warps wait", stalls_cols, NCOLS(stalls_cols) },
-};
-/* The reason columns are the data's: one per reason among the ten most sampled, keyed REASON_pct. */
-static const struct colspec stall_kernels_cols[] = {
-	{ "samples", "Samples", C_INT },
-	{ "name", "Kernel", C_TEXT },
-};
-static const struct colspec stall_reason_col = { "_pct", NULL, C_PCT };
-static const struct table_spec stall_kernels_tables[] = {
-	{ "stall_kernels", "Stall reasons per kernel (share of each kernel's samples, %)", stall_kernels_cols,
-	  NCOLS(stall_kernels_cols), .pivot = &stall_reason_col, .pivot_at = 1 },
-};
-static const struct colspec stall_pcs_cols[] = {
-	{ "samples", "Samples", C_INT },
-	{ "pc_offset", "PC offset", C_INT },
-	{ "source", "Source", C_TEXT },
-	{ "reason", "Dominant reason", C_TEXT },
-	{ "reason_pct", "Its share %", C_PCT },
-	{ "function", "Kernel", C_TEXT },
-};
-static const struct table_spec stall_pcs_tables[] = {
-	{ "stall_pcs", "Most sampled instructions and why they waited", stall_pcs_cols, NCOLS(stall_pcs_cols) },
-};
-
-static const struct colspec memory_cols[] = {
-	GPU_COLUMNS,
-	{ "device", "Device", C_INT },
-	{ "allocs", "Allocations", C_INT },
-	{ "frees", "Frees", C_INT },
-	{ "alloc_bytes", "Allocated", C_BYTES },
-	{ "peak_bytes", "Peak", C_BYTES },
-	{ "peak_ns", "At", C_TIME },
-	{ "peak_from", "Peak from", C_TEXT },
-	{ "live_end_bytes", "Live at end", C_BYTES },
-	{ "prior_frees", "Frees of earlier blocks", C_INT },
-	{ "prior_free_bytes", "Their bytes", C_BYTES },
-	{ "total_bytes", "Device memory", C_BYTES },	/* the memory gate (judge_memory) reads these two */
-	{ "peak_pct", "Peak % of it", C_PCT },
-};
-static const struct table_spec memory_tables[] = {
-	{ "memory", "GPU memory per device: allocations, peak, live at the end", memory_cols, NCOLS(memory_cols) },
-};
-
-/* A live block of memory and where it was allocated (peak, oom_blocks). */
-#define BLOCK_COLUMNS \
-	GPU_COLUMNS, { "device", "Device", C_INT }, { "bytes", "Bytes", C_BYTES }, \
-	{ "alloc_ns", "Allocated at", C_TIME }, { "address", "Address", C_INT }, { "mem_kind", "Kind", C_TEXT }, \
-	{ "site", "Site", C_TEXT }
-
-/* Failed allocations; then the largest blocks live at each (oom.sql). */
-static const struct colspec oom_cols[] = {
-	{ "ts_ns", "Time", C_TIME },
-	{ "rank", "Rank", C_INT },	/* where known, also in a session of one node */
-	{ "host", "Host", C_TEXT },
-	{ "device", "Device", C_INT },
-	{ "requested_bytes", "Requested", C_BYTES },
-	{ "live_bytes", "Live then", C_BYTES },
-	{ "reserved_bytes", "Reserved then", C_BYTES, C_HIDE_NULL },
-	{ "total_bytes", "Device memory", C_BYTES },
-	{ "call", "Call", C_TEXT },
-	{ "result", "Return code", C_INT, C_HIDE_NULL },
-	{ "thread", "Thread", C_INT },
-	{ "path", "NVTX path", C_TEXT },
-};
-static const struct colspec oom_block_cols[] = {
-	{ "oom", "Failure", C_INT },
-	{ "ts_ns", "Failed at", C_TIME },
-	BLOCK_COLUMNS,
-};
-static const struct table_spec oom_tables[] = {
-	{ "oom", "Allocations that failed for want of memory: bytes asked, bytes live then, the device's memory",
-	  oom_cols, NCOLS(oom_cols) },
-	{ "oom_blocks", "The largest blocks live at each failed allocation, with their sites", oom_block_cols,
-	  NCOLS(oom_block_cols) },
-};
-
-/* The leak gate (judge_leaks) reads bytes and status. */
-static const struct colspec leaks_cols[] = {
-	{ "bytes", "Unfreed", C_BYTES },
-	{ "count", "Blocks", C_INT },
-	{ "first_ns", "First", C_TIME },
-	{ "last_ns", "Last", C_TIME },
-	GPU_COLUMNS,
-	{ "device", "Device", C_INT },
-	{ "mem_kind", "Kind", C_TEXT },
-	{ "status", "Status", C_TEXT },
-	{ "site", "Site", C_TEXT },
-};
-static const struct table_spec leaks_tables[] = {
-	{ "leaks", "Leak candidates: memory still allocated at the end, by site", leaks_cols, NCOLS(leaks_cols) },
-};
-
-static const struct colspec peak_cols[] = { BLOCK_COLUMNS };
-static const struct table_spec peak_tables[] = {
-	{ "peak", "What was live at each device's peak, largest first", peak_cols, NCOLS(peak_cols) },
-};
-
-static const struct colspec growth_cols[] = {
-	GPU_COLUMNS,
-	{ "device", "Device", C_INT },
-	{ "source", "From", C_TEXT },
-	{ "points", "Points", C_INT },
-	{ "first_bytes", "First", C_BYTES },
-	{ "last_bytes", "Last", C_BYTES },
-	{ "slope_bytes", "Slope", C_BYTES },
-	{ "r2", "R^2", C_REAL },
-	{ "leaked_bytes", "Unfreed at end", C_BYTES },
-	{ "severity", "Severity", C_TEXT },
-	{ "verdict", "Verdict", C_TEXT },
-	{ "suggestion", "What to check", C_TEXT },
-};
-static const struct table_spec growth_tables[] = {
-	{ "growth", "Memory growth per iteration (catches leaks freed only at exit)", growth_cols,
-	  NCOLS(growth_cols) },
-};
-
-static const struct colspec ranks_cols[] = {
-	{ "rank", "Rank", C_INT },
-	{ "host", "Host", C_TEXT },
-	{ "device", "Device", C_INT },
-	{ "span_ns", "GPU span", C_NS },
-	{ "busy_ns", "GPU busy", C_NS },
-	{ "compute_ns", "Compute", C_NS },
-	{ "comm_ns", "Comm", C_NS },
-	{ "exposed_comm_ns", "Exposed comm", C_NS },
-	{ "idle_ns", "Idle", C_NS },
-	{ "steps", "Steps", C_INT },
-	{ "step_med_ns", "Step med", C_NS },
-	{ "step_max_ns", "Step max", C_NS },
-	{ "wait_ns", "Waited", C_NS },
-	{ "last_arrivals", "Last", C_INT },
-	{ "straggler", "Straggler", C_INT },
-};
-static const struct table_spec ranks_tables[] = {
-	{ "ranks", "Per rank (GPU): compute, communication, idle, steps and time waited at collectives", ranks_cols,
-	  NCOLS(ranks_cols) },
-};
-
-static const struct colspec collectives_cols[] = {
-	{ "name", "Collective", C_TEXT },
-	{ "ops", "Ops", C_INT },
-	{ "ranks", "Ranks", C_INT },
-	{ "total_ns", "Total", C_NS },
-	{ "med_ns", "Med", C_NS },
-	{ "max_skew_ns", "Max skew", C_NS },
-	{ "matched", "Matched ops", C_INT },
-	{ "wait_ns", "Waited", C_NS },
-};
-static const struct table_spec collectives_tables[] = {
-	{ "collectives", "Collectives matched across ranks: operations, time and start skew", collectives_cols,
-	  NCOLS(collectives_cols) },
-};
-/* The TEMP tables ranks and collectives read: communication kernels matched across GPUs. */
-#define COMM_MATCH .prelude = "analyze/comm.sql"
-
-/* The TEMP tables memory, leaks, peak and growth read: the events paired, per device how memory is known. */
-#define MEMORY_EVENTS .prelude = "analyze/memory-events.sql"
-
-static const struct colspec ranges_cols[] = {
-	STATS_COLUMNS("count", "Count"),
-	{ "gpu_ns", "GPU time", C_NS },
-	{ "kernels", "Kernels", C_INT },
-	{ "window_gpu_ns", "Window GPU", C_NS },
-	{ "window_kernels", "Window kernels", C_INT },
-	{ "style", "Style", C_TEXT },
-	{ "name", "Name", C_TEXT },
-	{ "path", "Path", C_TEXT },
-};
-static const struct table_spec ranges_tables[] = {
-	{ "ranges", "NVTX ranges by path and style, with the GPU time of the kernels they launched", ranges_cols,
-	  NCOLS(ranges_cols) },
-};
-
-/* The columns of every compare table; copies add bytes, ranges a style; the name column comes last. */
-#define COMPARE_COLUMNS \
-	{ "status", "Status", C_TEXT }, { "delta_pct", "Med delta %", C_PCT }, { "delta_ns", "Med delta", C_NS }, \
-	{ "base_med_ns", "Base med", C_NS }, { "new_med_ns", "New med", C_NS }, \
-	{ "base_avg_ns", "Base avg", C_NS }, { "new_avg_ns", "New avg", C_NS }, \
-	{ "base_total_ns", "Base total", C_NS }, { "new_total_ns", "New total", C_NS }, \
-	{ "total_delta_pct", "Total delta %", C_PCT }, { "base_calls", "Base calls", C_INT }, \
-	{ "new_calls", "New calls", C_INT }
-static const struct colspec compare_kernel_cols[] = { COMPARE_COLUMNS, { "name", "Name", C_TEXT } };
-static const struct colspec compare_range_cols[] = {
-	COMPARE_COLUMNS, { "style", "Style", C_TEXT }, { "name", "Path", C_TEXT },
-};
-static const struct colspec compare_copy_cols[] = {
-	COMPARE_COLUMNS, { "base_bytes", "Base bytes", C_BYTES }, { "new_bytes", "New bytes", C_BYTES },
-	{ "name", "Kind", C_TEXT },
-};
-static const struct colspec compare_energy_cols[] = {
-	{ "name", "GPU", C_TEXT },
-	{ "base_joules", "Base J", C_REAL },
-	{ "new_joules", "New J", C_REAL },
-	{ "delta_joules", "Delta J", C_REAL },
-	{ "delta_pct", "Delta %", C_PCT },
-	{ "base_avg_w", "Base avg W", C_REAL },
-	{ "new_avg_w", "New avg W", C_REAL },
-};
-static const struct table_spec compare_tables[] = {
-	{ "compare", "Kernels against the baseline", compare_kernel_cols, NCOLS(compare_kernel_cols) },
-	{ "compare_ranges", "NVTX ranges against the baseline, by path and style (wall time)", compare_range_cols,
-	  NCOLS(compare_range_cols) },
-	{ "compare_copies", "Copies and memsets against the baseline, by kind", compare_copy_cols,
-	  NCOLS(compare_copy_cols) },
-	{ "compare_api", "CUDA API calls against the baseline, by name", compare_kernel_cols,
-	  NCOLS(compare_kernel_cols) },
-	{ "compare_ops", "PyTorch ops against the baseline, by name (GPU time of each op with its children)",
-	  compare_kernel_cols, NCOLS(compare_kernel_cols) },
-	{ "compare_energy", "Energy against the baseline, per GPU and in all (NVML)", compare_energy_cols,
-	  NCOLS(compare_energy_cols) },
-};
-
-static const struct colspec trend_cols[] = {
-	{ "name", "Name", C_TEXT },
-	{ "session_id", "Session", C_INT },
-	{ "start_ns", "Start", C_TIME },
-	{ "total_ns", "Total", C_NS },
-	{ "calls", "Calls", C_INT },
-	{ "step", "Step", C_TEXT },
-};
-
-static const struct table_spec trend_tables[] = {
-	{ "trend", "Kernel time across sessions, with step changes", trend_cols, NCOLS(trend_cols) },
-};
-
-const struct analysis analyses[] = {
-	{ SQL_ROW("summary", "summary.sql",
-		  "The session and its GPU span, busy and idle time (kernels, copies, memsets)", summary_tables),
-	  .section = 2 },
-	{ SQL_ROW("problems", "problems.sql",
-		  "Recording problems: collector errors (no NVML, CUPTI refused, ...) and records it lost", problems_tables),
-	  .section = 3 },
-	{ SQL_ROW("oom", "oom.sql",
-		  "Failed device allocations (out of memory): bytes asked and live, device memory, NVTX path, largest blocks",
-		  oom_tables), MEMORY_EVENTS, .section = 4, .section_top = 10 },
-	{ SQL_ROW("devices", "devices.sql",
-		  "GPUs: span and busy time (kernels, copies, memsets), kernel-only time, properties", devices_tables),
-	  .section = 5 },
-	{ SQL_ROW("hotspots", "hotspots.sql", "Kernels by total GPU time: count, total, avg, med, min, max, stddev",
-		  hotspots_tables), .section = 6, .section_top = 10 },
-	{ SQL_ROW("ops", "ops.sql",
-		  "PyTorch ops: CPU self/total, GPU self/total, kernels, FLOPs from shapes (--by-shape, --fold-backward)",
-		  ops_tables), .options = ops_options, .section = 7, .section_top = 10 },
-	{ SQL_ROW("kernexec", "kernexec.sql",
-		  "Kernel launch pipeline per name (nsys cuda_kern_exec_sum): API, queue and kernel time; queue growth",
-		  kernexec_tables), .section = 8, .section_top = 10 },
-	{ SQL_ROW("flops", "flops.sql",
-		  "Achieved TFLOP/s and MFU per op and per iteration, from PyTorch's FLOP counts or op shapes",
-		  flops_tables), .section = 9, .section_top = 10 },
-	{ SQL_ROW("launch", "launch.sql", "Launch configurations per kernel: calls, time, theoretical occupancy",
-		  launch_tables) },
-	{ SQL_ROW("classes", "classes.sql", "Compute, communication and memory kernels: time, busy, overlap",
-		  classes_tables), .section = 10 },
-	{ SQL_ROW("memcpy", "memcpy.sql", "Copies by kind (HtoD, DtoH, DtoD, PtoP) and memsets: time, bytes, GB/s",
-		  memcpy_tables), .section = 13 },
-	{ SQL_ROW("sync", "sync.sql", "Host time blocked in synchronization, by type and stream", sync_tables),
-	  .section = 14, .section_top = 10 },
-	{ SQL_ROW("api", "api.sql", "CUDA runtime and driver API calls by name (nsys cuda_api_sum): count, time, stats",
-		  api_tables), .section = 15, .section_top = 10 },
-	{ SQL_ROW("ranges", "ranges.sql", "NVTX ranges by nesting path: wall time and the GPU time they launched",
-		  ranges_tables), .section = 16, .section_top = 10 },
-	{ SQL_ROW("idle", "idle.sql", "GPU idle time per device; kernel and copy busy time and their overlap",
-		  idle_tables), .section = 20 },
-	{ SQL_ROW("streams", "streams.sql", "Busy time per stream", streams_tables) },
-	{ SQL_ROW("gaps", "gaps.sql", "Longest GPU idle gaps, with the host calls made during them", gaps_tables),
-	  .section = 21, .section_top = 5 },
-	{ SQL_ROW("memory", "memory.sql",
-		  "GPU memory per device: allocations, peak (and when), live at the end (--fail-above)", memory_tables),
-	  MEMORY_EVENTS, .gate = &memory_gate, .section = 17 },
-	{ SQL_ROW("leaks", "leaks.sql", "Leak candidates: blocks still allocated at the end, by site (--fail-on-leak)",
-		  leaks_tables), MEMORY_EVENTS, .gate = &leak_gate, .section = 18, .section_top = 10 },
-	{ SQL_ROW("peak", "peak.sql", "What was live at each device's memory peak, largest first", peak_tables),
-	  MEMORY_EVENTS },
-	{ SQL_ROW("growth", "growth.sql",
-		  "Memory growth per iteration with R^2, severity and what to check (--fail-on-growth)", growth_tables),
-	  MEMORY_EVENTS, .gate = &growth_gate, .section = 19 },
-	{ SQL_ROW("stalls", "stalls.sql", "Warp stall reasons from PC sampling: samples, share, meaning, usual cause",
-		  stalls_tables), .prelude = STALL_SAMPLES, .section = 11 },
-	{ SQL_ROW("stall_kernels", "stall_kernels.sql", "Stall reason mix per kernel (a kernel x reason matrix)",
-		  stall_kernels_tables), .prelude = STALL_SAMPLES, .section = 12, .section_top = 10 },
-	{ SQL_ROW("stall_pcs", "stall_pcs.sql", "Most sampled instructions with source line and dominant reason",
-		  stall_pcs_tables), .prelude = STALL_SAMPLES },
-	{ SQL_ROW("ranks", "ranks.sql",
-		  "Per rank: compute, exposed communication, idle, steps, wait at collectives, stragglers (--threshold)",
-		  ranks_tables), COMM_MATCH, .options = ranks_options, .section = 26, .multi_gpu = 1,
-	  .kernel_cache = 1 },
-	{ SQL_ROW("collectives", "collectives.sql",
-		  "NCCL/RCCL collectives matched across ranks: operations, time, start skew", collectives_tables),
-	  COMM_MATCH, .section = 27, .section_top = 20, .multi_gpu = 1 },
-	{ SQL_ROW("metrics", "metrics.sql", "Device metrics (NVML): utilisation, memory, power, temperature, clocks",
-		  metrics_tables), .section = 22 },
-	{ SQL_ROW("energy", "energy.sql",
-		  "Energy per GPU and in all: joules, kWh, average power, per iteration; CO2e (--carbon-intensity)",
-		  energy_tables), .options = energy_options, .section = 23 },
-	{ SQL_ROW("host", "host.sql",
-		  "Host metrics: CPU and memory of the program's process tree; system memory, disk and network I/O",
-		  host_tables), .section = 24 },
-	{ SQL_ROW("overhead", "overhead.sql",
-		  "What CUPTI and the driver cost the program, by kind: buffer flushes, instrumentation, lazy loading",
-		  overhead_tables), .section = 25 },
-	{ SQL_ROW("compare", "compare.sql",
-		  "Kernels, NVTX ranges, copies, API calls and ops against a baseline: regressed, improved, new, gone (CI gate)",
-		  compare_tables),
-	  .options = compare_options, .gate = &regression_gate, .needs_baseline = 1, .section = 1, .section_top = 20,
-	  .usage = "NEW.db (and trend): five tables, kernels by name, NVTX ranges by path,\n"
-		   "copies by kind, API calls and ops by name (as hotspots, ranges, memcpy, api and ops show them)" },
-	{ SQL_ROW("trend", "trend.sql", "Top kernels' total time across all sessions, with step changes",
-		  trend_tables),
-	  .options = trend_options },
-	{ .name = NULL }
-};
+const struct analysis *analysis_from_text(const char *file, const char *text)
+{
+	struct module *m = xcalloc(1, sizeof(*m));
+	struct analysis *a = xcalloc(1, sizeof(*a));
+	char *copy = xstrdup(text);
+	if (module_parse(file, copy, m))
+		goto bad;
+	if (!m->is_analysis) {
+		error("%s:%d: module '%s' is a prelude ('-- module:'), not an analysis", file,
+		      module_decl_line(copy, "module", NULL), m->name);
+		goto bad;
+	}
+	if (analysis_make(a, m, copy, 0))
+		goto bad;	/* (analysis_make freed what it made) */
+	a->user = 1;
+	user = xrealloc(user, (size_t)(nuser + 1) * sizeof(*user));
+	user[nuser++] = a;
+	return a;
+bad:
+	module_release(m);
+	free(m);
+	free(a);
+	free(copy);
+	return NULL;
+}
 
 int analysis_takes(const struct analysis *a, const struct analysis_option *opt)
 {
@@ -1065,81 +739,6 @@ int analysis_takes(const struct analysis *a, const struct analysis_option *opt)
 	return 0;
 }
 
-/* The session before `session` in db, the default baseline, into *base; 0, or -1 with a message. */
-static int default_base(sqlite3 *db, int64_t session, int64_t *base)
-{
-	sqlite3_stmt *st;
-	int rc = -1;
-	if (sqlite3_prepare_v2(db, "SELECT max(id) FROM sessions WHERE id < ?", -1, &st, NULL) != SQLITE_OK)
-		return db_error(db);
-	sqlite3_bind_int64(st, 1, session);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		*base = sqlite3_column_int64(st, 0);
-		rc = 0;
-	} else {
-		error("compare: no session before session %lld to compare with (give --baseline or --base-session)",
-		      (long long)session);
-	}
-	sqlite3_finalize(st);
-	return rc;
-}
-
-/*
- * The TEMP view base_ops that compare.sql reads the baseline's ops through: base.ops with its rowid as id,
- * or no rows when the baseline predates them (schema version 5 and older). 0, or -1 with a message.
- */
-static int base_ops_view(sqlite3 *db)
-{
-	static const char cols[] = "session_id, id, pid, thread_id, start_ns, end_ns, name_id, external_id";
-	char sql[512];
-	sqlite3_stmt *st;
-	int has = 0;
-	if (sqlite3_prepare_v2(db, "SELECT 1 FROM base.sqlite_master WHERE type = 'table' AND name = 'ops'", -1, &st,
-			       NULL) != SQLITE_OK)
-		return db_error(db);
-	has = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
-	if (has)
-		snprintf(sql, sizeof(sql), "DROP VIEW IF EXISTS temp.base_ops; CREATE TEMP VIEW base_ops(%s) AS SELECT "
-			 "session_id, rowid, pid, thread_id, start_ns, end_ns, name_id, external_id FROM base.ops", cols);
-	else
-		snprintf(sql, sizeof(sql), "DROP VIEW IF EXISTS temp.base_ops; CREATE TEMP VIEW base_ops(%s) AS SELECT "
-			 "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL WHERE 0", cols);
-	return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : db_error(db);
-}
-
-/* Attach file to db as schema `base` (again, when it is). 0, or -1 with a message. */
-static int attach_base(sqlite3 *db, const char *file)
-{
-	sqlite3_stmt *st;
-	int rc;
-	sqlite3_exec(db, "DETACH DATABASE base", NULL, NULL, NULL);	/* an earlier baseline's, if any */
-	if (sqlite3_prepare_v2(db, "ATTACH DATABASE ?1 AS base", -1, &st, NULL) != SQLITE_OK)
-		return db_error(db);
-	sqlite3_bind_text(st, 1, file, -1, SQLITE_STATIC);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return error("cannot attach the baseline '%s': %s", file, sqlite3_errmsg(db));
-	return base_ops_view(db);
-}
-
-int analysis_baseline(sqlite3 *db, struct analysis_opts *o)
-{
-	const char *file = o->baseline;
-	if (o->baseline) {
-		if (!(o->base_db = db_open(o->baseline, DB_READ)) ||
-		    db_session(o->base_db, o->base_id, &o->base_session))
-			return -1;
-	} else if (o->base_id ? db_session(db, o->base_id, &o->base_session)
-			      : default_base(db, o->session, &o->base_session)) {
-		return -1;
-	}
-	if (!file && !(file = sqlite3_db_filename(db, "main")))
-		return error("compare: the database has no file to read the baseline from");
-	return attach_base(db, file);
-}
-
 const struct analysis *analysis_find(const char *name)
 {
 	const struct analysis *a;
@@ -1149,20 +748,21 @@ const struct analysis *analysis_find(const char *name)
 	return NULL;
 }
 
-int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_opts *o, struct tables *out)
+int analysis_set_param(struct analysis_opts *o, const char *arg)
 {
-	const char *sql = a->text ? a->text : embed_get(a->sql), *prelude = a->prelude ? embed_get(a->prelude) : NULL;
-	const char *views = embed_get("analyze/views.sql");
-	if (!sql || (a->prelude && !prelude) || !views)
-		return error("internal: analysis '%s' has no SQL file %s", a->name, sql ? a->prelude : a->sql);
-	/* The TEMP views every analysis may read (made once per connection: IF NOT EXISTS). */
-	if (script_run(db, views, o, NULL, 0, out))
-		return -1;
-	if (prelude && script_run(db, prelude, o, NULL, 0, out))
-		return -1;
-	if (a->text)	/* a user's module */
-		return script_run_module(db, a->text, a->module, o, a->tables, a->ntables, out);
-	return script_run(db, sql, o, a->tables, a->ntables, out);
+	const char *eq = strchr(arg, '=');
+	const struct analysis_option *builtin;
+	size_t n = eq ? (size_t)(eq - arg) : 0;
+	char name[128];
+	if (!eq || !n || n >= sizeof(name))
+		return error("--opt needs NAME=VALUE, not '%s'", arg);
+	memcpy(name, arg, n);
+	name[n] = 0;
+	if ((builtin = analysis_builtin_option(name)))
+		return error("--opt %s: a built-in option; give it as --%s", arg, builtin->name);
+	o->params = xrealloc(o->params, (size_t)(o->nparams + 1) * sizeof(*o->params));
+	o->params[o->nparams++] = arg;
+	return 0;
 }
 
 void tables_add(struct tables *ts, struct table *t)
@@ -1179,16 +779,4 @@ void tables_free(struct tables *ts)
 	free(ts->v);
 	ts->v = NULL;
 	ts->n = 0;
-}
-
-int analysis_add_group(struct analysis_opts *o, const char *arg)
-{
-	const char *eq = strchr(arg, '=');
-	if (!eq || eq == arg)
-		return error("--group needs NAME=REGEX, not '%s'", arg);
-	if (db_regex_check(eq + 1))
-		return -1;
-	o->groups = xrealloc(o->groups, (size_t)(o->ngroups + 1) * sizeof(*o->groups));
-	o->groups[o->ngroups++] = arg;
-	return 0;
 }

@@ -1,13 +1,15 @@
 /*
- * analysis: the table of analyses. Each one is an SQL file under analyze/ (embedded at build time) that
- * says its whole computation, over SQLite and gpuprof's SQL functions and tables (analyze/ext/sqlext.h);
- * script_run runs its statements in order and fills the result tables its row declares. gpuprof-analyze
- * runs one; gpuprof-report runs several and renders them together. An analysis is its row: its help, its
- * tables' titles and columns, the options and gate it takes, whether it needs a baseline and its place in
- * the report are fields there, so no program names an analysis (tests/rows.py checks).
+ * analysis: the table of analyses. Each one is a module, an SQL file analyze/NAME.sql (embedded at build
+ * time) that says its whole computation, over SQLite and gpuprof's SQL functions and tables
+ * (analyze/ext/sqlext.h), and whose header declares what it is (analyze/module.h; README "Writing an
+ * analysis module"): its help, its tables' titles and columns, the preludes it includes, the options and
+ * gate it takes, whether it needs a baseline and its place in the report. The table is made from those
+ * headers (analyses.c), so no program names an analysis (tests/rows.py checks). script_run runs its
+ * statements in order and fills the result tables its header declares. gpuprof-analyze runs one;
+ * gpuprof-report runs several and renders them together.
  *
- * Ownership: analysis_run appends tables to *out; the caller frees them with tables_free. Rows, options
- * and gates are static.
+ * Ownership: analysis_run appends tables to *out; the caller frees them with tables_free. The table's rows,
+ * the analyses analysis_from_text makes, options and gates live until exit.
  */
 #ifndef GPUPROF_ANALYSIS_H
 #define GPUPROF_ANALYSIS_H
@@ -41,14 +43,10 @@ struct analysis_opts {
 	int carbon_given;	/* --carbon-intensity was given (else :carbon_intensity is NULL) */
 	int by_shape;		/* ops: --by-shape, rows per name and input shapes (:by_shape) */
 	int fold_backward;	/* ops: --fold-backward, backward ops in their forward op's row (:fold_backward) */
-	const struct analysis_param *params;	/* a user's module's own options, bound as :NAME (script_bind) */
+	/* A module's own options (not built in): "NAME=VALUE" (analysis_set_param, --opt), the last one wins. */
+	const char **params;
 	int nparams;
-};
-
-/* A user's module's option as bound: :name to value (an integer if it is one, a real if a number, else
-   text; NULL when value is). */
-struct analysis_param {
-	const char *name, *value;
+	const struct module *module;	/* set by analysis_run: the module whose own options script_bind binds */
 };
 
 /* The defaults: no filters, threshold 5%, min-delta 10 us, min-calls 1. */
@@ -85,8 +83,9 @@ struct gate {
 };
 
 /*
- * A result table an analysis declares: statement by statement, each statement of its SQL file that has
- * result columns fills the next table its row declares, one table row per result row. The result columns
+ * A result table an analysis declares (a `-- table:` line of its header and its `-- column:` lines):
+ * statement by statement, each statement of its SQL file that has result columns fills the next table its
+ * header declares, one table row per result row. The result columns
  * are the declared columns' keys, in their order (script_run checks); a further result column `_note`, if
  * any, gives the table's note (its first non-NULL value), a column `_footer` after it (or in its place) the
  * line after the rows (a verdict), and columns flagged C_HIDE_NULL are left out
@@ -108,19 +107,36 @@ struct table_spec {
 	 */
 	const struct colspec *pivot;
 	int pivot_at;
+	/*
+	 * A user's module without table lines: every result statement makes a table of this spec (the first
+	 * named `name`, the next name_2, ...) whose columns are the statement's result columns (then `_note`,
+	 * `_footer`): a declared one (cols, by key) takes its kind, title and flags; another its kind from its
+	 * name (module_kind_from_name), else C_INT or C_REAL when all its values are integers or numbers, else
+	 * C_TEXT.
+	 */
+	int open;
+};
+
+/* A prelude module that runs before an analysis: its file ("analyze/views.sql") and text. */
+struct analysis_include {
+	const char *file, *text;
 };
 
 struct analysis {
 	const char *name;
-	const char *sql;	/* embedded file, e.g. "analyze/hotspots.sql" */
-	/* An embedded SQL file run first (statements without results), whose TEMP tables or views several
-	   analyses' files read, e.g. "analyze/memory-events.sql"; or NULL. */
-	const char *prelude;
-	const char *help;	/* one line, for --list and --help */
+	const char *sql;	/* its file: "analyze/hotspots.sql" (embedded), or a user's module's path */
+	const char *text;	/* the file's text: its header, then its statements */
+	/* The prelude modules it includes (`-- include:`), theirs before each, each once, in the order they
+	   run before it (analysis_run), e.g. analyze/views.sql, analyze/memory-events.sql. */
+	const struct analysis_include *includes;
+	int nincludes;
+	const char *help;	/* one line, for --list and --help (its title) */
+	const char *doc;	/* its header's prose */
+	const struct module *module;	/* its header, parsed */
 	const struct table_spec *tables;	/* what its statements fill (script_run), ntables of them */
 	int ntables;
-	const struct analysis_option *const *options;	/* what else it takes, NULL-ended; or NULL */
-	const struct gate *gate;	/* its gate, or NULL */
+	const struct analysis_option *const *options;	/* its built-in options, NULL-ended; or NULL */
+	const struct gate *gate;	/* its gate, or NULL (a user's module's own gate is module->gate) */
 	const char *usage;	/* --help: its options' heading after its name ("NEW.db: ..."), or NULL */
 	int needs_baseline;	/* it compares o->session with a baseline session (analysis_baseline) */
 	int section;		/* its place in gpuprof-report, 1 first; 0 none. With needs_baseline, only with
@@ -128,14 +144,32 @@ struct analysis {
 	int section_top;	/* rows its report section shows by default, 0 all */
 	int kernel_cache;	/* reads the kernels through several tables: keep their columns (one decode) */
 	int multi_gpu;		/* its report section only with GPUs to compare, two or more (JSON: [] else) */
-	/* A user's module (analysis_from_text): its SQL text itself, run in place of the file sql names; its
-	   header (messages name module->file and the line; tables come from its statements when ntables is
-	   0). NULL for the shipped ones. */
-	const char *text;
-	const struct module *module;
+	int user;		/* a user's module (analysis_from_text): a statement that fails says FILE:LINE */
 };
 
-extern const struct analysis analyses[];	/* ended by a row with name NULL */
+/* The shipped analyses in --list order, ended by a row with name NULL (made before main from the headers). */
+extern const struct analysis *analyses;
+/*
+ * Make the table from modules' texts (files[i] names texts[i]: analyze/NAME.sql), preludes among them;
+ * what runs before main does with the embedded ones, and the build's checker (scripts/modcheck.c) with
+ * the files. 0, or -1 with a "FILE:LINE: what" message (what was made so far is not freed).
+ */
+int analyses_load(int n, const char *const *files, const char *const *texts);
+/*
+ * A user's module (file names it in messages) as an analysis: its includes among the shipped modules, its
+ * built-in options and gate resolved, its own options in a->module->params (bound by name: --opt), tables
+ * as its header declares them or, without table lines, one per result statement (struct table_spec.open).
+ * Heap-allocated, lives until exit; NULL after a "FILE:LINE: what" message.
+ */
+const struct analysis *analysis_from_text(const char *file, const char *text);
+/* The built-in option a header's name gives (min_delta: --min-delta), or NULL. */
+const struct analysis_option *analysis_builtin_option(const char *name);
+/*
+ * Add a module option's value, "NAME=VALUE" (--opt), to o (kept, not copied): script_bind binds :NAME to
+ * it, an integer or a real when it reads as one, else text. 0, or -1 with a message (malformed, or NAME is
+ * a built-in option, which has its own flag).
+ */
+int analysis_set_param(struct analysis_opts *o, const char *arg);
 /* --carbon-intensity G_PER_KWH (energy's option), which gpuprof-report takes too. */
 extern const struct analysis_option opt_carbon_intensity;
 /*
@@ -147,12 +181,6 @@ extern const struct analysis_option opt_carbon_intensity;
 int analysis_baseline(sqlite3 *db, struct analysis_opts *o);
 /* Whether opt is one of a's options or its gate's. */
 int analysis_takes(const struct analysis *a, const struct analysis_option *opt);
-
-/*
- * A user's module's text as an analysis (heap-allocated, lives until exit): file names it in messages.
- * NULL after a "FILE:LINE: what" message (a malformed header, or a module that is no analysis).
- */
-const struct analysis *analysis_from_text(const char *file, const char *text);
 
 /* Statements of one SQL file, prepared one after another with the options bound by name. */
 struct script {
@@ -170,33 +198,23 @@ struct script {
 int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, const struct table_spec *tables,
 	       int n, struct tables *out);
 /*
- * script_run for a user's module m, whose whole file is text: a statement that fails is
- * "FILE:LINE: SQLite's message" (its first line); with n == 0 each statement with result columns makes a
- * table of its own (named after m, then NAME_2 ...), its columns' kinds from m's column lines, else from
- * their names (module_kind_from_name), else from their values (text, or numbers). A result column `_fail`
- * (a user gate's verdict per row) is kept as an int column of that key. 0, or -1 with the message.
+ * script_run for the file whose whole text is sql (a user's module): a statement that fails is
+ * "FILE:LINE: SQLite's message", LINE its first line's, unless the system failed it (db_error's message).
  */
-int script_run_module(sqlite3 *db, const char *text, const struct module *m, const struct analysis_opts *o,
-		      const struct table_spec *tables, int n, struct tables *out);
-/* Whether script_bind binds :name itself (session, top, threshold, ...): a user's option of that name is
-   gpuprof's own. */
-int script_binds(const char *name);
+int script_run_file(sqlite3 *db, const char *sql, const char *file, const struct analysis_opts *o,
+		    const struct table_spec *tables, int n, struct tables *out);
 /*
  * Bind the options a statement names: :session, :match, :exclude, :top (-1 for all), :short (0/1),
  * :folded (1 with --short or --group), :base_session, :threshold, :min_delta, :min_calls, :limit, :by_shape, :fold_backward and
  * :carbon_intensity (NULL when not given);
  * and the data files analyses read: :stall_reasons (analyze/stall-reasons.txt). script_run binds
  * :class_rules and :class_rules_file too: the text and name of the file GPUPROF_CLASS_RULES names, else
- * of analyze/kernel-classes.rules (a file it cannot read fails the run).
+ * of analyze/kernel-classes.rules (a file it cannot read fails the run). With o->module, each of its own
+ * options (not built in) too: :NAME, its value in o->params, else its default (NULL for '-').
  */
 void script_bind(sqlite3_stmt *st, const struct analysis_opts *o);
 /* Print the statement's error, finalize it, return -1. */
 int step_error(sqlite3_stmt *st);
-/* The seven statistics columns of the analyses that show Nsight's statistics, with the count column's key and title. */
-#define STATS_COLUMNS(count_key, count_title) \
-	{ "total_ns", "Total", C_NS }, { count_key, count_title, C_INT }, { "avg_ns", "Avg", C_NS }, \
-	{ "med_ns", "Med", C_NS }, { "min_ns", "Min", C_NS }, { "max_ns", "Max", C_NS }, \
-	{ "stddev_ns", "StdDev", C_NS }
 
 /* Add a --group NAME=RE option; 0, or -1 with a message when it is malformed. */
 int analysis_add_group(struct analysis_opts *o, const char *arg);
@@ -207,7 +225,7 @@ int analysis_add_group(struct analysis_opts *o, const char *arg);
 void cells_from_row(struct table *t, size_t r, int first, sqlite3_stmt *st, int n);
 
 const struct analysis *analysis_find(const char *name);
-/* Run analysis a; 0 on success, -1 with a message. */
+/* Run analysis a: its includes, then its statements (script_run); 0 on success, -1 with a message. */
 int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_opts *o, struct tables *out);
 void tables_add(struct tables *ts, struct table *t);
 void tables_free(struct tables *ts);

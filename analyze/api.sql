@@ -1,3 +1,17 @@
+-- analysis: api
+-- title: CUDA runtime and driver API calls by name (nsys cuda_api_sum): count, time, stats
+-- section: 15 top 10
+-- table: api CUDA API calls (runtime and driver) by total time
+-- column: time_pct pct its share of all the session's API call time, filters or not
+-- column: total_ns ns summed duration
+-- column: calls count how many
+-- column: avg_ns ns mean duration
+-- column: med_ns ns median duration (the mean of the two middle values for even counts)
+-- column: min_ns ns shortest duration
+-- column: max_ns ns longest duration
+-- column: stddev_ns ns "StdDev" sample standard deviation of the durations (0 for one)
+-- column: name text the call's name (without nsys's version suffix)
+--
 -- api: CUDA runtime and driver API calls by name, as Nsight Systems' cuda_api_sum report gives them: per
 -- name its calls, total, avg, med (the mean of the two middle values for even counts), min, max and the
 -- sample stddev (0 for a single call, as nsys prints it, hotspots and memcpy give it) of the calls'

@@ -1,3 +1,17 @@
+-- analysis: classes
+-- title: Compute, communication and memory kernels: time, busy, overlap
+-- include: views
+-- section: 10
+-- table: classes Kernel classes: busy time and overlap per device, summed
+-- column: rank int,hide-group the GPU's rank (its node's), where the source names one; left out in a session of one node
+-- column: host text,hide-group the GPU's host, where the source names one; left out in a session of one node
+-- column: device int,hide-null the device (NULL in the rows summed over devices)
+-- column: class text compute, communication, memory, a pair such as compute+communication, or all
+-- column: kernels count kernels of the class (NULL for pairs)
+-- column: total_ns ns "Kernel time (sum)" their summed durations (NULL for pairs)
+-- column: kernel_busy_ns ns "Kernel busy (union)" the union of their intervals; for a pair, the time both run at once
+-- column: pct pct "% of kernel busy" kernel_busy_ns, % of all kernels' busy time
+--
 -- classes: kernels sorted into classes by name (compute, communication, memory), with per class the
 -- kernels, their summed time and their busy time (the union of the class's kernel intervals per device,
 -- summed over devices; per GPU in a session of several hosts or ranks), and per pair of classes the time both run at once on one device

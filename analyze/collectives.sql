@@ -1,3 +1,17 @@
+-- analysis: collectives
+-- title: NCCL/RCCL collectives matched across ranks: operations, time, start skew
+-- include: comm
+-- section: 27 top 20 multi-gpu
+-- table: collectives Collectives matched across ranks: operations, time and start skew
+-- column: name text "Collective" the collective's kernel name without parameters
+-- column: ops count operations (the i-th kernel of the name on each GPU is one)
+-- column: ranks count GPUs that ran it
+-- column: total_ns ns summed time of every GPU's kernels of the name
+-- column: med_ns ns their median
+-- column: max_skew_ns ns the largest start skew of an operation
+-- column: matched count "Matched ops" operations seen on two GPUs or more
+-- column: wait_ns ns "Waited" time GPUs waited for the last one to arrive, summed
+--
 -- collectives: the communication kernels (NCCL, RCCL) matched across GPUs into operations (comm.sql, run
 -- first, says how), per collective name: ops counts operations, not kernels (the i-th of a name on each
 -- GPU is one), ranks the GPUs that ran it; total_ns and med_ns are over every GPU's kernels of the name;

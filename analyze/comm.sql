@@ -1,4 +1,8 @@
--- comm: what the analyses ranks and collectives share, run before each one's own file (their `prelude`):
+-- module: comm
+-- title: Communication kernels of every GPU matched across GPUs into operations
+-- include: views
+--
+-- comm: what the analyses ranks and collectives share, run before each one's own file (they include it):
 -- the communication kernels of every GPU, matched across GPUs into operations.
 --
 -- Rules:

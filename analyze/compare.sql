@@ -1,3 +1,98 @@
+-- analysis: compare
+-- title: Kernels, NVTX ranges, copies, API calls and ops against a baseline: regressed, improved, new, gone (CI gate)
+-- include: views
+-- option: baseline - the baseline database (default NEW.db itself)
+-- option: base_session - the baseline session; default the newest of BASE.db, or with one database the session before the new one
+-- option: threshold 0.05 relative change of the median that counts (default 5%; trend: of the total against the median of earlier sessions)
+-- option: min_delta 10000 absolute change of the median that counts, ns/us/ms/s (default 10us)
+-- option: min_calls 1 groups with fewer calls on both sides are unchanged (default 1)
+-- gate: fail_on_regression exit 1 when any kernel, range, copy kind, API call or op regressed; one-line verdict on stderr
+-- section: 1 top 20
+-- baseline: required
+-- usage: NEW.db (and trend): five tables, kernels by name, NVTX ranges by path,
+-- usage: copies by kind, API calls and ops by name (as hotspots, ranges, memcpy, api and ops show them)
+-- table: compare Kernels against the baseline
+-- column: status text regressed, improved, unchanged, new or gone
+-- column: delta_pct pct "Med delta %" change of the median, % of the baseline's
+-- column: delta_ns ns "Med delta" change of the median (new - base)
+-- column: base_med_ns ns the baseline's median duration
+-- column: new_med_ns ns the new session's median duration
+-- column: base_avg_ns ns the baseline's mean duration
+-- column: new_avg_ns ns the new session's mean duration
+-- column: base_total_ns ns the baseline's summed duration
+-- column: new_total_ns ns the new session's summed duration
+-- column: total_delta_pct pct change of the summed duration, % of the baseline's
+-- column: base_calls count the baseline's count
+-- column: new_calls count the new session's count
+-- column: name text the name as shown (short with --short, its family with --group)
+-- table: compare_ranges NVTX ranges against the baseline, by path and style (wall time)
+-- column: status text regressed, improved, unchanged, new or gone
+-- column: delta_pct pct "Med delta %" change of the median, % of the baseline's
+-- column: delta_ns ns "Med delta" change of the median (new - base)
+-- column: base_med_ns ns the baseline's median duration
+-- column: new_med_ns ns the new session's median duration
+-- column: base_avg_ns ns the baseline's mean duration
+-- column: new_avg_ns ns the new session's mean duration
+-- column: base_total_ns ns the baseline's summed duration
+-- column: new_total_ns ns the new session's summed duration
+-- column: total_delta_pct pct change of the summed duration, % of the baseline's
+-- column: base_calls count the baseline's count
+-- column: new_calls count the new session's count
+-- column: style text PushPop, StartEnd or GPU (a GPU-side annotation)
+-- column: name text "Path" the range's nesting path
+-- table: compare_copies Copies and memsets against the baseline, by kind
+-- column: status text regressed, improved, unchanged, new or gone
+-- column: delta_pct pct "Med delta %" change of the median, % of the baseline's
+-- column: delta_ns ns "Med delta" change of the median (new - base)
+-- column: base_med_ns ns the baseline's median duration
+-- column: new_med_ns ns the new session's median duration
+-- column: base_avg_ns ns the baseline's mean duration
+-- column: new_avg_ns ns the new session's mean duration
+-- column: base_total_ns ns the baseline's summed duration
+-- column: new_total_ns ns the new session's summed duration
+-- column: total_delta_pct pct change of the summed duration, % of the baseline's
+-- column: base_calls count the baseline's count
+-- column: new_calls count the new session's count
+-- column: base_bytes bytes the baseline's bytes moved
+-- column: new_bytes bytes the new session's bytes moved
+-- column: name text "Kind" the copy kind (HtoD, DtoH, ...) or memset
+-- table: compare_api CUDA API calls against the baseline, by name
+-- column: status text regressed, improved, unchanged, new or gone
+-- column: delta_pct pct "Med delta %" change of the median, % of the baseline's
+-- column: delta_ns ns "Med delta" change of the median (new - base)
+-- column: base_med_ns ns the baseline's median duration
+-- column: new_med_ns ns the new session's median duration
+-- column: base_avg_ns ns the baseline's mean duration
+-- column: new_avg_ns ns the new session's mean duration
+-- column: base_total_ns ns the baseline's summed duration
+-- column: new_total_ns ns the new session's summed duration
+-- column: total_delta_pct pct change of the summed duration, % of the baseline's
+-- column: base_calls count the baseline's count
+-- column: new_calls count the new session's count
+-- column: name text the API call's name
+-- table: compare_ops PyTorch ops against the baseline, by name (GPU time of each op with its children)
+-- column: status text regressed, improved, unchanged, new or gone
+-- column: delta_pct pct "Med delta %" change of the median, % of the baseline's
+-- column: delta_ns ns "Med delta" change of the median (new - base)
+-- column: base_med_ns ns the baseline's median duration
+-- column: new_med_ns ns the new session's median duration
+-- column: base_avg_ns ns the baseline's mean duration
+-- column: new_avg_ns ns the new session's mean duration
+-- column: base_total_ns ns the baseline's summed duration
+-- column: new_total_ns ns the new session's summed duration
+-- column: total_delta_pct pct change of the summed duration, % of the baseline's
+-- column: base_calls count the baseline's count
+-- column: new_calls count the new session's count
+-- column: name text the PyTorch op's name
+-- table: compare_energy Energy against the baseline, per GPU and in all (NVML)
+-- column: name text "GPU" the GPU, or all of them
+-- column: base_joules real "Base J" the baseline's energy, joules
+-- column: new_joules real "New J" the new session's energy, joules
+-- column: delta_joules real "Delta J" new - base, joules
+-- column: delta_pct pct change of the energy, % of the baseline's
+-- column: base_avg_w real "Base avg W" the baseline's average power, W
+-- column: new_avg_w real "New avg W" the new session's average power, W
+--
 -- compare: a baseline session against a new one (CI mode), in five tables: kernels by name (as hotspots
 -- shows them), PyTorch ops by name (each op's GPU time with its children's, as the ops analysis gives it), NVTX ranges by nesting path and style (wall time, as ranges groups them: a host range and a
 -- GPU annotation of one name are two rows), copies by kind (memcpy kinds and memsets, as memcpy labels
@@ -161,7 +256,7 @@ WHERE (:match IS NULL OR name REGEXP :match) AND (:exclude IS NULL OR NOT name R
 -- ops analysis defines it: ops nest by containment per thread, a call belongs to the innermost op holding
 -- its start, a GPU event to its call by correlation id): calls, total, mean and median over the ops of a
 -- name, judged like kernels (--match and --exclude on the name). Nothing when neither side has ops. The
--- baseline's ops come through temp.base_ops (analyses.c: none when its database predates them), the new
+-- baseline's ops come through temp.base_ops (script.c: none when its database predates them), the new
 -- side's as `ops` (read-6.sql's TEMP table for such a database).
 DROP TABLE IF EXISTS temp.cmp_ops;
 CREATE TEMP TABLE cmp_ops(side INTEGER, op INTEGER, pid INTEGER, tid INTEGER, start_ns INTEGER, end_ns INTEGER,

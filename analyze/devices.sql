@@ -1,3 +1,22 @@
+-- analysis: devices
+-- title: GPUs: span and busy time (kernels, copies, memsets), kernel-only time, properties
+-- include: views
+-- section: 5
+-- table: devices GPU busy time per device: kernels, copies and memsets over the GPU span
+-- column: rank int,hide-group the GPU's rank (its node's), where the source names one; left out in a session of one node
+-- column: host text,hide-group the GPU's host, where the source names one; left out in a session of one node
+-- column: device int the device number (on its node)
+-- column: kernels count kernels it ran
+-- column: kernel_ns ns "Kernel time (sum)" their summed durations
+-- column: kernel_busy_ns ns the union of their intervals
+-- column: span_ns ns "GPU span" first start to last end of its kernels, copies and memsets
+-- column: busy_ns ns "GPU busy" the union of its kernels, copies and memsets
+-- column: busy_pct pct busy_ns, % of span_ns
+-- column: sms int "SMs" streaming multiprocessors
+-- column: memory_bytes bytes "Memory" its memory
+-- column: cc text "CC" compute capability
+-- column: name text the device's name
+--
 -- devices: every GPU of the session, those the source declared (shown even when they ran nothing) and
 -- those that ran something, by id: kernel-only figures (count, summed time, the union of their
 -- intervals), the GPU span and busy time as gpu_busy defines them (see summary.sql: kernels, copies and

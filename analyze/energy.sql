@@ -1,3 +1,22 @@
+-- analysis: energy
+-- title: Energy per GPU and in all: joules, kWh, average power, per iteration; CO2e (--carbon-intensity)
+-- include: views
+-- option: carbon_intensity - grams of CO2e per kWh of the grid that powered the run (no default): adds co2e_g
+-- section: 23
+-- table: energy Energy per GPU and in all (NVML), per iteration, and CO2e
+-- column: rank int,hide-group the GPU's rank (its node's), where the source names one; left out in a session of one node
+-- column: host text,hide-group the GPU's host, where the source names one; left out in a session of one node
+-- column: device int the device (NULL in the row for all GPUs)
+-- column: method text "From" counter, power or counter+power: how the steps were measured
+-- column: samples count NVML samples
+-- column: span_ns ns "Sampled span" first sample to last
+-- column: joules real "Energy J" energy over the sampled span
+-- column: kwh real "kWh" joules / 3.6e6
+-- column: avg_w real "Avg power W" joules over span_ns, W
+-- column: steps count iterations
+-- column: joules_per_step real "J per step" their mean energy
+-- column: co2e_g real "CO2e g" kwh x --carbon-intensity; NULL without it
+--
 -- energy: the energy each GPU used during the session, from NVML's samples (device_metrics), and per
 -- iteration: one row per GPU and a last row for all of them (device NULL).
 --

@@ -1,3 +1,27 @@
+-- analysis: flops
+-- title: Achieved TFLOP/s and MFU per op and per iteration, from PyTorch's FLOP counts or op shapes
+-- include: views
+-- section: 9 top 10
+-- table: flops Achieved FLOP/s per op (PyTorch with_flops, else from shapes) and MFU against the GPU's peak
+-- column: name text "Op" the op's name
+-- column: calls count ops with a FLOP count
+-- column: kernels count kernels they launched
+-- column: flops count "FLOPs" their FLOPs
+-- column: gpu_ns ns "GPU time" their kernels' summed time
+-- column: tflops real "TFLOP/s" FLOPs over gpu_ns, TFLOP/s
+-- column: dtype text "Type" the data type of the op's first input
+-- column: gpu text "GPU" the GPU model (analyze/gpu-peaks.rules)
+-- column: peak_tflops real "Peak TFLOP/s" its dense peak for the type, TFLOP/s
+-- column: mfu real "MFU" FLOPs over what the peak allows in the kernels' time; NULL without a peak
+-- table: flops_steps Achieved FLOP/s and MFU per iteration
+-- column: step text "Iteration" the iteration's range name
+-- column: start_ns time when it started
+-- column: ops count ops with a FLOP count in it
+-- column: flops count "FLOPs" their FLOPs
+-- column: gpu_ns ns "GPU time" their kernels' summed time
+-- column: tflops real "TFLOP/s" FLOPs over gpu_ns, TFLOP/s
+-- column: mfu real "MFU" model FLOP utilisation; NULL without a peak
+--
 -- flops: achieved FLOP/s and MFU of the operators that carry a FLOP count (table flop_ops: PyTorch profiler
 -- traces recorded with with_flops=True), else of those whose shapes give one (table ops, record_shapes=True),
 -- per op name and per iteration.

@@ -1,3 +1,15 @@
+-- analysis: gaps
+-- title: Longest GPU idle gaps, with the host calls made during them
+-- include: views
+-- section: 21 top 5
+-- table: gaps Longest GPU idle gaps and what the host was doing
+-- column: rank int,hide-group the GPU's rank (its node's), where the source names one; left out in a session of one node
+-- column: hostname text,hide-group "Host" the GPU's host, where the source names one
+-- column: device int the device number (on its node)
+-- column: start_ns time when the gap started
+-- column: gap_ns ns "Idle for" how long the GPU was idle
+-- column: host text "Host calls during the gap (time inside it)" the three API calls with the most time inside the gap
+--
 -- gaps: the longest GPU idle gaps (10 unless --top says; at most 100000), and what the host was doing
 -- during each: the three API call names with the most time inside the gap (time inside it; ties: the
 -- name called first). A device's gaps are the holes between the spans of its busy time (the union of its

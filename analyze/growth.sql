@@ -1,3 +1,24 @@
+-- analysis: growth
+-- title: Memory growth per iteration with R^2, severity and what to check (--fail-on-growth)
+-- include: views
+-- include: memory-events
+-- gate: fail_on_growth exit 1 when a device's growth is of severity LEVEL (low, medium or high) or worse
+-- section: 19
+-- table: growth Memory growth per iteration (catches leaks freed only at exit)
+-- column: rank int,hide-group the GPU's rank (its node's), where the source names one; left out in a session of one node
+-- column: host text,hide-group the GPU's host, where the source names one; left out in a session of one node
+-- column: device int the device number (on its node)
+-- column: source text "From" where the live bytes come from (at iteration ends), or device memory samples
+-- column: points count points of the series (iterations, or samples)
+-- column: first_bytes bytes "First" live bytes at the first point
+-- column: last_bytes bytes "Last" at the last
+-- column: slope_bytes bytes "Slope" least-squares growth per point
+-- column: r2 real "R^2" how well a line fits (1: exactly)
+-- column: leaked_bytes bytes "Unfreed at end" bytes still allocated at the end
+-- column: severity text none, low, medium or high; the --fail-on-growth gate reads it
+-- column: verdict text the verdict in words
+-- column: suggestion text "What to check" what to check
+--
 -- growth: live bytes at the end of each iteration (ranges such as ProfilerStep#N or step), a least-squares
 -- slope per iteration and its R^2, which catches memory that leaks but is freed at exit; with severity and
 -- what to check. Live bytes are the device's by its rule (memory-events.sql, run first): the paired blocks,

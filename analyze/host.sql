@@ -1,3 +1,22 @@
+-- analysis: host
+-- title: Host metrics: CPU and memory of the program's process tree; system memory, disk and network I/O
+-- section: 24
+-- table: host Host metrics: the program's process tree and the system
+-- column: samples count /proc samples
+-- column: cpu_pct_avg pct "CPU avg % of a core" mean CPU of the process tree, % of a core
+-- column: cpu_pct_max pct "CPU max %" highest
+-- column: rss_max bytes "RSS max" highest resident memory of the process tree
+-- column: sys_mem_used_max bytes "System memory used max" most system memory used
+-- column: sys_mem_total bytes "System memory" the system's memory
+-- column: disk_read_bps bytes,hide-group "Disk read /s" disk bytes read per second, on average
+-- column: disk_read_bps_max bytes,hide-group "max /s" fastest step
+-- column: disk_write_bps bytes,hide-group "Disk written /s" disk bytes written per second, on average
+-- column: disk_write_bps_max bytes,hide-group "max /s" fastest step
+-- column: net_rx_bps bytes,hide-group "Net received /s" network bytes received per second, on average
+-- column: net_rx_bps_max bytes,hide-group "max /s" fastest step
+-- column: net_tx_bps bytes,hide-group "Net sent /s" network bytes sent per second, on average
+-- column: net_tx_bps_max bytes,hide-group "max /s" fastest step
+--
 -- host: what /proc said of the program's process tree and of the system during the session, summarised
 -- in one row (none when nothing was sampled).
 --

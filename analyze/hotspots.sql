@@ -1,3 +1,17 @@
+-- analysis: hotspots
+-- title: Kernels by total GPU time: count, total, avg, med, min, max, stddev
+-- section: 6 top 10
+-- table: hotspots Top kernels by total GPU time
+-- column: time_pct pct its share of all the session's kernel time, filters or not
+-- column: total_ns ns summed duration
+-- column: calls count how many
+-- column: avg_ns ns mean duration
+-- column: med_ns ns median duration (the mean of the two middle values for even counts)
+-- column: min_ns ns shortest duration
+-- column: max_ns ns longest duration
+-- column: stddev_ns ns "StdDev" sample standard deviation of the durations (0 for one)
+-- column: name text the kernel's name as shown (short with --short, its family with --group)
+--
 -- hotspots: kernels by total GPU time, one row per name (per family with --short or --group), with
 -- Nsight Systems' statistics: median the mean of the two middle values, stddev the sample one (0 for one
 -- call). time_pct is a share of all the session's kernel time, also when --match/--exclude leave some out.

@@ -1,3 +1,43 @@
+-- analysis: kernexec
+-- title: Kernel launch pipeline per name (nsys cuda_kern_exec_sum): API, queue and kernel time; queue growth
+-- section: 8 top 10
+-- table: kernexec Kernel launch pipeline per name: API time, queue time, kernel time
+-- column: calls count kernels of the name
+-- column: launched count those whose launch call was recorded
+-- column: qcount count "QCount" those with a positive queue time
+-- column: api_avg_ns ns "API avg" the launch call's mean duration
+-- column: api_med_ns ns "API med" its median
+-- column: api_min_ns ns "API min" its shortest
+-- column: api_max_ns ns "API max" its longest
+-- column: queue_avg_ns ns mean queue time (launch call's end to kernel start), positive ones
+-- column: queue_med_ns ns median queue time
+-- column: queue_min_ns ns shortest queue time
+-- column: queue_max_ns ns longest queue time
+-- column: queue_p90_ns ns 90th percentile of the queue time
+-- column: queue_p99_ns ns 99th percentile of the queue time
+-- column: kernel_avg_ns ns the kernels' mean duration
+-- column: kernel_med_ns ns their median
+-- column: kernel_min_ns ns their shortest
+-- column: kernel_max_ns ns their longest
+-- column: name text the name as shown (short with --short, its family with --group)
+-- table: kernexec_queue Queue time of every kernel (launch call's end to kernel start), by size and quarter
+-- column: queue text "Queue time" a range of queue times
+-- column: kernels count kernels in it
+-- column: pct pct "%" their share of the kernels shown, %
+-- column: q1 count "1st quarter" of them in the session's first quarter
+-- column: q2 count "2nd" in the second
+-- column: q3 count "3rd" in the third
+-- column: q4 count "4th" in the fourth
+-- table: kernexec_trend Launch queue over the session, by quarter (wait: queue time, 0 when none)
+-- column: quarter int 1 to 4, by kernel start
+-- column: start_ns time "From" when the quarter starts
+-- column: kernels count kernels that started in it
+-- column: launched count those whose launch call was recorded
+-- column: queued count "Waited" those that waited (positive queue time)
+-- column: wait_med_ns ns median wait (queue time, 0 when none)
+-- column: wait_p90_ns ns 90th percentile of the wait
+-- column: wait_max_ns ns longest wait
+--
 -- kernexec: the launch pipeline per kernel name, as Nsight Systems' cuda_kern_exec_sum report breaks it
 -- down (it groups by process, thread, device and launching API as well; here per name, and per family
 -- with --short or --group), then how long kernels waited in the launch queue over the whole session.

@@ -1,3 +1,22 @@
+-- analysis: launch
+-- title: Launch configurations per kernel: calls, time, theoretical occupancy
+-- table: launch Launch configurations per kernel, with theoretical occupancy
+-- column: total_ns ns summed duration of the kernels of this configuration
+-- column: calls count how many ran
+-- column: occupancy_pct pct theoretical occupancy on its device (NVIDIA's calculator), NULL when unknown
+-- column: limiter text "Limited by" the limits that set it: warps, registers, shared memory, blocks (or unknown)
+-- column: grid_x int grid size
+-- column: grid_y int "y" grid size
+-- column: grid_z int "z" grid size
+-- column: block_x int block size
+-- column: block_y int "y" block size
+-- column: block_z int "z" block size
+-- column: registers int "Regs" registers per thread
+-- column: static_smem bytes static shared memory per block
+-- column: dynamic_smem bytes dynamic shared memory per block
+-- column: shared_mem bytes shared memory per block in all (or Kineto's total)
+-- column: name text the kernel's name as shown
+--
 -- launch: launch configurations per kernel name (grid, block, registers, shared memory), how often each
 -- ran and for how long, and the theoretical occupancy it reaches on its device. Rows are sorted by total
 -- time (then calls, name, the launch fields with NULL first); --top N keeps the first N; --match and

@@ -1,6 +1,6 @@
 /*
  * gpuprof-analyze: run one analysis over session.db. What each analysis takes beyond the common options
- * (its own options, a gate, a baseline) comes from its row in the analyses table; the formats come from
+ * (its own options, a gate, a baseline) comes from its header, in the analyses table; the formats come from
  * the formats table.
  */
 #include "analysis.h"
@@ -37,7 +37,9 @@ static struct uflag {
 } uflags[MAX_UFLAGS];
 static int nuflags;
 static struct opt urows[MAX_UFLAGS + 1];
-static struct analysis_param opts_given[MAX_UFLAGS];	/* --opt NAME=VALUE, in order */
+static struct {
+	const char *name, *value;
+} opts_given[MAX_UFLAGS];	/* --opt NAME=VALUE, in order */
 static int nopts_given;
 
 static void extra_add(const struct analysis_option *opt)
@@ -201,7 +203,8 @@ static void uflags_add(const struct user_module *u)
 	for (i = 0; i <= u->m.nparams; i++) {
 		const char *param = i < u->m.nparams ? u->m.params[i].name : u->m.gate.name;
 		struct uflag *f = &uflags[nuflags];
-		if (!param || script_binds(param) || nuflags == MAX_UFLAGS)
+		if (!param || nuflags == MAX_UFLAGS || (i < u->m.nparams ? analysis_builtin_option(param) != NULL :
+							 u->a->gate != NULL))	/* built in: its own flag */
 			continue;
 		user_flag_name(f->flag, sizeof(f->flag), param);
 		if (has_flag(f->flag))
@@ -377,6 +380,9 @@ static int uflags_check(const struct user_module *u)
 	if (!u && nopts_given)
 		return error("--opt goes with --sql FILE or a module of GPUPROF_ANALYSES");
 	for (i = 0; u && i < nopts_given; i++) {
+		const struct analysis_option *b = analysis_builtin_option(opts_given[i].name);
+		if (b)
+			return error("--opt %s: a built-in option; give it as --%s", opts_given[i].name, b->name);
 		for (k = 0; k < u->m.nparams && strcmp(u->m.params[k].name, opts_given[i].name); k++)
 			;
 		if (k == u->m.nparams) {
@@ -413,40 +419,53 @@ static int uflags_check(const struct user_module *u)
 	return 0;
 }
 
+/* Add "NAME=VALUE" to o's module options (a copy, freed by params_free). */
+static void param_add(struct analysis_opts *o, const char *name, const char *value)
+{
+	struct buf b;
+	buf_init(&b);
+	buf_addf(&b, "%s=%s", name, value);
+	o->params = xrealloc(o->params, (size_t)(o->nparams + 1) * sizeof(*o->params));
+	o->params[o->nparams++] = xstrdup(b.s);
+	buf_release(&b);
+}
+
+static void params_free(struct analysis_opts *o)
+{
+	int i;
+	for (i = 0; i < o->nparams; i++)
+		free((char *)o->params[i]);
+	free(o->params);
+	o->params = NULL;
+	o->nparams = 0;
+}
+
 /*
- * The values u's options are bound with into o (their defaults, then --NAME, then --opt NAME=VALUE, the
- * last winning); its gate's :NAME the value given (else its default) when the gate was given, else NULL.
- * Returns the gate's flag when given, else NULL; *value its value.
+ * The values of u's own options given into o (--NAME, then --opt NAME=VALUE: the last one wins; script_bind
+ * binds the others' defaults); its own gate's, when given: its value, else its default (script_bind binds
+ * :GATE NULL, the gate off, when not). Returns the gate's flag when given, else NULL; *value its value.
  */
 static const struct uflag *uparams(const struct user_module *u, struct analysis_opts *o, const char **value)
 {
-	struct analysis_param *p = xcalloc((size_t)u->m.nparams + 1, sizeof(*p));
 	const struct uflag *gate = NULL;
-	int i, k, n = 0;
+	int i, k;
 	for (i = 0; i < u->m.nparams; i++) {
 		const char *name = u->m.params[i].name;
-		if (script_binds(name))
-			continue;
-		p[n].name = name;
-		p[n].value = u->m.params[i].def;
 		for (k = 0; k < nuflags; k++)
 			if (uflags[k].given && !uflags[k].gate && !strcmp(uflags[k].param, name))
-				p[n].value = uflags[k].value;
+				param_add(o, name, uflags[k].value);
 		for (k = 0; k < nopts_given; k++)
 			if (!strcmp(opts_given[k].name, name))
-				p[n].value = opts_given[k].value;
-		n++;
+				param_add(o, name, opts_given[k].value);
 	}
-	if (u->m.gate.name && !script_binds(u->m.gate.name)) {
+	if (u->m.gate.name && !u->a->gate) {
 		for (k = 0; k < nuflags; k++)
 			if (uflags[k].given && uflags[k].gate && !strcmp(uflags[k].param, u->m.gate.name))
 				gate = &uflags[k];
 		*value = gate && gate->value ? gate->value : u->m.gate.def;
-		p[n].name = u->m.gate.name;
-		p[n++].value = gate ? *value : NULL;
+		if (gate && *value)
+			param_add(o, u->m.gate.name, *value);
 	}
-	o->params = p;	/* (kept until exit) */
-	o->nparams = n;
 	return gate;
 }
 
@@ -560,6 +579,6 @@ int main(int argc, char **argv)
 		db_close(o.base_db);
 	db_close(db);
 	free(o.groups);
-	free((void *)o.params);
+	params_free(&o);
 	return status;
 }

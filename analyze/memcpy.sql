@@ -1,3 +1,24 @@
+-- analysis: memcpy
+-- title: Copies by kind (HtoD, DtoH, DtoD, PtoP) and memsets: time, bytes, GB/s
+-- section: 13
+-- table: memcpy Memory copies and memsets by kind
+-- column: time_pct pct its share of the time of the kinds shown
+-- column: total_ns ns summed duration
+-- column: count count how many
+-- column: avg_ns ns mean duration
+-- column: med_ns ns median duration (the mean of the two middle values for even counts)
+-- column: min_ns ns shortest duration
+-- column: max_ns ns longest duration
+-- column: stddev_ns ns "StdDev" sample standard deviation of the durations (0 for one)
+-- column: bytes bytes bytes moved or set
+-- column: avg_bytes bytes mean bytes per operation
+-- column: gbps real "GB/s" achieved bandwidth, bytes per ns (GB/s)
+-- column: kind text "Operation" HtoD, DtoH, DtoD, PtoP, ... or memset
+-- column: med_bytes bytes median bytes per operation
+-- column: min_bytes bytes fewest bytes of an operation
+-- column: max_bytes bytes most bytes of an operation
+-- column: stddev_bytes bytes "StdDev bytes" sample standard deviation of the bytes per operation
+--
 -- memcpy: copies per kind (HtoD, DtoH, DtoD, PtoP, ...) and memsets, one row each: time statistics
 -- (Nsight's: median the mean of the two middle values, stddev the sample one), bytes moved and the
 -- achieved bandwidth (bytes per ns = GB/s). --match/--exclude apply to the kind's name; time_pct is a

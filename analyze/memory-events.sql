@@ -1,5 +1,9 @@
--- memory-events: what the analyses memory, leaks, peak and growth share, run before each one's own file
--- (the `prelude` of their rows): the session's allocation events in time order with their pairing and
+-- module: memory-events
+-- title: Allocation events paired, with running figures; per device how memory is known
+-- include: views
+--
+-- memory-events: what the analyses oom, memory, leaks, peak and growth share, run before each one's own
+-- file (they include it): the session's allocation events in time order with their pairing and
 -- running figures, and per device how its memory is known, its peak and what is live at the end.
 --
 -- Rules (as the analyses have always told them):

@@ -670,3 +670,22 @@ void module_release(struct module *m)
 	free(m->columns);
 	memset(m, 0, sizeof(*m));
 }
+
+int module_decl_line(const char *text, const char *key, const char *value)
+{
+	const char *line = text;
+	size_t nk = strlen(key), nv = value ? strlen(value) : 0;
+	int n;
+	for (n = 1; line && !strncmp(line, "--", 2); n++) {
+		if (line[2] == ' ' && !strncmp(line + 3, key, nk) && line[3 + nk] == ':') {
+			const char *v = line + 3 + nk + 1;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			if (!value || (!strncmp(v, value, nv) && (!v[nv] || strchr(" \t\r\n", v[nv]))))
+				return n;
+		}
+		line = strchr(line, '\n');
+		line = line ? line + 1 : NULL;
+	}
+	return 1;
+}

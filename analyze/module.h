@@ -71,6 +71,11 @@ int module_parse(const char *file, const char *text, struct module *m);
 void module_release(struct module *m);
 /* The kind an undeclared column KEY takes from its name (C_NS, C_BYTES, C_PCT, C_INT), or -1. */
 int module_kind_from_name(const char *key);
+/*
+ * The line of text's header that declares `-- KEY: VALUE` with value's first word (any value when value is
+ * NULL), for messages about a declaration; 1 when there is none.
+ */
+int module_decl_line(const char *text, const char *key, const char *value);
 /* The kind called name in a column line ("count", "ns", ...), or -1. */
 int module_kind(const char *name);
 /* The title a column line without one gets: the key's words, '_' as ' ', the first capitalised ("Total"). */

@@ -1,3 +1,33 @@
+-- analysis: oom
+-- title: Failed device allocations (out of memory): bytes asked and live, device memory, NVTX path, largest blocks
+-- include: views
+-- include: memory-events
+-- section: 4 top 10
+-- table: oom Allocations that failed for want of memory: bytes asked, bytes live then, the device's memory
+-- column: ts_ns time "Time" when the allocation failed
+-- column: rank int the GPU's rank where the source names one, in a session of one node too
+-- column: host text the GPU's host where the source names one, in a session of one node too
+-- column: device int the device number (on its node)
+-- column: requested_bytes bytes "Requested" bytes asked for
+-- column: live_bytes bytes "Live then" bytes live then (the allocator's total where the source gives one)
+-- column: reserved_bytes bytes,hide-null "Reserved then" bytes the allocator had reserved then, where the source says
+-- column: total_bytes bytes "Device memory" the device's memory (NULL when unknown)
+-- column: call text the allocation call that failed
+-- column: result int,hide-null "Return code" its return code
+-- column: thread int the calling thread
+-- column: path text "NVTX path" the NVTX path open on that thread
+-- table: oom_blocks The largest blocks live at each failed allocation, with their sites
+-- column: oom int "Failure" which failure (its row number in the oom table)
+-- column: ts_ns time "Failed at" when that allocation failed
+-- column: rank int,hide-group the GPU's rank (its node's), where the source names one; left out in a session of one node
+-- column: host text,hide-group the GPU's host, where the source names one; left out in a session of one node
+-- column: device int the device number (on its node)
+-- column: bytes bytes the block's size
+-- column: alloc_ns time "Allocated at" when the block was allocated
+-- column: address int its device address
+-- column: mem_kind text "Kind" the memory kind (memory_kinds' name)
+-- column: site text where it was allocated (NVTX path, call, or the source's stack)
+--
 -- oom: the post-mortem of every device allocation that failed for want of memory (table alloc_failures: the
 -- collector's failed cudaMalloc, cudaMallocAsync, cuMemAlloc, cuMemCreate, ... calls, one row per attempt,
 -- and Kineto's [OutOfMemory] events), in time order: when, which GPU (its node's rank and host where the

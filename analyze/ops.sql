@@ -1,3 +1,24 @@
+-- analysis: ops
+-- title: PyTorch ops: CPU self/total, GPU self/total, kernels, FLOPs from shapes (--by-shape, --fold-backward)
+-- option: by_shape 0 a row per op name, Input Dims and Input type (key_averages' group_by_input_shape)
+-- option: fold_backward 0 add each backward op's figures to its forward op's row (op_links, else the same sequence number)
+-- section: 7 top 10
+-- table: ops PyTorch operators by GPU time (self and with their children), with FLOPs from their shapes
+-- column: name text "Op" the op's name (per shape with --by-shape)
+-- column: calls count how many ops
+-- column: cpu_total_ns ns "CPU total" CPU time, end - start, summed
+-- column: cpu_self_ns ns "CPU self" CPU time less the direct children's
+-- column: gpu_self_ns ns "GPU self" GPU time of the kernels, copies and memsets of the op's own calls
+-- column: gpu_total_ns ns "GPU total" GPU time with its children's
+-- column: kernels count kernels it and its descendants launched
+-- column: flops count "FLOPs" FLOPs from the shapes (op_flops), NULL when none has a count
+-- column: tflops real "TFLOP/s" flops over the union of its kernels' time, TFLOP/s
+-- column: mfu real "MFU" model FLOP utilisation against the GPU's dense peak for the data type
+-- column: bytes bytes bytes the counted ops move (op_bytes)
+-- column: intensity real "FLOP/byte" flops per byte
+-- column: input_dims text,hide-null Input Dims (--by-shape)
+-- column: input_types text,hide-null Input type (--by-shape)
+--
 -- ops: PyTorch operators (table ops: Kineto cpu_op events, emit_nvtx ranges), one row per op name (per
 -- name, Input Dims and Input type with --by-shape, as key_averages(group_by_input_shape=True) groups),
 -- with their CPU time, the GPU time of the kernels, copies and memsets they launched, and FLOPs from

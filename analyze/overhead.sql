@@ -1,3 +1,15 @@
+-- analysis: overhead
+-- title: What CUPTI and the driver cost the program, by kind: buffer flushes, instrumentation, lazy loading
+-- section: 25
+-- table: overhead CUPTI and driver overhead by kind (what profiling itself cost)
+-- column: wall_pct pct total_ns, % of the session's wall span (overheads on several threads add up)
+-- column: total_ns ns summed duration
+-- column: count count records, timed or not
+-- column: untimed count records CUPTI could not time
+-- column: avg_ns ns mean duration
+-- column: max_ns ns longest duration
+-- column: kind text the overhead's kind
+--
 -- overhead: what CUPTI and the driver cost the program itself, per overhead kind (buffer flushes,
 -- instrumentation, lazy function loading, ...). Records CUPTI could not time (NULL times) count in
 -- `count` and in `untimed` and add no time. wall_pct is the kind's time as a share of the session's wall

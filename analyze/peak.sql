@@ -1,3 +1,17 @@
+-- analysis: peak
+-- title: What was live at each device's memory peak, largest first
+-- include: views
+-- include: memory-events
+-- table: peak What was live at each device's peak, largest first
+-- column: rank int,hide-group the GPU's rank (its node's), where the source names one; left out in a session of one node
+-- column: host text,hide-group the GPU's host, where the source names one; left out in a session of one node
+-- column: device int the device number (on its node)
+-- column: bytes bytes the block's size (a device without addresses: its peak)
+-- column: alloc_ns time "Allocated at" when the block was allocated
+-- column: address int its device address
+-- column: mem_kind text "Kind" the memory kind (memory_kinds' name)
+-- column: site text where it was allocated (NVTX path, call, or the source's stack)
+--
 -- peak: what was live at each device's peak (memory-events.sql, run first, pairs allocations and frees):
 -- the blocks allocated at or before the paired blocks' peak and freed after it, largest first, then as
 -- they came; --top of them per device (their sites worked out for those only). A device whose events lack

@@ -1,3 +1,13 @@
+-- analysis: problems
+-- title: Recording problems: collector errors (no NVML, CUPTI refused, ...) and records it lost
+-- section: 3
+-- table: problems Recording problems: collector errors and what the collector lost
+-- column: problem text what went wrong
+-- column: source text the component that reported it
+-- column: count count how often (records lost, windows, ...)
+-- column: first_ns time when it was first reported
+-- column: detail text what the component said
+--
 -- problems: what went wrong while recording, which the numbers of every other table do not show: the
 -- collector's errors (no NVML, CUPTI refused a subscription, PC sampling not available: table
 -- collector_errors, one row per component and reason) and what it lost (CUPTI's dropped records, ring

@@ -1,3 +1,23 @@
+-- analysis: ranges
+-- title: NVTX ranges by nesting path: wall time and the GPU time they launched
+-- include: views
+-- section: 16 top 10
+-- table: ranges NVTX ranges by path and style, with the GPU time of the kernels they launched
+-- column: total_ns ns summed wall time of the ranges that ended
+-- column: count count ranges of the path and style
+-- column: avg_ns ns mean wall time
+-- column: med_ns ns median wall time
+-- column: min_ns ns shortest
+-- column: max_ns ns longest
+-- column: stddev_ns ns "StdDev" sample standard deviation of the wall times
+-- column: gpu_ns ns "GPU time" summed time of the kernels launched on the range's thread while it was open
+-- column: kernels count those kernels
+-- column: window_gpu_ns ns "Window GPU" the same for launches by any thread of its process
+-- column: window_kernels count those kernels
+-- column: style text PushPop, StartEnd or GPU (a GPU-side annotation)
+-- column: name text the innermost range's name
+-- column: path text the nesting path (step/forward/attention)
+--
 -- ranges: per NVTX range (or scope), shown as its nesting path (step/forward/attention) and its style
 -- (PushPop: kind 1, StartEnd: kind 2, GPU: kind 3, a GPU-side annotation such as Kineto's
 -- gpu_user_annotation): rows are keyed by path and style, so a host range and a GPU annotation of one

@@ -1,3 +1,27 @@
+-- analysis: ranks
+-- title: Per rank: compute, exposed communication, idle, steps, wait at collectives, stragglers (--threshold)
+-- include: views
+-- include: comm
+-- option: threshold 0.05 relative change of the median that counts (default 5%; trend: of the total against the median of earlier sessions)
+-- section: 26 multi-gpu
+-- kernel-cache: yes
+-- table: ranks Per rank (GPU): compute, communication, idle, steps and time waited at collectives
+-- column: rank int the GPU's rank, where the source names one
+-- column: host text its host, where the source names one
+-- column: device int the device number (on its node)
+-- column: span_ns ns "GPU span" first start to last end of its activity
+-- column: busy_ns ns "GPU busy" the union of its kernels, copies and memsets
+-- column: compute_ns ns the union of its compute kernels
+-- column: comm_ns ns the union of its communication kernels
+-- column: exposed_comm_ns ns communication with no compute kernel running
+-- column: idle_ns ns span_ns - busy_ns
+-- column: steps count iterations of its node
+-- column: step_med_ns ns their median wall time
+-- column: step_max_ns ns the longest
+-- column: wait_ns ns "Waited" time its matched collectives waited for the last GPU
+-- column: last_arrivals count "Last" how often it was that last GPU
+-- column: straggler int 1 when it is slower than the others (--threshold)
+--
 -- ranks: one row per GPU of the job (a Kineto rank's GPU; each GPU of each host otherwise), what it did
 -- and how long it waited for the others. comm.sql, run first, matches the collectives across GPUs.
 --

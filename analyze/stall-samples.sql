@@ -1,5 +1,8 @@
--- stall-samples: what stalls, stall_kernels and stall_pcs read (their rows in analyses.c run this file
--- first): temp.stall_samples, the PC samples of CUPTI's PC sampling with their raw reason names (raw),
+-- module: stall-samples
+-- title: PC samples with their raw reason names, keys and not-issued twins
+--
+-- stall-samples: what stalls, stall_kernels and stall_pcs read (they include this module, which runs
+-- before them): temp.stall_samples, the PC samples of CUPTI's PC sampling with their raw reason names (raw),
 -- each reason's key and whether the row is a twin. Samples join the device's own stall-reason table on
 -- (session, process, device, reason index). CUPTI reports, per reason, the samples of warps in that state
 -- ("smsp__pcsamp_warps_issue_stalled_wait") and, as a twin, the subset in which the warp issued nothing

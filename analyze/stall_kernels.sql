@@ -1,3 +1,12 @@
+-- analysis: stall_kernels
+-- title: Stall reason mix per kernel (a kernel x reason matrix)
+-- include: stall-samples
+-- section: 12 top 10
+-- table: stall_kernels Stall reasons per kernel (share of each kernel's samples, %)
+-- column: samples count the kernel's samples (the not-issued twins not counted)
+-- column: name text "Kernel" the kernel's name as shown
+-- pivot: _pct pct at name
+--
 -- stall_kernels: kernels by sampled warps (CUPTI PC sampling; the not-issued twins not counted), each
 -- with its reason mix: a column per reason among the ten most sampled overall (most first, then by key),
 -- each the share of that kernel's samples (NULL where the kernel has no sample of it). Names as shown
@@ -6,7 +15,7 @@
 -- The samples and their reasons' keys: temp.stall_samples (analyze/stall-samples.sql).
 -- The reason columns depend on the data: the statement gives one result row per kernel and reason
 -- column, the column's title in _pivot and the share in _value, and script_run lays them out as columns
--- (struct table_spec's pivot): consecutive rows with the same samples and name are one table row.
+-- (its header's pivot line): consecutive rows with the same samples and name are one table row.
 WITH keyed AS (
 	SELECT * FROM temp.stall_samples WHERE session_id = :session
 ),

@@ -1,3 +1,14 @@
+-- analysis: stall_pcs
+-- title: Most sampled instructions with source line and dominant reason
+-- include: stall-samples
+-- table: stall_pcs Most sampled instructions and why they waited
+-- column: samples count the instruction's samples
+-- column: pc_offset int "PC offset" its offset in the function
+-- column: source text its source file and line, where known
+-- column: reason text "Dominant reason" the reason with most samples
+-- column: reason_pct pct "Its share %" its share of the instruction's samples, %
+-- column: function text "Kernel" the kernel
+--
 -- stall_pcs: the most sampled instructions (function, PC offset, source line; CUPTI PC sampling, the
 -- not-issued twins left out), each with its dominant reason (the raw reason with most samples, the first
 -- raw name among equals; none when no count is positive) and that reason's share of the instruction's

@@ -1,3 +1,16 @@
+-- analysis: stalls
+-- title: Warp stall reasons from PC sampling: samples, share, meaning, usual cause
+-- include: stall-samples
+-- section: 11
+-- table: stalls Warp states sampled (PC sampling): where warps wait
+-- column: reason text the stall reason's key
+-- column: kind text stall, or issued for a warp that issued
+-- column: samples count samples of warps in that state
+-- column: pct pct "Share %" their share of all samples, %
+-- column: not_issued count the not-issued twin's samples (never added)
+-- column: label text "Meaning" what the reason means (analyze/stall-reasons.txt)
+-- column: hint text "Usual cause" its usual cause
+--
 -- stalls: sampled warp states (CUPTI PC sampling) per reason, most sampled first: samples, share of all
 -- samples, the not-issued twin's samples beside them (never added), and the reason's meaning and usual
 -- cause from analyze/stall-reasons.txt, bound as :stall_reasons (KEY<TAB>LABEL<TAB>HINT lines; NULL for

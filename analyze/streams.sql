@@ -1,3 +1,15 @@
+-- analysis: streams
+-- title: Busy time per stream
+-- include: views
+-- table: streams Busy time per stream
+-- column: rank int,hide-group the GPU's rank (its node's), where the source names one; left out in a session of one node
+-- column: host text,hide-group the GPU's host, where the source names one; left out in a session of one node
+-- column: device int the device number (on its node)
+-- column: stream int the stream id (-1: unknown)
+-- column: busy_ns ns the union of the stream's kernels, copies and memsets
+-- column: ops count "Operations" how many it ran
+-- column: busy_pct pct "Busy % of GPU span" busy_ns, % of its device's GPU span
+--
 -- streams: busy time per stream (stream -1: unknown) of every device, busiest first: the union of the
 -- stream's kernels, copies and memsets, how many there were, and the share of its device's GPU span
 -- (first start to last end of the device's activity, over all its streams: gpu_busy's span_ns).

@@ -1,3 +1,39 @@
+-- analysis: summary
+-- title: The session and its GPU span, busy and idle time (kernels, copies, memsets)
+-- section: 2
+-- table: summary vertical Session summary
+-- column: session_id int "Session" sessions.id
+-- column: session text "Session id" the session's uuid
+-- column: source text the reader it was ingested with: ndjson (gpuprof), kineto or nsys
+-- column: program text the profiled program
+-- column: hostname text "Host" the host it ran on
+-- column: engine text the engine the source names (sessions.engine)
+-- column: start_ns time when the session started
+-- column: end_ns time when it ended
+-- column: wall_span_ns ns end - start
+-- column: clean_end int "Ended cleanly" 1 when the collector ended the session cleanly
+-- column: processes count processes recorded
+-- column: devices count GPUs recorded
+-- column: memcpys count memory copies
+-- column: memcpy_bytes bytes bytes the copies moved
+-- column: memsets count memsets
+-- column: memset_bytes bytes bytes the memsets set
+-- column: ranges count NVTX ranges
+-- column: dropped_records count "Dropped by collector" records the collector (CUPTI, its rings) lost
+-- column: missing_batches count batches missing from the wire
+-- column: ingest_errors count "Rejected input lines" input lines ingest rejected
+-- column: kernels count kernels
+-- column: kernel_ns ns "Kernel time (kernels only, sum)" the kernels' summed durations
+-- column: kernel_busy_ns ns "Kernel busy (kernels only, union)" the union of the kernels' intervals per device, summed
+-- column: gpu_span_ns ns "GPU span (per device, summed)" first start to last end of each device's activity, summed
+-- column: busy_ns ns "GPU busy (kernels, copies, memsets)" the union of kernels, copies and memsets per device, summed (gpu_busy)
+-- column: idle_ns ns "GPU idle (span - busy)" gpu_span_ns - busy_ns
+-- column: busy_pct pct "GPU busy % of GPU span" busy_ns, % of gpu_span_ns
+-- column: collector_errors count errors the collector reported (problems lists them)
+-- column: trace_window text,hide-group "Trace window (traced ON of every EVERY)" the trace window, ON/EVERY; NULL for a session traced throughout
+-- column: traced_ns ns,hide-group "Traced time (trace windows)" the union of the trace windows
+-- column: traced_pct pct,hide-group "Traced % of wall span" traced_ns, % of the wall span
+--
 -- summary: what the session is, and its GPU span, busy and idle time summed over its devices (gpu_busy,
 -- the one definition devices, idle, streams and gaps use too: a device's GPU activity is its kernels,
 -- copies and memsets; span = first start to last end of them, busy = the length of their union, idle =

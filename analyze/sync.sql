@@ -1,3 +1,18 @@
+-- analysis: sync
+-- title: Host time blocked in synchronization, by type and stream
+-- section: 14 top 10
+-- table: sync Host time blocked in synchronization, by type and stream
+-- column: time_pct pct its share of the time of the rows shown
+-- column: total_ns ns summed duration
+-- column: count count how many
+-- column: avg_ns ns mean duration
+-- column: med_ns ns median duration (the mean of the two middle values for even counts)
+-- column: min_ns ns shortest duration
+-- column: max_ns ns longest duration
+-- column: stddev_ns ns "StdDev" sample standard deviation of the durations (0 for one)
+-- column: stream int the stream (none for context syncs)
+-- column: kind text "Type" event, stream wait, stream or context
+--
 -- sync: host time blocked in synchronization, one row per type (event, stream wait, stream, context) and
 -- stream (none for context syncs), with Nsight's statistics. --match/--exclude apply to the type's name;
 -- time_pct is a share of the rows shown.

@@ -1,3 +1,14 @@
+-- analysis: trend
+-- title: Top kernels' total time across all sessions, with step changes
+-- option: threshold 0.05 relative change of the median that counts (default 5%; trend: of the total against the median of earlier sessions)
+-- table: trend Kernel time across sessions, with step changes
+-- column: name text the kernel's name as shown
+-- column: session_id int "Session" the session
+-- column: start_ns time when it started
+-- column: total_ns ns the name's kernel time in it
+-- column: calls count its kernels
+-- column: step text up, down, or empty: against the median of the earlier points
+--
 -- trend: every session's kernel time per name (per family with --short or --group), sessions in time order
 -- (their start, then id), for the names with the most kernel time over all sessions (--top names, each
 -- with all its sessions). A point's step is "up" when its total exceeds the median of the name's earlier

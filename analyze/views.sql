@@ -1,5 +1,8 @@
--- Shared TEMP tables and views of the analyses, made on a connection before its first analysis runs
--- (script_run): what more than one analysis computes the same way is said once, here.
+-- module: views
+-- title: Shared TEMP tables and views: NVTX range paths, GPU nodes, iterations, energy steps
+--
+-- Shared TEMP tables and views of the analyses, made on a connection by the first analysis that includes
+-- them (IF NOT EXISTS: once): what more than one analysis computes the same way is said once, here.
 --
 -- NVTX ranges by nesting path (ranges, compare). An analysis fills temp.range_rows with the ranges it
 -- reads, side 0 (compare: the baseline side 0, the new one 1), named as it shows them, rn in nesting order:

@@ -290,26 +290,13 @@ static void keep_line(void *arg, const char *line)
 static int run_user_section(sqlite3 *db, const struct user_module *u, struct analysis_opts *o, int top,
 			    struct tables *ts)
 {
-	struct analysis_param *p = xcalloc((size_t)u->m.nparams + 1, sizeof(*p));
 	struct buf said;
-	int i, n = 0, first = ts->n, rc;
+	int i, first = ts->n, rc;
 	const char *line, *prefix;
-	for (i = 0; i < u->m.nparams; i++)
-		if (!script_binds(u->m.params[i].name)) {
-			p[n].name = u->m.params[i].name;
-			p[n++].value = u->m.params[i].def;
-		}
-	if (u->m.gate.name && !script_binds(u->m.gate.name))
-		p[n++].name = u->m.gate.name;	/* NULL: the gate is off */
-	o->params = p;
-	o->nparams = n;
 	buf_init(&said);
 	util_divert_messages(keep_line, &said);
 	rc = run_section(db, u->a, o, top, ts);
 	util_divert_messages(NULL, NULL);
-	o->params = NULL;
-	o->nparams = 0;
-	free(p);
 	prefix = util_progname();
 	for (line = said.s; *line; line += strcspn(line, "\n") + 1) {
 		size_t len = strcspn(line, "\n"), skip = 0;

@@ -57,6 +57,7 @@ list() {
 	echo "nsys_rows python3 tests/nsys_rows.py"
 	echo "nsys_stats python3 tests/nsys_stats.py"
 	echo "rows python3 tests/rows.py"
+	echo "modules python3 tests/modules.py"
 	echo "export python3 tests/export.py"
 	echo "outputs_atomic python3 tests/outputs_atomic.py"
 	echo "views python3 tests/views.py"

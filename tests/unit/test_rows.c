@@ -1,6 +1,6 @@
 /*
  * Unit tests for the rows programs are driven by: the formats table (lib/table.c) and the options and
- * gates of the analyses table (analyze/analyses.c).
+ * gates of the analyses table (analyze/analyses.c, made from the modules' headers).
  */
 #include "check.h"
 #include "analysis.h"

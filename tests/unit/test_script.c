@@ -1,5 +1,5 @@
 /*
- * Unit tests for script_run (analyze/script.c): how an analysis's SQL statements fill the tables its row
+ * Unit tests for script_run (analyze/script.c): how an analysis's SQL statements fill the tables its header
  * declares (headings, _note, C_HIDE_NULL, checked keys, bound options), on an in-memory database.
  */
 #include "check.h"
