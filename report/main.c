@@ -253,27 +253,71 @@ static int run_section(sqlite3 *db, const struct analysis *a, struct analysis_op
 	return EXIT_OK;
 }
 
+/* Whether name is one of the report's sections' or of their tables' (a user's section may not be). */
+static int shipped_name(const char *name, const struct analysis *const *sections, int n)
+{
+	int i, k;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(sections[i]->name, name))
+			return 1;
+		for (k = 0; k < sections[i]->ntables; k++)
+			if (!strcmp(sections[i]->tables[k].name, name))
+				return 1;
+	}
+	return 0;
+}
+
 /*
  * The users' modules the report adds, after its own sections, into v (room for max): those of
  * GPUPROF_ANALYSES's directories that declare a section, in its order (none named as a shipped
  * analysis), then --sql FILE's in order. Their count, or -1 after a message (a file that does not load).
  */
-static int user_sections(const struct user_module **v, int max)
+static int user_sections(const struct user_module **v, int max, const struct analysis *const *sections,
+			 int nsections)
 {
 	const struct user_module *const *dir;
 	int n = 0, i, k, ndir = user_scan(&dir, 1);
 	for (i = 0; i < ndir && n < max; i++) {
-		if (!dir[i]->m.section || analysis_find(dir[i]->m.name))
+		if (!dir[i]->m.section)
 			continue;
+		if (analysis_find(dir[i]->m.name) || shipped_name(dir[i]->m.name, sections, nsections)) {
+			warning("%s: left out of the report: '%s' is the name of one of its own sections", dir[i]->path,
+				dir[i]->m.name);
+			continue;
+		}
 		for (k = n; k > 0 && v[k - 1]->m.section > dir[i]->m.section; k--)
 			v[k] = v[k - 1];
 		v[k] = dir[i];
 		n++;
 	}
 	free((void *)dir);
-	for (i = 0; i < nsql && n < max; i++)
-		if (!(v[n++] = user_load(sql_files[i])))
+	for (i = 0; i < nsql && n < max; i++) {
+		const struct user_module *u = user_load(sql_files[i]);
+		char *real = u ? realpath(u->path, NULL) : NULL;
+		int dup = 0;
+		if (!u)
 			return -1;
+		/* Its tables' names are keys (JSON, CSV files, --table): they must not be another section's. */
+		if (shipped_name(u->m.name, sections, nsections))
+			return error("%s: its section would be called '%s', as one of the report's own is: name "
+				     "the analysis otherwise", u->path, u->m.name);
+		for (k = 0; k < n && !dup; k++) {
+			char *other;
+			if (strcmp(v[k]->m.name, u->m.name))
+				continue;
+			other = realpath(v[k]->path, NULL);
+			dup = real && other && !strcmp(real, other);	/* the same file twice: once */
+			free(other);
+			if (!dup) {
+				free(real);
+				return error("%s: its section would be called '%s', as %s's is", u->path, u->m.name,
+					     v[k]->path);
+			}
+		}
+		free(real);
+		if (!dup)
+			v[n++] = u;
+	}
 	return n;
 }
 
@@ -416,7 +460,7 @@ int main(int argc, char **argv)
 	if ((n = options_parse(argc, argv, options)) < 0)
 		return n == OPTIONS_DONE ? EXIT_OK : EXIT_USAGE;
 	nsections = report_sections(sections, NCOLS(sections));
-	if ((nuser = user_sections(users, NCOLS(users))) < 0)
+	if ((nuser = user_sections(users, NCOLS(users), sections, nsections)) < 0)
 		return EXIT_USAGE;
 	if (json_schema)
 		return report_schema(stdout, sections, nsections) || fflush(stdout) ? EXIT_SYSTEM : EXIT_OK;
@@ -516,8 +560,11 @@ int main(int argc, char **argv)
 	/* Then the users' modules: one that fails loses its section only (exit 2 once the report is written). */
 	doc.user_from = ts.n;
 	for (i = 0; i < nuser && status == EXIT_OK; i++)
-		if (run_user_section(db, users[i], &o, top, &ts))
+		if (run_user_section(db, users[i], &o, top, &ts)) {
+			if (db_exit_code() == EXIT_SYSTEM)
+				status = EXIT_SYSTEM;	/* the system failed it, not its SQL: the report fails */
 			user_failed = 1;
+		}
 	/* Checked once the tables are built: --baseline adds the comparison tables before the sections. */
 	if (status == EXIT_OK && table && !report_table(&ts, table)) {
 		error("no table '%s' in the report", table);

@@ -332,6 +332,19 @@ def report_checks(tmp, db):
     rc, out, err = run("gpuprof-analyze", "--sql", second, db, "--label", "x")
     check("analyze module failing in its second statement", (rc, out, err),
           (2, "", f"gpuprof-analyze: error: {second}:6: no such column: nom\n"))
+    # Section names are keys: the same file twice is once; another module of a taken name is refused.
+    rc, out, err = run("gpuprof-report", db, "--sql", mod, "--sql", os.path.join(tmp, ".", "long_kernels.sql"), "-f",
+                       "json")
+    check("report: the same module twice is one section", (rc, err, out.count('"long_kernels": ')), (0, "", 1))
+    other = write(os.path.join(tmp, "other", "long_kernels.sql"), LONG_KERNELS)
+    rc, out, err = run("gpuprof-report", db, "--sql", mod, "--sql", other)
+    check("report: two modules of one name", (rc, out, err),
+          (2, "", f"gpuprof-report: error: {other}: its section would be called 'long_kernels', as {mod}'s is\n"))
+    shadow = write(os.path.join(tmp, "hotspots.sql"), SHADOW)
+    rc, out, err = run("gpuprof-report", db, "--sql", shadow)
+    check("report: a module named as a section of the report's own", (rc, out, err),
+          (2, "", f"gpuprof-report: error: {shadow}: its section would be called 'hotspots', as one of the "
+                  "report's own is: name the analysis otherwise\n"))
     broken = write(os.path.join(tmp, "broken.sql"), BAD_HEADER)
     rc, out, err = run("gpuprof-report", db, "--sql", broken)
     check("report malformed module", (rc, out, err),
