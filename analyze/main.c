@@ -469,6 +469,40 @@ static const struct uflag *uparams(const struct user_module *u, struct analysis_
 	return gate;
 }
 
+/*
+ * The analysis the n arguments left in argv name, and the database: ANALYSIS DB, or with --sql FILE, DB.
+ * *u its user's module (--sql FILE's, or NAME.sql of GPUPROF_ANALYSES's), else NULL. NULL after a
+ * message (a usage error).
+ */
+static const struct analysis *pick(int n, char **argv, const struct user_module **u, const char **dbpath)
+{
+	int bad;
+	*u = NULL;
+	if (sql_file) {
+		if (n != 1) {
+			usage_error(n < 1 ? "need a database" : "too many arguments (--sql FILE names the analysis)");
+			return NULL;
+		}
+		if (!sql_module && !(sql_module = user_load(sql_file)))
+			return NULL;
+		*u = sql_module;
+		*dbpath = argv[0];
+		return sql_module->a;
+	}
+	if (n != 2) {
+		usage_error(n < 2 ? "need an analysis and a database" : "too many arguments");
+		return NULL;
+	}
+	*dbpath = argv[1];
+	if (analysis_find(argv[0]))
+		return analysis_find(argv[0]);
+	if ((*u = user_find(argv[0], &bad)))
+		return (*u)->a;
+	if (!bad)
+		error("no analysis '%s' (gpuprof-analyze --list names them)", argv[0]);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct analysis_opts o;
@@ -498,30 +532,8 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (sql_file) {
-		/* The analysis is --sql FILE's: the one argument is the database. */
-		if (n != 1)
-			return usage_error(n < 1 ? "need a database" : "too many arguments (--sql FILE names the analysis)");
-		if (!sql_module && !(sql_module = user_load(sql_file)))
-			return EXIT_USAGE;
-		u = sql_module;
-	} else if (n != 2) {
-		return usage_error(n < 2 ? "need an analysis and a database" : "too many arguments");
-	} else if (!analysis_find(argv[0])) {
-		int bad;
-		if (!(u = user_find(argv[0], &bad)) && bad)
-			return EXIT_USAGE;
-		if (!u) {
-			error("no analysis '%s' (gpuprof-analyze --list names them)", argv[0]);
-			return EXIT_USAGE;
-		}
-	}
-	a = u ? u->a : analysis_find(argv[0]);
-	dbpath = argv[sql_file ? 0 : 1];
-	if (uflags_check(u))
+	if (!(a = pick(n, argv, &u, &dbpath)) || uflags_check(u))
 		return EXIT_USAGE;
-	if (u)
-		ugate = uparams(u, &o, &ugate_value);
 	for (i = 0; i < nextra; i++)
 		if (given[i] && !extra[i]->lenient && !analysis_takes(a, extra[i])) {
 			not_taken(extra[i]);
@@ -545,6 +557,8 @@ int main(int argc, char **argv)
 	for (i = 0; i < nextra; i++)
 		if (given[i] && a->gate && a->gate->option == extra[i])
 			gated = 1;
+	if (u)
+		ugate = uparams(u, &o, &ugate_value);
 	gated |= ugate != NULL;
 	if (gated) {
 		shown = o.top;

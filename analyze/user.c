@@ -32,7 +32,7 @@ static char *read_text(const char *path)
 		return NULL;
 	}
 	fclose(in);
-	return b.s;	/* (an empty file's buffer is static: "" all the same) */
+	return b.len ? b.s : xstrdup("");	/* (an empty buf's bytes are static) */
 }
 
 /* Every module loaded, kept until exit (user.h). */
@@ -47,6 +47,7 @@ const struct user_module *user_load(const char *path)
 		return NULL;
 	u = xcalloc(1, sizeof(*u));
 	u->path = xstrdup(path);
+	/* (Both copy what they keep of the text.) */
 	if (module_parse(path, text, &u->m) || !(u->a = analysis_from_text(path, text))) {
 		module_release(&u->m);
 		free((char *)u->path);
@@ -54,6 +55,7 @@ const struct user_module *user_load(const char *path)
 		free(text);
 		return NULL;
 	}
+	free(text);
 	ALLOC_GROW(loaded, nloaded + 1, loaded_alloc);
 	loaded[nloaded++] = u;
 	return u;

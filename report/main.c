@@ -293,7 +293,7 @@ static int user_sections(const struct user_module **v, int max, const struct ana
 	free((void *)dir);
 	for (i = 0; i < nsql && n < max; i++) {
 		const struct user_module *u = user_load(sql_files[i]);
-		char *real = u ? realpath(u->path, NULL) : NULL;
+		char *real;
 		int dup = 0;
 		if (!u)
 			return -1;
@@ -301,6 +301,7 @@ static int user_sections(const struct user_module **v, int max, const struct ana
 		if (shipped_name(u->m.name, sections, nsections))
 			return error("%s: its section would be called '%s', as one of the report's own is: name "
 				     "the analysis otherwise", u->path, u->m.name);
+		real = realpath(u->path, NULL);
 		for (k = 0; k < n && !dup; k++) {
 			char *other;
 			if (strcmp(v[k]->m.name, u->m.name))
