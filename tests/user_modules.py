@@ -162,6 +162,15 @@ def analyze_checks(tmp, db):
     rows = (json.loads(out) if rc == 0 else {}).get("shapes") or [{}]
     ok("an option that parses as an integer is bound as one", rows[0].get("label") == 7, out[:200])
 
+    # An option named as a built-in one is that option, with its flag (not --opt).
+    thr = write(os.path.join(tmp, "thr.sql"), "-- analysis: thr\n-- title: T\n-- option: threshold 5% change\n"
+                "SELECT :threshold AS t;\n")
+    rc, out, err = run("gpuprof-analyze", "--sql", thr, db, "-f", "json", "--threshold", "10%")
+    check("a built-in option by its flag", (rc, err, json.loads(out) if rc == 0 else None), (0, "", [{"t": 0.1}]))
+    rc, out, err = run("gpuprof-analyze", "--sql", thr, db, "--opt", "threshold=3")
+    check("a built-in option by --opt", (rc, err),
+          (2, "gpuprof-analyze: error: --opt threshold: a built-in option; give it as --threshold\n"))
+
     # Usage errors, one line each, exit 2.
     rc, _, err = run("gpuprof-analyze", "--sql", mod, db, "--opt", "nope=1")
     check("--opt unknown name", (rc, err), (2, f"gpuprof-analyze: error: --opt nope: {mod} has no option 'nope' "
