@@ -334,7 +334,8 @@ test: deps all $(TEST_PROGRAMS)
 # preloads its VFS.)
 SANITIZE_SUITES ?= units cases golden truth wire_doc nsys nsys_rows nsys_stats rows modules views ranks stalls csv md \
 		   xlsx kineto analyses compare collector atomic parallel classes memory report_schema trace_export \
-		   schema ingest_jobs interrupt demo progress collect html export outputs_atomic hostile ops_ingest ops
+		   schema ingest_jobs interrupt demo progress collect html export outputs_atomic hostile ops_ingest ops \
+		   user_modules
 test-sanitize: deps
 	@$(MAKE) --no-print-directory SANITIZE=address,undefined all test-programs
 	@GPUPROF_BUILD=build/sanitize GPUPROF_SANITIZE=1 tests/run.sh $(SANITIZE_SUITES)

@@ -733,6 +733,7 @@ const struct analysis *analysis_from_text(const char *file, const char *text)
 	}
 	if (analysis_make(a, m, copy, 0))
 		goto bad;	/* (analysis_make freed what it made) */
+	a->user = 1;
 	user = xrealloc(user, (size_t)(nuser + 1) * sizeof(*user));
 	user[nuser++] = a;
 	return a;

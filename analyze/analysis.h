@@ -144,6 +144,7 @@ struct analysis {
 	int section_top;	/* rows its report section shows by default, 0 all */
 	int kernel_cache;	/* reads the kernels through several tables: keep their columns (one decode) */
 	int multi_gpu;		/* its report section only with GPUs to compare, two or more (JSON: [] else) */
+	int user;		/* a user's module (analysis_from_text): a statement that fails says FILE:LINE */
 };
 
 /* The shipped analyses in --list order, ended by a row with name NULL (made before main from the headers). */
@@ -196,6 +197,12 @@ struct script {
  */
 int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, const struct table_spec *tables,
 	       int n, struct tables *out);
+/*
+ * script_run for the file whose whole text is sql (a user's module): a statement that fails is
+ * "FILE:LINE: SQLite's message", LINE its first line's, unless the system failed it (db_error's message).
+ */
+int script_run_file(sqlite3 *db, const char *sql, const char *file, const struct analysis_opts *o,
+		    const struct table_spec *tables, int n, struct tables *out);
 /*
  * Bind the options a statement names: :session, :match, :exclude, :top (-1 for all), :short (0/1),
  * :folded (1 with --short or --group), :base_session, :threshold, :min_delta, :min_calls, :limit, :by_shape, :fold_backward and

@@ -35,6 +35,28 @@ static void bind_value(sqlite3_stmt *st, int i, const char *value)
 	}
 }
 
+/*
+ * A user's module's own gate (not built in: README "Your own analyses"): :GATE its value in o->params when
+ * the gate was given (gpuprof-analyze puts it there), else NULL, the gate off.
+ */
+static void bind_gate(sqlite3_stmt *st, const struct analysis_opts *o)
+{
+	const char *name = o->module->gate.name, *value = NULL;
+	size_t n;
+	char param[160];
+	int k, i;
+	if (!name)
+		return;
+	snprintf(param, sizeof(param), ":%s", name);
+	if (!(i = sqlite3_bind_parameter_index(st, param)))
+		return;
+	n = strlen(name);
+	for (k = 0; k < o->nparams; k++)
+		if (!strncmp(o->params[k], name, n) && o->params[k][n] == '=')
+			value = o->params[k] + n + 1;
+	bind_value(st, i, value);
+}
+
 /* o->module's own options (not built in) that st names: the last value o->params gives, else the default. */
 static void bind_params(sqlite3_stmt *st, const struct analysis_opts *o)
 {
@@ -54,6 +76,7 @@ static void bind_params(sqlite3_stmt *st, const struct analysis_opts *o)
 				value = o->params[k] + n + 1;
 		bind_value(st, i, value);
 	}
+	bind_gate(st, o);
 }
 
 void script_bind(sqlite3_stmt *st, const struct analysis_opts *o)
@@ -312,7 +335,7 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const str
 {
 	struct table *t = table_new(spec->name, h->title ? h->title : spec->title), *raw = t;
 	int ncol = sqlite3_column_count(st), note = -1, footer = -1, c, rc, nkeys = spec->ncols + (spec->pivot ? 2 : 0);
-	int group_null = 1;
+	int group_null = 1, fail = -1, fail_col = -1;
 	static const struct colspec pivot_cols[] = { { "_pivot", "", C_TEXT, 0 }, { "_value", "", C_REAL, 0 } };
 	tables_add(out, t);
 	if (spec->pivot) {
@@ -333,6 +356,8 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const str
 			note = c;
 		else if (c >= nkeys && c <= nkeys + 1 && !strcmp(key, "_footer"))
 			footer = c;
+		else if (c >= nkeys && !spec->pivot && !strcmp(key, "_fail"))	/* a user gate's verdict */
+			fail = c;
 		else if (c >= nkeys || strcmp(key, want)) {
 			error("internal: %s: result column %d is '%s', not '%s'", spec->name, c + 1, key, want);
 			sqlite3_finalize(st);
@@ -347,8 +372,13 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const str
 			table_free(raw);
 		return error("internal: %s: %d result columns for %d", spec->name, ncol, nkeys);
 	}
+	if (fail >= 0)
+		fail_col = table_col(t, "_fail", "Fail", C_INT);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		cells_from_row(raw, table_row(raw), 0, st, nkeys);
+		size_t row = table_row(raw);
+		cells_from_row(raw, row, 0, st, nkeys);
+		if (fail >= 0 && sqlite3_column_type(st, fail) != SQLITE_NULL)
+			table_set_int(t, row, fail_col, sqlite3_column_int64(st, fail));
 		if (note >= 0 && !t->note && sqlite3_column_type(st, note) != SQLITE_NULL)
 			t->note = utf8_dup((const char *)sqlite3_column_text(st, note), NULL);
 		if (footer >= 0 && !t->footer && sqlite3_column_type(st, footer) != SQLITE_NULL)
@@ -372,6 +402,35 @@ static int fill_table(sqlite3_stmt *st, const struct table_spec *spec, const str
 			table_drop_col(t, at);
 	}
 	return 0;
+}
+
+/* Where the statement at p begins in earnest: past spaces and comments. */
+static const char *stmt_start(const char *p)
+{
+	for (;;) {
+		p += strspn(p, " \t\r\n");
+		if (p[0] == '-' && p[1] == '-')
+			p += strcspn(p, "\n");
+		else if (p[0] == '/' && p[1] == '*' && strstr(p + 2, "*/"))
+			p = strstr(p + 2, "*/") + 2;
+		else
+			return p;
+	}
+}
+
+/*
+ * The failure of the statement at `at` of file's text `text`: "FILE:LINE: SQLite's message", unless it
+ * was the system's (I/O, memory: db_error's message). -1.
+ */
+static int file_error(sqlite3 *db, const char *file, const char *text, const char *at)
+{
+	const char *p;
+	int line = 1;
+	if (db_system_error(sqlite3_extended_errcode(db)))
+		return db_error(db);
+	for (p = text; p < at; p++)
+		line += *p == '\n';
+	return error("%s:%d: %s", file, line, sqlite3_errmsg(db));
 }
 
 /* Whether result column c of st is a trailing `_note` or `_footer` (after every other column). */
@@ -478,8 +537,11 @@ static int fill_open(sqlite3_stmt *st, const struct table_spec *spec, const char
 	return 0;
 }
 
-int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, const struct table_spec *tables,
-	       int n, struct tables *out)
+/*
+ * script_run's work: with file (whose whole text is sql), a statement that fails says FILE:LINE.
+ */
+static int run(sqlite3 *db, const char *sql, const char *file, const struct analysis_opts *o,
+	       const struct table_spec *tables, int n, struct tables *out)
 {
 	struct script sc = { db, sql, o };
 	struct data_texts files;
@@ -493,11 +555,17 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 		buf_init(&files.text[k]);
 	for (;;) {
 		sqlite3_stmt *st = NULL;
-		while (!st && sc.tail && *sc.tail)
+		const char *at = NULL;	/* where the statement begins */
+		while (!st && sc.tail && *sc.tail) {
+			at = stmt_start(sc.tail);
 			if (sqlite3_prepare_v2(db, sc.tail, -1, &st, &sc.tail) != SQLITE_OK) {
-				db_error(db);
+				if (file)
+					file_error(db, file, sql, at);
+				else
+					db_error(db);
 				goto done;
 			}
+		}
 		if (!st)
 			break;
 		script_bind(st, o);
@@ -521,7 +589,12 @@ int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, cons
 		} else if (!sqlite3_column_count(st)) {
 			int rc = sqlite3_step(st);
 			if (rc != SQLITE_DONE) {
-				step_error(st);
+				if (file) {
+					file_error(db, file, sql, at);
+					sqlite3_finalize(st);
+				} else {
+					step_error(st);
+				}
 				goto done;
 			}
 			sqlite3_finalize(st);
@@ -560,6 +633,18 @@ done:
 	for (k = 0; k < NDATA_FILES; k++)
 		buf_release(&files.text[k]);
 	return status;
+}
+
+int script_run(sqlite3 *db, const char *sql, const struct analysis_opts *o, const struct table_spec *tables,
+	       int n, struct tables *out)
+{
+	return run(db, sql, NULL, o, tables, n, out);
+}
+
+int script_run_file(sqlite3 *db, const char *sql, const char *file, const struct analysis_opts *o,
+		    const struct table_spec *tables, int n, struct tables *out)
+{
+	return run(db, sql, file, o, tables, n, out);
 }
 
 int step_error(sqlite3_stmt *st)
@@ -687,6 +772,8 @@ int analysis_run(sqlite3 *db, const struct analysis *a, const struct analysis_op
 	for (i = 0; i < a->nincludes && !runs_includes(a->text); i++)
 		if (script_run(db, a->includes[i].text, &mo, NULL, 0, out))
 			return -1;
+	if (a->user)	/* its mistakes are the user's: FILE:LINE */
+		return script_run_file(db, a->text, a->sql, &mo, a->tables, a->ntables, out);
 	return script_run(db, a->text, &mo, a->tables, a->ntables, out);
 }
 

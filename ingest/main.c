@@ -4,6 +4,7 @@
 #include "db.h"
 #include "json.h"
 #include "jstream.h"
+#include "options.h"
 #include "reader.h"
 #include "sink.h"
 #include "stop.h"
@@ -11,7 +12,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -31,39 +31,12 @@ static const struct reader *readers[] = {
 };
 #define NREADERS (sizeof(readers) / sizeof(readers[0]))
 
+static struct opt options[32];	/* the command line (main) */
+
 static void usage(FILE *out)
 {
 	size_t i;
-	fprintf(out,
-		"usage: gpuprof-ingest [options] INPUT... -o session.db\n"
-		"   or: gpuprof-ingest --reindex -o session.db\n"
-		"   or: gpuprof-ingest --check DB...\n"
-		"\n"
-		"Load profiles into a session database (created if missing). INPUT is a gpuprof session\n"
-		"directory or .ndjson[.gz] file, a PyTorch profiler trace, an Nsight Systems export or a\n"
-		"gpuprof database (combined: per-host databases into one); the format is detected from content.\n"
-		"INPUT - reads standard input (NDJSON, Kineto JSON or an nsys export, .gz compressed too).\n"
-		"\n"
-		"  -o, --output DB     the database to write (required)\n"
-		"  -f, --format NAME   read every INPUT as NAME instead of detecting it\n"
-		"      --session ID    store the inputs into session ID (merge ranks of one run)\n"
-		"  -j, --jobs N        read up to N inputs at once (default: the number of cores); the\n"
-		"                      database is the same as with -j 1\n"
-		"      --reindex       rebuild the column chunks analyses read fast (after the inputs) of\n"
-		"                      sessions that lack them: written by an older gpuprof, or whose kernels\n"
-		"                      or API calls were changed with sqlite3\n"
-		"      --check DB      whether DB is whole (integrity check) and a gpuprof database, in one\n"
-		"                      line; a journal an interrupted ingest left is rolled back first, so\n"
-		"                      that the file alone is then a good copy (exit 0 ok, 3 damaged or not\n"
-		"                      a gpuprof database, 4 unreadable or being written)\n"
-		"  -q, --quiet         print only warnings and errors (no progress line either)\n"
-		"  -v, --verbose       say how each input is read: its format and how it was told\n"
-		"\n"
-		"On a terminal, a progress line on stderr says how far reading is; none when stderr is not one.\n"
-		"  -h, --help          show this help\n"
-		"      --version       show the version\n"
-		"\n"
-		"Formats:\n");
+	options_usage(out, options, 22);
 	for (i = 0; i < NREADERS; i++)
 		fprintf(out, "  %-10s %s\n", readers[i]->name, readers[i]->help);
 	fprintf(out,
@@ -75,6 +48,34 @@ static void usage(FILE *out)
 		"second signal stops it at once. A run that fails stores nothing into a database it made,\n"
 		"and leaves none. After SIGKILL, copy the database with its journal (DB-journal) or --check\n"
 		"it first.\n");
+}
+
+static int take_help(const struct opt *opt, const char *arg)
+{
+	(void)opt;
+	(void)arg;
+	usage(stdout);
+	return OPTIONS_DONE;
+}
+
+static int take_quiet(const struct opt *opt, const char *arg)
+{
+	(void)arg;
+	*(int *)opt->value = 1;
+	util_set_quiet(1);
+	return 0;
+}
+
+static int take_jobs(const struct opt *opt, const char *arg)
+{
+	char *end;
+	long *jobs = opt->value;
+	*jobs = strtol(arg, &end, 10);
+	if (*end || end == arg || *jobs < 1 || *jobs > 1024) {
+		error("-j needs a number of jobs from 1 to 1024, not '%s'", arg);
+		return -1;
+	}
+	return 0;
 }
 
 /* The reader whose claims name member `key` (with string value `value`, or NULL when not a string). */
@@ -979,47 +980,51 @@ out:
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "session", required_argument, NULL, 'S' },
-		{ "jobs", required_argument, NULL, 'j' },
-		{ "reindex", no_argument, NULL, 'R' },
-		{ "check", no_argument, NULL, 'C' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct run r;
-	int c, i, check = 0, status = EXIT_OK;
-	char *end;
+	int i, n, check = 0, status = EXIT_OK;
 
 	memset(&r, 0, sizeof(r));
 	r.jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	util_init(argv[0]);
-	while ((c = getopt_long(argc, argv, ":o:f:j:qvh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'o': r.out = optarg; break;
-		case 'f': r.format = optarg; break;
-		case 'S': r.ro.session = optarg; break;
-		case 'R': r.reindex = 1; break;
-		case 'C': check = 1; break;
-		case 'q': util_set_quiet(1); r.quiet = 1; break;
-		case 'v': r.verbose = 1; break;
-		case 'j':
-			r.jobs = strtol(optarg, &end, 10);
-			if (*end || end == optarg || r.jobs < 1 || r.jobs > 1024) {
-				error("-j needs a number of jobs from 1 to 1024, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h': usage(stdout); return EXIT_OK;
-		case 'V': printf("gpuprof-ingest %s\n", GPUPROF_VERSION); return EXIT_OK;
-		default: return usage_bad_option(c, argv);
-		}
+	{
+		const struct opt rows[] = {
+			OPT_TEXT_LINE("usage: gpuprof-ingest [options] INPUT... -o session.db"),
+			OPT_TEXT_LINE("   or: gpuprof-ingest --reindex -o session.db"),
+			OPT_TEXT_LINE("   or: gpuprof-ingest --check DB..."),
+			OPT_TEXT_LINE(""),
+			OPT_TEXT_LINE("Load profiles into a session database (created if missing). INPUT is a gpuprof session"),
+			OPT_TEXT_LINE("directory or .ndjson[.gz] file, a PyTorch profiler trace, an Nsight Systems export or a"),
+			OPT_TEXT_LINE("gpuprof database (combined: per-host databases into one); the format is detected from content."),
+			OPT_TEXT_LINE("INPUT - reads standard input (NDJSON, Kineto JSON or an nsys export, .gz compressed too)."),
+			OPT_TEXT_LINE(""),
+			OPT_STR('o', "output", &r.out, "DB", "the database to write (required)"),
+			OPT_STR('f', "format", &r.format, "NAME", "read every INPUT as NAME instead of detecting it"),
+			OPT_STR(0, "session", &r.ro.session, "ID", "store the inputs into session ID (merge ranks of one run)"),
+			OPT_CB('j', "jobs", &r.jobs, "N", "read up to N inputs at once (default: the number of cores); the\n"
+			       "database is the same as with -j 1", take_jobs),
+			OPT_BOOL(0, "reindex", &r.reindex, "rebuild the column chunks analyses read fast (after the inputs) of\n"
+				 "sessions that lack them: written by an older gpuprof, or whose kernels\n"
+				 "or API calls were changed with sqlite3"),
+			{ OPT_FLAG, 0, "check", &check, "DB", "whether DB is whole (integrity check) and a gpuprof database, in one\n"
+				 "line; a journal an interrupted ingest left is rolled back first, so\n"
+				 "that the file alone is then a good copy (exit 0 ok, 3 damaged or not\n"
+				 "a gpuprof database, 4 unreadable or being written)", OPT_NOVALUE, NULL, 1 },
+			OPT_CB('q', "quiet", &r.quiet, NULL, "print only warnings and errors (no progress line either)",
+			       take_quiet),
+			OPT_BOOL('v', "verbose", &r.verbose, "say how each input is read: its format and how it was told"),
+			OPT_TEXT_LINE(""),
+			OPT_TEXT_LINE("On a terminal, a progress line on stderr says how far reading is; none when stderr is not one."),
+			OPT_CB('h', "help", NULL, NULL, "show this help", take_help),
+			OPT_VERSION_ROW,
+			OPT_TEXT_LINE(""),
+			OPT_TEXT_LINE("Formats:"),
+			OPT_END_ROW
+		};
+		_Static_assert(sizeof(rows) <= sizeof(options), "options[] holds the rows");
+		memcpy(options, rows, sizeof(rows));
 	}
+	if ((n = options_parse(argc, argv, options)) < 0)
+		return n == OPTIONS_DONE ? EXIT_OK : EXIT_USAGE;
 	if (argc == 1) {
 		usage(stderr);
 		return EXIT_USAGE;
@@ -1027,20 +1032,20 @@ int main(int argc, char **argv)
 	if (check) {
 		if (r.out || r.format || r.ro.session || r.reindex)
 			return usage_error("--check takes only databases: gpuprof-ingest --check DB...");
-		if (optind == argc)
+		if (!n)
 			return usage_error("no database given: gpuprof-ingest --check DB");
-		for (i = optind; i < argc; i++) {
+		for (i = 0; i < n; i++) {
 			int rc = check_db(argv[i]);
 			if (rc > status)
 				status = rc;
 		}
 		return status;
 	}
-	if (!r.out || (optind == argc && !r.reindex))
+	if (!r.out || (!n && !r.reindex))
 		return usage_error(!r.out ? "no output database: give -o session.db" : "no input given");
 	if (stop_install())
 		return EXIT_SYSTEM;
-	r.inputs = argv + optind;
-	r.n = argc - optind;
+	r.inputs = argv;
+	r.n = n;
 	return ingest(&r);
 }

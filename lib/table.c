@@ -1,5 +1,6 @@
 #include "table.h"
 #include "json.h"
+#include "options.h"
 #include "utf8.h"
 #include "util.h"
 
@@ -235,6 +236,32 @@ void format_names(struct buf *b, unsigned program, int (*keep)(const struct form
 			 !n && first_note ? first_note : "");
 		n++;
 	}
+}
+
+int format_option(const struct opt *opt, const char *arg)
+{
+	const struct format *f = format_find(arg, (unsigned)opt->defval);
+	struct buf names;
+	if (f) {
+		*(const struct format **)opt->value = f;
+		return 0;
+	}
+	buf_init(&names);
+	format_names(&names, (unsigned)opt->defval, NULL, ", ", NULL);
+	error("unknown format '%s' (%s)", arg, names.s);
+	buf_release(&names);
+	return -1;
+}
+
+const char *format_option_help(unsigned program)
+{
+	static struct buf help[2];	/* FMT_ANALYZE's, FMT_REPORT's */
+	struct buf *b = &help[program == FMT_REPORT];
+	if (!b->s) {
+		buf_init(b);
+		format_names(b, program, NULL, " or ", " (default)");
+	}
+	return b->s;
 }
 
 void fmt_ns(char *out, size_t n, double ns)

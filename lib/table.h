@@ -129,6 +129,17 @@ size_t format_ext_at(const struct format *f, const char *path);
 struct buf;
 void format_names(struct buf *b, unsigned program, int (*keep)(const struct format *f), const char *last_sep,
 		  const char *first_note);
+/*
+ * -f, --format FMT as a row of a program's options (options.h), the one place both programs take it:
+ * the format program takes called FMT into *fmtp (NULL until given; the first row is the default).
+ */
+#define OPT_FORMAT(fmtp, program) \
+	{ OPT_CALLBACK, 'f', "format", (fmtp), "FMT", format_option_help(program), 0, format_option, (program) }
+struct opt;
+/* OPT_FORMAT's callback: 0, or -1 after "unknown format 'x' (text, csv, json, md)". */
+int format_option(const struct opt *opt, const char *arg);
+/* OPT_FORMAT's help, "text (default), csv, json or md" (built once, kept until exit). */
+const char *format_option_help(unsigned program);
 
 /* The width text output should fit: $COLUMNS, else the terminal's, else 0 (not a terminal: no limit). */
 int render_width(void);

@@ -204,7 +204,10 @@ int report_json(FILE *out, const char *path, const struct report_doc *d)
 	fprintf(out, "{\"gpuprof_report\": 1, \"version\": \"%s\", \"session_id\": %lld,\n\"tables\": {",
 		GPUPROF_VERSION, (long long)d->session);
 	for (i = 0; i < d->ts->n; i++) {
-		fprintf(out, "%s\"%s\": ", i ? ",\n" : "\n", d->ts->v[i]->name);
+		/* The users' modules' tables after the report's own, in an object of their own. */
+		if (i == d->user_from)
+			fputs("\n},\n\"modules\": {", out);
+		fprintf(out, "%s\"%s\": ", i && i != d->user_from ? ",\n" : "\n", d->ts->v[i]->name);
 		if (d->ts->v[i]->quiet)
 			fputs("[]", out);	/* a section the report leaves out: its key, no rows */
 		else if (render_json(out, d->ts->v[i], d->ro))

@@ -5,13 +5,14 @@
  */
 #include "analysis.h"
 #include "db.h"
+#include "options.h"
 #include "outfile.h"
 #include "report.h"
 #include "rows.h"
+#include "user.h"
 #include "util.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,16 +45,82 @@ static int events_fmt(const struct format *f)
 	return f->events;
 }
 
+/* The command line's values beyond struct analysis_opts (main's), for the options' callbacks. */
+static struct trace_opts tro;
+static int event_opts;		/* an option of the events formats was given */
+
 /* --from/--to TIME: an offset from the session's start, or with a leading '-' from its end. */
-static int take_offset(const char *opt, const char *arg, int64_t *v, int *has, int *from_end)
+static int take_offset(const struct opt *opt, const char *arg)
 {
+	int to = opt->long_name[0] == 't';
+	int64_t *v = to ? &tro.to : &tro.from;
+	int *from_end = to ? &tro.to_end : &tro.from_end;
 	*from_end = arg[0] == '-';
-	*has = 1;
+	*(to ? &tro.has_to : &tro.has_from) = 1;
+	event_opts = 1;
 	if (parse_duration(arg + *from_end, v)) {
-		error("--%s needs a time such as 2.5s, 300ms or -1s (ns, us, ms, s), not '%s'", opt, arg);
+		error("--%s needs a time such as 2.5s, 300ms or -1s (ns, us, ms, s), not '%s'", opt->long_name, arg);
 		return -1;
 	}
 	return 0;
+}
+
+/* --match, --exclude RE: the events' filters. */
+static int take_event_re(const struct opt *opt, const char *arg)
+{
+	*(const char **)opt->value = arg;
+	event_opts = 1;
+	return 0;
+}
+
+static int take_rank(const struct opt *opt, const char *arg)
+{
+	(void)opt;
+	if (parse_i64_range(arg, 0, INT64_MAX, &tro.rank)) {
+		error("--rank needs a rank number, not '%s'", arg);
+		return -1;
+	}
+	tro.has_rank = event_opts = 1;
+	return 0;
+}
+
+static int take_group(const struct opt *opt, const char *arg)
+{
+	return analysis_add_group(opt->value, arg);
+}
+
+static int take_carbon(const struct opt *opt, const char *arg)
+{
+	if (opt_carbon_intensity.parse(opt->value, arg)) {
+		error("--carbon-intensity %s, not '%s'", opt_carbon_intensity.want, arg);
+		return -1;
+	}
+	return 0;
+}
+
+static struct opt options[32];	/* the command line (options_build) */
+
+#define MAX_SQL 32
+static const char *sql_files[MAX_SQL];	/* --sql FILE, in order */
+static int nsql;
+
+static int take_sql(const struct opt *opt, const char *arg)
+{
+	(void)opt;
+	if (nsql == MAX_SQL) {
+		error("--sql: more than %d modules", MAX_SQL);
+		return -1;
+	}
+	sql_files[nsql++] = arg;
+	return 0;
+}
+
+static int take_help(const struct opt *opt, const char *arg)
+{
+	(void)opt;
+	(void)arg;
+	options_usage(stdout, options, 23);
+	return OPTIONS_DONE;
 }
 
 /* The extensions -o PATH names formats by, for --help: ".txt .csv .json ...", wrapped. */
@@ -77,58 +144,6 @@ static void ext_names(struct buf *b)
 			p = p == f->ext ? f->more_ext : p + n + (p[n] == ' ');
 		}
 	}
-}
-
-static void usage(FILE *out)
-{
-	struct buf fmts, dirs, tables, events, exts;
-	buf_init(&exts);
-	ext_names(&exts);
-	buf_init(&events);
-	format_names(&events, FMT_REPORT, events_fmt, " or ", NULL);
-	buf_init(&fmts);
-	buf_init(&dirs);
-	buf_init(&tables);
-	format_names(&fmts, FMT_REPORT, NULL, " or ", " (default)");
-	format_names(&dirs, FMT_REPORT, to_dir, " or ", NULL);
-	format_names(&tables, FMT_REPORT, table_filter, " or ", NULL);
-	fprintf(out,
-		"usage: gpuprof-report session.db [options]\n"
-		"\n"
-		"  -f, --format FMT     %s\n"
-		"  -o, --output PATH    write to PATH instead of standard output; without --format, PATH's extension\n"
-		"                       names the format, another extension text:\n"
-		"                      %s\n"
-		"                       (%s: PATH a directory, a file per table, or PATH%s, the one table of --table)\n"
-		"  -t, --table NAME     %s: only the table NAME (on standard output, needed)\n"
-		"  -n, --top N          rows per ranked section (default 10)\n"
-		"  -s, --session ID     the session (id or session uuid); default the newest\n"
-		"  -w, --wide           text: never shorten names\n"
-		"  -g, --group NAME=RE  fold names matching the PCRE2 expression RE into NAME (repeatable)\n"
-		"  -S, --short          base names: no return type, template arguments or parameters\n"
-		"      --baseline BASE  first, compare with BASE.db's newest session: kernels, NVTX ranges, copies\n"
-
-		"      --carbon-intensity G_PER_KWH\n"
-		"                       grams of CO2e per kWh of the grid that powered the run: adds\n"
-		"                       co2e_g (no default)\n"
-		"      --json-schema    print the JSON Schema of --format json (schemas/report.schema.json)\n"
-		"  -h, --help           show this help\n"
-		"      --version        show the version\n"
-		"\n%s: the session's events for Perfetto, TensorBoard or HTA (-o PATH, .gz compressed, - stdout);\n"
-		"  --match and --exclude keep memory events and metrics, which have no name of their own:\n"
-		"  -m, --match RE       only events whose name matches the PCRE2 expression RE\n"
-		"  -x, --exclude RE     leave out events whose name matches RE\n"
-		"      --from TIME      only events that end at or after TIME, an offset from the session's\n"
-		"                       start such as 2.5s, 300ms, 10us, 500ns; -TIME: before its end\n"
-		"      --to TIME        only events that start at or before TIME (as --from)\n"
-		"      --rank R         only rank R's processes and GPUs: one rank's trace, as HTA reads a job\n"
-		"\nExit status: 0 ok, 2 usage, 3 bad input, 4 system error.\n",
-		fmts.s, exts.s, dirs.s, dir_ext(), tables.s, events.s);
-	buf_release(&exts);
-	buf_release(&fmts);
-	buf_release(&dirs);
-	buf_release(&tables);
-	buf_release(&events);
 }
 
 /* The analyses with a place in the report, in their order, into v (room for max); their count. */
@@ -206,116 +221,227 @@ static int run_section(sqlite3 *db, const struct analysis *a, struct analysis_op
 	return EXIT_OK;
 }
 
+/* Whether name is one of the report's sections' or of their tables' (a user's section may not be). */
+static int shipped_name(const char *name, const struct analysis *const *sections, int n)
+{
+	int i, k;
+	for (i = 0; i < n; i++) {
+		if (!strcmp(sections[i]->name, name))
+			return 1;
+		for (k = 0; k < sections[i]->ntables; k++)
+			if (!strcmp(sections[i]->tables[k].name, name))
+				return 1;
+	}
+	return 0;
+}
+
+/*
+ * The users' modules the report adds, after its own sections, into v (room for max): those of
+ * GPUPROF_ANALYSES's directories that declare a section, in its order (none named as a shipped
+ * analysis), then --sql FILE's in order. Their count, or -1 after a message (a file that does not load).
+ */
+static int user_sections(const struct user_module **v, int max, const struct analysis *const *sections,
+			 int nsections)
+{
+	const struct user_module *const *dir;
+	int n = 0, i, k, ndir = user_scan(&dir, 1);
+	for (i = 0; i < ndir && n < max; i++) {
+		if (!dir[i]->m.section)
+			continue;
+		if (analysis_find(dir[i]->m.name) || shipped_name(dir[i]->m.name, sections, nsections)) {
+			warning("%s: left out of the report: '%s' is the name of one of its own sections", dir[i]->path,
+				dir[i]->m.name);
+			continue;
+		}
+		for (k = n; k > 0 && v[k - 1]->m.section > dir[i]->m.section; k--)
+			v[k] = v[k - 1];
+		v[k] = dir[i];
+		n++;
+	}
+	free((void *)dir);
+	for (i = 0; i < nsql && n < max; i++) {
+		const struct user_module *u = user_load(sql_files[i]);
+		char *real;
+		int dup = 0;
+		if (!u)
+			return -1;
+		/* Its tables' names are keys (JSON, CSV files, --table): they must not be another section's. */
+		if (shipped_name(u->m.name, sections, nsections))
+			return error("%s: its section would be called '%s', as one of the report's own is: name "
+				     "the analysis otherwise", u->path, u->m.name);
+		real = realpath(u->path, NULL);
+		for (k = 0; k < n && !dup; k++) {
+			char *other;
+			if (strcmp(v[k]->m.name, u->m.name))
+				continue;
+			other = realpath(v[k]->path, NULL);
+			dup = real && other && !strcmp(real, other);	/* the same file twice: once */
+			free(other);
+			if (!dup) {
+				free(real);
+				return error("%s: its section would be called '%s', as %s's is", u->path, u->m.name,
+					     v[k]->path);
+			}
+		}
+		free(real);
+		if (!dup)
+			v[n++] = u;
+	}
+	return n;
+}
+
+/* What a user's section said while it ran: its messages, to say again after it (struct buf's lines). */
+static void keep_line(void *arg, const char *line)
+{
+	buf_addf(arg, "%s\n", line);
+}
+
+/*
+ * Run user's module u as a section (its options their defaults, its gate off). When it fails, its
+ * tables go and its message says which section was left out; 0, or -1 after that message.
+ */
+static int run_user_section(sqlite3 *db, const struct user_module *u, struct analysis_opts *o, int top,
+			    struct tables *ts)
+{
+	struct buf said;
+	int i, first = ts->n, rc;
+	const char *line, *prefix;
+	buf_init(&said);
+	util_divert_messages(keep_line, &said);
+	rc = run_section(db, u->a, o, top, ts);
+	util_divert_messages(NULL, NULL);
+	prefix = util_progname();
+	for (line = said.s; *line; line += strcspn(line, "\n") + 1) {
+		size_t len = strcspn(line, "\n"), skip = 0;
+		/* "gpuprof-report: error: bad.sql:7: no such column: x" again with the section it cost. */
+		if (rc != EXIT_OK && !strncmp(line, prefix, strlen(prefix)) && !strncmp(line + strlen(prefix), ": error: ", 9))
+			skip = strlen(prefix) + 9;
+		if (skip)
+			error("%.*s (section %s left out)", (int)(len - skip), line + skip, u->m.name);
+		else
+			fprintf(stderr, "%.*s\n", (int)len, line);
+	}
+	buf_release(&said);
+	if (rc == EXIT_OK) {
+		user_drop_fail(ts, first);
+		for (i = first; o->top > 0 && i < ts->n; i++)	/* whether its SQL reads :top or not */
+			table_truncate(ts->v[i], (size_t)o->top);
+		return 0;
+	}
+	while (ts->n > first)
+		table_free(ts->v[--ts->n]);
+	return -1;
+}
+
+/* The --help texts made from the formats' rows, built once (kept until exit). */
+static struct buf out_help, table_help, trace_help;
+
+/*
+ * The rows of the command line into options[]: o, ro, the format, the session, -o, --table, --baseline's
+ * and --json-schema's values into what the pointers name; the events' options into tro.
+ */
+static void options_build(struct analysis_opts *o, struct render_opts *ro, const struct format **fmt,
+			  const char **session, const char **output, const char **table, int *top, int *json_schema)
+{
+	struct buf exts, names, events;
+	buf_init(&exts);
+	ext_names(&exts);
+	buf_init(&names);
+	format_names(&names, FMT_REPORT, to_dir, " or ", NULL);
+	buf_init(&out_help);
+	buf_addf(&out_help, "write to PATH instead of standard output; without --format, PATH's extension\n"
+		 "names the format, another extension text:\n%s\n"
+		 "(%s: PATH a directory, a file per table, or PATH%s, the one table of --table)", exts.s, names.s,
+		 dir_ext());
+	buf_reset(&names);
+	format_names(&names, FMT_REPORT, table_filter, " or ", NULL);
+	buf_init(&table_help);
+	buf_addf(&table_help, "%s: only the table NAME (on standard output, needed)", names.s);
+	buf_init(&events);
+	format_names(&events, FMT_REPORT, events_fmt, " or ", NULL);
+	buf_init(&trace_help);
+	buf_addf(&trace_help, "\n%s: the session's events for Perfetto, TensorBoard or HTA (-o PATH, .gz compressed, - "
+		 "stdout);", events.s);
+	{
+		const struct opt rows[] = {
+			OPT_TEXT_LINE("usage: gpuprof-report session.db [options]"),
+			OPT_TEXT_LINE(""),
+			OPT_FORMAT(fmt, FMT_REPORT),
+			OPT_STR('o', "output", output, "PATH", out_help.s),
+			OPT_STR('t', "table", table, "NAME", table_help.s),
+			OPT_CB('n', "top", top, "N", "rows per ranked section (default 10)", opt_count),
+			OPT_STR('s', "session", session, "ID", "the session (id or session uuid); default the newest"),
+			OPT_BOOL('w', "wide", &ro->wide, "text: never shorten names"),
+			OPT_CB('g', "group", o, "NAME=RE",
+			       "fold names matching the PCRE2 expression RE into NAME (repeatable)", take_group),
+			OPT_BOOL('S', "short", &o->short_names,
+				 "base names: no return type, template arguments or parameters"),
+			OPT_STR(0, "baseline", &o->baseline, "BASE",
+				"first, compare with BASE.db's newest session: kernels, NVTX ranges, copies"),
+			OPT_CB(0, "carbon-intensity", o, "G_PER_KWH",
+			       "grams of CO2e per kWh of the grid that powered the run: adds\nco2e_g (no default)",
+			       take_carbon),
+			OPT_CB(0, "sql", NULL, "FILE", "add the analysis module FILE, yours, as a section (repeatable)",
+			       take_sql),
+			OPT_BOOL(0, "json-schema", json_schema,
+				 "print the JSON Schema of --format json (schemas/report.schema.json)"),
+			OPT_CB('h', "help", NULL, NULL, "show this help", take_help),
+			OPT_VERSION_ROW,
+			OPT_TEXT_LINE(trace_help.s),
+			OPT_TEXT_LINE("  --match and --exclude keep memory events and metrics, which have no name of their own:"),
+			OPT_CB('m', "match", &tro.match, "RE", "only events whose name matches the PCRE2 expression RE",
+			       take_event_re),
+			OPT_CB('x', "exclude", &tro.exclude, "RE", "leave out events whose name matches RE", take_event_re),
+			OPT_CB(0, "from", NULL, "TIME",
+			       "only events that end at or after TIME, an offset from the session's\n"
+			       "start such as 2.5s, 300ms, 10us, 500ns; -TIME: before its end", take_offset),
+			OPT_CB(0, "to", NULL, "TIME", "only events that start at or before TIME (as --from)", take_offset),
+			OPT_CB(0, "rank", NULL, "R",
+			       "only rank R's processes and GPUs: one rank's trace, as HTA reads a job", take_rank),
+			OPT_TEXT_LINE("\nExit status: 0 ok, 2 usage, 3 bad input, 4 system error."),
+			OPT_END_ROW
+		};
+		_Static_assert(sizeof(rows) <= sizeof(options), "options[] holds the rows");
+		memcpy(options, rows, sizeof(rows));
+	}
+	buf_release(&exts);
+	buf_release(&names);
+	buf_release(&events);
+}
+
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "table", required_argument, NULL, 't' },
-		{ "top", required_argument, NULL, 'n' },
-		{ "session", required_argument, NULL, 's' },
-		{ "wide", no_argument, NULL, 'w' },
-		{ "group", required_argument, NULL, 'g' },
-		{ "short", no_argument, NULL, 'S' },
-		{ "baseline", required_argument, NULL, 'B' },
-		{ "match", required_argument, NULL, 'm' },
-		{ "exclude", required_argument, NULL, 'x' },
-		{ "from", required_argument, NULL, 'F' },
-		{ "to", required_argument, NULL, 'T' },
-		{ "rank", required_argument, NULL, 'R' },
-		{ "json-schema", no_argument, NULL, 'J' },
-		{ "carbon-intensity", required_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct analysis_opts o;
 	struct render_opts ro = { 0, 0, 0, 0 };
 	struct tables ts = { NULL, 0 };
 	struct report_doc doc;
-	struct trace_opts tro;
-	int event_opts = 0;	/* an option of the events formats was given */
-	const struct format *fmt = formats;
+	const struct format *fmt = NULL;
 	const struct report_renderer *r;
 	const struct analysis *sections[64];
+	const struct user_module *users[64];	/* users' modules as sections, after sections[] */
 	const char *session = NULL, *output = NULL, *table = NULL;
-	int c, status = EXIT_OK, top = -1, i, nsections, fmt_given = 0, json_schema = 0, has;
-	int64_t n;
+	int status = EXIT_OK, top = -1, i, n, nsections, json_schema = 0, fmt_given, nuser, user_failed = 0, has;
 	sqlite3 *db;
 
 	util_init(argv[0]);
 	analysis_opts_init(&o);
-	memset(&tro, 0, sizeof(tro));
-	while ((c = getopt_long(argc, argv, ":f:o:t:n:s:wg:Shm:x:", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'f':
-			if (!(fmt = format_find(optarg, FMT_REPORT))) {
-				struct buf names;
-				buf_init(&names);
-				format_names(&names, FMT_REPORT, NULL, ", ", NULL);
-				error("unknown format '%s' (%s)", optarg, names.s);
-				buf_release(&names);
-				return EXIT_USAGE;
-			}
-			fmt_given = 1;
-			break;
-		case 'o': output = optarg; break;
-		case 't': table = optarg; break;
-		case 'n':
-			if (parse_i64(optarg, strlen(optarg), &n) || n < 0 || n > 1000000000) {
-				error("--top needs a count, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			top = (int)n;
-			break;
-		case 's': session = optarg; break;
-		case 'w': ro.wide = 1; break;
-		case 'g':
-			if (analysis_add_group(&o, optarg))
-				return EXIT_USAGE;
-			break;
-		case 'S': o.short_names = 1; break;
-		case 'B': o.baseline = optarg; break;
-		case 'm': tro.match = optarg; event_opts = 1; break;
-		case 'x': tro.exclude = optarg; event_opts = 1; break;
-		case 'F':
-			if (take_offset("from", optarg, &tro.from, &tro.has_from, &tro.from_end))
-				return EXIT_USAGE;
-			event_opts = 1;
-			break;
-		case 'R':
-			if (parse_i64_range(optarg, 0, INT64_MAX, &tro.rank)) {
-				error("--rank needs a rank number, not '%s'", optarg);
-				return EXIT_USAGE;
-			}
-			tro.has_rank = event_opts = 1;
-			break;
-		case 'T':
-			if (take_offset("to", optarg, &tro.to, &tro.has_to, &tro.to_end))
-				return EXIT_USAGE;
-			event_opts = 1;
-			break;
-		case 'J': json_schema = 1; break;
-		case 'C':
-			if (opt_carbon_intensity.parse(&o, optarg)) {
-				error("--carbon-intensity %s, not '%s'", opt_carbon_intensity.want, optarg);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'h': usage(stdout); return EXIT_OK;
-		case 'V': printf("gpuprof-report %s\n", GPUPROF_VERSION); return EXIT_OK;
-		default: return usage_bad_option(c, argv);
-		}
-	}
+	options_build(&o, &ro, &fmt, &session, &output, &table, &top, &json_schema);
+	if ((n = options_parse(argc, argv, options)) < 0)
+		return n == OPTIONS_DONE ? EXIT_OK : EXIT_USAGE;
 	nsections = report_sections(sections, NCOLS(sections));
+	if ((nuser = user_sections(users, NCOLS(users), sections, nsections)) < 0)
+		return EXIT_USAGE;
 	if (json_schema)
 		return report_schema(stdout, sections, nsections) || fflush(stdout) ? EXIT_SYSTEM : EXIT_OK;
 	if (argc == 1) {
-		usage(stderr);
+		options_usage(stderr, options, 23);
 		return EXIT_USAGE;
 	}
-	if (argc - optind != 1)
-		return usage_error(argc == optind ? "no database given" : "too many arguments");
+	if (n != 1)
+		return usage_error(n ? "too many arguments" : "no database given");
+	fmt_given = fmt != NULL;
+	if (!fmt)
+		fmt = formats;
 	if (output_format(output, table, fmt_given, &fmt, sections, nsections, o.baseline != NULL))
 		return EXIT_USAGE;
 	if (fmt->needs_path && !output) {
@@ -358,7 +484,7 @@ int main(int argc, char **argv)
 		outfile_catch_signals(what.s);
 		buf_release(&what);
 	}
-	if (!(db = db_open(argv[optind], DB_READ)))
+	if (!(db = db_open(argv[0], DB_READ)))
 		return db_exit_code();
 	if (db_session(db, session, &o.session) || (ro.has_origin = db_session_start(db, o.session, &ro.origin)) < 0) {
 		db_close(db);
@@ -371,6 +497,7 @@ int main(int argc, char **argv)
 	doc.table = table;
 	doc.fmt = fmt;
 	doc.trace = &tro;
+	doc.user_from = -1;
 	if (tro.has_rank && (has = rows_has_rank(db, o.session, tro.rank)) <= 0) {
 		db_close(db);
 		return has < 0 ? db_exit_code() : EXIT_USAGE;
@@ -399,6 +526,14 @@ int main(int argc, char **argv)
 	for (i = 0; i < nsections && status == EXIT_OK; i++)
 		if (!sections[i]->needs_baseline)
 			status = run_section(db, sections[i], &o, top, &ts);
+	/* Then the users' modules: one that fails loses its section only (exit 2 once the report is written). */
+	doc.user_from = ts.n;
+	for (i = 0; i < nuser && status == EXIT_OK; i++)
+		if (run_user_section(db, users[i], &o, top, &ts)) {
+			if (db_exit_code() == EXIT_SYSTEM)
+				status = EXIT_SYSTEM;	/* the system failed it, not its SQL: the report fails */
+			user_failed = 1;
+		}
 	/* Checked once the tables are built: --baseline adds the comparison tables before the sections. */
 	if (status == EXIT_OK && table && !report_table(&ts, table)) {
 		error("no table '%s' in the report", table);
@@ -427,5 +562,5 @@ int main(int argc, char **argv)
 	db_close(o.base_db);
 	tables_free(&ts);
 	free(o.groups);
-	return status;
+	return status == EXIT_OK && user_failed ? EXIT_USAGE : status;
 }

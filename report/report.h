@@ -31,6 +31,7 @@ struct report_doc {
 	const char *table;		/* --table NAME: only this table, or NULL */
 	const struct format *fmt;	/* the format's row (table.h) */
 	const struct trace_opts *trace;	/* events formats: what to keep */
+	int user_from;			/* ts->v[user_from..]: users' modules' sections (JSON: "modules") */
 };
 
 /* The report's renderer for one format: main opens -o PATH for it unless the format writes it itself. */

@@ -111,7 +111,15 @@ int report_schema(FILE *out, const struct analysis *const *sections, int n)
 			buf_addf(&b, ": {\"type\": \"array\", \"items\": {\"$ref\": \"#/$defs/%s_row\"}}", name);
 			first = 0;
 		}
-	buf_addstr(&b, "\n      }\n    }\n  },\n  \"$defs\": {\n");
+	buf_addstr(&b, "\n      }\n    },\n"
+		       "    \"modules\": {\n"
+		       "      \"type\": \"object\",\n"
+		       "      \"description\": \"the sections of users' analysis modules (--sql FILE, GPUPROF_ANALYSES), "
+		       "after the report's own: one array of row objects per table, its columns the module's; only "
+		       "when there are such sections\",\n"
+		       "      \"additionalProperties\": {\"type\": \"array\", \"items\": {\"type\": \"object\", "
+		       "\"additionalProperties\": {\"type\": [\"string\", \"number\", \"null\"]}}}\n"
+		       "    }\n  },\n  \"$defs\": {\n");
 	for (ty = 0; ty < sizeof(schema_types) / sizeof(schema_types[0]); ty++) {
 		buf_addf(&b, "    \"%s\": {\"type\": [%s], \"description\": ", schema_types[ty].def, schema_types[ty].types);
 		quote(&b, schema_types[ty].meaning);

@@ -50,11 +50,12 @@ _gpuprof_program()
 	--pc-mode)
 		COMPREPLY=($(compgen -W "continuous serialized" -- "$cur"))
 		return;;
-	-o|--output|--baseline|--expected)
+	-o|--output|--baseline|--expected|--sql)
 		COMPREPLY=($(compgen -f -- "$cur"))
 		compopt -o filenames 2>/dev/null
 		return;;
-	-n|--top|-s|--session|-j|--jobs|-i|--interval|-m|--match|-x|--exclude|-g|--group|-t|--table|--from|--to|--rank)
+	-n|--top|-s|--session|-j|--jobs|-i|--interval|-m|--match|-x|--exclude|-g|--group|-t|--table|--from|--to|--rank|\
+	--opt)
 		return;;
 	esac
 	if [[ $cur == -* ]]; then
@@ -91,7 +92,7 @@ _gpuprof()
 	for ((; i < COMP_CWORD; i++)); do
 		case ${COMP_WORDS[i]} in
 		-o|--output|-f|--format|-e|--engine|-n|--top|-s|--session|-j|--jobs|-i|--interval|-m|--match|-x|--exclude|\
-		-g|--group|-t|--table|--from|--to|--rank|--baseline|--api|--pc-mode|--pc-period|--expected) ((i++));;
+		-g|--group|-t|--table|--from|--to|--rank|--baseline|--api|--pc-mode|--pc-period|--expected|--sql|--opt) ((i++));;
 		-*) ;;
 		*) args+=("${COMP_WORDS[i]}");;
 		esac

@@ -74,6 +74,7 @@ list() {
 	echo "csv python3 tests/report_csv.py"
 	echo "report_schema /usr/bin/python3 tests/report_schema.py"
 	echo "md python3 tests/report_md.py"
+	echo "user_modules /usr/bin/python3 tests/user_modules.py"
 	echo "hostile /usr/bin/python3 tests/hostile.py"
 	echo "demo python3 tests/demo_session.py"
 	echo "collector python3 tests/collector.py"
