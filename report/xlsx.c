@@ -47,41 +47,59 @@ struct xlsx_formats {
 	lxw_format *bytes[XLSX_UNITS];	/* bytes_formats */
 };
 
-/* A chart drawn for a table: the bar labels' column, the values' column, the title. */
+/*
+ * The native charts, chosen by the columns of a table (their keys and kinds), never by its name: a table
+ * takes the first chart whose columns it all has, of their kinds: bars labelled by the first column, sized
+ * by the others (stacked bars: a segment per value column), titled by the table's title. Charts with more
+ * columns come before those with fewer whose columns they share (the ranks' before the devices').
+ */
+#define XLSX_CHART_COLS 5	/* a label column and at most 4 value columns */
 static const struct xlsx_chart {
-	const char *table, *label, *value, *title;	/* value: a column, or several (stacked), comma-separated */
+	struct xlsx_chart_col {
+		const char *key;
+		enum col_type type;
+	} cols[XLSX_CHART_COLS];	/* the label, then the values; ended by a NULL key */
+	const char *unless;	/* a column key: a table with it does not take the chart, or NULL */
 	uint8_t type;
 } xlsx_charts[] = {
-	{ "devices", "device", "span_ns,busy_ns", "GPU span and busy time per device", LXW_CHART_BAR },
-	{ "hotspots", "name", "total_ns", "Top kernels by total GPU time", LXW_CHART_BAR },
-	{ "kernexec", "name", "api_avg_ns,queue_avg_ns,kernel_avg_ns",
-	  "Launch pipeline per kernel (averages): API call, queue, kernel", LXW_CHART_BAR_STACKED },
-	{ "kernexec_queue", "queue", "kernels", "Kernels by queue time", LXW_CHART_BAR },
-	{ "kernexec_trend", "quarter", "wait_med_ns,wait_p90_ns,wait_max_ns", "Launch queue wait by quarter",
-	  LXW_CHART_COLUMN },
-	{ "classes", "class", "total_ns", "Kernel time by class", LXW_CHART_PIE },
-	{ "stalls", "reason", "samples", "Warp samples by stall reason", LXW_CHART_BAR },
-	{ "memcpy", "kind", "total_ns", "Copy and memset time by kind", LXW_CHART_BAR },
-	{ "api", "name", "total_ns", "CUDA API calls by total time", LXW_CHART_BAR },
-	{ "ranges", "name", "total_ns", "NVTX ranges by total time", LXW_CHART_BAR },
-	{ "memory", "device", "peak_bytes,live_end_bytes", "Peak and live-at-end memory per device", LXW_CHART_BAR },
-	{ "leaks", "site", "bytes", "Unfreed memory by site", LXW_CHART_BAR },
-	{ "idle", "device", "busy_ns,idle_ns", "GPU busy and idle time per device", LXW_CHART_BAR_STACKED },
-	{ "gaps", "start_ns", "gap_ns", "Longest GPU idle gaps, by start", LXW_CHART_BAR },
-	{ "metrics", "device", "gpu_util_avg,mem_util_avg", "GPU and memory utilisation per device (%)",
-	  LXW_CHART_BAR },
-	{ "overhead", "kind", "total_ns", "Profiling overhead by kind", LXW_CHART_BAR },
-	{ "ranks", "rank", "compute_ns,exposed_comm_ns,idle_ns", "Per rank: compute, exposed communication, idle",
-	  LXW_CHART_BAR_STACKED },
-	{ "collectives", "name", "total_ns,wait_ns", "Collectives: time and time waited", LXW_CHART_BAR },
-	{ "compare", "name", "base_total_ns,new_total_ns", "Kernels: total time, baseline and new", LXW_CHART_BAR },
-	{ "compare_ranges", "name", "base_total_ns,new_total_ns", "NVTX ranges: total time, baseline and new",
-	  LXW_CHART_BAR },
-	{ "compare_copies", "name", "base_total_ns,new_total_ns", "Copies: total time, baseline and new",
-	  LXW_CHART_BAR },
-	{ "compare_api", "name", "base_total_ns,new_total_ns", "CUDA API calls: total time, baseline and new",
-	  LXW_CHART_BAR },
+	/* Per rank (GPU): compute, exposed communication, idle. */
+	{ { { "rank", C_INT }, { "compute_ns", C_NS }, { "exposed_comm_ns", C_NS }, { "idle_ns", C_NS } },
+	  NULL, LXW_CHART_BAR_STACKED },
+	/* Per device: busy and idle time. */
+	{ { { "device", C_INT }, { "busy_ns", C_NS }, { "idle_ns", C_NS } }, NULL, LXW_CHART_BAR_STACKED },
+	/* Per device: GPU span and busy time. */
+	{ { { "device", C_INT }, { "span_ns", C_NS }, { "busy_ns", C_NS } }, NULL, LXW_CHART_BAR },
+	/* Per device: peak and live-at-end memory. */
+	{ { { "device", C_INT }, { "peak_bytes", C_BYTES }, { "live_end_bytes", C_BYTES } }, NULL, LXW_CHART_BAR },
+	/* Per device: GPU and memory utilisation (%). */
+	{ { { "device", C_INT }, { "gpu_util_avg", C_PCT }, { "mem_util_avg", C_PCT } }, NULL, LXW_CHART_BAR },
+	/* Per name: the launch pipeline's averages, API call, queue, kernel. */
+	{ { { "name", C_TEXT }, { "api_avg_ns", C_NS }, { "queue_avg_ns", C_NS }, { "kernel_avg_ns", C_NS } },
+	  NULL, LXW_CHART_BAR_STACKED },
+	/* Per name: total time, baseline and new (a comparison). */
+	{ { { "name", C_TEXT }, { "base_total_ns", C_NS }, { "new_total_ns", C_NS } }, NULL, LXW_CHART_BAR },
+	/* Per name: total time and time waited (collectives). */
+	{ { { "name", C_TEXT }, { "total_ns", C_NS }, { "wait_ns", C_NS } }, NULL, LXW_CHART_BAR },
+	/* Per name: total time (kernels, API calls, NVTX ranges). */
+	{ { { "name", C_TEXT }, { "total_ns", C_NS } }, NULL, LXW_CHART_BAR },
+	/* Per kind: total time (copies and memsets, profiling overhead); not split further by stream, where
+	 * the labels would repeat (host synchronization). */
+	{ { { "kind", C_TEXT }, { "total_ns", C_NS } }, "stream", LXW_CHART_BAR },
+	/* Per class: shares of the total time. */
+	{ { { "class", C_TEXT }, { "total_ns", C_NS } }, NULL, LXW_CHART_PIE },
+	/* Per queue time: kernels. */
+	{ { { "queue", C_TEXT }, { "kernels", C_INT } }, NULL, LXW_CHART_BAR },
+	/* Per quarter of the session: the wait's median, p90 and maximum. */
+	{ { { "quarter", C_INT }, { "wait_med_ns", C_NS }, { "wait_p90_ns", C_NS }, { "wait_max_ns", C_NS } },
+	  NULL, LXW_CHART_COLUMN },
+	/* Per reason: samples (warp stalls). */
+	{ { { "reason", C_TEXT }, { "samples", C_INT } }, NULL, LXW_CHART_BAR },
+	/* Per site: bytes (unfreed memory). */
+	{ { { "site", C_TEXT }, { "bytes", C_BYTES } }, NULL, LXW_CHART_BAR },
+	/* Per start: the gap (GPU idle gaps). */
+	{ { { "start_ns", C_TIME }, { "gap_ns", C_NS } }, NULL, LXW_CHART_BAR },
 };
+#define XLSX_NCHARTS (sizeof(xlsx_charts) / sizeof(xlsx_charts[0]))
 
 /* The sheet column of table column c: each time before it takes two (its date-time, then its ns). */
 static lxw_col_t xlsx_col(const struct table *t, int c)
@@ -328,30 +346,38 @@ static int xlsx_summary(lxw_workbook *wb, const struct xlsx_formats *f, const st
 	return xlsx_frame(ws, 2, (size_t)row - 1, sheet);
 }
 
+/* Whether t has every column of chart c, of its kind, and not its `unless` column. */
+static int xlsx_chart_fits(const struct xlsx_chart *c, const struct table *t)
+{
+	int k, col;
+	if (c->unless && table_find_col(t, c->unless) >= 0)
+		return 0;
+	for (k = 0; k < XLSX_CHART_COLS && c->cols[k].key; k++)
+		if ((col = table_find_col(t, c->cols[k].key)) < 0 || t->cols[col].type != c->cols[k].type)
+			return 0;
+	return 1;
+}
+
 /*
  * A native chart of the table's leading rows, below the table: one bar or slice per row, labelled by the
- * column `label`, sized by `value` (stacked bars: a segment per value column). It takes at most XLSX_CHART_ROWS rows and stops at a row without a
- * value or a total row ("all"), so parts are never drawn beside their sum. Does nothing if the table
- * lacks either column or there is no such row.
+ * chart's first column, sized by the others (stacked bars: a segment per value column), titled by the
+ * table's title. It takes at most XLSX_CHART_ROWS rows and stops at a row without a value or a total row
+ * ("all"), so parts are never drawn beside their sum. Does nothing if there is no such row. The table has
+ * the chart's columns (xlsx_chart_fits).
  */
 static void xlsx_chart(lxw_workbook *wb, lxw_worksheet *ws, const char *sheet, const struct table *t,
 		       const struct xlsx_chart *spec)
 {
-	int lc = table_find_col(t, spec->label), vc[4], nv = 0, k;
+	int lc = table_find_col(t, spec->cols[0].key), vc[XLSX_CHART_COLS - 1], nv = 0, k;
 	lxw_chart_options opt = { .x_scale = 2.0, .y_scale = 1.5 };
 	lxw_chart_series *series = NULL;
 	lxw_chart *ch;
 	lxw_row_t last = 0;
-	const char *p = spec->value;
-	char names[4][64];
+	struct buf title;
 
-	while (*p && nv < 4) {	/* the value columns */
-		size_t len = strcspn(p, ",");
-		snprintf(names[nv], sizeof(names[nv]), "%.*s", (int)len, p);
-		if ((vc[nv] = table_find_col(t, names[nv])) < 0)
-			return;
+	while (nv + 1 < XLSX_CHART_COLS && spec->cols[nv + 1].key) {	/* the value columns */
+		vc[nv] = table_find_col(t, spec->cols[nv + 1].key);
 		nv++;
-		p += len + (p[len] == ',');
 	}
 	if (lc < 0 || !nv)
 		return;
@@ -373,7 +399,11 @@ static void xlsx_chart(lxw_workbook *wb, lxw_worksheet *ws, const char *sheet, c
 		chart_series_set_values(series, sheet, 1, vcol, last, vcol);
 		chart_series_set_name(series, t->cols[vc[k]].title);
 	}
-	chart_title_set_name(ch, spec->title);
+	buf_init(&title);
+	xlsx_text(&title, t->title ? t->title : t->name);
+	if (title.s[0] != '=')	/* which libxlsxwriter would take for a formula */
+		chart_title_set_name(ch, title.s);
+	buf_release(&title);
 	if (spec->type == LXW_CHART_BAR || spec->type == LXW_CHART_BAR_STACKED) {
 		chart_legend_set_position(ch, nv > 1 ? LXW_CHART_LEGEND_BOTTOM : LXW_CHART_LEGEND_NONE);
 		chart_axis_set_reverse(ch->y_axis);	/* the first row on top */
@@ -444,9 +474,11 @@ static int xlsx_table(lxw_workbook *wb, const struct xlsx_formats *f, const stru
 		if (err != LXW_NO_ERROR)
 			return error("sheet '%s': cannot write a cell", sheet);
 	}
-	for (i = 0; i < sizeof(xlsx_charts) / sizeof(xlsx_charts[0]); i++)
-		if (!strcmp(xlsx_charts[i].table, t->name))
+	for (i = 0; i < XLSX_NCHARTS; i++)
+		if (xlsx_chart_fits(&xlsx_charts[i], t)) {
 			xlsx_chart(wb, ws, sheet, t, &xlsx_charts[i]);
+			break;
+		}
 	return 0;
 }
 
