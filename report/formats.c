@@ -73,12 +73,50 @@ static const char *md_cell(char *out, size_t n, const struct table *t, size_t r,
 }
 
 /*
- * The verdicts a Markdown report leads with, as a list: the summary's GPU busy share and kernels, each
- * shown table's footer (its one-line verdict) and each row's verdict where a table has a verdict column.
+ * The parts of a Markdown report are found by the tables' columns, their keys and kinds, never by a
+ * table's name: each is the first table of the report that has every column of its list (ended by a NULL
+ * key), of its kind, shown or not (a part whose table has no rows is left out).
+ */
+struct md_col {
+	const char *key;
+	enum col_type type;
+};
+/* The session's GPU busy share and kernels in one row (the summary). */
+static const struct md_col md_busy[] = {
+	{ "busy_pct", C_PCT }, { "busy_ns", C_NS }, { "gpu_span_ns", C_NS }, { "kernels", C_INT },
+	{ "wall_span_ns", C_NS }, { NULL, C_INT },
+};
+/* Recording problems: what went wrong, from where, how often (never folded). */
+static const struct md_col md_problems[] = {
+	{ "problem", C_TEXT }, { "source", C_TEXT }, { "count", C_INT }, { NULL, C_INT },
+};
+/* Names by their share of the total time (the first: the kernels by total time; its top rows unfolded). */
+static const struct md_col md_top[] = {
+	{ "name", C_TEXT }, { "total_ns", C_NS }, { "time_pct", C_PCT }, { NULL, C_INT },
+};
+
+/* The first table of d with every column of cols, of its kind; NULL if none. */
+static const struct table *md_table_with(const struct report_doc *d, const struct md_col *cols)
+{
+	int i, k, c;
+	for (i = 0; i < d->ts->n; i++) {
+		const struct table *t = d->ts->v[i];
+		for (k = 0; cols[k].key; k++)
+			if ((c = table_find_col(t, cols[k].key)) < 0 || t->cols[c].type != cols[k].type)
+				break;
+		if (!cols[k].key)
+			return t;
+	}
+	return NULL;
+}
+
+/*
+ * The verdicts a Markdown report leads with, as a list: the session's GPU busy share and kernels (md_busy),
+ * each shown table's footer (its one-line verdict) and each row's verdict where a table has a verdict column.
  */
 static void md_verdicts(FILE *out, const struct report_doc *d)
 {
-	const struct table *sum = report_table(d->ts, "summary");
+	const struct table *sum = md_table_with(d, md_busy);
 	char a[128], b[128], c[128], e[128];
 	size_t r;
 	int i, k;
@@ -161,12 +199,13 @@ static int md_details(FILE *out, const struct table *t, const char *title)
 
 /*
  * Markdown for a CI job summary ($GITHUB_STEP_SUMMARY): the verdicts, the recording problems when there
- * are any, the top MD_TOP kernels, then every other shown section folded in a <details> block named by its title. --table NAME: that table alone.
+ * are any (md_problems), the top MD_TOP kernels (md_top), then every other shown section folded in a
+ * <details> block named by its title. --table NAME: that table alone.
  */
 #define MD_TOP 10
 int report_md(FILE *out, const char *path, const struct report_doc *d)
 {
-	const struct table *hot = report_table(d->ts, "hotspots"), *problems = report_table(d->ts, "problems");
+	const struct table *hot = md_table_with(d, md_top), *problems = md_table_with(d, md_problems);
 	int i;
 	(void)path;
 	fprintf(out, "## gpuprof report\n\n");
