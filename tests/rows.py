@@ -10,12 +10,15 @@ name (from the formats table), and on code that tests a format's id, except wher
     is the JSON key and CSV file name that users read (schemas/report-json.md), not a way to pick an
     analysis;
   - the first field of an initializer row whose second field is a string: a column's key and title
-    ({ "devices", "Devices", C_INT }) or a result table's name and title;
+    ({ "devices", "Devices", C_INT }) or a result table's name and title; not in report/, which renders
+    the tables the modules build and picks them by their columns' keys and kinds (a row such as
+    { "hotspots", "name", "total_ns" } there is a table picked by its name);
   - one of the EXCEPTIONS below, each with its reason.
 Then it checks that report/ renders and does not query: no C file of report/ says SELECT (in any case,
 comments included, as `grep -ci select report/*.c` counts), since what the report reads besides the
-analyses' tables comes from the views of modules under analyze/ (analyze/rows.h), and its HTML charts
-follow tables by their columns' keys and kinds (report/html.c's charts[]), not by their names. Then it
+analyses' tables comes from the views of modules under analyze/ (analyze/rows.h), and its HTML and XLSX
+charts and the Markdown report's parts follow tables by their columns' keys and kinds (report/html.c's
+charts[], report/xlsx.c's xlsx_charts[], report/formats.c's md_*), not by their names. Then it
 checks the CLI the rows drive: gate options only with their analysis, formats per program.
 """
 import glob
@@ -32,9 +35,6 @@ BIN = os.path.join(ROOT, os.environ.get("GPUPROF_BUILD", "build"), "bin")
 EXCEPTIONS = {
     ("report/html.c", "host"): "a column key (of the ranks table): the label of a GPU span's bar without a rank",
     ("report/trace.c", "trace"): "the module analyze/trace.sql, whose views the trace export writes (not the format)",
-    ("report/formats.c", "summary"): "the Markdown report's verdicts: the summary table's GPU busy share and kernels",
-    ("report/formats.c", "problems"): "the Markdown report shows the problems table (recording problems) unfolded, first",
-    ("report/formats.c", "hotspots"): "the Markdown report leads with the hotspots table's top kernels, unfolded",
     ("analyze/module.c", "text"): "the column kind `text` of a module header's column lines, not the text format",
 }
 
@@ -80,14 +80,17 @@ def strip_comments(src):
 LITERAL = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
 
 
-def allowed(code, m):
-    """Whether the literal matched by m names a table or column (see the module's docstring)."""
+def allowed(code, m, path=""):
+    """Whether the literal matched by m names a table or column (see the module's docstring). In report/,
+    which renders the tables the modules build, only a table_new or script_table name."""
     before, after = code[:m.start()], code[m.end():]
     if re.search(r"\btable_new\(\s*$", before):
         return True
     stmt = re.split(r"[;{}]", before)[-1]
     if "script_table(" in stmt:
         return True
+    if path.startswith("report/"):
+        return False
     return bool(re.search(r"\{\s*$", before) and re.match(r'\s*,\s*"', after))
 
 
@@ -96,7 +99,7 @@ def violations(path, src, names):
     code, found = strip_comments(src), []
     for m in LITERAL.finditer(code):
         lit = m.group(1)
-        if lit in names and not allowed(code, m) and (path, lit) not in EXCEPTIONS:
+        if lit in names and not allowed(code, m, path) and (path, lit) not in EXCEPTIONS:
             found.append((code.count("\n", 0, m.start()) + 1, f'"{lit}"'))
     for m in re.finditer(r"(?:[=!]=\s*FMT_[A-Z]+\b|\bcase\s+FMT_[A-Z]+\b)", code):
         found.append((code.count("\n", 0, m.start()) + 1, m.group(0)))
@@ -139,6 +142,12 @@ def main():
     good = ('t = table_new("hotspots", "Top"); /* "leaks" */ static const struct colspec c[] = '
             '{ { "ranges", "Ranges", C_INT } }; script_table(db, sql, o, out, 1, "host", "Host", c, 1);')
     check("checker passes table names, column keys and comments", violations("analyze/x.c", good, names), [])
+    named = 'static const struct c { const char *t, *l; } v[] = { { "hotspots", "name" } };'
+    check("checker flags a row that picks a table by name in report/", len(violations("report/xlsx.c", named, names)), 1)
+    check("checker flags report_table(ts, \"summary\") in report/",
+          len(violations("report/formats.c", 'const struct table *s = report_table(d->ts, "summary");', names)), 1)
+    check("checker passes column keys and kinds in report/",
+          violations("report/xlsx.c", '{ { { "name", C_TEXT }, { "total_ns", C_NS } }, NULL, 1 },', names), [])
 
     files = sorted(glob.glob(os.path.join(ROOT, "analyze/*.[ch]")) + glob.glob(os.path.join(ROOT, "report/*.[ch]")))
     for f in files:
