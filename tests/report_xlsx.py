@@ -99,6 +99,22 @@ def chart_files(path):
             for n in z.namelist() if n.startswith("xl/charts/chart")}
 
 
+def sheet_chart_titles(path):
+    """Each sheet's charts' titles ('' for a chart without one), by sheet name, from the package itself."""
+    z = zipfile.ZipFile(path)
+    names = z.namelist()
+    sheets = re.findall(r'<sheet name="([^"]+)" sheetId="\d+"', z.read("xl/workbook.xml").decode())
+    out = {}
+    for i, name in enumerate(sheets, 1):
+        rel, titles = "xl/worksheets/_rels/sheet%d.xml.rels" % i, []
+        for d in re.findall(r'drawings/(drawing\d+\.xml)', z.read(rel).decode() if rel in names else ""):
+            for c in re.findall(r'charts/(chart\d+\.xml)', z.read("xl/drawings/_rels/%s.rels" % d).decode()):
+                t = re.search(r'<c:title>.*?</c:title>', z.read("xl/charts/" + c).decode())
+                titles.append("".join(re.findall(r'<a:t>([^<]*)</a:t>', t.group(0))) if t else "")
+        out[name] = titles
+    return out
+
+
 def check_workbook(db, label, tmp, *extra, charts=True):
     """The xlsx report of db (with the report options extra) against its JSON report; with charts, each
     sheet of CHARTED has one (a session whose values a chart would draw: not a tiny planted one)."""
@@ -225,6 +241,26 @@ def main():
             r = run("gpuprof-ingest", "-q", synth, "-o", db)
             if check(r.returncode == 0, "ingest of the synthetic session exits %d" % r.returncode):
                 check_workbook(db, "synth", tmp)
+
+                # a chart follows a table's columns and their kinds, not its name: a user's module with a
+                # text name and an ns total_ns gets the bars of total time, titled by its table's title
+                mod = os.path.join(tmp, "long_kernels.sql")
+                with open(mod, "w") as f:
+                    f.write("-- analysis: long_kernels\n-- title: Kernels longer than a threshold\n"
+                            "-- option: min_ns 1 kernels at least this long (ns)\n"
+                            "-- column: total_ns ns their total time\n--\n"
+                            "SELECT s.value AS name, count(*) AS calls, sum(k.end_ns - k.start_ns) AS total_ns\n"
+                            "FROM kernels k JOIN strings s ON s.session_id = k.session_id AND s.id = k.name_id\n"
+                            "WHERE k.session_id = :session AND k.end_ns - k.start_ns >= :min_ns\n"
+                            "GROUP BY k.name_id ORDER BY total_ns DESC LIMIT 5;\n")
+                out = os.path.join(tmp, "module.xlsx")
+                r = run("gpuprof-report", db, "--sql", mod, "-f", "xlsx", "-o", out)
+                if check(r.returncode == 0, "report --sql exits %d: %s" % (r.returncode, r.stderr.decode().strip())):
+                    titles = sheet_chart_titles(out)
+                    check(titles.get("long_kernels") == ["Kernels longer than a threshold"],
+                          "module: its sheet's chart titles %s" % titles.get("long_kernels"))
+                    check(titles.get("hotspots") == ["Top kernels by total GPU time"] and titles.get("sync") == [],
+                          "module: hotspots and sync charts %s %s" % (titles.get("hotspots"), titles.get("sync")))
 
                 # against a baseline: the comparison sheets first, then the summary, still as fields
                 base = os.path.join(tmp, "synth-base")
