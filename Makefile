@@ -415,10 +415,6 @@ endif
 		$(DESTDIR)$(PREFIX)/share/gpuprof/
 	install -d $(DESTDIR)$(PREFIX)/share/gpuprof/analyze
 	install -m 644 $(ANALYZE_FILES) $(DESTDIR)$(PREFIX)/share/gpuprof/analyze/
-ifneq ($(wildcard analyze/ref/*.sql),)
-	install -d $(DESTDIR)$(PREFIX)/share/gpuprof/analyze/ref
-	install -m 644 $(wildcard analyze/ref/*.sql) $(DESTDIR)$(PREFIX)/share/gpuprof/analyze/ref/
-endif
 	install -d $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/queries/postgres \
 		$(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/queries/clickhouse
 	install -m 644 schemas/warehouse/*.sql $(DESTDIR)$(PREFIX)/share/gpuprof/warehouse/

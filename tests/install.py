@@ -141,8 +141,8 @@ def check_modules(tmp, dest):
     share = os.path.join(dest, "usr/share/gpuprof/analyze")
     src = os.path.join(ROOT, "analyze")
     want = sorted(f for f in os.listdir(src) if f.endswith((".sql", ".rules", ".txt")))
-    check("the analyses' modules and data files installed", sorted(os.listdir(share)) if os.path.isdir(share) else [],
-          want)
+    got = sorted(f for f in os.listdir(share) if os.path.isfile(os.path.join(share, f))) if os.path.isdir(share) else []
+    check("the analyses' modules and data files installed", got, want)
     if not os.path.exists("/usr/bin/sqlite3"):
         print("install: skipped the installed module in sqlite3: no /usr/bin/sqlite3")
         return
