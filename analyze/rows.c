@@ -4,6 +4,7 @@
 #include "rows.h"
 #include "db.h"
 #include "embed.h"
+#include "module.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -28,29 +29,23 @@ static void params_bind(sqlite3_stmt *st, const struct rows_param *params, int n
 static int module_run(sqlite3 *db, const char *name, const struct rows_param *params, int n, int depth)
 {
 	char file[128];
-	const char *sql, *line, *tail;
+	const char *sql, *tail;
+	struct module m;
+	int i;
 	snprintf(file, sizeof(file), "analyze/%s.sql", name);
 	if (depth > MAX_INCLUDE_DEPTH)
 		return error("internal: %s: modules include each other", file);
 	if (!(sql = embed_get(file)))
 		return error("internal: no module %s", file);
-	/* The header: the comment lines before the first statement; `-- include: NAME` runs NAME first. */
-	for (line = sql; !strncmp(line, "--", 2); line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != '\0')) {
-		static const char key[] = "-- include:";
-		char inc[64];
-		size_t len;
-		const char *p = line + sizeof(key) - 1;
-		if (strncmp(line, key, sizeof(key) - 1))
-			continue;
-		p += strspn(p, " \t");
-		len = strcspn(p, " \t\r\n");
-		if (!len || len >= sizeof(inc))
-			return error("internal: %s: a malformed include line", file);
-		memcpy(inc, p, len);
-		inc[len] = '\0';
-		if (module_run(db, inc, params, n, depth + 1))
+	/* The header's `-- include: NAME` lines (module_parse): each runs first. */
+	if (module_parse(file, sql, &m))
+		return -1;
+	for (i = 0; i < m.nincludes; i++)
+		if (module_run(db, m.includes[i], params, n, depth + 1)) {
+			module_release(&m);
 			return -1;
-	}
+		}
+	module_release(&m);
 	for (tail = sql; tail && *tail;) {
 		sqlite3_stmt *st = NULL;
 		int rc;
